@@ -1,0 +1,1 @@
+"""The IR: TIR and Relax nodes, IRModule, operator registry, parser and structural equality."""

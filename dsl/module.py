@@ -1,0 +1,48 @@
+"""IRModule: named functions (prim, graph, extern) plus module attributes,
+global infos and the metadata table of constants that have no text form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmlite.diagnostics import Span
+from tvmlite.dsl import relax, tir
+
+Function = tir.PrimFunc | relax.Function | relax.ExternFunc
+
+CLASSIC, TVM027 = "classic", "tvm-0.27"
+DIALECTS = (CLASSIC, TVM027)
+
+
+@dataclass(eq=False)
+class IRModule:
+    """`functions` maps a function's global name to it, in definition order.
+    `dialect` is the spelling the text came in (None when built in code: prints
+    classic)."""
+
+    functions: dict[str, Function] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    global_infos: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, list[Any]] = field(default_factory=dict)
+    dialect: str | None = None
+    span: Span | None = field(default=None, repr=False)
+
+    def __getitem__(self, name: str) -> Function:
+        return self.functions[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.functions
+
+    def script(self, dialect: str | None = None, **options: Any) -> str:
+        from tvmlite.printer import script
+
+        return script(self, dialect=dialect, **options)
+
+    def show(self, **options: Any) -> None:
+        from tvmlite.printer import show
+
+        show(self, **options)
+
+    def __str__(self) -> str:
+        return self.script()

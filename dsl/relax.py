@@ -1,0 +1,265 @@
+"""Relax: the graph level. Struct info, expressions, bindings and `Function`.
+
+Shapes inside struct info are TIR `PrimExpr`s (int64), so symbolic dimensions
+are ordinary TIR vars shared between a function's signature and its body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tvmlite.diagnostics import Span
+from tvmlite.dsl import tir
+
+SPAN = field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- struct info
+
+
+@dataclass(frozen=True, slots=True)
+class StructInfo:
+    """Base of struct info (the static type-and-shape of a Relax value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectStructInfo(StructInfo):
+    """Anything (`R.Object` classic, `R.Any` 0.27)."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class PrimStructInfo(StructInfo):
+    """A scalar: `R.Prim("int64")` / `T.int64`; `value` when known (`R.Prim(value=n)`)."""
+
+    dtype: str
+    value: tir.PrimExpr | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeStructInfo(StructInfo):
+    """`R.Shape([2, n])` (values known) or `R.Shape(ndim=k)`; ndim -1 = unknown."""
+
+    values: tuple[tir.PrimExpr, ...] | None = None
+    ndim: int = -1
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class TensorStructInfo(StructInfo):
+    """`R.Tensor((2, n), dtype="float32")`. `shape` None = unknown (then `ndim`,
+    -1 = unknown); a `Var` shape is a shape-typed Relax var. dtype "void" = unknown."""
+
+    shape: tuple[tir.PrimExpr, ...] | Var | None = None
+    dtype: str = "void"
+    ndim: int = -1
+    vdevice: str | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class TupleStructInfo(StructInfo):
+    fields: tuple[StructInfo, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class FuncStructInfo(StructInfo):
+    """`R.Callable((params...), ret, purity)`; params None = opaque callable."""
+
+    params: tuple[StructInfo, ...] | None
+    ret: StructInfo
+    purity: bool = True
+    span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """Base of Relax expressions."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Var(Expr):
+    name: str
+    struct_info: StructInfo
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DataflowVar(Var):
+    """A var local to a dataflow block (not listed in `R.output`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalVar(Expr):
+    """A module-level function name (global: equal when the names are)."""
+
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Op(Expr):
+    """A registered operator, named as in TVM (`relax.add`, `relax.nn.conv2d`)."""
+
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class ExternFunc(Expr):
+    """`R.ExternFunc("symbol")`, or the symbol string of a packed call."""
+
+    global_symbol: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Constant(Expr):
+    """A tensor constant. Scalars print as `R.const(v, "dtype")`; larger ones live in
+    the module's metadata table. Compared by dtype, shape and bytes."""
+
+    data: np.ndarray
+    span: Span | None = SPAN
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Constant)
+            and self.data.dtype == other.data.dtype
+            and self.data.shape == other.data.shape
+            and self.data.tobytes() == other.data.tobytes()
+        )
+
+    def __hash__(self) -> int:
+        return hash((str(self.data.dtype), self.data.shape, self.data.tobytes()))
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(Expr):
+    fields: tuple[Expr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class TupleGetItem(Expr):
+    tuple_value: Expr
+    index: int
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeExpr(Expr):
+    """`R.shape([2, n])`."""
+
+    values: tuple[tir.PrimExpr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class PrimValue(Expr):
+    """A TIR scalar used as a Relax value (`R.prim_value(4)` / bare `T.int64(4)`)."""
+
+    value: tir.PrimExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class StringImm(Expr):
+    """`R.str("...")`."""
+
+    value: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class DataTypeImm(Expr):
+    """`R.dtype("float16")`."""
+
+    value: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """A call of an `Op`, a `GlobalVar`, an `ExternFunc` or a var holding a function.
+
+    `attrs` holds the operator's attributes in schema order (every field, defaults
+    included, as the registry lists them). `sinfo_args` is the explicit result
+    struct info of calls that need it (`out_sinfo`/`out_ty` of call_tir is stored
+    here; `sinfo_args`/`ty_args` of packed calls too)."""
+
+    op: Expr
+    args: tuple[Expr, ...]
+    attrs: tuple[tuple[str, Any], ...] = ()
+    sinfo_args: tuple[StructInfo, ...] = ()
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class If(Expr):
+    condition: Expr
+    true_branch: SeqExpr
+    false_branch: SeqExpr
+    span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True, slots=True)
+class VarBinding:
+    var: Var
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCast:
+    """`x = R.match_cast(value, sinfo)`: checks `value` against `struct_info` and
+    binds any symbolic dims it introduces."""
+
+    var: Var
+    value: Expr
+    struct_info: StructInfo
+    span: Span | None = SPAN
+
+
+Binding = VarBinding | MatchCast
+
+
+@dataclass(frozen=True, slots=True)
+class BindingBlock:
+    bindings: tuple[Binding, ...]
+    is_dataflow: bool = False
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class SeqExpr(Expr):
+    blocks: tuple[BindingBlock, ...]
+    body: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Function(Expr):
+    """A graph function. `attrs` holds `R.func_attr` entries plus `global_symbol`
+    for public functions; `is_pure` False prints `pure=False`."""
+
+    params: tuple[Var, ...]
+    body: SeqExpr
+    ret_struct_info: StructInfo
+    is_pure: bool = True
+    attrs: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = SPAN
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(key, default)

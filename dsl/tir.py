@@ -1,0 +1,416 @@
+"""TIR: the prim level. Scalar expressions, buffers, statements and `PrimFunc`.
+
+Value nodes compare by value; `Var` and `Buffer` are identities (two vars named
+`i` are different). Every node has an optional `span` that never takes part in
+comparison. Nodes carry data only: the parser, printer, verifier and lowering
+dispatch on the class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmlite.diagnostics import Span
+from tvmlite.dsl import dtype as dt
+
+SPAN = field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class PrimExpr:
+    """Base of scalar (and vector) expressions; every one has a `dtype`."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Var(PrimExpr):
+    """A scalar variable. `pointee` is set for handle vars that point at typed data
+    (`T.handle("float32", "global")`): (element dtype, storage scope)."""
+
+    name: str
+    dtype: str
+    pointee: tuple[str, str] | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class IntImm(PrimExpr):
+    dtype: str
+    value: int
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class FloatImm(PrimExpr):
+    """`value` is a Python float (inf and nan allowed); compared bitwise via repr so
+    that nan == nan and -0.0 != 0.0 structurally."""
+
+    dtype: str
+    value: float
+    span: Span | None = SPAN
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, FloatImm)
+            and self.dtype == other.dtype
+            and repr(self.value) == repr(other.value)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, repr(self.value)))
+
+
+@dataclass(frozen=True, slots=True)
+class StringImm(PrimExpr):
+    value: str
+    dtype: str = "handle"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Cast(PrimExpr):
+    dtype: str
+    value: PrimExpr
+    span: Span | None = SPAN
+
+
+# Binary operator kinds. Arithmetic keeps the operand dtype; comparisons and
+# logic give bool (with the operands' lanes).
+ARITH_OPS = ("add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max")
+COMPARE_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+LOGIC_OPS = ("and", "or")
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryOp(PrimExpr):
+    """`kind` is one of ARITH_OPS, COMPARE_OPS or LOGIC_OPS. `div` is TIR's Div
+    (truncating on integers, true division on floats); `mod` is truncmod."""
+
+    kind: str
+    a: PrimExpr
+    b: PrimExpr
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Not(PrimExpr):
+    a: PrimExpr
+    dtype: str = "bool"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Select(PrimExpr):
+    """Both branches evaluated; `T.if_then_else` is a `Call` instead."""
+
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Ramp(PrimExpr):
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast(PrimExpr):
+    value: PrimExpr
+    lanes: int
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Let(PrimExpr):
+    """`T.Let(body, where={var: value})`."""
+
+    var: Var
+    value: PrimExpr
+    body: PrimExpr
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Call(PrimExpr):
+    """An intrinsic or extern call. `op` is the intrinsic's name as written after
+    `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...)."""
+
+    dtype: str
+    op: str
+    args: tuple[PrimExpr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class BufferLoad(PrimExpr):
+    buffer: Buffer
+    indices: tuple[PrimExpr, ...]
+    dtype: str
+    span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- buffers
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Buffer:
+    """A typed multi-dimensional view over `data` (a handle var).
+
+    `strides` is empty for a compact row-major buffer; `elem_offset` is None for
+    offset 0 and may be a var when the buffer is matched against a region.
+    """
+
+    name: str
+    data: Var
+    dtype: str
+    shape: tuple[PrimExpr, ...]
+    strides: tuple[PrimExpr, ...] = ()
+    elem_offset: PrimExpr | None = None
+    scope: str = "global"
+    align: int = 0
+    offset_factor: int = 0
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """`[min, min + extent)`."""
+
+    min: PrimExpr
+    extent: PrimExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class BufferRegion:
+    buffer: Buffer
+    region: tuple[Range, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class MatchBufferRegion:
+    """`B = T.match_buffer(A[0:4, i], (4,))` inside a block."""
+
+    buffer: Buffer
+    source: BufferRegion
+    span: Span | None = SPAN
+
+
+# Iter-var kinds of blocks and loops.
+SPATIAL, REDUCE, SCAN, OPAQUE, THREAD = "spatial", "reduce", "scan", "opaque", "thread"
+
+
+@dataclass(frozen=True, slots=True)
+class IterVar:
+    var: Var
+    dom: Range
+    kind: str
+    thread_tag: str = ""
+    span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    """Base of statements."""
+
+
+@dataclass(frozen=True, slots=True)
+class BufferStore(Stmt):
+    buffer: Buffer
+    value: PrimExpr
+    indices: tuple[PrimExpr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class LetStmt(Stmt):
+    """Immutable binding scoped over `body` (classic `x: T.f32 = v`, 0.27 `T.let[...]`)."""
+
+    var: Var
+    value: PrimExpr
+    body: Stmt
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Bind(Stmt):
+    """0.27 flat binding (`x: T.float32 = v`, `T.bind(v)`): defines `var` for the
+    statements after it in the enclosing sequence."""
+
+    var: Var
+    value: PrimExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class AttrStmt(Stmt):
+    """`T.attr(node, key, value)`; `body` None for the 0.27 flat form, which scopes
+    over the rest of the enclosing sequence."""
+
+    node: Any
+    key: str
+    value: PrimExpr
+    body: Stmt | None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class AssertStmt(Stmt):
+    """`assert cond, "msg"` (classic) / `assert cond, ("Kind", ["part", ...])` (0.27)."""
+
+    condition: PrimExpr
+    error_kind: str
+    message: tuple[str, ...]
+    span: Span | None = SPAN
+
+
+# Loop kinds, named as after `T.` (`range`/`T.grid` are serial).
+SERIAL, PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING = (
+    "serial",
+    "parallel",
+    "vectorized",
+    "unroll",
+    "thread_binding",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class For(Stmt):
+    loop_var: Var
+    min: PrimExpr
+    extent: PrimExpr
+    kind: str
+    body: Stmt
+    thread: str = ""
+    annotations: tuple[tuple[str, Any], ...] = ()
+    step: PrimExpr | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class While(Stmt):
+    condition: PrimExpr
+    body: Stmt
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Continue(Stmt):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class IfThenElse(Stmt):
+    condition: PrimExpr
+    then_case: Stmt
+    else_case: Stmt | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class SeqStmt(Stmt):
+    seq: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluate(Stmt):
+    value: PrimExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Return(Stmt):
+    value: PrimExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class AllocBuffer(Stmt):
+    """Flat statement-level allocation, scoping over the rest of the sequence.
+
+    `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
+    `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
+    fresh)."""
+
+    buffer: Buffer
+    form: str = "alloc_buffer"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Stmt):
+    name: str
+    iter_vars: tuple[IterVar, ...]
+    reads: tuple[BufferRegion, ...]
+    writes: tuple[BufferRegion, ...]
+    body: Stmt
+    init: Stmt | None = None
+    alloc_buffers: tuple[Buffer, ...] = ()
+    match_buffers: tuple[MatchBufferRegion, ...] = ()
+    annotations: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRealize(Stmt):
+    """A block instance: `iter_values` bind the block's iter vars; `predicate` is
+    `T.where`."""
+
+    iter_values: tuple[PrimExpr, ...]
+    predicate: PrimExpr
+    block: Block
+    span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- functions
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PrimFunc:
+    """`params` are scalar or handle vars; `buffer_map` maps a handle param to the
+    buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
+    keys use the classic `tir.` prefix (`tir.noalias`); `global_symbol` is present
+    for public functions. `s_tir` is the 0.27 flag for schedulable (block) TIR.
+    `ret_type` is a dtype or None for void. `shape_vars` lists the symbolic
+    variables the function's buffers use that are not parameters (declared in
+    the body as `n = T.int64()` or at module level as `TypeVar`)."""
+
+    params: tuple[Var, ...]
+    buffer_map: tuple[tuple[Var, Buffer], ...]
+    body: Stmt
+    ret_type: str | None = None
+    attrs: tuple[tuple[str, Any], ...] = ()
+    s_tir: bool = False
+    span: Span | None = SPAN
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(key, default)
+
+
+def const(value: int | float | bool, dtype: str) -> PrimExpr:
+    """An immediate of `dtype`: IntImm for int/uint/bool, FloatImm for floats."""
+    if dt.is_float(dtype):
+        return FloatImm(dtype, float(value))
+    return IntImm(dtype, int(value))

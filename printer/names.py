@@ -1,0 +1,58 @@
+"""Printed names: sanitized, unique among the names in scope, released when the
+scope that defined them closes (siblings reuse `i`; shadowing gives `i_1`).
+The IR never stores printed names; this table decides them while printing."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+RESERVED = ("I", "T", "R", "cls")
+_BAD = re.compile(r"[^0-9A-Za-z_]")
+
+
+def sanitize(hint: str) -> str:
+    name = _BAD.sub("_", hint) or "v"
+    return "_" + name if name[0].isdigit() else name
+
+
+class NameTable:
+    """Maps IR objects (by identity) to printed names, with nested frames."""
+
+    def __init__(self, reserved: tuple[str, ...] = RESERVED) -> None:
+        self._frames: list[list[Any]] = [[]]
+        self._names: dict[int, str] = {}
+        self._objects: dict[int, Any] = {}  # keeps ids stable while named
+        self._taken: dict[str, int] = {name: 1 for name in reserved}
+
+    def push(self) -> None:
+        self._frames.append([])
+
+    def pop(self) -> None:
+        for obj in self._frames.pop():
+            name = self._names.pop(id(obj))
+            del self._objects[id(obj)]
+            self._taken[name] -= 1
+            if not self._taken[name]:
+                del self._taken[name]
+
+    def define(self, obj: Any, hint: str) -> str:
+        """Name `obj` in the current frame; returns the existing name if it has one."""
+        if id(obj) in self._names:
+            return self._names[id(obj)]
+        base = sanitize(hint)
+        name, k = base, 0
+        while name in self._taken:
+            k += 1
+            name = f"{base}_{k}"
+        self._taken[name] = self._taken.get(name, 0) + 1
+        self._names[id(obj)] = name
+        self._objects[id(obj)] = obj
+        self._frames[-1].append(obj)
+        return name
+
+    def get(self, obj: Any) -> str | None:
+        return self._names.get(id(obj))
+
+    def is_taken(self, name: str) -> bool:
+        return name in self._taken
