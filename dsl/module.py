@@ -8,6 +8,7 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.printable import Printable
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
 
@@ -16,7 +17,7 @@ DIALECTS = (CLASSIC, TVM027)
 
 
 @dataclass(eq=False)
-class IRModule:
+class IRModule(Printable):
     """`functions` maps a function's global name to it, in definition order.
     `dialect` is the spelling the text came in (None when built in code: prints
     classic)."""
@@ -33,16 +34,3 @@ class IRModule:
 
     def __contains__(self, name: str) -> bool:
         return name in self.functions
-
-    def script(self, dialect: str | None = None, **options: Any) -> str:
-        from tvmlite.printer import script
-
-        return script(self, dialect=dialect, **options)
-
-    def show(self, **options: Any) -> None:
-        from tvmlite.printer import show
-
-        show(self, **options)
-
-    def __str__(self) -> str:
-        return self.script()

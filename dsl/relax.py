@@ -13,6 +13,7 @@ import numpy as np
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import tir
+from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
 
@@ -250,7 +251,7 @@ class SeqExpr(Expr):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Function(Expr):
+class Function(Expr, Printable):
     """A graph function. `attrs` holds `R.func_attr` entries plus `global_symbol`
     for public functions; `is_pure` False prints `pure=False`."""
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
 
@@ -388,7 +389,7 @@ class BlockRealize(Stmt):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PrimFunc:
+class PrimFunc(Printable):
     """`params` are scalar or handle vars; `buffer_map` maps a handle param to the
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
     keys use the classic `tir.` prefix (`tir.noalias`); `global_symbol` is present

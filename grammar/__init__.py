@@ -1,0 +1,103 @@
+"""The `.tvms` grammar: text in, `dsl/syntax.py` nodes out, `ParseError` on any problem.
+
+`tvms.lark` is compiled once per process, lazily (the first parse pays for it), and
+Lark's cache keeps the compiled LALR tables on disk so later processes load them
+instead of re-analysing the grammar. Nothing in the text is ever evaluated: literals
+are decoded, everything else becomes a node.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from lark import Lark, LarkError
+
+from tvmlite.diagnostics import ParseError, Source, Span
+from tvmlite.dsl import syntax
+from tvmlite.grammar.builder import Placement, SyntaxBuilder
+from tvmlite.grammar.errors import convert
+from tvmlite.grammar.indenter import IndentationProblem, TvmsIndenter
+
+__all__ = ["parse_expression", "parse_syntax"]
+
+GRAMMAR = Path(__file__).with_name("tvms.lark")
+
+
+@functools.cache
+def _parser() -> tuple[Lark, SyntaxBuilder]:
+    """The one parser of the process, with the builder its callbacks are bound to."""
+    builder = SyntaxBuilder()
+    lark = Lark(
+        GRAMMAR.read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        start=["module", "expression_input"],
+        postlex=TvmsIndenter(),
+        transformer=builder,
+        maybe_placeholders=True,
+        cache=True,
+    )
+    return lark, builder
+
+
+def parse_syntax(text: str, filename: str | None = None) -> syntax.Module:
+    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`."""
+    source = Source(text, filename or "<string>")
+    body = _run(text, "module", Placement(source), None)
+    lines = text.split("\n")
+    span = Span(source, 1, 1, len(lines), len(lines[-1]) + 1)
+    return syntax.Module(body, span)
+
+
+def parse_expression(
+    text: str, span: Span | None = None, filename: str | None = None
+) -> syntax.Node:
+    """Parse one expression, such as the quoted shape `"n + 1"` in `R.Tensor(("n + 1",))`.
+
+    With `span` (the span of the string literal holding `text`), node spans point into
+    the enclosing source when the literal's text can be mapped back to it, and every
+    error is reported at `span`, quoting the expression.
+    """
+    stripped = text.lstrip(" \t")
+    shift = len(text) - len(stripped)
+    if span is None:
+        source = Source(text, filename or "<string>")
+        return _run(stripped, "expression_input", Placement(source, 0, shift), None)
+    placement = _placement_in_literal(text, span) or Placement(Source(text, span.source.filename))
+    placement = Placement(placement.source, placement.line, placement.column + shift)
+    return _run(stripped, "expression_input", placement, (text, span))
+
+
+def _placement_in_literal(text: str, span: Span) -> Placement | None:
+    """Where `text` sits in the source if `span` is a plain one-line literal of exactly it."""
+    if span.line != span.end_line:
+        return None
+    line = span.source.line(span.line)
+    literal = line[span.column - 1 : span.end_column - 1]
+    if len(literal) < 2 or literal[0] not in "'\"" or literal[1:-1] != text:
+        return None
+    return Placement(span.source, span.line - 1, span.column)
+
+
+def _run(
+    text: str, start: str, placement: Placement, quoted: tuple[str, Span] | None
+) -> syntax.Node | tuple[syntax.Node, ...]:
+    lark, builder = _parser()
+    previous = builder.begin(placement)
+    try:
+        return lark.parse(text, start=start)
+    except ParseError as error:
+        raise _requote(error, quoted) from None
+    except (LarkError, IndentationProblem) as error:
+        raise _requote(convert(error, text, placement, lark), quoted) from None
+    finally:
+        builder.end(previous)
+
+
+def _requote(error: ParseError, quoted: tuple[str, Span] | None) -> ParseError:
+    """An error inside a quoted expression, moved to the literal that holds it."""
+    if quoted is None:
+        return error
+    text, span = quoted
+    return ParseError(f"{error.message} in expression {text!r}", span, span.source.filename)

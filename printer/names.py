@@ -36,8 +36,15 @@ class NameTable:
             if not self._taken[name]:
                 del self._taken[name]
 
-    def define(self, obj: Any, hint: str) -> str:
-        """Name `obj` in the current frame; returns the existing name if it has one."""
+    @property
+    def depth(self) -> int:
+        """Index of the innermost frame, for `define(..., frame=depth)` later."""
+        return len(self._frames) - 1
+
+    def define(self, obj: Any, hint: str, frame: int | None = None) -> str:
+        """Name `obj` in the current frame (or in the enclosing `frame`, as TVM does for
+        symbolic vars, which live as long as their function); returns the existing
+        name if it has one."""
         if id(obj) in self._names:
             return self._names[id(obj)]
         base = sanitize(hint)
@@ -48,7 +55,7 @@ class NameTable:
         self._taken[name] = self._taken.get(name, 0) + 1
         self._names[id(obj)] = name
         self._objects[id(obj)] = obj
-        self._frames[-1].append(obj)
+        self._frames[-1 if frame is None else frame].append(obj)
         return name
 
     def get(self, obj: Any) -> str | None:

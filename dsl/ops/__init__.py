@@ -1,0 +1,43 @@
+"""The Relax operator registry: attribute schemas and struct-info inference.
+
+    lookup("relax.nn.conv2d")           -> OpDef | None
+    make_call(name, args, kwargs, span) -> relax.Call (attributes in TVM's order)
+    infer_struct_info(call, span)       -> relax.StructInfo
+    all_ops()                           -> every OpDef
+
+Importing the theme modules below registers their operators.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operators)
+    binary,
+    builtin,
+    calls,
+    create,
+    image,
+    index,
+    join,
+    linalg,
+    manipulate,
+    nn_act,
+    nn_conv,
+    nn_norm,
+    reduce,
+    sort,
+    unary,
+)
+from tvmlite.dsl.ops.call import infer_struct_info, make_call
+from tvmlite.dsl.ops.context import sinfo_of
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, all_ops, lookup
+
+__all__ = [
+    "ArgDef",
+    "AttrDef",
+    "OpDef",
+    "all_ops",
+    "infer_struct_info",
+    "lookup",
+    "make_call",
+    "sinfo_of",
+]

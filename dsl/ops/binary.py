@@ -1,0 +1,168 @@
+"""Broadcasting operators: arithmetic, comparison, logical and bitwise binaries,
+plus the ternaries `R.where` and `R.ewise_fma`.
+
+Broadcasting follows TVM: shapes align on the right; a dim of 1 yields to the
+other; equal dims stay; two different constants are an error; anything the
+rules cannot decide (`n` against `2`, `n` against `m`) drops the static shape
+and keeps only the rank.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.context import InferCtx, Shape, known_shape, like, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.registry import BROADCAST, ELEMWISE, ArgDef, OpDef, register
+
+ARITH_BINARY = (
+    "add",
+    "atan2",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "divide",
+    "floor_divide",
+    "floor_mod",
+    "left_shift",
+    "log_add_exp",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "power",
+    "right_shift",
+    "subtract",
+)
+COMPARE_BINARY = ("equal", "greater", "greater_equal", "less", "less_equal", "not_equal")
+
+
+class _Undecided(Exception):
+    """A pair of dims whose broadcast TVM cannot decide statically."""
+
+
+def _broadcast_dim(ctx: InferCtx, a: tir.PrimExpr, b: tir.PrimExpr, axis: int) -> tir.PrimExpr:
+    va, vb = sa.as_int(a), sa.as_int(b)
+    if va == 1:
+        return b
+    if vb == 1:
+        return a
+    if sa.equal(a, b):
+        return a
+    if va is not None and vb is not None:
+        ctx.fail(f"shapes cannot broadcast: dim {axis} is {va} vs {vb}")
+    raise _Undecided
+
+
+def broadcast_shapes(ctx: InferCtx, shapes: list[Shape]) -> Shape | None:
+    """The broadcast of static or symbolic shapes; None when undecidable."""
+    rank = max(len(s) for s in shapes)
+    out: list[tir.PrimExpr] = []
+    try:
+        for axis in range(rank):
+            dim: tir.PrimExpr | None = None
+            for shape in shapes:
+                offset = rank - len(shape)
+                if axis < offset:
+                    continue
+                d = shape[axis - offset]
+                dim = d if dim is None else _broadcast_dim(ctx, dim, d, axis)
+            out.append(sa.const(1) if dim is None else dim)
+    except _Undecided:
+        return None
+    return tuple(out)
+
+
+def broadcast_result(
+    ctx: InferCtx, tensors: list[relax.TensorStructInfo], dtype: str
+) -> relax.TensorStructInfo:
+    shapes = [known_shape(t) for t in tensors]
+    ndims = [ndim_of(t) for t in tensors]
+    if all(s is not None for s in shapes):
+        shape = broadcast_shapes(ctx, shapes)  # type: ignore[arg-type]
+        if shape is not None:
+            # TVM keeps the operand's own shape object when nothing changes.
+            for t, s in zip(tensors, shapes, strict=True):
+                if s == shape and isinstance(t.shape, relax.Var):
+                    return like(t, dtype)
+            return tensor_sinfo(shape, dtype)
+    ndim = -1 if any(n < 0 for n in ndims) else max(ndims)
+    return tensor_sinfo(None, dtype, ndim)
+
+
+def _binary(ctx: InferCtx, compare: bool) -> relax.StructInfo:
+    left, right = ctx.sinfo(0), ctx.sinfo(1)
+    if isinstance(left, relax.PrimStructInfo) and isinstance(right, relax.PrimStructInfo):
+        dtype = ctx.same_dtype(left.dtype, right.dtype)
+        return relax.PrimStructInfo("bool" if compare else dtype)
+    a, b = ctx.as_tensor(left, "x1"), ctx.as_tensor(right, "x2")
+    if a.dtype != "void" and b.dtype != "void" and a.dtype != b.dtype:
+        ctx.fail(f"operands must have the same dtype, got {a.dtype} and {b.dtype}")
+    dtype = "bool" if compare else (a.dtype if a.dtype == b.dtype else "void")
+    return broadcast_result(ctx, [a, b], dtype)
+
+
+def infer_arith_binary(ctx: InferCtx) -> relax.StructInfo:
+    return _binary(ctx, compare=False)
+
+
+def infer_compare_binary(ctx: InferCtx) -> relax.StructInfo:
+    return _binary(ctx, compare=True)
+
+
+for _name in ARITH_BINARY:
+    register(
+        OpDef(f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), BROADCAST, infer_arith_binary)
+    )
+for _name in COMPARE_BINARY:
+    register(
+        OpDef(f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), BROADCAST, infer_compare_binary)
+    )
+
+
+def infer_where(ctx: InferCtx) -> relax.StructInfo:
+    cond, a, b = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
+    if cond.dtype not in ("void", "bool"):
+        ctx.fail(f"condition must have dtype bool, got {cond.dtype}")
+    dtype = ctx.same_dtype(a.dtype, b.dtype, "x1 and x2")
+    return broadcast_result(ctx, [cond, a, b], dtype)
+
+
+register(
+    OpDef(
+        "relax.where",
+        (ArgDef("condition"), ArgDef("x1"), ArgDef("x2")),
+        (),
+        BROADCAST,
+        infer_where,
+    )
+)
+
+
+def infer_ewise_fma(ctx: InferCtx) -> relax.StructInfo:
+    tensors = [ctx.tensor(i) for i in range(3)]
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = ctx.same_dtype(dtype, t.dtype)
+    shapes = [known_shape(t) for t in tensors]
+    if all(s is not None for s in shapes):
+        first = shapes[0]
+        for other in shapes[1:]:
+            if len(other) != len(first):  # type: ignore[arg-type]
+                ctx.fail("operands must have the same rank")
+            for x, y in zip(first, other, strict=True):  # type: ignore[arg-type]
+                ctx.check_dims(x, y, "operand shapes differ")
+    return like(tensors[0], dtype)
+
+
+register(
+    OpDef(
+        "relax.ewise_fma",
+        (ArgDef("x1"), ArgDef("x2"), ArgDef("x3")),
+        (),
+        ELEMWISE,
+        infer_ewise_fma,
+    )
+)

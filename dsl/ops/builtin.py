@@ -1,0 +1,259 @@
+"""Runtime-facing operators: print/assert, null_value, shape <-> tensor,
+allocation and memory ops (`R.builtin.*`, `R.memory.*`, `R.vm.*`), device
+hints and quantize/dequantize.
+
+`R.print` and `R.assert_op` store their format string before the values, as
+TVM does, while the text writes it last as `format=`; `keyword_args` tells the
+matcher and the printer so.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.calls import infer_void
+from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.registry import ELEMWISE, OPAQUE, ArgDef, AttrDef, OpDef, define, register
+
+register(
+    OpDef(
+        "relax.print",
+        (ArgDef("format", "str", ""), ArgDef("values", "any", variadic=True)),
+        (),
+        OPAQUE,
+        infer_void,
+        keyword_args=("format",),
+    )
+)
+
+
+def infer_assert(ctx: InferCtx) -> relax.StructInfo:
+    cond = ctx.sinfo(0)
+    bad = isinstance(cond, relax.TensorStructInfo) and (
+        cond.dtype not in ("void", "bool") or ndim_of(cond) > 0
+    )
+    if bad:
+        ctx.fail("condition must be a bool scalar")
+    return relax.TupleStructInfo(())
+
+
+register(
+    OpDef(
+        "relax.assert_op",
+        (
+            ArgDef("condition", "any"),
+            ArgDef("format", "str", ""),
+            ArgDef("format_args", "any", variadic=True),
+        ),
+        (),
+        OPAQUE,
+        infer_assert,
+        keyword_args=("format",),
+    )
+)
+
+
+@define("relax.null_value", (), (), OPAQUE)
+def infer_null_value(ctx: InferCtx) -> relax.StructInfo:
+    return relax.ObjectStructInfo()
+
+
+@define("relax.shape_of", ("input",), (), OPAQUE)
+def infer_shape_of(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    shape = known_shape(data)
+    if shape is None:
+        return relax.ShapeStructInfo(None, ndim_of(data))
+    return relax.ShapeStructInfo(shape, len(shape))
+
+
+@define("relax.tensor_to_shape", ("input",), (), OPAQUE)
+def infer_tensor_to_shape(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    if ndim_of(data) not in (-1, 1):
+        ctx.fail(f"input must be 1-d, got rank {ndim_of(data)}")
+    if data.dtype not in ("void", "int64"):
+        ctx.fail(f"input must have dtype int64, got {data.dtype}")
+    shape = known_shape(data)
+    length = sa.as_int(shape[0]) if shape else None
+    return relax.ShapeStructInfo(None, -1 if length is None else length)
+
+
+@define("relax.shape_to_tensor", (ArgDef("input", "shape"),), (), OPAQUE)
+def infer_shape_to_tensor(ctx: InferCtx) -> relax.StructInfo:
+    ndim = ctx.shape_ndim(0)
+    if ndim < 0:
+        return tensor_sinfo(None, "int64", 1)
+    return tensor_sinfo((sa.const(ndim),), "int64")
+
+
+@define("relax.size", ("input",), (), OPAQUE)
+def infer_size(ctx: InferCtx) -> relax.StructInfo:
+    ctx.tensor(0)
+    return tensor_sinfo((), "int64")
+
+
+def _dtype_value(ctx: InferCtx, index: int) -> str:
+    value = ctx.arg(index)
+    if isinstance(value, relax.DataTypeImm):
+        return value.value
+    ctx.fail(f'{ctx.arg_name(index)} must be a dtype such as R.dtype("float32")')
+
+
+def _allocated(ctx: InferCtx, shape_index: int, dtype_index: int) -> relax.StructInfo:
+    return tensor_sinfo(
+        ctx.shape_arg(shape_index), _dtype_value(ctx, dtype_index), ctx.shape_ndim(shape_index)
+    )
+
+
+@define(
+    "relax.builtin.alloc_tensor",
+    (
+        ArgDef("shape", "shape"),
+        ArgDef("dtype", "dtype"),
+        ArgDef("runtime_device_index", "prim"),
+        ArgDef("storage_scope", "str", "global"),
+    ),
+    (),
+    OPAQUE,
+)
+def infer_builtin_alloc_tensor(ctx: InferCtx) -> relax.StructInfo:
+    return _allocated(ctx, 0, 1)
+
+
+def infer_object(ctx: InferCtx) -> relax.StructInfo:
+    return relax.ObjectStructInfo()
+
+
+register(
+    OpDef(
+        "relax.memory.alloc_storage",
+        (
+            ArgDef("total_space", "shape"),
+            ArgDef("virtual_device_index", "prim"),
+            ArgDef("storage_scope", "str"),
+            ArgDef("dtype", "dtype"),
+        ),
+        (),
+        OPAQUE,
+        infer_object,
+    )
+)
+register(
+    OpDef(
+        "relax.vm.alloc_storage",
+        (
+            ArgDef("size", "shape"),
+            ArgDef("runtime_device_index", "prim"),
+            ArgDef("dtype", "dtype"),
+            ArgDef("storage_scope", "str", "global"),
+        ),
+        (),
+        OPAQUE,
+        infer_object,
+    )
+)
+
+
+def infer_storage_tensor(ctx: InferCtx) -> relax.StructInfo:
+    return _allocated(ctx, 2, 3)
+
+
+for _ns in ("memory", "vm"):
+    register(
+        OpDef(
+            f"relax.{_ns}.alloc_tensor",
+            (
+                ArgDef("storage", "any"),
+                ArgDef("offset", "prim"),
+                ArgDef("shape", "shape"),
+                ArgDef("dtype", "dtype"),
+                ArgDef("runtime_device_index", "prim", 0),
+            ),
+            (),
+            OPAQUE,
+            infer_storage_tensor,
+        )
+    )
+for _name, _arg in (
+    ("memory.kill_storage", "storage"),
+    ("memory.kill_tensor", "tensor"),
+    ("vm.kill_object", "obj"),
+):
+    register(OpDef(f"relax.{_name}", (ArgDef(_arg, "any"),), (), OPAQUE, infer_void))
+
+
+@define(
+    "relax.memory.view",
+    (
+        ArgDef("x"),
+        ArgDef("shape", "shape", None),
+        ArgDef("dtype", "dtype", None),
+        ArgDef("relative_byte_offset", "prim", None),
+    ),
+    (),
+    OPAQUE,
+)
+def infer_memory_view(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    shape, dtype, ndim = known_shape(data), data.dtype, ndim_of(data)
+    for value in ctx.call.args[1:]:
+        if isinstance(value, relax.ShapeExpr):
+            shape, ndim = value.values, len(value.values)
+        elif isinstance(value, relax.DataTypeImm):
+            dtype = value.value
+    return tensor_sinfo(shape, dtype, ndim)
+
+
+@define("relax.memory.ensure_zero_offset", ("x",), (), OPAQUE)
+def infer_ensure_zero_offset(ctx: InferCtx) -> relax.StructInfo:
+    return like(ctx.tensor(0))
+
+
+def infer_same(ctx: InferCtx) -> relax.StructInfo:
+    return ctx.sinfo(0)
+
+
+register(
+    OpDef(
+        "relax.hint_on_device",
+        (ArgDef("data"),),
+        (
+            AttrDef("device_type", kind="int"),
+            AttrDef("index", kind="int"),
+            AttrDef("memory_scope", "global", "str"),
+        ),
+        OPAQUE,
+        infer_same,
+    )
+)
+register(
+    OpDef(
+        "relax.to_vdevice",
+        (ArgDef("data"),),
+        (AttrDef("dst_vdevice", kind="object"),),
+        OPAQUE,
+        infer_same,
+    )
+)
+
+
+def infer_qdq(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.tensor(1, "scale")
+    ctx.tensor(2, "zero_point")
+    if ndim_of(data) >= 0:
+        ctx.axis(ctx.attr("axis"), ndim_of(data))
+    return like(data, ctx.attr("out_dtype"))
+
+
+for _name, _dtype in (("quantize", "int8"), ("dequantize", "float32")):
+    register(
+        OpDef(
+            f"relax.{_name}",
+            (ArgDef("data"), ArgDef("scale"), ArgDef("zero_point")),
+            (AttrDef("out_dtype", _dtype, "dtype"), AttrDef("axis", -1, "int")),
+            ELEMWISE,
+            infer_qdq,
+        )
+    )

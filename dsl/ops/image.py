@@ -1,0 +1,133 @@
+"""`R.image`: resize2d/resize3d, grid_sample, affine_grid.
+
+`roi` is stored as float32 immediates because TVM prints it that way
+(`roi=[T.float32(0.0), ...]`); a single `size` is used for every spatial dim.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.registry import (
+    INJECTIVE,
+    OPAQUE,
+    ArgDef,
+    AttrDef,
+    BuildCtx,
+    OpDef,
+    define,
+    register,
+)
+
+
+def _resize_attrs(n: int, layout: str, rounding: str) -> tuple[AttrDef, ...]:
+    return (
+        AttrDef("roi", tuple(tir.FloatImm("float32", 0.0) for _ in range(2 * n)), "floatimms"),
+        AttrDef("layout", layout, "str"),
+        AttrDef("method", "linear", "str"),
+        AttrDef("coordinate_transformation_mode", "half_pixel", "str"),
+        AttrDef("rounding_method", rounding, "str"),
+        AttrDef("cubic_alpha", -0.75, "float"),
+        AttrDef("cubic_exclude", 0, "int"),
+        AttrDef("extrapolation_value", 0.0, "float"),
+        AttrDef("out_dtype", None, "dtype?"),
+    )
+
+
+def _spread_size(ctx: BuildCtx, n: int) -> None:
+    size = ctx.args[1]
+    if isinstance(size, relax.ShapeExpr) and len(size.values) == 1 and n > 1:
+        ctx.args[1] = relax.ShapeExpr(size.values * n, span=size.span)
+
+
+def build_resize2d(ctx: BuildCtx) -> None:
+    _spread_size(ctx, 2)
+
+
+def build_resize3d(ctx: BuildCtx) -> None:
+    _spread_size(ctx, 3)
+
+
+def _resize(ctx: InferCtx, spatial: str) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    dtype = ctx.attr("out_dtype") or data.dtype
+    rank = len(spatial) + 2
+    if ndim_of(data) not in (-1, rank):
+        ctx.fail(f"data must have rank {rank}, got {ndim_of(data)}")
+    size = ctx.shape_arg(1)
+    layout = ctx.attr("layout")
+    shape = known_shape(data)
+    if size is not None and len(size) != len(spatial):
+        ctx.fail(f"size must have {len(spatial)} entries, got {len(size)}")
+    if shape is None or size is None or sorted(layout) != sorted("NC" + spatial):
+        return tensor_sinfo(None, dtype, rank)
+    out = list(shape)
+    for letter, value in zip(spatial, size, strict=True):
+        out[layout.index(letter)] = value
+    return tensor_sinfo(tuple(out), dtype)
+
+
+def infer_resize2d(ctx: InferCtx) -> relax.StructInfo:
+    return _resize(ctx, "HW")
+
+
+def infer_resize3d(ctx: InferCtx) -> relax.StructInfo:
+    return _resize(ctx, "DHW")
+
+
+register(
+    OpDef(
+        "relax.image.resize2d",
+        (ArgDef("data"), ArgDef("size", "shape")),
+        _resize_attrs(2, "NCHW", "round"),
+        INJECTIVE,
+        infer_resize2d,
+        build_resize2d,
+    )
+)
+register(
+    OpDef(
+        "relax.image.resize3d",
+        (ArgDef("data"), ArgDef("size", "shape")),
+        _resize_attrs(3, "NCDHW", ""),
+        INJECTIVE,
+        infer_resize3d,
+        build_resize3d,
+    )
+)
+
+
+@define(
+    "relax.image.grid_sample",
+    ("data", "grid"),
+    (
+        AttrDef("method", "bilinear", "str"),
+        AttrDef("layout", "NCHW", "str"),
+        AttrDef("padding_mode", "zeros", "str"),
+        AttrDef("align_corners", False, "bool"),
+    ),
+    OPAQUE,
+)
+def infer_grid_sample(ctx: InferCtx) -> relax.StructInfo:
+    data, grid = ctx.tensor(0), ctx.tensor(1)
+    shape, gshape = known_shape(data), known_shape(grid)
+    if shape is None or gshape is None or len(shape) != 4 or len(gshape) != 4:
+        return tensor_sinfo(None, data.dtype, 4)
+    # grid is (N, H_out, W_out, 2) for NCHW data.
+    return tensor_sinfo((shape[0], shape[1], gshape[1], gshape[2]), data.dtype)
+
+
+@define(
+    "relax.image.affine_grid",
+    (ArgDef("data"), ArgDef("size", "shape")),
+    (AttrDef("align_corners", True, "bool"),),
+    INJECTIVE,
+)
+def infer_affine_grid(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    size = ctx.shape_arg(1)
+    shape = known_shape(data)
+    if shape is None or size is None or len(size) != 2:
+        return tensor_sinfo(None, data.dtype, 4)
+    return tensor_sinfo((shape[0], sa.const(2), size[0], size[1]), data.dtype)

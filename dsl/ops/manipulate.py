@@ -1,0 +1,246 @@
+"""Shape manipulation: reshape, permute_dims, expand_dims, squeeze, flatten,
+broadcast_to, tile, repeat, flip, layout_transform, collapse_sum_*.
+
+Element counts are compared only when both are constants: a symbolic reshape
+is trusted, as TVM trusts what its analyzer cannot disprove.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.context import (
+    InferCtx,
+    known_shape,
+    like,
+    ndim_of,
+    sinfo_of,
+    tensor_sinfo,
+)
+from tvmlite.dsl.ops.convert import Fail
+from tvmlite.dsl.ops.registry import (
+    BROADCAST,
+    INJECTIVE,
+    OPAQUE,
+    ArgDef,
+    AttrDef,
+    BuildCtx,
+    define,
+)
+
+
+def build_reshape(ctx: BuildCtx) -> None:
+    """Resolve a `-1` dim from the input's element count, as TVM's wrapper does."""
+    shape = ctx.args[1]
+    if not isinstance(shape, relax.ShapeExpr):
+        return
+    holes = [i for i, d in enumerate(shape.values) if sa.as_int(d) == -1]
+    if not holes:
+        return
+    fail = Fail(ctx.op, ctx.span)
+    if len(holes) > 1:
+        fail("shape may contain at most one -1")
+    data = sinfo_of(ctx.args[0], ctx.span)
+    dims = known_shape(data) if isinstance(data, relax.TensorStructInfo) else None
+    if dims is None:
+        fail("cannot infer the -1 dim of shape when the input shape is unknown")
+    rest = [d for i, d in enumerate(shape.values) if i != holes[0]]
+    hole = sa.floordiv(sa.product(dims), sa.product(rest))
+    values = list(shape.values)
+    values[holes[0]] = hole
+    ctx.args[1] = relax.ShapeExpr(tuple(values), span=shape.span)
+
+
+@define("relax.reshape", (ArgDef("x"), ArgDef("shape", "shape")), (), INJECTIVE, build_reshape)
+def infer_reshape(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    values = ctx.shape_arg(1)
+    if values is None:
+        shape_var = ctx.arg(1)
+        if isinstance(shape_var, relax.Var):
+            return relax.TensorStructInfo(shape_var, data.dtype, ctx.shape_ndim(1))
+        return tensor_sinfo(None, data.dtype, ctx.shape_ndim(1))
+    old = known_shape(data)
+    if old is not None:
+        before, after = sa.product(old), sa.product(values)
+        if sa.differ(before, after):
+            ctx.fail(
+                f"cannot reshape {sa.show(before)} elements into shape "
+                f"{sa.show_shape(values)} ({sa.show(after)} elements)"
+            )
+    return tensor_sinfo(values, data.dtype)
+
+
+@define("relax.permute_dims", ("x",), (AttrDef("axes", None, "ints?"),), INJECTIVE)
+def infer_permute_dims(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    axes = ctx.attr("axes")
+    ndim = ndim_of(data) if axes is None else len(axes)
+    if ndim_of(data) >= 0 and ndim != ndim_of(data):
+        ctx.fail(f"axes {list(axes)} do not match the input rank {ndim_of(data)}")
+    if ndim < 0:
+        return tensor_sinfo(None, data.dtype, -1)
+    order = list(range(ndim))[::-1] if axes is None else ctx.axes(axes, ndim, "axes")
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, ndim)
+    return tensor_sinfo(tuple(shape[i] for i in order), data.dtype)
+
+
+@define("relax.expand_dims", ("x",), (AttrDef("axis", kind="ints"),), INJECTIVE)
+def infer_expand_dims(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    axes = ctx.attr("axis")
+    ndim = ndim_of(data)
+    if ndim < 0:
+        return tensor_sinfo(None, data.dtype, -1)
+    out_ndim = ndim + len(axes)
+    inserted = set(ctx.axes(axes, out_ndim))
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, out_ndim)
+    dims = iter(shape)
+    return tensor_sinfo(
+        tuple(sa.const(1) if i in inserted else next(dims) for i in range(out_ndim)), data.dtype
+    )
+
+
+@define("relax.squeeze", ("x",), (AttrDef("axis", None, "ints?"),), INJECTIVE)
+def infer_squeeze(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    axes = ctx.attr("axis")
+    ndim = ndim_of(data)
+    shape = known_shape(data)
+    if axes is None:
+        if shape is None or any(sa.as_int(d) is None for d in shape):
+            return tensor_sinfo(None, data.dtype, -1)
+        return tensor_sinfo(tuple(d for d in shape if sa.as_int(d) != 1), data.dtype)
+    if ndim < 0:
+        return tensor_sinfo(None, data.dtype, -1)
+    removed = set(ctx.axes(axes, ndim))
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, ndim - len(removed))
+    for i in removed:
+        value = sa.as_int(shape[i])
+        if value is not None and value != 1:
+            ctx.fail(f"cannot squeeze axis {i} of size {value}")
+    return tensor_sinfo(tuple(d for i, d in enumerate(shape) if i not in removed), data.dtype)
+
+
+@define("relax.flatten", ("x",), (), INJECTIVE)
+def infer_flatten(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, 1)
+    return tensor_sinfo((sa.product(shape),), data.dtype)
+
+
+@define("relax.broadcast_to", (ArgDef("x"), ArgDef("shape", "shape")), (), BROADCAST)
+def infer_broadcast_to(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    target = ctx.shape_arg(1)
+    if target is None:
+        return tensor_sinfo(None, data.dtype, ctx.shape_ndim(1))
+    shape = known_shape(data)
+    if shape is not None:
+        if len(shape) > len(target):
+            ctx.fail(f"cannot broadcast rank {len(shape)} to rank {len(target)}")
+        offset = len(target) - len(shape)
+        for i, dim in enumerate(shape):
+            if sa.as_int(dim) != 1:
+                ctx.check_dims(dim, target[offset + i], f"cannot broadcast dim {i}")
+    return tensor_sinfo(target, data.dtype)
+
+
+@define("relax.tile", ("data",), (AttrDef("repeats", kind="ints"),), INJECTIVE)
+def infer_tile(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    repeats = ctx.attr("repeats")
+    ndim = ndim_of(data)
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, max(ndim, len(repeats)) if ndim >= 0 else -1)
+    rank = max(len(shape), len(repeats))
+    dims = [sa.const(1)] * (rank - len(shape)) + list(shape)
+    reps = [1] * (rank - len(repeats)) + list(repeats)
+    return tensor_sinfo(
+        tuple(sa.mul(d, sa.const(r)) for d, r in zip(dims, reps, strict=True)), data.dtype
+    )
+
+
+@define(
+    "relax.repeat",
+    ("data",),
+    (AttrDef("repeats", kind="int"), AttrDef("axis", None, "int?")),
+    INJECTIVE,
+)
+def infer_repeat(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    repeats, axis = ctx.attr("repeats"), ctx.attr("axis")
+    shape = known_shape(data)
+    if axis is None:
+        if shape is None:
+            return tensor_sinfo(None, data.dtype, 1)
+        return tensor_sinfo((sa.mul(sa.product(shape), sa.const(repeats)),), data.dtype)
+    ndim = ndim_of(data)
+    if ndim < 0:
+        return tensor_sinfo(None, data.dtype, -1)
+    axis = ctx.axis(axis, ndim)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, ndim)
+    dims = list(shape)
+    dims[axis] = sa.mul(dims[axis], sa.const(repeats))
+    return tensor_sinfo(tuple(dims), data.dtype)
+
+
+@define("relax.flip", ("data",), (AttrDef("axis", kind="int"),), INJECTIVE)
+def infer_flip(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    if ndim_of(data) >= 0:
+        ctx.axis(ctx.attr("axis"), ndim_of(data))
+    return like(data)
+
+
+@define(
+    "relax.reverse_sequence",
+    ("data", "seq_lengths"),
+    (AttrDef("seq_axis", 1, "int"), AttrDef("batch_axis", 0, "int")),
+    INJECTIVE,
+)
+def infer_reverse_sequence(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_int(ctx.tensor(1), "seq_lengths")
+    return like(data)
+
+
+@define(
+    "relax.layout_transform",
+    ("x",),
+    (
+        AttrDef("index_map", kind="object"),
+        AttrDef("pad_value", None, "object?"),
+    ),
+    INJECTIVE,
+)
+def infer_layout_transform(ctx: InferCtx) -> relax.StructInfo:
+    """The index map is opaque here: the result keeps the dtype and, when the
+    map says how many indices it yields, the rank."""
+    data = ctx.tensor(0)
+    final = getattr(ctx.attr("index_map"), "final_indices", None)
+    return tensor_sinfo(None, data.dtype, len(final) if final is not None else -1)
+
+
+@define("relax.collapse_sum_like", ("data", "collapse_target"), (), OPAQUE)
+def infer_collapse_sum_like(ctx: InferCtx) -> relax.StructInfo:
+    data, target = ctx.tensor(0), ctx.tensor(1)
+    return like(target, data.dtype)
+
+
+@define("relax.collapse_sum_to", (ArgDef("data"), ArgDef("shape", "shape")), (), OPAQUE)
+def infer_collapse_sum_to(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    values = ctx.shape_arg(1)
+    if values is None:
+        return tensor_sinfo(None, data.dtype, ctx.shape_ndim(1))
+    return tensor_sinfo(values, data.dtype)

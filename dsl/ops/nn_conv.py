@@ -1,0 +1,284 @@
+"""Convolutions, transposed convolutions and pools (1-d, 2-d, 3-d).
+
+Shapes are computed by layout letter (`N`, `C`, `D`, `H`, `W` for data; `O`,
+`I` and the spatial letters for kernels), so `NHWC`/`HWIO` work like `NCHW`/
+`OIHW`. Tiled layouts (`NCHW16c`) keep only the rank. An omitted `out_layout`
+becomes the data layout, as TVM's wrappers set it.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.registry import (
+    OUT_EWISE_FUSIBLE,
+    ArgDef,
+    AttrDef,
+    BuildCtx,
+    OpDef,
+    register,
+)
+
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+DATA_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+
+
+def _positions(layout: str, letters: str) -> dict[str, int] | None:
+    """Letter -> axis of a primal layout holding exactly `letters`; None otherwise."""
+    if sorted(layout) != sorted(letters):
+        return None
+    return {c: i for i, c in enumerate(layout)}
+
+
+def build_out_layout(ctx: BuildCtx) -> None:
+    key = "data_layout" if "data_layout" in ctx.attrs else "layout"
+    if ctx.attrs.get("out_layout") is None:
+        ctx.attrs["out_layout"] = ctx.attrs[key]
+
+
+def _window(
+    ctx: InferCtx, size: tir.PrimExpr, kernel: tir.PrimExpr, i: int, n: int, ceil_mode: bool = False
+) -> tir.PrimExpr:
+    """Output length of a strided, dilated, padded window over `size`."""
+    stride, dilation = ctx.attr("strides")[i], ctx.attr("dilation")[i]
+    padding = ctx.attr("padding")
+    extent = sa.add(sa.mul(sa.const(dilation), sa.sub(kernel, sa.const(1))), sa.const(1))
+    span = sa.sub(sa.add(size, sa.const(padding[i] + padding[i + n])), extent)
+    if ceil_mode:
+        span = sa.add(span, sa.const(stride - 1))
+    out = sa.add(sa.floordiv(span, sa.const(stride)), sa.const(1))
+    if sa.as_int(out) is not None and sa.as_int(out) <= 0:  # type: ignore[operator]
+        ctx.fail(f"the window does not fit: output size {sa.as_int(out)} on spatial dim {i}")
+    return out
+
+
+def _emit(
+    ctx: InferCtx, dims: dict[str, tir.PrimExpr], data_layout: str, dtype: str, ndim: int
+) -> relax.StructInfo:
+    out_layout = ctx.attr("out_layout") or data_layout
+    if _positions(out_layout, data_layout) is None:
+        return tensor_sinfo(None, dtype, ndim)
+    return tensor_sinfo(tuple(dims[c] for c in out_layout), dtype)
+
+
+def _conv(ctx: InferCtx, n: int, transpose: bool) -> relax.StructInfo:
+    data, weight = ctx.tensor(0), ctx.tensor(1)
+    out_dtype = ctx.attr("out_dtype")
+    mixed = "void" not in (data.dtype, weight.dtype) and data.dtype != weight.dtype
+    if mixed and out_dtype is None:
+        ctx.fail(f"data and weight must have the same dtype, got {data.dtype} and {weight.dtype}")
+    dtype = out_dtype or (data.dtype if data.dtype != "void" else weight.dtype)
+    for name, t in (("data", data), ("weight", weight)):
+        if ndim_of(t) not in (-1, n + 2):
+            ctx.fail(f"{name} must have rank {n + 2}, got {ndim_of(t)}")
+    spatial = SPATIAL[n]
+    dpos = _positions(ctx.attr("data_layout"), "NC" + spatial)
+    kpos = _positions(ctx.attr("kernel_layout"), "OI" + spatial)
+    dshape, kshape = known_shape(data), known_shape(weight)
+    if dpos is None or kpos is None or dshape is None or kshape is None:
+        return tensor_sinfo(None, dtype, n + 2)
+    groups = ctx.attr("groups")
+    channels, k_in, k_out = dshape[dpos["C"]], kshape[kpos["I"]], kshape[kpos["O"]]
+    if transpose:
+        ctx.check_dims(channels, k_in, "data channels differ from the weight's input channels")
+        out_channels = sa.mul(k_out, sa.const(groups))
+    else:
+        ctx.check_dims(
+            channels,
+            sa.mul(k_in, sa.const(groups)),
+            "data channels differ from weight input channels times groups",
+        )
+        out_channels = k_out
+    dims = {"N": dshape[dpos["N"]], "C": out_channels}
+    for i, letter in enumerate(spatial):
+        size, kernel = dshape[dpos[letter]], kshape[kpos[letter]]
+        if transpose:
+            stride, dilation = ctx.attr("strides")[i], ctx.attr("dilation")[i]
+            pad = ctx.attr("padding")[i] + ctx.attr("padding")[i + n]
+            out = sa.mul(sa.sub(size, sa.const(1)), sa.const(stride))
+            out = sa.add(out, sa.mul(sa.const(dilation), sa.sub(kernel, sa.const(1))))
+            extra = ctx.attr("output_padding")[i] + 1 - pad
+            dims[letter] = sa.add(out, sa.const(extra))
+        else:
+            dims[letter] = _window(ctx, size, kernel, i, n)
+    return _emit(ctx, dims, ctx.attr("data_layout"), dtype, n + 2)
+
+
+def _pool(ctx: InferCtx, n: int) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    if ndim_of(data) not in (-1, n + 2):
+        ctx.fail(f"data must have rank {n + 2}, got {ndim_of(data)}")
+    spatial = SPATIAL[n]
+    pos = _positions(ctx.attr("layout"), "NC" + spatial)
+    shape = known_shape(data)
+    if pos is None or shape is None:
+        return tensor_sinfo(None, data.dtype, n + 2)
+    dims = {"N": shape[pos["N"]], "C": shape[pos["C"]]}
+    sizes = ctx.attr("pool_size")
+    for i, letter in enumerate(spatial):
+        dims[letter] = _window(
+            ctx, shape[pos[letter]], sa.const(sizes[i]), i, n, bool(ctx.attr("ceil_mode"))
+        )
+    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, n + 2)
+
+
+def _adaptive_pool(ctx: InferCtx, n: int) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    spatial = SPATIAL[n]
+    pos = _positions(ctx.attr("layout"), "NC" + spatial)
+    shape = known_shape(data)
+    if pos is None or shape is None:
+        return tensor_sinfo(None, data.dtype, n + 2)
+    if len(shape) != n + 2:
+        ctx.fail(f"data must have rank {n + 2}, got {len(shape)}")
+    sizes = ctx.attr("output_size")
+    dims = {c: shape[pos[c]] for c in "NC" + spatial}
+    if sizes is not None:
+        for i, letter in enumerate(spatial):
+            dims[letter] = sa.const(sizes[i])
+    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, n + 2)
+
+
+def _conv_attrs(n: int, transpose: bool) -> tuple[AttrDef, ...]:
+    kernel = ("IO" if transpose else "OI") + SPATIAL[n]
+    head = [
+        AttrDef("strides", (1,) * n, f"ints/{n}"),
+        AttrDef("padding", (0,) * (2 * n), f"pad/{n}"),
+    ]
+    if transpose:
+        head.append(AttrDef("output_padding", (0,) * n, f"ints/{n}"))
+    return (
+        *head,
+        AttrDef("dilation", (1,) * n, f"ints/{n}"),
+        AttrDef("groups", 1, "int"),
+        AttrDef("data_layout", DATA_LAYOUT[n], "str"),
+        AttrDef("kernel_layout", kernel, "str"),
+        AttrDef("out_layout", None, "str?"),
+        AttrDef("out_dtype", None, "dtype?"),
+    )
+
+
+def _pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
+    return (
+        AttrDef("pool_size", (1,) * n, f"ints/{n}"),
+        AttrDef("strides", (1,) * n, f"ints/{n}"),
+        AttrDef("dilation", (1,) * n, f"ints/{n}"),
+        AttrDef("padding", (0,) * (2 * n), f"pad/{n}"),
+        AttrDef("ceil_mode", False, "bool"),
+        AttrDef("count_include_pad", count_include_pad, "bool"),
+        AttrDef("layout", DATA_LAYOUT[n], "str"),
+        AttrDef("out_layout", None, "str?"),
+    )
+
+
+def infer_conv1d(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 1, transpose=False)
+
+
+def infer_conv2d(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 2, transpose=False)
+
+
+def infer_conv3d(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 3, transpose=False)
+
+
+def infer_conv1d_transpose(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 1, transpose=True)
+
+
+def infer_conv2d_transpose(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 2, transpose=True)
+
+
+def infer_conv3d_transpose(ctx: InferCtx) -> relax.StructInfo:
+    return _conv(ctx, 3, transpose=True)
+
+
+def infer_pool1d(ctx: InferCtx) -> relax.StructInfo:
+    return _pool(ctx, 1)
+
+
+def infer_pool2d(ctx: InferCtx) -> relax.StructInfo:
+    return _pool(ctx, 2)
+
+
+def infer_pool3d(ctx: InferCtx) -> relax.StructInfo:
+    return _pool(ctx, 3)
+
+
+def infer_adaptive1d(ctx: InferCtx) -> relax.StructInfo:
+    return _adaptive_pool(ctx, 1)
+
+
+def infer_adaptive2d(ctx: InferCtx) -> relax.StructInfo:
+    return _adaptive_pool(ctx, 2)
+
+
+def infer_adaptive3d(ctx: InferCtx) -> relax.StructInfo:
+    return _adaptive_pool(ctx, 3)
+
+
+_CONV = {1: infer_conv1d, 2: infer_conv2d, 3: infer_conv3d}
+_CONV_T = {1: infer_conv1d_transpose, 2: infer_conv2d_transpose, 3: infer_conv3d_transpose}
+_POOL = {1: infer_pool1d, 2: infer_pool2d, 3: infer_pool3d}
+_ADAPTIVE = {1: infer_adaptive1d, 2: infer_adaptive2d, 3: infer_adaptive3d}
+
+for _n in (1, 2, 3):
+    _d = f"{_n}d"
+    register(
+        OpDef(
+            f"relax.nn.conv{_d}",
+            (ArgDef("data"), ArgDef("weight")),
+            _conv_attrs(_n, False),
+            OUT_EWISE_FUSIBLE,
+            _CONV[_n],
+            build_out_layout,
+        )
+    )
+    register(
+        OpDef(
+            f"relax.nn.conv{_d}_transpose",
+            (ArgDef("data"), ArgDef("weight")),
+            _conv_attrs(_n, True),
+            OUT_EWISE_FUSIBLE,
+            _CONV_T[_n],
+            build_out_layout,
+        )
+    )
+    register(
+        OpDef(
+            f"relax.nn.max_pool{_d}",
+            (ArgDef("data"),),
+            _pool_attrs(_n, False),
+            OUT_EWISE_FUSIBLE,
+            _POOL[_n],
+            build_out_layout,
+        )
+    )
+    # TVM's avg_pool1d/3d default count_include_pad to True, avg_pool2d to False.
+    register(
+        OpDef(
+            f"relax.nn.avg_pool{_d}",
+            (ArgDef("data"),),
+            _pool_attrs(_n, _n != 2),
+            OUT_EWISE_FUSIBLE,
+            _POOL[_n],
+            build_out_layout,
+        )
+    )
+    register(
+        OpDef(
+            f"relax.nn.adaptive_avg_pool{_d}",
+            (ArgDef("data"),),
+            (
+                AttrDef("output_size", None, f"ints/{_n}?"),
+                AttrDef("layout", DATA_LAYOUT[_n], "str"),
+                AttrDef("out_layout", None, "str?"),
+            ),
+            OUT_EWISE_FUSIBLE,
+            _ADAPTIVE[_n],
+            build_out_layout,
+        )
+    )

@@ -1,0 +1,133 @@
+"""Normalizations: batch_norm, layer_norm, group_norm, instance_norm, rms_norm.
+
+Each returns the data's struct info (batch_norm adds the running mean and
+variance); the checks are the ones TVM makes: float data, axes in range, and
+scale/shift vectors that match the normalized dims when both are static.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax
+from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of
+from tvmlite.dsl.ops.registry import OUT_EWISE_FUSIBLE, ArgDef, AttrDef, define
+
+EPS = AttrDef("epsilon", 1e-5, "float")
+CENTER_SCALE = (AttrDef("center", True, "bool"), AttrDef("scale", True, "bool"))
+
+
+def _check_params(
+    ctx: InferCtx, data: relax.TensorStructInfo, axes: list[int], first: int, last: int
+) -> None:
+    """Arguments first..last-1 hold one value per element of the `axes` dims."""
+    shape = known_shape(data)
+    for index in range(first, last):
+        param = ctx.tensor(index)
+        ctx.same_dtype(data.dtype, param.dtype, f"data and {ctx.arg_name(index)}")
+        pshape = known_shape(param)
+        if shape is None or pshape is None:
+            continue
+        if len(pshape) != len(axes):
+            ctx.fail(f"{ctx.arg_name(index)} must have rank {len(axes)}, got {len(pshape)}")
+        for axis, dim in zip(axes, pshape, strict=True):
+            ctx.check_dims(dim, shape[axis], f"{ctx.arg_name(index)} does not match the data")
+
+
+@define(
+    "relax.nn.batch_norm",
+    ("data", "gamma", "beta", "moving_mean", "moving_var"),
+    (
+        AttrDef("axis", kind="int"),
+        EPS,
+        *CENTER_SCALE,
+        AttrDef("momentum", 0.1, "float"),
+        AttrDef("training", True, "bool"),
+    ),
+    OUT_EWISE_FUSIBLE,
+)
+def infer_batch_norm(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    ndim = ndim_of(data)
+    if ndim >= 0:
+        axis = ctx.axis(ctx.attr("axis"), ndim)
+        _check_params(ctx, data, [axis], 1, 5)
+    mean, var = ctx.tensor(3), ctx.tensor(4)
+    return relax.TupleStructInfo((like(data), like(mean), like(var)))
+
+
+@define(
+    "relax.nn.layer_norm",
+    ("data", "gamma", "beta"),
+    (AttrDef("axes", kind="ints"), EPS, *CENTER_SCALE),
+    OUT_EWISE_FUSIBLE,
+)
+def infer_layer_norm(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    if ndim_of(data) >= 0:
+        axes = ctx.axes(ctx.attr("axes"), ndim_of(data), "axes")
+        _check_params(ctx, data, axes, 1, 3)
+    return like(data)
+
+
+@define(
+    "relax.nn.group_norm",
+    ("data", "gamma", "beta"),
+    (
+        AttrDef("num_groups", kind="int"),
+        AttrDef("channel_axis", kind="int"),
+        AttrDef("axes", kind="ints"),
+        EPS,
+        *CENTER_SCALE,
+    ),
+    OUT_EWISE_FUSIBLE,
+)
+def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    ndim = ndim_of(data)
+    if ndim >= 0:
+        channel = ctx.axis(ctx.attr("channel_axis"), ndim, "channel_axis")
+        ctx.axes(ctx.attr("axes"), ndim, "axes")
+        shape = known_shape(data)
+        groups = ctx.attr("num_groups")
+        if groups <= 0:
+            ctx.fail(f"num_groups must be positive, got {groups}")
+        if shape is not None:
+            channels = getattr(shape[channel], "value", None)
+            if isinstance(channels, int) and channels % groups:
+                ctx.fail(f"channels {channels} are not divisible by num_groups {groups}")
+        _check_params(ctx, data, [channel], 1, 3)
+    return like(data)
+
+
+@define(
+    "relax.nn.instance_norm",
+    ("data", "gamma", "beta"),
+    (AttrDef("channel_axis", kind="int"), AttrDef("axes", kind="ints"), EPS, *CENTER_SCALE),
+    OUT_EWISE_FUSIBLE,
+)
+def infer_instance_norm(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    ndim = ndim_of(data)
+    if ndim >= 0:
+        channel = ctx.axis(ctx.attr("channel_axis"), ndim, "channel_axis")
+        ctx.axes(ctx.attr("axes"), ndim, "axes")
+        _check_params(ctx, data, [channel], 1, 3)
+    return like(data)
+
+
+@define(
+    "relax.nn.rms_norm",
+    (ArgDef("data"), ArgDef("weight")),
+    (AttrDef("axes", (-1,), "ints"), EPS),
+    OUT_EWISE_FUSIBLE,
+)
+def infer_rms_norm(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    if ndim_of(data) >= 0:
+        axes = ctx.axes(ctx.attr("axes"), ndim_of(data), "axes")
+        _check_params(ctx, data, axes, 1, 2)
+    return like(data)

@@ -1,0 +1,103 @@
+"""Reductions (`R.sum`, `R.mean`, ..., `R.argmax`) and scans (`R.cumsum`).
+
+`axis=None` reduces every axis; `keepdims` keeps reduced axes as 1. When only
+the rank is known the result keeps a rank; `R.median` over given axes also
+returns the int64 indices, as TVM does.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax
+from tvmlite.dsl.ops import shape_arith as sa
+from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.registry import COMM_REDUCE, OPAQUE, ArgDef, AttrDef, OpDef, register
+
+STATISTICAL = ("max", "mean", "min", "prod", "std", "sum", "variance")
+STAT_ATTRS = (AttrDef("axis", None, "ints?"), AttrDef("keepdims", False, "bool"))
+
+
+def reduce_result(
+    ctx: InferCtx, data: relax.TensorStructInfo, axes: tuple[int, ...] | None, dtype: str
+) -> relax.TensorStructInfo:
+    """Shape after reducing `axes` (None = all) of `data`, honouring `keepdims`."""
+    keepdims = bool(ctx.attr("keepdims"))
+    ndim = ndim_of(data)
+    if ndim < 0:
+        if axes is None and not keepdims:
+            return tensor_sinfo((), dtype)
+        return tensor_sinfo(None, dtype, -1)
+    reduced = set(range(ndim)) if axes is None else set(ctx.axes(axes, ndim))
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, dtype, ndim if keepdims else ndim - len(reduced))
+    out = []
+    for i, dim in enumerate(shape):
+        if i not in reduced:
+            out.append(dim)
+        elif keepdims:
+            out.append(sa.const(1))
+    return tensor_sinfo(tuple(out), dtype)
+
+
+def infer_statistical(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    return reduce_result(ctx, data, ctx.attr("axis"), data.dtype)
+
+
+for _name in STATISTICAL:
+    register(OpDef(f"relax.{_name}", (ArgDef("x"),), STAT_ATTRS, COMM_REDUCE, infer_statistical))
+
+
+def infer_median(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    axes = ctx.attr("axis")
+    values = reduce_result(ctx, data, axes, data.dtype)
+    if axes is None:
+        return values
+    indices = relax.TensorStructInfo(values.shape, "int64", values.ndim)
+    return relax.TupleStructInfo((values, indices))
+
+
+register(OpDef("relax.median", (ArgDef("x"),), STAT_ATTRS, OPAQUE, infer_median))
+
+
+def infer_arg_reduce(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    axis = ctx.attr("axis")
+    return reduce_result(ctx, data, None if axis is None else (axis,), "int64")
+
+
+for _name in ("argmax", "argmin"):
+    register(
+        OpDef(
+            f"relax.{_name}",
+            (ArgDef("x"),),
+            (AttrDef("axis", None, "int?"), AttrDef("keepdims", False, "bool")),
+            COMM_REDUCE,
+            infer_arg_reduce,
+        )
+    )
+
+
+def infer_scan(ctx: InferCtx) -> relax.StructInfo:
+    data = ctx.tensor(0)
+    dtype = ctx.attr("dtype") or data.dtype
+    axis = ctx.attr("axis")
+    if axis is not None:
+        ndim = ndim_of(data)
+        if ndim >= 0:
+            ctx.axis(axis, ndim)
+        return like(data, dtype)
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, dtype, 1)
+    return tensor_sinfo((sa.product(shape),), dtype)
+
+
+SCAN_ATTRS = (
+    AttrDef("axis", None, "int?"),
+    AttrDef("dtype", None, "dtype?"),
+    AttrDef("exclusive", False, "bool"),
+)
+for _name in ("cumprod", "cumsum"):
+    register(OpDef(f"relax.{_name}", (ArgDef("data"),), SCAN_ATTRS, OPAQUE, infer_scan))

@@ -1,0 +1,201 @@
+"""Small symbolic arithmetic on int64 shape expressions.
+
+Struct-info inference must build dims like `n * 12` or `(n + 1) // 2` the way
+TVM's analyzer leaves them, so constants are folded, products keep their
+symbolic factors first and one constant coefficient last, and a product whose
+coefficient a divisor divides is divided in place. This is deliberately not a
+general simplifier: anything it cannot fold stays as written.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import tir
+
+INDEX = "int64"
+
+
+def const(value: int) -> tir.IntImm:
+    return tir.IntImm(INDEX, int(value))
+
+
+def as_int(expr: object) -> int | None:
+    """The integer value of an integer immediate, else None."""
+    if isinstance(expr, tir.IntImm) and expr.dtype != "bool":
+        return expr.value
+    return None
+
+
+def to_index(expr: tir.PrimExpr | int) -> tir.PrimExpr:
+    """An int64 dim: Python ints and integer immediates of any width become int64."""
+    if isinstance(expr, bool):
+        return const(int(expr))
+    if isinstance(expr, int):
+        return const(expr)
+    value = as_int(expr)
+    if value is not None:
+        return const(value)
+    return expr
+
+
+def _binary(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    return tir.BinaryOp(kind, a, b, getattr(a, "dtype", INDEX) or INDEX)
+
+
+def _product_parts(expr: tir.PrimExpr) -> tuple[int, list[tir.PrimExpr]]:
+    """(coefficient, symbolic factors) of a product tree."""
+    value = as_int(expr)
+    if value is not None:
+        return value, []
+    if isinstance(expr, tir.BinaryOp) and expr.kind == "mul":
+        ca, fa = _product_parts(expr.a)
+        cb, fb = _product_parts(expr.b)
+        return ca * cb, fa + fb
+    return 1, [expr]
+
+
+def _build_product(coef: int, factors: list[tir.PrimExpr]) -> tir.PrimExpr:
+    if coef == 0 or not factors:
+        return const(coef)
+    out = factors[0]
+    for f in factors[1:]:
+        out = _binary("mul", out, f)
+    return out if coef == 1 else _binary("mul", out, const(coef))
+
+
+def mul(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    ca, fa = _product_parts(to_index(a))
+    cb, fb = _product_parts(to_index(b))
+    return _build_product(ca * cb, fa + fb)
+
+
+def product(dims: tuple[tir.PrimExpr, ...] | list[tir.PrimExpr]) -> tir.PrimExpr:
+    out: tir.PrimExpr = const(1)
+    for d in dims:
+        out = mul(out, d)
+    return out
+
+
+def _offset(x: tir.PrimExpr, c: int) -> tir.PrimExpr:
+    """`x + c`, merging into an existing constant offset (`(n + 2) - 3` -> `n - 1`)."""
+    if c == 0:
+        return x
+    if isinstance(x, tir.BinaryOp) and x.kind in ("add", "sub"):
+        inner = as_int(x.b)
+        if inner is not None:
+            return _offset(x.a, c + (inner if x.kind == "add" else -inner))
+    return _binary("add", x, const(c)) if c > 0 else _binary("sub", x, const(-c))
+
+
+def add(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if va is not None and vb is not None:
+        return const(va + vb)
+    if vb is not None:
+        return _offset(a, vb)
+    if va is not None:
+        return _offset(b, va)
+    return _binary("add", a, b)
+
+
+def sub(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if va is not None and vb is not None:
+        return const(va - vb)
+    if vb is not None:
+        return _offset(a, -vb)
+    if a == b:
+        return const(0)
+    # `(x + y) - x` cancels, which keeps split and concat dims readable.
+    if isinstance(a, tir.BinaryOp) and a.kind == "add":
+        if a.a == b:
+            return a.b
+        if a.b == b:
+            return a.a
+    return _binary("sub", a, b)
+
+
+def floordiv(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if vb == 1:
+        return a
+    if va is not None and vb is not None and vb != 0:
+        return const(va // vb)
+    if vb is not None and vb > 0:
+        coef, factors = _product_parts(a)
+        if factors and coef % vb == 0:
+            return _build_product(coef // vb, factors)
+    return _binary("floordiv", a, b)
+
+
+def floormod(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if vb == 1:
+        return const(0)
+    if va is not None and vb is not None and vb != 0:
+        return const(va % vb)
+    return _binary("floormod", a, b)
+
+
+def ceildiv(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    vb = as_int(to_index(b))
+    if vb == 1:
+        return to_index(a)
+    return floordiv(add(a, sub(b, const(1))), b)
+
+
+def minimum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if va is not None and vb is not None:
+        return const(min(va, vb))
+    if a == b:
+        return a
+    return _binary("min", a, b)
+
+
+def maximum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if va is not None and vb is not None:
+        return const(max(va, vb))
+    if a == b:
+        return a
+    return _binary("max", a, b)
+
+
+def equal(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
+    """Provably equal: same constant, or the same expression (vars by identity)."""
+    a, b = to_index(a), to_index(b)
+    if a == b:
+        return True
+    va, vb = as_int(a), as_int(b)
+    return va is not None and va == vb
+
+
+def differ(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
+    """Provably different: two different constants."""
+    va, vb = as_int(to_index(a)), as_int(to_index(b))
+    return va is not None and vb is not None and va != vb
+
+
+def show(expr: tir.PrimExpr) -> str:
+    """A short human form of a dim for error messages."""
+    value = as_int(expr)
+    if value is not None:
+        return str(value)
+    if isinstance(expr, tir.Var):
+        return expr.name
+    if isinstance(expr, tir.BinaryOp):
+        symbols = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "floormod": "%"}
+        if expr.kind in symbols:
+            return f"({show(expr.a)} {symbols[expr.kind]} {show(expr.b)})"
+        return f"T.{expr.kind}({show(expr.a)}, {show(expr.b)})"
+    return type(expr).__name__
+
+
+def show_shape(shape: tuple[tir.PrimExpr, ...]) -> str:
+    return "(" + ", ".join(show(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -1,0 +1,254 @@
+"""Blocks: `with T.block/T.sblock(name):` and the header statements that fill them
+(`T.axis.*`, `T.where`, `T.reads`/`T.writes`, attrs, block-level allocations,
+region `T.match_buffer`, `with T.init():`).
+
+The header statements mutate the innermost open `BlockFrame`; the block node is
+built when its body ends, inferring regions that were not written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_buffer import BufferParser
+from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.dsl.parse_tir_regions import infer_regions
+
+AXIS_KINDS = {
+    "axis.spatial": tir.SPATIAL,
+    "axis.S": tir.SPATIAL,
+    "axis.reduce": tir.REDUCE,
+    "axis.R": tir.REDUCE,
+    "axis.scan": tir.SCAN,
+    "axis.opaque": tir.OPAQUE,
+}
+_REMAP_KINDS = {"S": tir.SPATIAL, "R": tir.REDUCE}
+FUNCTION = "function"  # `level` marker: statements directly in the function body
+
+
+@dataclass
+class BlockFrame:
+    """What the header statements of one block have declared so far."""
+
+    name: str
+    node: syntax.Node
+    iter_vars: list[tir.IterVar] = field(default_factory=list)
+    iter_values: list[tir.PrimExpr] = field(default_factory=list)
+    predicate: tir.PrimExpr | None = None
+    reads: list[tir.BufferRegion] | None = None
+    writes: list[tir.BufferRegion] | None = None
+    annotations: list[tuple[str, Any]] = field(default_factory=list)
+    allocs: list[tir.Buffer] = field(default_factory=list)
+    match_buffers: list[tir.MatchBufferRegion] = field(default_factory=list)
+    init: tir.Stmt | None = None
+
+
+class BlockParser(BufferParser):
+    """Block construction on top of buffers and expressions; statements come from
+    the subclass (`body`)."""
+
+    classic: bool
+    level: Any
+    blocks: list[BlockFrame]
+    loop_ranges: dict[tir.Var, tir.Range]
+    root_allocs: list[tir.Buffer]
+    saw_block: bool
+
+    def body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
+        raise NotImplementedError
+
+    def nested_body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
+        raise NotImplementedError
+
+    def direct_block(self, node: syntax.Node, what: str) -> BlockFrame:
+        """The block whose header `node` belongs to; it must be directly in it."""
+        if isinstance(self.level, BlockFrame):
+            return self.level
+        raise self.error(f"{what} must be directly inside a T.block/T.sblock", node)
+
+    # ------------------------------------------------------------ the block itself
+
+    def with_block(self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node) -> tir.Stmt:
+        name = ""
+        if len(call.args) > 1:
+            raise self.error(f"T.block expects at most 1 argument, got {len(call.args)}", call)
+        if call.args:
+            name = self.str_arg(call.args[0], "the block name")
+        for kw in call.keywords:
+            if kw.name == "name":
+                name = self.str_arg(kw.value, "the block name")
+            elif kw.name != "no_realize":
+                raise self.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
+        frame = BlockFrame(name, node)
+        self.saw_block = True
+        saved = self.level
+        self.blocks.append(frame)
+        self.push()
+        self.level = frame
+        try:
+            stmt = self.body(body, node.span)
+        finally:
+            self.level = saved
+            self.pop()
+            self.blocks.pop()
+        reads, writes = frame.reads, frame.writes
+        if reads is None or writes is None:
+            inferred = infer_regions(stmt, frame.init, tuple(frame.allocs), tuple(frame.match_buffers))
+            reads = list(inferred[0]) if reads is None else reads
+            writes = list(inferred[1]) if writes is None else writes
+        block = tir.Block(
+            name,
+            tuple(frame.iter_vars),
+            tuple(reads),
+            tuple(writes),
+            stmt,
+            frame.init,
+            tuple(frame.allocs),
+            tuple(frame.match_buffers),
+            tuple(frame.annotations),
+            node.span,
+        )
+        predicate = frame.predicate or tir.IntImm("bool", 1)
+        return tir.BlockRealize(tuple(frame.iter_values), predicate, block, node.span)
+
+    def with_init(self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node) -> None:
+        frame = self.direct_block(node, "with T.init()")
+        if call.args or call.keywords:
+            raise self.error("T.init takes no arguments", call)
+        if frame.init is not None:
+            raise self.error(f"block '{frame.name}' has more than one T.init()", node)
+        frame.init = self.nested_body(body, node.span)
+
+    # ------------------------------------------------------------ iter vars
+
+    def axis(self, kind: str, target: syntax.Node, call: syntax.Call) -> None:
+        """`v = T.axis.spatial(dom, binding)`; dom is an extent or a (min, max) pair."""
+        frame = self.direct_block(call, f"T.{syntax.dotted(call.func)[2:]}")  # type: ignore[index]
+        if not isinstance(target, syntax.Name):
+            raise self.error("a block axis must be assigned to a single name", target)
+        args = list(call.args)
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        for key in kwargs:
+            if key not in ("dom", "binding", "dtype"):
+                raise self.error(f"T.axis got an unexpected keyword argument '{key}'", call)
+        for key in ("dom", "binding"):
+            if key in kwargs:
+                args.append(kwargs[key])
+        if len(args) != 2:
+            raise self.error(f"T.axis expects 2 arguments (dom, binding), got {len(args)}", call)
+        binding = self.value(args[1])
+        dom_node = args[0]
+        declared = self.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else None
+        if isinstance(dom_node, syntax.Tuple | syntax.List):
+            if len(dom_node.elts) != 2:
+                raise self.error("an axis domain tuple must be (min, max)", dom_node)
+            lo, hi = self.value(dom_node.elts[0]), self.value(dom_node.elts[1])
+        else:
+            lo, hi = Lit(0, dom_node.span), self.value(dom_node)
+        dtype = declared or _first_dtype(binding, hi, lo) or "int32"
+        value = materialize(binding, dtype)
+        low, high = materialize(lo, dtype), materialize(hi, dtype)
+        if not dt.is_integer_like(dtype):
+            raise self.error(f"a block axis must be an integer, got {dtype}", call)
+        self.add_iter_var(frame, target, tir.Range(low, difference(high, low), dom_node.span), kind, value)
+
+    def remap(self, targets: syntax.Node, call: syntax.Call) -> None:
+        """`vi, vj = T.axis.remap("SR", [i, j])`: each binding is an enclosing loop var
+        and the axis takes that loop's range."""
+        frame = self.direct_block(call, "T.axis.remap")
+        if len(call.args) != 2 or call.keywords:
+            raise self.error("T.axis.remap expects 2 arguments (kinds, bindings)", call)
+        kinds = self.str_arg(call.args[0], "the kinds of T.axis.remap")
+        bindings = self.dims(call.args[1])
+        names = targets.elts if isinstance(targets, syntax.Tuple) else (targets,)
+        if not (len(kinds) == len(bindings) == len(names)):
+            raise self.error(
+                f"T.axis.remap binds {len(names)} name(s) with {len(kinds)} kind(s) "
+                f"and {len(bindings)} binding(s)",
+                call,
+            )
+        for letter, binding, target in zip(kinds, bindings, names, strict=True):
+            kind = _REMAP_KINDS.get(letter)
+            if kind is None:
+                raise self.error(f"unknown axis kind '{letter}' in T.axis.remap (use S or R)", call.args[0])
+            value = self.value(binding)
+            if not isinstance(value, tir.Var) or value not in self.loop_ranges:
+                raise self.error("T.axis.remap bindings must be enclosing loop variables", binding)
+            dom = self.loop_ranges[value]
+            self.add_iter_var(frame, target, tir.Range(dom.min, dom.extent, binding.span), kind, value)
+
+    def add_iter_var(
+        self, frame: BlockFrame, target: syntax.Node, dom: tir.Range, kind: str, value: tir.PrimExpr
+    ) -> None:
+        if not isinstance(target, syntax.Name):
+            raise self.error("a block axis must be assigned to a name", target)
+        if any(iv.var.name == target.id for iv in frame.iter_vars):
+            raise self.error(f"block axis '{target.id}' is defined twice", target)
+        var = tir.Var(target.id, value.dtype, span=target.span)
+        frame.iter_vars.append(tir.IterVar(var, dom, kind, span=target.span))
+        frame.iter_values.append(value)
+        self.define(target.id, var)
+
+    # ------------------------------------------------------------ header statements
+
+    def where(self, call: syntax.Call) -> None:
+        frame = self.direct_block(call, "T.where")
+        if len(call.args) != 1 or call.keywords:
+            raise self.error(f"T.where expects 1 argument, got {len(call.args)}", call)
+        frame.predicate = self.boolean(self.value(call.args[0]), call.args[0], "T.where predicate")
+
+    def reads_writes(self, call: syntax.Call, which: str) -> None:
+        frame = self.direct_block(call, f"T.{which}")
+        if call.keywords:
+            raise self.error(f"T.{which} takes no keyword arguments", call.keywords[0])
+        regions = self.regions(call.args)
+        if which == "reads":
+            frame.reads = (frame.reads or []) + regions
+        else:
+            frame.writes = (frame.writes or []) + regions
+
+    def block_attr(self, call: syntax.Call) -> None:
+        frame = self.direct_block(call, "T.block_attr")
+        if len(call.args) != 1 or call.keywords:
+            raise self.error(f"T.block_attr expects 1 argument, got {len(call.args)}", call)
+        frame.annotations.extend(self.attr_dict(call.args[0]))
+
+    # ------------------------------------------------------------ block-level buffers
+
+    def block_alloc(self, name: str, call: syntax.Call) -> tir.Buffer:
+        """A block-level allocation: owned by the innermost block, or the root block."""
+        named = self.buffer_args(call, call.args, "T.alloc_buffer")
+        buffer = self.make_buffer(name, named, call)
+        if self.blocks:
+            self.blocks[-1].allocs.append(buffer)
+        else:
+            self.root_allocs.append(buffer)
+        return buffer
+
+    def match_region(self, name: str, call: syntax.Call) -> tir.Buffer:
+        """`B = T.match_buffer(A[0:4, i], (4,))` inside a block."""
+        frame = self.direct_block(call, "T.match_buffer of a region")
+        source = self.region(call.args[0])
+        named = self.buffer_args(call, call.args[1:], "T.match_buffer")
+        shape = None
+        dtype = "float32"
+        if "shape" not in named:
+            shape = tuple(r.extent for r in source.region)
+            dtype = source.buffer.dtype
+        buffer = self.make_buffer(name, named, call, shape=shape, dtype=dtype)
+        frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))
+        return buffer
+
+
+def _first_dtype(*values: tir.PrimExpr | Lit) -> str | None:
+    for value in values:
+        if not isinstance(value, Lit):
+            return value.dtype
+    return None
+
+
+def const_range(extent: int, dtype: str = "int32") -> tir.Range:
+    return tir.Range(make_const(0, dtype), make_const(extent, dtype))

@@ -1,0 +1,216 @@
+"""Buffers, regions and attribute values: the pieces shared by signatures
+(`T.Buffer` params, `T.match_buffer`), allocations and block headers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvmlite.diagnostics import ParseError
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+
+# Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments
+# after the source (TVM's signatures agree on it).
+BUFFER_PARAMS = (
+    "shape",
+    "dtype",
+    "data",
+    "strides",
+    "elem_offset",
+    "scope",
+    "align",
+    "offset_factor",
+    "buffer_type",
+    "axis_separators",
+)
+
+
+class BufferParser(ExprParser):
+    """Adds buffer declarations, regions and attribute dictionaries."""
+
+    def buffer_args(
+        self, call: syntax.Call, args: tuple[syntax.Node, ...], what: str
+    ) -> dict[str, syntax.Node]:
+        """Positional and keyword arguments of a buffer declaration, by parameter name."""
+        if len(args) > len(BUFFER_PARAMS):
+            raise self.error(
+                f"{what} expects at most {len(BUFFER_PARAMS)} arguments, got {len(args)}", call
+            )
+        named = dict(zip(BUFFER_PARAMS, args, strict=False))
+        for kw in call.keywords:
+            if kw.name not in BUFFER_PARAMS:
+                raise self.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
+            if kw.name in named:
+                raise self.error(f"{what} got multiple values for argument '{kw.name}'", kw)
+            named[kw.name] = kw.value
+        return named
+
+    def make_buffer(
+        self,
+        name: str,
+        named: dict[str, syntax.Node],
+        node: syntax.Node,
+        *,
+        scope: str = "global",
+        shape: tuple[tir.PrimExpr, ...] | None = None,
+        dtype: str = "float32",
+    ) -> tir.Buffer:
+        """A buffer from declaration arguments; `shape` is used when none is written."""
+        if "shape" in named:
+            shape = self.shape(named["shape"])
+        if shape is None:
+            raise self.error("a buffer needs a shape", node)
+        if "dtype" in named:
+            dtype = self.dtype_arg(named["dtype"])
+        index_dtype = shape[0].dtype if shape else "int32"
+        scope = self.str_arg(named["scope"], "scope") if "scope" in named else scope
+        data = self.data_var(named.get("data"), name, dtype, scope, node)
+        strides: tuple[tir.PrimExpr, ...] = ()
+        if "strides" in named and not _is_none(named["strides"]):
+            strides = tuple(self.dim(d, index_dtype) for d in self.dims(named["strides"]))
+        elem_offset = None
+        if "elem_offset" in named and not _is_none(named["elem_offset"]):
+            elem_offset = self.dim(named["elem_offset"], index_dtype)
+        align = self.int_arg(named["align"], "align") if "align" in named else 0
+        factor = self.int_arg(named["offset_factor"], "offset_factor") if "offset_factor" in named else 0
+        if "buffer_type" in named:
+            kind = self.str_arg(named["buffer_type"], "buffer_type")
+            if kind not in ("", "default"):
+                raise self.error(f"buffer_type={kind!r} is not supported", named["buffer_type"])
+        if "axis_separators" in named and self.dims(named["axis_separators"]):
+            raise self.error("axis_separators are not supported", named["axis_separators"])
+        return tir.Buffer(
+            name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span
+        )
+
+    def data_var(
+        self, node: syntax.Node | None, name: str, dtype: str, scope: str, owner: syntax.Node
+    ) -> tir.Var:
+        if node is None or _is_none(node):
+            return tir.Var(name, "handle", (dtype, scope), owner.span)
+        value = self.value(node)
+        if not isinstance(value, tir.Var) or value.dtype != "handle":
+            raise self.error("data= must be a handle variable", node)
+        return value
+
+    def dims(self, node: syntax.Node) -> tuple[syntax.Node, ...]:
+        if isinstance(node, syntax.Tuple | syntax.List):
+            return node.elts
+        return (node,)
+
+    def shape(self, node: syntax.Node) -> tuple[tir.PrimExpr, ...]:
+        return tuple(self.dim(d, None) for d in self.dims(node))
+
+    def dim(self, node: syntax.Node, dtype: str | None) -> tir.PrimExpr:
+        """A shape/stride/offset entry; a quoted one (`"n"`, `"n * 4"`) is parsed as an
+        expression, and an unknown quoted name becomes a fresh var as in TVM."""
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return self.quoted(node, dtype or "int32")
+        value = self.value(node)
+        if isinstance(value, Lit) and not isinstance(value.value, int):
+            raise self.error("a buffer dimension must be an integer", node)
+        expr = materialize(value, dtype)
+        if not dt.is_integer_like(expr.dtype):
+            raise self.error(f"a buffer dimension must be an integer, got {expr.dtype}", node)
+        return expr
+
+    def quoted(self, node: syntax.Constant, dtype: str) -> tir.PrimExpr:
+        from tvmlite.grammar import parse_expression
+
+        text = str(node.value)
+        parsed = parse_expression(text, node.span, self.ctx.source.filename)
+        if isinstance(parsed, syntax.Name) and self.scope.lookup(parsed.id) is None:
+            if parsed.id not in self.ctx.type_vars:
+                var = tir.Var(parsed.id, dtype, span=node.span)
+                self.define(parsed.id, var)
+                return var
+        try:
+            return self.expr(parsed, dtype)
+        except ParseError as exc:
+            raise self.error(f"{exc.message} in {text!r}", node) from None
+
+    # ------------------------------------------------------------ regions
+
+    def regions(self, args: tuple[syntax.Node, ...]) -> list[tir.BufferRegion]:
+        """`T.reads(A[i, 0:4], B)`; a list argument (older spelling) is flattened."""
+        out: list[tir.BufferRegion] = []
+        for arg in args:
+            if isinstance(arg, syntax.List | syntax.Tuple):
+                out.extend(self.regions(arg.elts))
+            else:
+                out.append(self.region(arg))
+        return out
+
+    def region(self, node: syntax.Node) -> tir.BufferRegion:
+        """`A[i, a:b]` (points and slices) or a whole buffer `A`. The number of indices
+        is checked by the verifier, which reports it at this node."""
+        if isinstance(node, syntax.Name):
+            buffer = self.buffer(node)
+            ranges = tuple(tir.Range(make_const(0, d.dtype), d, node.span) for d in buffer.shape)
+            return tir.BufferRegion(buffer, ranges, node.span)
+        if not isinstance(node, syntax.Subscript):
+            raise self.error("expected a buffer region such as A[i, 0:4]", node)
+        buffer = self.buffer_of(node.value)
+        ranges = []
+        for axis, index in enumerate(node.indices):
+            if isinstance(index, syntax.Slice):
+                ranges.append(self.slice_range(buffer, axis, index))
+            else:
+                start = self.expr(index)
+                ranges.append(tir.Range(start, make_const(1, start.dtype), index.span))
+        return tir.BufferRegion(buffer, tuple(ranges), node.span)
+
+    def slice_range(self, buffer: tir.Buffer, axis: int, node: syntax.Slice) -> tir.Range:
+        if node.step is not None:
+            raise self.error("a region slice cannot have a step", node.step)
+        extent_of_axis = buffer.shape[axis] if axis < len(buffer.shape) else None
+        start = self.value(node.start) if node.start is not None else Lit(0, node.span)
+        if node.stop is not None:
+            stop = self.value(node.stop)
+        elif extent_of_axis is not None:
+            stop = extent_of_axis
+        else:
+            raise self.error("a slice past the buffer's last axis needs a stop", node)
+        lo, hi = self.matched(start, stop, node)
+        return tir.Range(lo, difference(hi, lo, node.span), node.span)
+
+    # ------------------------------------------------------------ attributes
+
+    def attr_value(self, node: syntax.Node) -> Any:
+        """Attribute values as TVM stores them: Python scalars and strings, tuples for
+        lists, tuples of pairs for dicts, `T.bool(...)` as a bool, else a PrimExpr."""
+        if isinstance(node, syntax.Constant):
+            return node.value
+        if isinstance(node, syntax.UnaryOp) and node.op == "-":
+            inner = self.attr_value(node.operand)
+            if isinstance(inner, int | float) and not isinstance(inner, bool):
+                return -inner
+        if isinstance(node, syntax.Dict):
+            return self.attr_dict(node)
+        if isinstance(node, syntax.List | syntax.Tuple):
+            return tuple(self.attr_value(e) for e in node.elts)
+        if isinstance(node, syntax.Name):
+            found = self.lookup(node.id, node)
+            if isinstance(found, tir.Buffer):
+                return found
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
+            value = self.expr(node)
+            if isinstance(value, tir.IntImm):
+                return bool(value.value)
+            return value
+        return self.expr(node)
+
+    def attr_dict(self, node: syntax.Node) -> tuple[tuple[str, Any], ...]:
+        if not isinstance(node, syntax.Dict):
+            raise self.error("expected a dict literal {\"key\": value}", node)
+        pairs = []
+        for key, value in zip(node.keys, node.values, strict=True):
+            pairs.append((self.str_arg(key, "an attribute key"), self.attr_value(value)))
+        return tuple(pairs)
+
+
+def _is_none(node: syntax.Node) -> bool:
+    return isinstance(node, syntax.Constant) and node.value is None

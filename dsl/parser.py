@@ -1,0 +1,378 @@
+"""`tvmlite.parse`: text to IR. Owns the module level: the dialect, module-level
+`TypeVar`s, the `@I.ir_module` class and its members; function bodies go to
+`parse_tir` (prim functions) and `parse_relax` (Relax functions).
+
+Two passes over a module: first every member's name and kind and every Relax
+signature, then the bodies, so functions may refer to ones defined later.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
+from tvmlite.dsl.parse_relax import RelaxFunctionParser, literal_value
+from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal
+from tvmlite.dsl.parse_tir import parse_prim_func
+from tvmlite.dsl.verify_relax import prim_signature, verify_module
+from tvmlite.grammar import parse_syntax
+
+from tvmlite.diagnostics import ParseError, Source
+
+# Header comment lines TVM prints; the first one found decides the dialect.
+_HEADERS = {
+    "# from tvm.script import tirx as T": TVM027,
+    "# from tvm.tirx.layout import Axis": TVM027,
+    "# from typing import TypeVar": TVM027,
+    "# from tvm.script import tir as T": CLASSIC,
+}
+# Spellings only one dialect has (SPELLINGS.md); any 0.27 one wins, else classic.
+MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.')
+MARKERS_CLASSIC = ("T.block(", "out_sinfo=", "sinfo_args=", '"tir.')
+
+_UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inline")
+_OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
+
+    func: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+def detect_dialect(text: str) -> str:
+    """`tvm-0.27` or `classic`, from the header comments TVM prints, else from
+    spellings only one dialect uses."""
+    for line in text.splitlines():
+        stripped = " ".join(line.split())
+        if not stripped or stripped.startswith("from __future__"):
+            continue
+        if not stripped.startswith("#"):
+            break
+        found = _HEADERS.get(stripped)
+        if found is not None:
+            return found
+    if any(marker in text for marker in MARKERS_027):
+        return TVM027
+    return CLASSIC
+
+
+def parse(text: str, filename: str | None = None) -> IRModule | tir.PrimFunc | relax.Function:
+    """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
+    `@T.prim_func` / `@R.function` gives that function. Raises ParseError only."""
+    name = filename or "<string>"
+    if not isinstance(text, str):
+        raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
+    try:
+        return _parse(text, name)
+    except RecursionError:
+        raise ParseError(
+            "internal error while parsing: the text nests too deeply", None, name
+        ) from None
+    except MemoryError:
+        raise ParseError("internal error while parsing: out of memory", None, name) from None
+
+
+def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.Function:
+    """Parse a UTF-8 `.tvms` file; unreadable or undecodable files are ParseErrors."""
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read {name}: {exc.strerror or exc}", None, name) from None
+    return parse(text, name)
+
+
+def _parse(text: str, filename: str) -> IRModule | tir.PrimFunc | relax.Function:
+    tree = parse_syntax(text, filename)
+    ctx = RelaxContext(detect_dialect(text), Source(text, filename))
+    if "metadata" in text:
+        _reject_metadata(tree, ctx)
+    return _ModuleParser(ctx).top(tree)
+
+
+def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
+    """`metadata["..."][i]` anywhere: TVM prints such constants without their table."""
+    stack: list[object] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, syntax.Subscript):
+            base = node.value
+            while isinstance(base, syntax.Subscript):
+                base = base.value
+            if isinstance(base, syntax.Name) and base.id == "metadata":
+                raise ctx.error(
+                    "metadata[...] constants need the metadata table, which this text does "
+                    "not include",
+                    node,
+                )
+        if isinstance(node, syntax.Node):
+            stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
+        elif isinstance(node, tuple):
+            stack.extend(node)
+
+
+def _decorator_name(node: syntax.Node) -> str:
+    func = node.func if isinstance(node, syntax.Call) else node
+    return syntax.dotted(func) or ""
+
+
+class _ModuleParser:
+    def __init__(self, ctx: RelaxContext) -> None:
+        self.ctx = ctx
+
+    # ------------------------------------------------------------ top level
+
+    def top(self, tree: syntax.Module) -> IRModule | tir.PrimFunc | relax.Function:
+        items: list[syntax.ClassDef | syntax.FunctionDef] = []
+        for stmt in tree.body:
+            handler = self._TOP.get(type(stmt))
+            if handler is None:
+                raise self.ctx.error(
+                    "expected an @I.ir_module class or a @T.prim_func / @R.function def here",
+                    stmt,
+                )
+            if handler(self, stmt):
+                items.append(stmt)  # type: ignore[arg-type]
+        if not items:
+            raise self.ctx.error("the text holds no @I.ir_module class and no function", tree.span)
+        if len(items) > 1:
+            raise self.ctx.error(
+                "a text holds one @I.ir_module class or one function; this is a second one",
+                items[1],
+            )
+        item = items[0]
+        if isinstance(item, syntax.ClassDef):
+            return self.module(item)
+        return self.lone_function(item)
+
+    def _import(self, stmt: syntax.Import) -> bool:
+        if stmt.module == "__future__" and [n for n, _ in stmt.names] == ["annotations"]:
+            return False
+        raise self.ctx.error(
+            "imports are not allowed (I, T and R are predefined); only "
+            "`from __future__ import annotations` is accepted",
+            stmt,
+        )
+
+    def _assign(self, stmt: syntax.Assign) -> bool:
+        target = stmt.targets[0] if len(stmt.targets) == 1 else None
+        if isinstance(target, syntax.Name) and target.id == "metadata":
+            raise self.ctx.error("metadata tables (metadata = ...) are not supported yet", stmt)
+        value = stmt.value
+        if (
+            isinstance(target, syntax.Name)
+            and isinstance(value, syntax.Call)
+            and syntax.dotted(value.func) == "TypeVar"
+        ):
+            if (
+                len(value.args) < 1
+                or not isinstance(value.args[0], syntax.Constant)
+                or not isinstance(value.args[0].value, str)
+            ):
+                raise self.ctx.error('TypeVar takes the variable name: n = TypeVar("n")', value)
+            if value.args[0].value != target.id:
+                raise self.ctx.error(
+                    f'TypeVar name "{value.args[0].value}" differs from {target.id}', value.args[0]
+                )
+            self.ctx.type_vars.add(target.id)
+            return False
+        raise self.ctx.error('only n = TypeVar("n") assignments are allowed at module level', stmt)
+
+    def _expr(self, stmt: syntax.ExprStmt) -> bool:
+        if isinstance(stmt.value, syntax.Constant) and isinstance(stmt.value.value, str):
+            return False  # a docstring
+        raise self.ctx.error(
+            "expected an @I.ir_module class or a @T.prim_func / @R.function def here", stmt
+        )
+
+    def _pass(self, stmt: syntax.Pass) -> bool:
+        return False
+
+    def _definition(self, stmt: syntax.Node) -> bool:
+        return True
+
+    _TOP: ClassVar[dict[type, Callable[..., bool]]] = {
+        syntax.Import: _import,
+        syntax.Assign: _assign,
+        syntax.ExprStmt: _expr,
+        syntax.Pass: _pass,
+        syntax.ClassDef: _definition,
+        syntax.FunctionDef: _definition,
+    }
+
+    # ------------------------------------------------------------ functions
+
+    def kind(self, fdef: syntax.FunctionDef) -> str:
+        if not fdef.decorators:
+            raise self.ctx.error(
+                f"function {fdef.name} needs a @T.prim_func or @R.function decorator", fdef
+            )
+        name = _decorator_name(fdef.decorators[0])
+        if name == "T.prim_func":
+            return "prim"
+        if name == "R.function":
+            return "relax"
+        if name in _UNSUPPORTED_DECORATORS:
+            raise self.ctx.error(f"{name} is not supported", fdef.decorators[0])
+        raise self.ctx.error(
+            f"unknown decorator @{name or '...'}; expected @T.prim_func or @R.function",
+            fdef.decorators[0],
+        )
+
+    def lone_function(self, fdef: syntax.FunctionDef) -> tir.PrimFunc | relax.Function:
+        if self.kind(fdef) == "prim":
+            return parse_prim_func(fdef, self.ctx)
+        parser = RelaxFunctionParser(self.ctx, fdef)
+        parser.parse_signature()
+        func = parser.parse_body()
+        verify_module(IRModule({fdef.name: func}))
+        return func
+
+    # ------------------------------------------------------------ modules
+
+    def module(self, cdef: syntax.ClassDef) -> IRModule:
+        self.module_decorator(cdef)
+        if cdef.bases:
+            raise self.ctx.error(
+                "module classes take no base class (BasePyModule modules are not supported)",
+                cdef.bases[0],
+            )
+        self.ctx.module_name = cdef.name
+        mod = IRModule(dialect=self.ctx.dialect, span=cdef.span)
+        members: dict[str, syntax.Node] = {}
+        for stmt in cdef.body:
+            name = self.member(stmt, mod)
+            if name is None:
+                continue
+            if name in members:
+                line = members[name].span.line if members[name].span else "?"
+                raise self.ctx.error(f"duplicate definition of {name} (first at line {line})", stmt)
+            members[name] = stmt
+        relax_parsers: dict[str, RelaxFunctionParser] = {}
+        for name, stmt in members.items():
+            if not isinstance(stmt, syntax.FunctionDef):
+                continue
+            if self.ctx.global_names[name] == "relax":
+                relax_parsers[name] = RelaxFunctionParser(self.ctx, stmt)
+                self.ctx.signatures[name] = relax_parsers[name].parse_signature()
+            else:
+                self.ctx.signatures[name] = prim_signature(len(stmt.params))
+        functions: dict[str, Any] = {}
+        for name, stmt in members.items():
+            if name in relax_parsers:
+                functions[name] = relax_parsers[name].parse_body()
+            elif isinstance(stmt, syntax.FunctionDef):
+                functions[name] = parse_prim_func(stmt, self.ctx)
+            else:
+                functions[name] = mod.functions[name]
+        mod.functions = functions
+        verify_module(mod)
+        return mod
+
+    def module_decorator(self, cdef: syntax.ClassDef) -> None:
+        if len(cdef.decorators) != 1:
+            where = cdef.decorators[1] if cdef.decorators else cdef
+            raise self.ctx.error(
+                f"class {cdef.name} needs exactly one @I.ir_module decorator", where
+            )
+        deco = cdef.decorators[0]
+        name = _decorator_name(deco)
+        if name not in ("I.ir_module", "tvm.script.ir_module"):
+            raise self.ctx.error(f"unknown class decorator @{name or '...'}", deco)
+        if isinstance(deco, syntax.Call):
+            args = bind_call(self.ctx, deco, name, ("check_well_formed", "s_tir"))
+            for key, value in args.items():
+                bool_literal(self.ctx, value, key)
+
+    def member(self, stmt: syntax.Node, mod: IRModule) -> str | None:
+        """First pass over one class member; returns the global name it defines."""
+        if isinstance(stmt, syntax.FunctionDef):
+            kind = self.kind(stmt)
+            self.ctx.global_names.setdefault(stmt.name, kind)
+            return stmt.name
+        if isinstance(stmt, (syntax.Assign, syntax.AnnAssign)):
+            return self.extern(stmt, mod)
+        if isinstance(stmt, syntax.ExprStmt):
+            self.module_call(stmt, mod)
+            return None
+        if isinstance(stmt, syntax.Pass):
+            return None
+        raise self.ctx.error(
+            "a module class holds functions, R.ExternFunc assignments, I.module_attrs and "
+            "I.module_global_infos",
+            stmt,
+        )
+
+    def _extern_name(self, stmt: syntax.Node) -> str | None:
+        target = (
+            stmt.targets[0] if isinstance(stmt, syntax.Assign) else getattr(stmt, "target", None)
+        )
+        return target.id if isinstance(target, syntax.Name) else None
+
+    def extern(self, stmt: syntax.Assign | syntax.AnnAssign, mod: IRModule) -> str:
+        value = stmt.value
+        name = self._extern_name(stmt)
+        if isinstance(stmt, syntax.Assign) and len(stmt.targets) != 1:
+            name = None
+        if (
+            name is None
+            or not isinstance(value, syntax.Call)
+            or syntax.dotted(value.func) != "R.ExternFunc"
+        ):
+            raise self.ctx.error(
+                'the only assignment in a module class is name = R.ExternFunc("symbol")', stmt
+            )
+        args = bind_call(self.ctx, value, "R.ExternFunc", ("global_symbol",), required=1)
+        sym = args["global_symbol"]
+        if not isinstance(sym, syntax.Constant) or not isinstance(sym.value, str):
+            raise self.ctx.error("R.ExternFunc takes a string literal", sym)
+        if name in mod.functions or name in self.ctx.global_names:
+            return name  # reported as a duplicate by the caller
+        mod.functions[name] = relax.ExternFunc(sym.value, span=value.span)
+        self.ctx.global_names[name] = "extern"
+        self.ctx.signatures[name] = _OPAQUE
+        return name
+
+    def module_call(self, stmt: syntax.ExprStmt, mod: IRModule) -> None:
+        call = stmt.value
+        name = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
+        if isinstance(call, syntax.Constant) and isinstance(call.value, str):
+            return  # a docstring
+        if name not in ("I.module_attrs", "I.module_global_infos") or not isinstance(
+            call, syntax.Call
+        ):
+            raise self.ctx.error(
+                "expected I.module_attrs({...}) or I.module_global_infos({...}) here", stmt
+            )
+        args = bind_call(self.ctx, call, name, ("attrs",), required=1)
+        if not isinstance(args["attrs"], syntax.Dict):
+            raise self.ctx.error(f"{name} takes a dict", args["attrs"])
+        if name == "I.module_attrs":
+            mod.attrs.update(literal_value(args["attrs"], self.ctx))
+        else:
+            mod.global_infos.update(self.raw(args["attrs"]))
+
+    def raw(self, node: syntax.Node) -> Any:
+        """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""
+        if isinstance(node, syntax.Call):
+            func = syntax.dotted(node.func)
+            if func is None:
+                raise self.ctx.error("expected a call such as I.vdevice(...)", node.func)
+            kwargs = tuple((kw.name, self.raw(kw.value)) for kw in node.keywords)
+            return RawCall(func, tuple(self.raw(a) for a in node.args), kwargs)
+        if isinstance(node, (syntax.List, syntax.Tuple)):
+            return tuple(self.raw(e) for e in node.elts)
+        if isinstance(node, syntax.Dict):
+            return {literal_value(k, self.ctx): self.raw(v) for k, v in zip(node.keys, node.values)}
+        return literal_value(node, self.ctx)

@@ -1,0 +1,405 @@
+"""The inline transformer: builds `dsl/syntax.py` nodes while the LALR parser reduces.
+
+Building during the parse (instead of transforming a Lark tree afterwards) means no
+recursion over the tree ever happens, so nesting depth is limited only by memory, and
+no Lark `Tree` outlives the grammar boundary. Lark does not hand `meta` to inline
+transformers, so spans come from the children: every token carries its position, and
+every node built here already carries its span. Terminals that bound a node (brackets,
+leading keywords) are named in the grammar so that they reach these methods.
+
+One method per rule or alias of `tvms.lark`; a test checks that none is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+import unicodedata
+from typing import Any
+
+from lark import Token
+
+from tvmlite.diagnostics import ParseError, Source, Span
+from tvmlite.dsl import syntax as S
+
+Item = Token | S.Node
+_SIMPLE_ESCAPES = {
+    "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\n": "", "\r\n": "",
+}  # fmt: skip
+# Binding strength of the binary operators below the comparisons (higher binds tighter).
+_PRECEDENCE = {
+    "|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5,
+    "*": 6, "/": 6, "//": 6, "%": 6, "@": 6,
+}  # fmt: skip
+_COMPARISONS = frozenset({"<", ">", "==", ">=", "<=", "!=", "in", "not in", "is", "is not"})
+_ESCAPE = re.compile(
+    r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}\n]*\}|[0-7]{1,3}|\r\n|[\s\S])"
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Placement:
+    """Where the text being parsed sits in `source`: tokens on the text's first line are
+    shifted right by `column`, all lines down by `line` (used for quoted expressions)."""
+
+    source: Source
+    line: int = 0
+    column: int = 0
+
+
+class SyntaxBuilder:
+    """Callbacks for the LALR parser; the current `Placement` is per thread, so the one
+    cached parser can serve several threads and nested parses."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def begin(self, placement: Placement) -> Placement | None:
+        previous = getattr(self._local, "placement", None)
+        self._local.placement = placement
+        return previous
+
+    def end(self, previous: Placement | None) -> None:
+        self._local.placement = previous
+
+    # -------------------------------------------------------------- spans and errors
+
+    def _span(self, first: Item, last: Item) -> Span:
+        where: Placement = self._local.placement
+        if isinstance(first, Token):
+            line, column = _shift(where, first.line, first.column)
+        else:
+            line, column = first.span.line, first.span.column
+        if isinstance(last, Token):
+            end_line, end_column = _shift(where, last.end_line, last.end_column)
+        else:
+            end_line, end_column = last.span.end_line, last.span.end_column
+        return Span(where.source, line, column, end_line, end_column)
+
+    def _error(self, message: str, first: Item, last: Item | None = None) -> ParseError:
+        span = self._span(first, last if last is not None else first)
+        return ParseError(message, span, span.source.filename)
+
+    # -------------------------------------------------------------- statements
+
+    def module(self, children: list[S.Node]) -> tuple[S.Node, ...]:
+        return tuple(children)
+
+    def expression_input(self, children: list[S.Node]) -> S.Node:
+        return children[0]
+
+    def suite(self, children: list[S.Node]) -> tuple[S.Node, ...]:
+        return tuple(children)
+
+    def expr_stmt(self, c: list[Any]) -> S.ExprStmt:
+        return S.ExprStmt(c[0], c[0].span)
+
+    def assign(self, c: list[Any]) -> S.Assign:
+        return S.Assign(tuple(c[:-1]), c[-1], self._span(c[0], c[-1]))
+
+    def annassign(self, c: list[Any]) -> S.AnnAssign:
+        target, annotation, value = c
+        return S.AnnAssign(target, annotation, value, self._span(target, value or annotation))
+
+    def augassign(self, c: list[Any]) -> S.AugAssign:
+        target, op, value = c
+        return S.AugAssign(target, op.value[:-1], value, self._span(target, value))
+
+    def pass_stmt(self, c: list[Token]) -> S.Pass:
+        return S.Pass(self._span(c[0], c[0]))
+
+    def break_stmt(self, c: list[Token]) -> S.Break:
+        return S.Break(self._span(c[0], c[0]))
+
+    def continue_stmt(self, c: list[Token]) -> S.Continue:
+        return S.Continue(self._span(c[0], c[0]))
+
+    def return_stmt(self, c: list[Any]) -> S.Return:
+        keyword, value = c
+        return S.Return(value, self._span(keyword, value or keyword))
+
+    def assert_stmt(self, c: list[Any]) -> S.Assert:
+        keyword, test, msg = c
+        return S.Assert(test, msg, self._span(keyword, msg or test))
+
+    def dotted_name(self, c: list[Token]) -> list[Token]:
+        return c
+
+    def import_name(self, c: list[Any]) -> S.Import:
+        keyword, dotted, alias = c
+        module = ".".join(c.value for c in dotted)
+        names = ((module, alias.value),) if alias is not None else ()
+        return S.Import(module, names, self._span(keyword, alias or dotted[-1]))
+
+    def import_alias(self, c: list[Any]) -> tuple[tuple[str, str | None], Token]:
+        name, alias = c
+        return (name.value, alias.value if alias is not None else None), alias or name
+
+    def import_from(self, c: list[Any]) -> S.Import:
+        keyword, dotted, *aliases = c
+        names = tuple(name for name, _ in aliases)
+        module = ".".join(c.value for c in dotted)
+        return S.Import(module, names, self._span(keyword, aliases[-1][1]))
+
+    def elif_clause(self, c: list[Any]) -> tuple[Token, S.Node, tuple[S.Node, ...]]:
+        return c[0], c[1], c[2]
+
+    def if_stmt(self, c: list[Any]) -> S.If:
+        keyword, test, body, *elifs, orelse = c
+        orelse = orelse or ()
+        for elif_keyword, elif_test, elif_body in reversed(elifs):
+            span = self._span(elif_keyword, (orelse or elif_body)[-1])
+            orelse = (S.If(elif_test, elif_body, orelse, span),)
+        return S.If(test, body, orelse, self._span(keyword, (orelse or body)[-1]))
+
+    def for_stmt(self, c: list[Any]) -> S.For:
+        keyword, target, iterable, body = c
+        return S.For(target, iterable, body, self._span(keyword, body[-1]))
+
+    def while_stmt(self, c: list[Any]) -> S.While:
+        keyword, test, body = c
+        return S.While(test, body, self._span(keyword, body[-1]))
+
+    def with_item(self, c: list[Any]) -> S.WithItem:
+        context, target = c
+        return S.WithItem(context, target, self._span(context, target or context))
+
+    def with_stmt(self, c: list[Any]) -> S.With:
+        keyword, *items, body = c
+        return S.With(tuple(items), body, self._span(keyword, body[-1]))
+
+    def decorators(self, c: list[S.Node]) -> tuple[S.Node, ...]:
+        return tuple(c)
+
+    def decorator(self, c: list[S.Node]) -> S.Node:
+        return c[0]
+
+    def type_params(self, c: list[Token]) -> tuple[str, ...]:
+        return tuple(name.value for name in c)
+
+    def param(self, c: list[Any]) -> S.Param:
+        name, annotation, default = c
+        return S.Param(name.value, annotation, default, self._span(name, default or annotation or name))
+
+    def parameters(self, c: list[S.Param]) -> tuple[S.Param, ...]:
+        return tuple(c)
+
+    def funcdef(self, c: list[Any]) -> S.FunctionDef:
+        decorators, keyword, name, type_params, params, returns, body = c
+        return S.FunctionDef(
+            name.value, params or (), returns, body, decorators or (), type_params or (),
+            self._span(keyword, body[-1]),
+        )  # fmt: skip
+
+    def classdef(self, c: list[Any]) -> S.ClassDef:
+        decorators, keyword, name, arguments, body = c
+        bases: tuple[S.Node, ...] = ()
+        if arguments is not None:
+            bases, keywords = arguments
+            if keywords:
+                raise self._error("class keyword arguments are not supported", keywords[0])
+        return S.ClassDef(name.value, bases, body, decorators or (), self._span(keyword, body[-1]))
+
+    # -------------------------------------------------------------- expressions
+
+    def bare_tuple(self, c: list[S.Node]) -> S.Tuple:
+        return S.Tuple(tuple(c), False, self._span(c[0], c[-1]))
+
+    target_tuple = bare_tuple
+
+    def tuple_display(self, c: list[Any]) -> S.Tuple:
+        return S.Tuple(tuple(c[1:-1]), True, self._span(c[0], c[-1]))
+
+    def paren(self, c: list[Any]) -> S.Node:
+        # A parenthesized expression keeps its node; its span grows to cover the
+        # parentheses, so that `(a + b) * c` starts at the `(` like CPython's.
+        return dataclasses.replace(c[1], span=self._span(c[0], c[2]))
+
+    def list_display(self, c: list[Any]) -> S.List:
+        return S.List(tuple(c[1:-1]), self._span(c[0], c[-1]))
+
+    def dict_display(self, c: list[Any]) -> S.Dict:
+        items = c[1:-1]
+        return S.Dict(tuple(items[0::2]), tuple(items[1::2]), self._span(c[0], c[-1]))
+
+    def ifexp(self, c: list[Any]) -> S.IfExp:
+        body, _, test, orelse = c
+        return S.IfExp(test, body, orelse, self._span(body, orelse))
+
+    def lambda_params(self, c: list[Token]) -> tuple[str, ...]:
+        return tuple(name.value for name in c)
+
+    def lambdef(self, c: list[Any]) -> S.Lambda:
+        keyword, params, body = c
+        return S.Lambda(params or (), body, self._span(keyword, body))
+
+    def logic_chain(self, c: list[Any]) -> S.BoolOp:
+        # `and` binds tighter than `or`; both group to the left.
+        alternatives: list[S.Node] = []
+        current = c[0]
+        for i in range(1, len(c), 2):
+            right = c[i + 1]
+            if c[i].type == "AND":
+                current = S.BoolOp("and", current, right, self._span(current, right))
+            else:
+                alternatives.append(current)
+                current = right
+        for left in reversed(alternatives):
+            current = S.BoolOp("or", left, current, self._span(left, current))
+        return current
+
+    def operator_chain(self, c: list[Any]) -> S.Node:
+        """`a + b * c < d`: comparisons split the chain, the rest folds by precedence."""
+        comparisons: list[str] = []
+        sides: list[S.Node] = []
+        operands, operators = [c[0]], []
+        i = 1
+        while i < len(c):
+            op = c[i].value
+            if isinstance(c[i + 1], Token):  # `not in`, `is not`
+                i += 1
+                op = f"{op} {c[i].value}"
+            if op in _COMPARISONS:
+                sides.append(self._fold(operands, operators))
+                comparisons.append(op)
+                operands, operators = [c[i + 1]], []
+            else:
+                operands.append(c[i + 1])
+                operators.append(op)
+            i += 2
+        last = self._fold(operands, operators)
+        if not comparisons:
+            return last
+        sides.append(last)
+        return S.Compare(sides[0], tuple(comparisons), tuple(sides[1:]), self._span(sides[0], last))
+
+    def _fold(self, operands: list[S.Node], operators: list[str]) -> S.Node:
+        """Left-associative binary operators by precedence, with explicit stacks."""
+        values = [operands[0]]
+        waiting: list[str] = []
+        for op, right in zip(operators, operands[1:]):
+            while waiting and _PRECEDENCE[waiting[-1]] >= _PRECEDENCE[op]:
+                self._reduce(values, waiting.pop())
+            waiting.append(op)
+            values.append(right)
+        while waiting:
+            self._reduce(values, waiting.pop())
+        return values[0]
+
+    def _reduce(self, values: list[S.Node], op: str) -> None:
+        right = values.pop()
+        left = values.pop()
+        values.append(S.BinOp(op, left, right, self._span(left, right)))
+
+    def binop(self, c: list[Any]) -> S.BinOp:
+        left, op, right = c
+        return S.BinOp(op.value, left, right, self._span(left, right))
+
+    def unaryop(self, c: list[Any]) -> S.UnaryOp:
+        op, operand = c
+        return S.UnaryOp(op.value, operand, self._span(op, operand))
+
+    def keyword(self, c: list[Any]) -> S.Keyword:
+        name, value = c
+        return S.Keyword(name.value, value, self._span(name, value))
+
+    def arguments(self, c: list[S.Node]) -> tuple[tuple[S.Node, ...], tuple[S.Keyword, ...]]:
+        args = [arg for arg in c if not isinstance(arg, S.Keyword)]
+        keywords = [arg for arg in c if isinstance(arg, S.Keyword)]
+        if keywords and not isinstance(c[-1], S.Keyword):
+            late = next(arg for arg in c[c.index(keywords[0]) :] if not isinstance(arg, S.Keyword))
+            raise self._error("positional argument follows keyword argument", late)
+        return tuple(args), tuple(keywords)
+
+    def call(self, c: list[Any]) -> S.Call:
+        func, arguments, close = c
+        args, keywords = arguments or ((), ())
+        return S.Call(func, args, keywords, self._span(func, close))
+
+    def subscripts(self, c: list[S.Node]) -> tuple[S.Node, ...]:
+        if len(c) == 1 and isinstance(c[0], S.Tuple) and c[0].parenthesized:
+            return c[0].elts  # `A[()]` has no index; `A[(i, j)]` is `A[i, j]` as in Python
+        return tuple(c)
+
+    def subscript(self, c: list[Any]) -> S.Subscript:
+        value, indices, close = c
+        return S.Subscript(value, indices, self._span(value, close))
+
+    def slice_item(self, c: list[Any]) -> S.Slice:
+        start, colon, stop, second_colon, step = c
+        last = step or second_colon or stop or colon
+        return S.Slice(start, stop, step, self._span(start or colon, last))
+
+    def attribute(self, c: list[Any]) -> S.Attribute:
+        value, name = c
+        return S.Attribute(value, name.value, self._span(value, name))
+
+    def name(self, c: list[Token]) -> S.Name:
+        return S.Name(c[0].value, self._span(c[0], c[0]))
+
+    def constant(self, c: list[Token]) -> S.Constant:
+        value = {"True": True, "False": False, "None": None}[c[0].value]
+        return S.Constant(value, self._span(c[0], c[0]))
+
+    def int_literal(self, c: list[Token]) -> S.Constant:
+        token = c[0]
+        if token.value[-1] in "jJ":
+            raise self._error("complex literals are not supported", token)
+        try:
+            value = int(token.value, 0) if token.type == "HEX_NUMBER" else int(token.value)
+        except ValueError:
+            raise self._error("integer literal is too long", token) from None
+        return S.Constant(value, self._span(token, token))
+
+    def float_literal(self, c: list[Token]) -> S.Constant:
+        token = c[0]
+        if token.value[-1] in "jJ":
+            raise self._error("complex literals are not supported", token)
+        return S.Constant(float(token.value), self._span(token, token))
+
+    def string(self, c: list[Token]) -> S.Constant:
+        value = "".join(self._string_value(token) for token in c)
+        return S.Constant(value, self._span(c[0], c[-1]))
+
+    def _string_value(self, token: Token) -> str:
+        text: str = token.value
+        quote = text.find(text[-1])
+        prefix, body = text[:quote].lower(), text[quote:]
+        if "f" in prefix:
+            raise self._error("f-strings are not supported", token)
+        if "b" in prefix:
+            raise self._error("bytes literals are not supported", token)
+        width = 3 if body[:3] in ('"""', "'''") and len(body) >= 6 else 1
+        body = body[width:-width]
+        if "r" in prefix or "\\" not in body:
+            return body
+        return _ESCAPE.sub(lambda match: self._escape(match.group(1), token), body)
+
+    def _escape(self, code: str, token: Token) -> str:
+        head = code[0]
+        if code in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[code]
+        if head in "01234567":
+            return chr(int(code, 8))
+        if head in "xuU" and len(code) > 1:
+            point = int(code[1:], 16)
+            if point <= 0x10FFFF:
+                return chr(point)
+            raise self._error(f"invalid escape '\\{code}' (beyond U+10FFFF)", token)
+        if head in "xuU":
+            raise self._error(f"truncated '\\{head}' escape in string", token)
+        if head == "N":
+            try:
+                return unicodedata.lookup(code[2:-1])
+            except KeyError:
+                problem = "unknown character name" if len(code) > 1 else "malformed '\\N' escape"
+                raise self._error(f"{problem} in string", token) from None
+        return "\\" + code  # like Python: unknown escapes keep their backslash
+
+
+def _shift(where: Placement, line: int, column: int) -> tuple[int, int]:
+    if line == 1:
+        column += where.column
+    return line + where.line, column

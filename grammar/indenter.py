@@ -1,0 +1,125 @@
+"""The postlexer: turns Python-style indentation into `_INDENT`/`_DEDENT` tokens.
+
+Lark's own `Indenter` keeps its state on the instance (so one cached parser could not
+serve two threads), measures tabs with a fixed width (so mixed tabs and spaces pass
+silently), and fails with assertions on unbalanced brackets. This one keeps all state
+in the generator, compares indentation as strings the way CPython's tokenizer does,
+and reports every problem as an `IndentationProblem` that `grammar/__init__.py` turns
+into a located `ParseError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lark import Token
+from lark.lark import PostLex
+
+NEWLINE = "_NEWLINE"
+INDENT = "_INDENT"
+DEDENT = "_DEDENT"
+OPENING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+CLOSING = {"RPAR", "RSQB", "RBRACE"}
+
+# Python keywords the language has no statement or expression for. They can never be
+# identifiers in Python, so a NAME with one of these values is always a construct we
+# do not support: saying so beats "unexpected name".
+UNSUPPORTED_KEYWORDS = frozenset(
+    {"async", "await", "yield", "global", "nonlocal", "del", "raise", "try", "except",
+     "finally"}  # fmt: skip
+)
+
+
+class IndentationProblem(Exception):
+    """A layout error found while post-lexing, located at a token."""
+
+    def __init__(self, message: str, token: Token) -> None:
+        super().__init__(message)
+        self.message = message
+        self.token = token
+
+
+class TvmsIndenter(PostLex):
+    """Inserts `_INDENT`/`_DEDENT` after newlines outside brackets.
+
+    They must follow the newline at once: the contextual lexer lexes the next token in
+    the parser state the indentation tokens lead to. The `_NEWLINE` terminal never
+    swallows whitespace at the very end of the text, so trailing blanks open no block.
+    A newline is synthesized before end of input when the text does not end with one,
+    since every statement in the grammar ends in `_NEWLINE`.
+    """
+
+    # The contextual lexer must produce newlines in every parser state, even inside
+    # brackets where the grammar never accepts them: they are dropped here.
+    always_accept = (NEWLINE,)
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        levels: list[str] = [""]  # the indentation strings of the open blocks
+        brackets: list[Token] = []
+        last: Token | None = None
+        for token in stream:
+            kind = token.type
+            if kind == NEWLINE:
+                if brackets:
+                    continue
+                if last is None or last.type != NEWLINE:
+                    yield token  # two in a row only around form feeds: keep one
+                last = token
+                yield from _indentation(token, levels)
+                continue
+            if last is None and token.column != 1:
+                raise IndentationProblem("unexpected indent", token)
+            if kind == "NAME" and token.value in UNSUPPORTED_KEYWORDS:
+                raise IndentationProblem(f"'{token.value}' is not supported in .tvms text", token)
+            if kind in OPENING:
+                brackets.append(token)
+            elif kind in CLOSING and brackets:
+                opening = brackets.pop()
+                if OPENING[opening.type] != kind:
+                    raise IndentationProblem(
+                        f"closing '{token.value}' does not match opening '{opening.value}'"
+                        f" on line {opening.line}",
+                        token,
+                    )
+            last = token
+            yield token
+        if brackets:
+            raise IndentationProblem(f"'{brackets[-1].value}' was never closed", brackets[-1])
+        if last is not None and last.type != NEWLINE:
+            last = _at_end(NEWLINE, last)
+            yield last
+        for _ in levels[1:]:
+            yield _at_end(DEDENT, last) if last is not None else Token(DEDENT, "")
+
+
+def _indentation(newline: Token, levels: list[str]) -> Iterator[Token]:
+    """The `_INDENT`/`_DEDENT` tokens for the line that `newline` leads to."""
+    text = newline.value
+    cut = max(text.rfind("\n"), text.rfind("\r"))
+    indent = text[cut + 1 :]
+    if cut < 0 or "#" in indent:
+        return  # a comment that ends the text: no line follows
+    top = levels[-1]
+    if indent == top:
+        return
+    if indent.startswith(top):
+        levels.append(indent)
+        yield _at_end(INDENT, newline, indent)
+        return
+    if indent in levels:
+        while levels[-1] != indent:
+            levels.pop()
+            yield _at_end(DEDENT, newline)
+        return
+    here = _at_end(INDENT, newline, " ")
+    if "\t" in indent or any("\t" in level for level in levels):
+        raise IndentationProblem("inconsistent use of tabs and spaces in indentation", here)
+    raise IndentationProblem("unindent does not match any outer indentation level", here)
+
+
+def _at_end(kind: str, last: Token, value: str = "") -> Token:
+    """A token placed just after `last`, spanning `value` (for error messages)."""
+    line = last.end_line or last.line or 1
+    column = last.end_column or last.column or 1
+    pos = last.end_pos or 0
+    return Token(kind, value, pos, line, column, line, column + len(value), pos + len(value))

@@ -1,0 +1,85 @@
+"""State shared by the printers while one module (or lone function) is printed.
+
+TVM decides the header comments, the module-level `TypeVar` lines and the
+metadata footer from what the function printers actually used, so the function
+printers record that here and the module printer reads it at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tvmlite.dsl import relax
+from tvmlite.dsl.module import CLASSIC, DIALECTS, TVM027
+from tvmlite.printer.names import NameTable
+
+from tvmlite.diagnostics import TVMLiteError
+
+if TYPE_CHECKING:
+    from tvmlite.printer.tir import TIRPrinter
+
+INDENT = "    "
+
+# Metadata table keys of a non-scalar Relax constant, per dialect.
+CONSTANT_KEY = {CLASSIC: "relax.expr.Constant", TVM027: "ir.GenericConst"}
+METADATA_FOOTER = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
+def check_dialect(dialect: str) -> str:
+    if dialect not in DIALECTS:
+        allowed = ", ".join(repr(d) for d in DIALECTS)
+        raise TVMLiteError(f"unknown dialect {dialect!r}: expected one of {allowed}")
+    return dialect
+
+
+@dataclass
+class PrintContext:
+    """`module_functions` holds the global names of the enclosing module (None for
+    a lone function: callees then print as bare names, as TVM does)."""
+
+    dialect: str
+    names: NameTable
+    tir: TIRPrinter
+    module_functions: frozenset[str] | None = None
+    uses_tir: bool = False
+    typevars: set[str] = field(default_factory=set)
+    constants: list[relax.Constant] = field(default_factory=list)
+
+    @property
+    def classic(self) -> bool:
+        return self.dialect == CLASSIC
+
+    def metadata_ref(self, const: relax.Constant) -> str:
+        """`metadata["<key>"][i]`, deduplicated by value like TVM's AddMetadata."""
+        for index, seen in enumerate(self.constants):
+            if seen == const:
+                break
+        else:
+            index = len(self.constants)
+            self.constants.append(const)
+        return f'metadata["{CONSTANT_KEY[self.dialect]}"][{index}]'
+
+    def header(self, uses_ir: bool, uses_relax: bool) -> list[str]:
+        """Header comments for the namespaces used, in TVM's order, then a blank line."""
+        lines = []
+        if self.typevars and not self.classic:
+            lines.append("# from typing import TypeVar")
+        if uses_ir:
+            lines.append("# from tvm.script import ir as I")
+        if self.uses_tir:
+            if self.classic:
+                lines.append("# from tvm.script import tir as T")
+            else:
+                lines.append("# from tvm.script import tirx as T")
+                lines.append("# from tvm.tirx.layout import Axis")
+        if uses_relax:
+            lines.append("# from tvm.script import relax as R")
+        lines.append("")
+        return lines
+
+    def typevar_lines(self) -> list[str]:
+        """0.27 declares symbolic variables once per module, sorted by name."""
+        if self.classic:
+            return []
+        return [f'{name} = TypeVar("{name}")' for name in sorted(self.typevars)]

@@ -1,0 +1,98 @@
+"""The module printer: header comments, 0.27 `TypeVar` lines, the `@I.ir_module`
+class with its attributes and functions in TVM's order, and the metadata footer.
+
+The header depends on what the function printers used (a `T.float64(0.5)` in a
+Relax call imports `T`), so the class body is printed first and the header last.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.module import IRModule
+from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
+from tvmlite.printer.names import NameTable
+from tvmlite.printer.relax import RelaxPrinter, indent
+
+from tvmlite.diagnostics import TVMLiteError
+
+Function = tir.PrimFunc | relax.Function | relax.ExternFunc
+
+# Function kinds in the order TVM prints them; `main` always last.
+_KIND_ORDER = {tir.PrimFunc: 1, relax.ExternFunc: 2, relax.Function: 3}
+
+
+def _sort_key(item: tuple[str, Function]) -> tuple[int, str]:
+    name, func = item
+    return (1000 if name == "main" else _KIND_ORDER[type(func)], name)
+
+
+def _context(dialect: str, module_functions: frozenset[str] | None) -> PrintContext:
+    from tvmlite.printer.tir import TIRPrinter  # written in parallel; import when used
+
+    names = NameTable()
+    return PrintContext(dialect, names, TIRPrinter(dialect, names), module_functions)
+
+
+def print_module(mod: IRModule, dialect: str) -> str:
+    ctx = _context(dialect, frozenset(mod.functions))
+    relax_printer = RelaxPrinter(ctx)
+    body = []  # the class body, indented; blank lines stay empty
+    if mod.attrs:
+        body.append(f"{INDENT}I.module_attrs({relax_printer.value(mod.attrs)})")
+    if mod.global_infos:
+        infos = relax_printer.value(mod.global_infos)
+        body.append(f"{INDENT}I.module_global_infos({infos})")
+    uses_relax = False
+    for name, func in sorted(mod.functions.items(), key=_sort_key):
+        if isinstance(func, relax.ExternFunc):
+            uses_relax = True
+            body.append(f"{INDENT}{name} = {relax_printer.expr(func)}")
+            continue
+        body.extend(indent(_function_lines(ctx, relax_printer, name, func, module_level=True)))
+        body.append("")
+        uses_relax = uses_relax or isinstance(func, relax.Function)
+    lines = ctx.header(uses_ir=True, uses_relax=uses_relax)
+    lines.extend(ctx.typevar_lines())
+    lines.extend(["@I.ir_module", "class Module:"])
+    lines.extend(body or [INDENT + "pass"])
+    return _finish(ctx, lines)
+
+
+def print_function(func: Function, dialect: str) -> str:
+    """A function printed on its own, as TVM prints it: named by its global symbol
+    (`main` when private), callees as bare names (not re-parseable without their
+    module, as in TVM)."""
+    if isinstance(func, relax.ExternFunc):
+        raise TVMLiteError("an ExternFunc has no text of its own; print its module")
+    ctx = _context(dialect, None)
+    name = func.attr("global_symbol") or "main"
+    lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)
+    out = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
+    out.extend(ctx.typevar_lines())
+    out.extend(lines)
+    return _finish(ctx, out)
+
+
+def _function_lines(
+    ctx: PrintContext,
+    relax_printer: RelaxPrinter,
+    name: str,
+    func: tir.PrimFunc | relax.Function,
+    module_level: bool,
+) -> list[str]:
+    if isinstance(func, tir.PrimFunc):
+        lines, typevars = ctx.tir.prim_func(name, func, module_level)
+        ctx.uses_tir = True
+        ctx.typevars.update(typevars)
+        return lines
+    return relax_printer.function(name, func)
+
+
+def _finish(ctx: PrintContext, lines: list[str]) -> str:
+    """Trailing blank lines dropped (TVM trims the text), then the metadata footer
+    when a constant was sent to the table; one final newline."""
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if ctx.constants:
+        lines.extend(["", METADATA_FOOTER])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,196 @@
+"""Relax functions as TVMScript text: signature, `R.func_attr`, binding blocks,
+dataflow regions, `if`/`else` and nested functions (TVM's `function.cc`,
+`binding.cc`, `region.cc`).
+
+The order in which things are printed matters and follows TVM: the return
+annotation before the parameters (so classic `n = T.int64()` lines come in that
+order), the right-hand side of a binding before its annotation and its name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvmlite.dsl import relax
+from tvmlite.printer.context import INDENT
+from tvmlite.printer.relax_call import RelaxCallPrinter
+from tvmlite.printer.relax_expr import HIDDEN_ANNOTATION_CALLS, FunctionFrame
+
+
+class RelaxPrinter(RelaxCallPrinter):
+    """Prints Relax functions of one module; names come from the shared NameTable."""
+
+    def function(self, name: str, func: relax.Function) -> list[str]:
+        """A top-level function (module member or lone function), at indent 0."""
+        self.frame = FunctionFrame(func_vars=set())
+        return self._function(name, func, top_level=True)
+
+    def _function(self, name: str, func: relax.Function, top_level: bool) -> list[str]:
+        outer_prelude = self.frame.prelude
+        own_prelude = outer_prelude if top_level else []
+        self.names.push()
+        if top_level:
+            self.frame.depth = self.names.depth
+        try:
+            ret = self.sinfo(func.ret_struct_info)
+            params = []
+            for param in func.params:
+                ann = self.sinfo(param.struct_info)
+                params.append(f"{self.names.define(param, param.name or 'v')}: {ann}")
+            self.frame.func_vars = None
+            attrs = self._func_attrs(name, func, top_level)
+            if attrs:
+                own_prelude.append(f"R.func_attr({self.value(attrs)})")
+            body = self._seq_expr_lines(func.body, self._return)
+        finally:
+            self.names.pop()
+        lines = [self._decorator(func, top_level), f"def {name}({', '.join(params)}) -> {ret}:"]
+        lines.extend(indent(own_prelude + body))
+        return lines
+
+    def _func_attrs(self, name: str, func: relax.Function, top_level: bool) -> dict[str, Any]:
+        """Attrs minus a `global_symbol` equal to the printed name (implied by the
+        decorator); `tir.`/`tirx.` key prefixes spelled for the dialect."""
+        attrs = {_attr_key(key, self.ctx.classic): value for key, value in func.attrs}
+        if top_level and attrs.get("global_symbol") == name:
+            del attrs["global_symbol"]
+        return attrs
+
+    def _decorator(self, func: relax.Function, top_level: bool) -> str:
+        kwargs = []
+        if not func.is_pure:
+            kwargs.append("pure=False")
+        if top_level and func.attr("global_symbol") is None:
+            kwargs.append("private=True")
+        return f"@R.function({', '.join(kwargs)})" if kwargs else "@R.function"
+
+    # ------------------------------------------------------------ regions
+
+    def _seq_expr_lines(self, seq: relax.SeqExpr, last: Any) -> list[str]:
+        """The blocks of `seq` in a fresh naming frame, then `last(seq.body)`: a
+        `return` for a function body, an assignment for an `if` branch."""
+        self.names.push()
+        try:
+            lines = []
+            for block in seq.blocks:
+                lines.extend(self._block(block))
+            lines.append(last(seq.body))
+        finally:
+            self.names.pop()
+        return lines
+
+    def _return(self, body: relax.Expr) -> str:
+        return f"return {self.expr(body)}"
+
+    def _block(self, block: relax.BindingBlock) -> list[str]:
+        lines: list[str] = []
+        outputs = []
+        for binding in block.bindings:
+            lines.extend(self._binding(binding))
+            if block.is_dataflow and not isinstance(binding.var, relax.DataflowVar):
+                outputs.append(self.expr(binding.var))
+        if not block.is_dataflow:
+            return lines
+        lines.append(f"R.output({', '.join(outputs)})")
+        return ["with R.dataflow():", *indent(lines)]
+
+    # ------------------------------------------------------------ bindings
+
+    def _binding(self, binding: relax.Binding) -> list[str]:
+        if isinstance(binding, relax.MatchCast):
+            return self._match_cast(binding)
+        var, value = binding.var, binding.value
+        if isinstance(value, relax.If):
+            ann = self._annotation(var, value)
+            return self._if(value, self._define(var), ann)
+        if isinstance(value, relax.Function):
+            return self._nested_function(self._define(var), value)
+        if _is_void(var.struct_info):
+            return [self.expr(value)]
+        rhs = self.rhs(value)
+        ann = self._annotation(var, value)
+        return [assign(self._define(var), ann, rhs)]
+
+    def _match_cast(self, binding: relax.MatchCast) -> list[str]:
+        ann = self.sinfo(binding.var.struct_info)
+        rhs = f"R.match_cast({self.expr(binding.value)}, {self.sinfo(binding.struct_info)})"
+        return [assign(self._define(binding.var), ann, rhs)]
+
+    def _annotation(self, var: relax.Var, value: relax.Expr) -> str | None:
+        """Every binding is annotated, except a call_tir / call_dps_packed whose
+        output struct info already says it."""
+        if (
+            isinstance(value, relax.Call)
+            and isinstance(value.op, relax.Op)
+            and value.op.name in HIDDEN_ANNOTATION_CALLS
+            and value.sinfo_args
+            and value.sinfo_args[0] == var.struct_info
+        ):
+            return None
+        return self.sinfo(var.struct_info)
+
+    def _define(self, var: relax.Var) -> str:
+        return self.names.define(var, var.name or "v")
+
+    def rhs(self, value: relax.Expr) -> str:
+        """A tuple of two or more fields prints without parentheses after `=`."""
+        if isinstance(value, relax.Tuple) and len(value.fields) > 1:
+            return ", ".join(self.expr(f) for f in value.fields)
+        return self.expr(value)
+
+    def _if(self, if_: relax.If, lhs: str, ann: str | None) -> list[str]:
+        """Both branches end by assigning the bound var (`r: ann = value`)."""
+        cond = self.expr(if_.condition)
+        lines = [f"if {cond}:"]
+        for branch, keyword in ((if_.true_branch, None), (if_.false_branch, "else:")):
+            if keyword:
+                lines.append(keyword)
+            branch_lines = self._seq_expr_lines(branch, _BranchResult(self, lhs, ann))
+            lines.extend(indent(branch_lines))
+        return lines
+
+    def _nested_function(self, name: str, func: relax.Function) -> list[str]:
+        """A local function: TVM repeats the header comments above it (then a
+        whitespace-only line), and it is never private."""
+        outer_vars = self.frame.func_vars
+        self.frame.func_vars = set()
+        try:
+            lines = self._function(name, func, top_level=False)
+        finally:
+            self.frame.func_vars = outer_vars
+        header = self.ctx.header(self.ctx.module_functions is not None, uses_relax=True)
+        header = [line for line in header if "TypeVar" not in line]
+        return header + lines
+
+
+class _BranchResult:
+    """The last statement of an `if` branch: assigns the branch value to the var
+    bound to the whole `if`."""
+
+    def __init__(self, printer: RelaxPrinter, lhs: str, ann: str | None) -> None:
+        self.printer, self.lhs, self.ann = printer, lhs, ann
+
+    def __call__(self, body: relax.Expr) -> str:
+        return assign(self.lhs, self.ann, self.printer.rhs(body))
+
+
+def assign(lhs: str, ann: str | None, rhs: str) -> str:
+    return f"{lhs}: {ann} = {rhs}" if ann is not None else f"{lhs} = {rhs}"
+
+
+def indent(lines: list[str]) -> list[str]:
+    """Every line, blank ones included (TVM indents the empty header comment too)."""
+    return [INDENT + line for line in lines]
+
+
+def _is_void(si: relax.StructInfo) -> bool:
+    return isinstance(si, relax.TupleStructInfo) and not si.fields
+
+
+def _attr_key(key: str, classic: bool) -> str:
+    """Function attr keys are stored as written; print the dialect's prefix."""
+    if classic and key.startswith("tirx."):
+        return "tir." + key[len("tirx.") :]
+    if not classic and key.startswith("tir."):
+        return "tirx." + key[len("tir.") :]
+    return key

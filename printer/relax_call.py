@@ -1,0 +1,96 @@
+"""Relax calls as TVMScript text (TVM's `call.cc`).
+
+`R.<op>(args..., attr=value, ...)` for operators, with the special forms TVM
+prints for destination-passing calls (`R.call_tir(f, (x,), out_sinfo=...)`),
+packed calls (`R.call_packed("sym", x, sinfo_args=(...))`), `R.print` and
+`R.assert_op` (whose format string is a keyword).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvmlite.dsl import relax
+from tvmlite.printer.literals import string_text
+from tvmlite.printer.relax_expr import DPS_CALLS, RelaxExprPrinter, tuple_text
+
+
+class RelaxCallPrinter(RelaxExprPrinter):
+    def _call(self, call: relax.Call) -> str:
+        op = call.op
+        if isinstance(op, relax.Op):
+            special = _SPECIAL_OPS.get(op.name)
+            if special is not None:
+                return getattr(self, special)(call)
+            name = op.name
+            prefix = "R." + name[len("relax.") :] if name.startswith("relax.") else name
+            args = []
+        elif isinstance(op, relax.ExternFunc):
+            prefix, args = "R.call_packed", [string_text(op.global_symbol)]
+        else:
+            prefix, args = self.expr(op), []
+        if call.args:
+            args.append(self.callee(call.args[0]))
+            args.extend(self.expr(a) for a in call.args[1:])
+        args.extend(self._attr_kwargs(call))
+        if call.sinfo_args:
+            key = "sinfo_args" if self.ctx.classic else "ty_args"
+            args.append(f"{key}={tuple_text([self.sinfo(s) for s in call.sinfo_args])}")
+        return f"{prefix}({', '.join(args)})"
+
+    def callee(self, e: relax.Expr) -> str:
+        """An ExternFunc in callee position prints as its bare symbol string."""
+        if isinstance(e, relax.ExternFunc):
+            return string_text(e.global_symbol)
+        return self.expr(e)
+
+    def _attr_kwargs(self, call: relax.Call) -> list[str]:
+        """Operator attrs in schema order; a packed call's attrs are a DictAttrs,
+        which TVM prints sorted after its type key."""
+        attrs: list[tuple[str, Any]] = list(call.attrs)
+        out = []
+        if isinstance(call.op, relax.ExternFunc) and attrs:
+            out.append('attrs_type_key="ir.DictAttrs"')
+            attrs.sort(key=_first)
+        out.extend(f"{key}={self.value(value)}" for key, value in attrs)
+        return out
+
+    def _dps_call(self, call: relax.Call) -> str:
+        """`R.call_tir(f, (args), out_sinfo=...)`: several outputs print as a list."""
+        name = call.op.name  # type: ignore[union-attr]
+        args = [self.callee(call.args[0]), self.expr(call.args[1])]
+        out = call.sinfo_args[0]
+        if isinstance(out, relax.TupleStructInfo):
+            out_text = f"[{', '.join(self.sinfo(f) for f in out.fields)}]"
+        else:
+            out_text = self.sinfo(out)
+        args.append(f"{'out_sinfo' if self.ctx.classic else 'out_ty'}={out_text}")
+        if name == "relax.call_tir_inplace":
+            indices = dict(call.attrs).get("inplace_indices", ())
+            args.append(f"inplace_indices=[{', '.join(str(int(i)) for i in indices)}]")
+        if name != "relax.call_dps_packed" and len(call.args) == 3:
+            args.append(f"tir_vars={self.expr(call.args[2])}")
+        return f"R.{name[len('relax.') :]}({', '.join(args)})"
+
+    def _print_call(self, call: relax.Call) -> str:
+        """`R.print(x, format=R.str("..."))`: the format string is the first arg."""
+        args = [self.expr(a) for a in call.args[1:]]
+        args.append(f"format={self.expr(call.args[0])}")
+        return f"R.print({', '.join(args)})"
+
+    def _assert_call(self, call: relax.Call) -> str:
+        """`R.assert_op(cond, x, format=R.str("..."))`: the format string is the second arg."""
+        cond = self.expr(call.args[0])
+        fmt = self.expr(call.args[1])
+        args = [cond, *(self.expr(a) for a in call.args[2:]), f"format={fmt}"]
+        return f"R.assert_op({', '.join(args)})"
+
+
+def _first(item: tuple[str, Any]) -> str:
+    return item[0]
+
+
+_SPECIAL_OPS = dict.fromkeys(DPS_CALLS, "_dps_call") | {
+    "relax.print": "_print_call",
+    "relax.assert_op": "_assert_call",
+}

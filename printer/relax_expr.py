@@ -1,0 +1,275 @@
+"""Relax expressions, calls, struct info and attribute values as TVMScript text.
+
+Mirrors TVM's relax printer (`call.cc`, `expr.cc`, `struct_info.cc`, `tir.cc`):
+every form here is what TVM prints, in the spelling of the dialect. TIR scalar
+expressions (shape dims, prim values) go through the TIR printer; this file only
+decides where they are quoted and which symbolic variables they declare.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from tvmlite.dsl import relax, tir
+from tvmlite.printer.context import PrintContext
+from tvmlite.printer.literals import float_text, is_special, special_text, string_text
+
+# Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
+DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
+# Calls whose binding annotation TVM hides when it equals the output struct info.
+HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed")
+# Scalar constant dtypes TVM prints as `R.const(v, "dtype")`; others go to metadata.
+_CONST_DTYPES = ("int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool")
+
+
+def tir_vars(e: Any) -> Iterator[tir.Var]:
+    """The TIR vars of a scalar expression, in printing order (operands left to right)."""
+    if isinstance(e, tir.Var):
+        yield e
+    elif isinstance(e, tir.PrimExpr):
+        for f in dataclasses.fields(e):
+            if f.name != "span":
+                yield from tir_vars(getattr(e, f.name))
+    elif isinstance(e, tuple):
+        for item in e:
+            yield from tir_vars(item)
+
+
+@dataclasses.dataclass
+class FunctionFrame:
+    """Per top-level function: the statements TVM puts before the body (`R.func_attr`,
+    `cls = Module`, classic `n = T.int64()`), in the order they were needed.
+    `func_vars` collects the vars defined by the signature while it is printed;
+    expressions using them are quoted there."""
+
+    prelude: list[str] = dataclasses.field(default_factory=list)
+    func_vars: set[int] | None = None
+    depth: int | None = None  # NameTable frame of the function: where symbolic vars live
+    module_alias_printed: bool = False
+
+
+class RelaxExprPrinter:
+    def __init__(self, ctx: PrintContext) -> None:
+        self.ctx = ctx
+        self.names = ctx.names
+        self.frame = FunctionFrame()
+
+    # ------------------------------------------------------------ TIR scalars
+
+    def define_tir_var(self, var: tir.Var) -> str:
+        """First use of a symbolic var: classic declares it at the top of the function
+        (`n = T.int64()`), 0.27 at module level (`n = TypeVar("n")`)."""
+        name = self.names.get(var)
+        if name is not None:
+            return name
+        name = self.names.define(var, var.name or "v", self.frame.depth)
+        if self.frame.func_vars is not None:
+            self.frame.func_vars.add(id(var))
+        if self.ctx.classic:
+            self.frame.prelude.append(f"{name} = T.{var.dtype}()")
+        else:
+            self.ctx.typevars.add(name)
+        return name
+
+    def prim(self, e: tir.PrimExpr) -> str:
+        """A scalar in Relax context (ints bare). In a signature, an expression over a
+        signature var is quoted: classic `"n"`, `"n * 4"`; 0.27 `n`, `"n * 4"`."""
+        if isinstance(e, tir.IntImm):
+            return str(bool(e.value)) if e.dtype == "bool" else str(e.value)
+        quote = False
+        for var in tir_vars(e):
+            self.define_tir_var(var)
+            func_vars = self.frame.func_vars
+            quote = quote or (func_vars is not None and id(var) in func_vars)
+        if isinstance(e, tir.Var):
+            text = self.names.get(e) or e.name
+            return string_text(text) if quote and self.ctx.classic else text
+        text = self.ctx.tir.expr(e, relax_context=True)
+        if "T." in text:
+            self.ctx.uses_tir = True
+        return string_text(text) if quote else text
+
+    # ------------------------------------------------------------ struct info
+
+    def sinfo(self, si: relax.StructInfo) -> str:
+        return getattr(self, _SINFO[type(si)])(si)
+
+    def _object_sinfo(self, si: relax.ObjectStructInfo) -> str:
+        return "R.Object" if self.ctx.classic else "R.Any"
+
+    def _prim_sinfo(self, si: relax.PrimStructInfo) -> str:
+        if not self.ctx.classic:
+            self.ctx.uses_tir = True
+            return f"T.{si.dtype}"
+        if si.value is not None:
+            return f"R.Prim(value={self.prim(si.value)})"
+        return f'R.Prim("{si.dtype}")'
+
+    def _shape_sinfo(self, si: relax.ShapeStructInfo) -> str:
+        if si.values is not None:
+            return f"R.Shape([{', '.join(self.prim(v) for v in si.values)}])"
+        return f"R.Shape(ndim={si.ndim})"
+
+    def _tensor_sinfo(self, si: relax.TensorStructInfo) -> str:
+        args = []
+        if isinstance(si.shape, relax.Var):
+            args.append(self.expr(si.shape))
+        elif si.shape is not None:
+            args.append(tuple_text([self.prim(v) for v in si.shape]))
+        if si.dtype != "void":
+            args.append(f'dtype="{si.dtype}"')
+        if si.shape is None and si.ndim != -1:
+            args.append(f"ndim={si.ndim}")
+        if si.vdevice is not None:
+            args.append(f"vdevice={string_text(si.vdevice)}")
+        return f"R.Tensor({', '.join(args)})" if args else "R.Tensor"
+
+    def _tuple_sinfo(self, si: relax.TupleStructInfo) -> str:
+        if not si.fields:
+            return "R.Tuple"
+        return f"R.Tuple({', '.join(self.sinfo(f) for f in si.fields)})"
+
+    def _func_sinfo(self, si: relax.FuncStructInfo) -> str:
+        ret = self.sinfo(si.ret)
+        if si.params is None:
+            kwargs = []
+            if not isinstance(si.ret, relax.ObjectStructInfo):
+                kwargs.append(f"ret={ret}")
+            if si.purity:
+                kwargs.append("purity=True")
+            return f"R.Callable({', '.join(kwargs)})" if kwargs else "R.Callable"
+        params = tuple_text([self.sinfo(p) for p in si.params])
+        return f"R.Callable({params}, {ret}, {si.purity})"
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e: relax.Expr) -> str:
+        return getattr(self, _EXPR[type(e)])(e)
+
+    def _var(self, v: relax.Var) -> str:
+        name = self.names.get(v)
+        # An unbound var (ill-formed IR) still prints: TVM declares it in place.
+        return name if name is not None else self.names.define(v, v.name or "v")
+
+    def _global_var(self, gv: relax.GlobalVar) -> str:
+        module = self.ctx.module_functions
+        if module is None or gv.name not in module:
+            return gv.name
+        if not self.frame.module_alias_printed:
+            self.frame.prelude.append("cls = Module")
+            self.frame.module_alias_printed = True
+        return f"cls.{gv.name}"
+
+    def _extern_func(self, e: relax.ExternFunc) -> str:
+        return f"R.ExternFunc({string_text(e.global_symbol)})"
+
+    def _op(self, e: relax.Op) -> str:
+        return f'I.Op("{e.name}")'
+
+    def _constant(self, c: relax.Constant) -> str:
+        data = c.data
+        dtype = str(data.dtype)
+        if data.ndim != 0 or dtype not in _CONST_DTYPES:
+            return self.ctx.metadata_ref(c)
+        return f'R.const({scalar_text(data.item(), dtype)}, "{dtype}")'
+
+    def _tuple(self, t: relax.Tuple) -> str:
+        if not t.fields:
+            return "R.tuple()"
+        return tuple_text([self.expr(f) for f in t.fields])
+
+    def _tuple_get_item(self, t: relax.TupleGetItem) -> str:
+        return f"{self.expr(t.tuple_value)}[{t.index}]"
+
+    def _shape_expr(self, s: relax.ShapeExpr) -> str:
+        return f"R.shape([{', '.join(self.prim(v) for v in s.values)}])"
+
+    def _prim_value(self, p: relax.PrimValue) -> str:
+        """0.27 prints the scalar bare. Classic wraps float immediates only
+        (`R.prim_value(T.float64(0.5))`): ints, bools and symbolic values stay bare,
+        as in the classic corpus."""
+        text = self.prim(p.value)
+        if self.ctx.classic and isinstance(p.value, tir.FloatImm):
+            return f"R.prim_value({text})"
+        return text
+
+    def _string_imm(self, s: relax.StringImm) -> str:
+        return f"R.str({string_text(s.value)})"
+
+    def _dtype_imm(self, d: relax.DataTypeImm) -> str:
+        return f'R.dtype("{d.value}")'
+
+    def _call(self, call: relax.Call) -> str:
+        raise NotImplementedError  # RelaxCallPrinter
+
+    # ------------------------------------------------------------ attribute values
+
+    def value(self, v: Any) -> str:
+        """An attribute value in Python-literal style (lists for tuples, sorted dicts)."""
+        if isinstance(v, bool):
+            return str(v)
+        if isinstance(v, np.generic):
+            return self.value(v.item())
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return special_text(v) if is_special(v) else float_text(v)
+        if isinstance(v, str):
+            return string_text(v)
+        if v is None:
+            return "None"
+        if isinstance(v, (tuple, list)):
+            return f"[{', '.join(self.value(x) for x in v)}]"
+        if isinstance(v, dict):
+            items = sorted(v.items())
+            return "{" + ", ".join(f"{self.value(k)}: {self.value(x)}" for k, x in items) + "}"
+        if isinstance(v, tir.PrimExpr):
+            return self.prim(v)
+        if isinstance(v, relax.StructInfo):
+            return self.sinfo(v)
+        return self.expr(v)
+
+
+def tuple_text(items: list[str]) -> str:
+    """A Python tuple display: `()`, `(a,)`, `(a, b)`."""
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return f"({', '.join(items)})"
+
+
+def scalar_text(value: Any, dtype: str) -> str:
+    if dtype == "bool":
+        return str(bool(value))
+    if dtype.startswith("float"):
+        value = float(value)
+        return special_text(value) if is_special(value) else float_text(value)
+    return str(int(value))
+
+
+_SINFO = {
+    relax.ObjectStructInfo: "_object_sinfo",
+    relax.PrimStructInfo: "_prim_sinfo",
+    relax.ShapeStructInfo: "_shape_sinfo",
+    relax.TensorStructInfo: "_tensor_sinfo",
+    relax.TupleStructInfo: "_tuple_sinfo",
+    relax.FuncStructInfo: "_func_sinfo",
+}
+
+_EXPR = {
+    relax.Var: "_var",
+    relax.DataflowVar: "_var",
+    relax.GlobalVar: "_global_var",
+    relax.ExternFunc: "_extern_func",
+    relax.Op: "_op",
+    relax.Constant: "_constant",
+    relax.Tuple: "_tuple",
+    relax.TupleGetItem: "_tuple_get_item",
+    relax.ShapeExpr: "_shape_expr",
+    relax.PrimValue: "_prim_value",
+    relax.StringImm: "_string_imm",
+    relax.DataTypeImm: "_dtype_imm",
+    relax.Call: "_call",
+}

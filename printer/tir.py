@@ -1,0 +1,250 @@
+"""Prim functions as TVM prints them, in the classic and the 0.27 spelling.
+
+The function-level decisions live here: decorator arguments, buffer params
+(classic keeps `T.Buffer` only for simple buffers and falls back to a handle
+plus `T.match_buffer`; 0.27 types every buffer param and lifts symbolic
+shape vars to module-level `TypeVar`s), `T.func_attr`, and the implicit root
+block that is printed as a comment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tvmlite.dsl import tir
+from tvmlite.printer.names import NameTable
+from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
+from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
+
+__all__ = ["TIRPrinter"]
+
+
+def buffer_exprs(buffer: tir.Buffer) -> Iterator[tir.PrimExpr]:
+    yield from buffer.shape
+    yield from buffer.strides
+    if buffer.elem_offset is not None:
+        yield buffer.elem_offset
+
+
+def contains_block(stmt: object) -> bool:
+    """Whether a statement tree holds a block (drives root-block elision and
+    the 0.27 `s_tir=True` flag)."""
+    if isinstance(stmt, tir.BlockRealize | tir.Block):
+        return True
+    if isinstance(stmt, tir.SeqStmt):
+        return any(contains_block(s) for s in stmt.seq)
+    if isinstance(stmt, tir.Stmt):
+        for name in ("body", "then_case", "else_case"):
+            child = getattr(stmt, name, None)
+            if isinstance(child, tir.Stmt) and contains_block(child):
+                return True
+    return False
+
+
+def implicit_root(body: tir.Stmt) -> tir.Block | None:
+    """The root block TVM elides: no bindings, predicate, regions, annotations,
+    init or matches, and something that needs it (allocations or blocks)."""
+    if not isinstance(body, tir.BlockRealize) or body.iter_values:
+        return None
+    block = body.block
+    if not is_true(body.predicate) or block.iter_vars:
+        return None
+    if block.annotations or block.match_buffers or block.reads or block.writes:
+        return None
+    if block.init is not None:
+        return None
+    inner = block.body
+    if block.alloc_buffers:
+        return block
+    if isinstance(inner, tir.BlockRealize):
+        return block if inner.block.iter_vars else None
+    return block if contains_block(inner) else None
+
+
+def redundant_root(body: tir.Stmt) -> tir.Stmt | None:
+    """A root block around a lone block without iter vars: TVM's parser would not
+    have added it (and prints the inner block alone), so neither do we."""
+    if not isinstance(body, tir.BlockRealize) or body.iter_values:
+        return None
+    block = body.block
+    inner = block.body
+    bare = not (block.alloc_buffers or block.annotations or block.match_buffers)
+    if block.name != "root" or not bare or block.reads or block.writes or block.init:
+        return None
+    if isinstance(inner, tir.BlockRealize) and not inner.block.iter_vars:
+        return inner
+    return None
+
+
+def is_simple(buffer: tir.Buffer) -> bool:
+    """Classic prints a buffer param inline as `T.Buffer` only when it has no
+    vars in its shape, no strides or offset, and default scope and alignment."""
+    if buffer.strides or any(True for e in buffer.shape for _ in iter_vars_of(e)):
+        return False
+    if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
+        return False
+    return buffer.scope == "global" and buffer.align in (0, 64) and buffer.offset_factor in (0, 1)
+
+
+class TIRPrinter(StmtPrinter):
+    """Prints one prim function at a time; names come from the shared table."""
+
+    def __init__(self, dialect: str, names: NameTable) -> None:
+        super().__init__(dialect, names)
+        self.param_ids: set[int] = set()
+
+    def prim_func(
+        self, name: str, func: tir.PrimFunc, module_level: bool
+    ) -> tuple[list[str], list[str]]:
+        """Lines of the function at indent 0 and the module-level TypeVar names
+        it needs (0.27 only). `module_level` is accepted for the caller's
+        symmetry with Relax; TIR prints the same either way."""
+        self.frames, self.loops, self.inline = [[]], [], {}
+        self.names.push()
+        try:
+            return self.function(name, func)
+        finally:
+            self.names.pop()
+
+    def function(self, name: str, func: tir.PrimFunc) -> tuple[list[str], list[str]]:
+        buffers = {id(var): buf for var, buf in func.buffer_map}
+        params = {id(p) for p in func.params}
+        symbolic = self.symbolic_vars(func, buffers, params)
+        for var in reversed(symbolic):  # TVM names the last param's vars first
+            self.names.define(var, var.name)
+        inline = {
+            id(p)
+            for p in func.params
+            if id(p) in buffers and (self.modern or is_simple(buffers[id(p)]))
+        }
+        self.param_ids = params
+        for param in func.params:
+            if id(param) not in buffers:
+                self.names.define(param, param.name)
+        printed: set[int] = set()
+        args = []
+        for param in func.params:
+            args.append(self.param(param, buffers.get(id(param)), id(param) in inline, printed))
+            printed.add(id(param))
+        type_vars: list[str] = []
+        self.func_attrs(name, func)
+        if self.modern:
+            for var in symbolic:
+                if var.dtype == "int64":
+                    type_vars.append(self.names.get(var) or var.name)
+                else:
+                    self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+        else:
+            for var in symbolic:
+                self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+            self.match_buffers(func, buffers, inline)
+        self.function_body(func.body)
+        body = self.frames.pop()
+        self.frames = [[]]
+        ret = f" -> T.{func.ret_type}" if func.ret_type is not None else ""
+        lines = [self.decorator(func), f"def {name}({', '.join(args)}){ret}:"]
+        return lines + indent(body), type_vars
+
+    # ------------------------------------------------------------ signature
+
+    def symbolic_vars(
+        self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], params: set[int]
+    ) -> list[tir.Var]:
+        """Vars used by param buffers that are not params, in first-use order."""
+        seen: dict[int, tir.Var] = {}
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None:
+                continue
+            for e in buffer_exprs(buffer):
+                for var in iter_vars_of(e):
+                    if id(var) not in params:
+                        seen.setdefault(id(var), var)
+        return list(seen.values())
+
+    def param(
+        self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, printed: set[int]
+    ) -> str:
+        if buffer is None:
+            return f"{self.names.define(param, param.name)}: {type_text(param)}"
+        if not inline:
+            # the corpus' classic texts name the handle after its buffer
+            return f"{self.names.define(param, 'var_' + buffer.name)}: T.handle"
+        name = self.names.define(buffer, buffer.name)
+        self.inline[id(buffer.data)] = f"{name}.data"
+        shape = [self.signature_expr(e, printed) for e in buffer.shape]
+        shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
+        args = [shape_text, f'"{buffer.dtype}"']
+        if buffer.strides:
+            strides = [self.signature_expr(e, printed) for e in buffer.strides]
+            args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
+        offset = buffer.elem_offset
+        if offset is not None and int_const(offset) != 0:
+            args.append(f"elem_offset={self.signature_expr(offset, printed)}")
+        if buffer.scope != "global":
+            args.append(f'scope="{buffer.scope}"')
+        if buffer.align not in (0, 64):
+            args.append(f"align={buffer.align}")
+        if buffer.offset_factor not in (0, 1):
+            args.append(f"offset_factor={buffer.offset_factor}")
+        return f"{name}: T.Buffer({', '.join(args)})"
+
+    def signature_expr(self, e: tir.PrimExpr, printed: set[int]) -> str:
+        """A shape entry in a 0.27 signature: int64 symbolic vars are TypeVars
+        (bare); other symbolic vars, params printed later, and compound
+        expressions over symbolic vars are quoted."""
+        text = self.text(e)
+        used = list(iter_vars_of(e))
+        late = any(id(v) in self.param_ids and id(v) not in printed for v in used)
+        symbolic = any(id(v) not in self.param_ids for v in used)
+        if isinstance(e, tir.Var):
+            quoted = late or (symbolic and e.dtype != "int64")
+        else:
+            quoted = late or symbolic
+        return f'"{text}"' if quoted else text
+
+    def match_buffers(
+        self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], inline: set[int]
+    ) -> None:
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None or id(param) in inline:
+                continue
+            handle = self.names.get(param) or param.name
+            name = self.names.define(buffer, buffer.name)
+            decl = self.buffer_decl(
+                buffer, "T.match_buffer", [handle], dtype_always=True, own_data=True
+            )
+            self.emit(f"{name} = {decl}")
+
+    def decorator(self, func: tir.PrimFunc) -> str:
+        args = []
+        if "global_symbol" not in dict(func.attrs):
+            args.append("private=True")
+        if self.modern and (func.s_tir or contains_block(func.body)):
+            args.append("s_tir=True")
+        return "@T.prim_func" + (f"({', '.join(args)})" if args else "")
+
+    def func_attrs(self, name: str, func: tir.PrimFunc) -> None:
+        attrs = tuple(
+            (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
+        )
+        if attrs:
+            self.emit(f"T.func_attr({self.dict_text(attrs)})")
+
+    def attr_key(self, key: str) -> str:
+        """`tir.`/`tirx.` key prefixes follow the dialect printed."""
+        for prefix in ("tir.", "tirx."):
+            if key.startswith(prefix):
+                return ("tirx." if self.modern else "tir.") + key[len(prefix) :]
+        return key
+
+    # ------------------------------------------------------------ body
+
+    def function_body(self, body: tir.Stmt) -> None:
+        root = implicit_root(body)
+        if root is None:
+            self.stmt(redundant_root(body) or body)
+            return
+        self.emit(f'# with {self.block_kw}("root"):')
+        self.block_allocs(root.alloc_buffers)
+        self.stmt(root.body)

@@ -1,0 +1,361 @@
+"""TIR expressions as TVM prints them: literal forms, operator sugar only where
+re-parsing rebuilds the identical node, and Python-precedence parentheses.
+
+Each visit returns `(text, precedence)` so that a parent can decide on
+parentheses the way TVM's Python doc printer does: a child of lower precedence
+is wrapped, and so is a right operand of equal precedence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.printer.literals import float_text, is_special, special_text, string_text
+from tvmlite.printer.names import NameTable
+
+# Python precedences (higher binds tighter), as in TVM's python_doc_printer.
+OR, AND, NOT, CMP, BIT_OR, BIT_XOR, BIT_AND, SHIFT, ADD, MUL, UNARY, ATOM = (
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15,
+)  # fmt: skip
+
+# kind -> (python operator, precedence, explicit `T.` name used when sugar is unsafe)
+SUGAR: dict[str, tuple[str, int, str]] = {
+    "add": ("+", ADD, "Add"),
+    "sub": ("-", ADD, "Sub"),
+    "mul": ("*", MUL, "Mul"),
+    "floordiv": ("//", MUL, "FloorDiv"),
+    "floormod": ("%", MUL, "FloorMod"),
+    "lt": ("<", CMP, "LT"),
+    "le": ("<=", CMP, "LE"),
+    "gt": (">", CMP, "GT"),
+    "ge": (">=", CMP, "GE"),
+    "eq": ("==", CMP, "EQ"),
+    "ne": ("!=", CMP, "NE"),
+    "and": ("and", AND, "And"),
+    "or": ("or", OR, "Or"),
+}
+# Binary kinds that always print as a call.
+CALL_FORM = {"mod": "truncmod", "min": "min", "max": "max"}
+# Intrinsic calls that TVM prints as Python operators.
+BITWISE = {
+    "bitwise_and": ("&", BIT_AND),
+    "bitwise_or": ("|", BIT_OR),
+    "bitwise_xor": ("^", BIT_XOR),
+    "shift_left": ("<<", SHIFT),
+    "shift_right": (">>", SHIFT),
+}
+# Intrinsics whose result dtype is printed as their first argument.
+DTYPE_FIRST = frozenset(
+    {
+        "call_extern",
+        "call_pure_extern",
+        "call_intrin",
+        "call_llvm_intrin",
+        "call_llvm_pure_intrin",
+        "reinterpret",
+        "max_value",
+        "min_value",
+        "infinity",
+    }
+)
+
+
+def wrap(child: tuple[str, int], parent: int, same: bool = False) -> str:
+    """Parenthesize `child` if it binds looser than `parent` (or equally, for
+    right operands of left-associative operators)."""
+    text, prec = child
+    return f"({text})" if prec < parent or (same and prec == parent) else text
+
+
+def int_const(e: tir.PrimExpr) -> int | None:
+    return e.value if isinstance(e, tir.IntImm) else None
+
+
+def float_const(e: tir.PrimExpr) -> float | None:
+    return e.value if isinstance(e, tir.FloatImm) else None
+
+
+def folds(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
+    """Whether TVM's operator function would constant-fold `a <kind> b` (then the
+    operator form would not re-parse to the same node)."""
+    pa, pb, fa, fb = int_const(a), int_const(b), float_const(a), float_const(b)
+    both = (pa is not None and pb is not None) or (fa is not None and fb is not None)
+    xa = pa if pa is not None else fa
+    xb = pb if pb is not None else fb
+    if kind in ("and", "or"):
+        return pa is not None or pb is not None
+    if both:
+        return True
+    if kind == "add":
+        return xa == 0 or xb == 0
+    if kind == "sub":
+        return xb == 0
+    if kind == "mul":
+        return xa in (0, 1) or xb in (0, 1)
+    if kind in ("div", "floordiv"):
+        return xa == 0 or xb == 1
+    if kind == "floormod":
+        return pa == 0 or pb == 1
+    return False
+
+
+def add_folded(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    """`a + b` with TVM's constant folding (slice ends and `(min, max)` domains
+    are printed as `min + extent` built this way)."""
+    pa, pb = int_const(a), int_const(b)
+    if pa is not None and pb is not None:
+        return tir.IntImm(a.dtype, pa + pb)
+    if pa == 0:
+        return b
+    if pb == 0:
+        return a
+    return tir.BinaryOp("add", a, b, a.dtype)
+
+
+def range_end(start: tir.PrimExpr, extent: tir.PrimExpr) -> tir.PrimExpr:
+    """The printed end of a range. An extent kept as `stop - start` (as written,
+    not simplified) prints as that `stop`, which re-parses to the same extent."""
+    if isinstance(extent, tir.BinaryOp) and extent.kind == "sub" and same_expr(extent.b, start):
+        return extent.a
+    return add_folded(start, extent)
+
+
+def mul_folded(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    pa, pb = int_const(a), int_const(b)
+    if pa is not None and pb is not None:
+        return tir.IntImm(a.dtype, pa * pb)
+    if pa == 1:
+        return b
+    if pb == 1:
+        return a
+    return tir.BinaryOp("mul", a, b, a.dtype)
+
+
+def same_expr(a: Any, b: Any) -> bool:
+    """Structural equality with vars compared by identity (what TVM's
+    ExprDeepEqual does for the `T.axis.remap` check)."""
+    if a is b:
+        return True
+    if isinstance(a, tir.Var | tir.Buffer) or type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_expr(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, tir.PrimExpr):
+        return all(
+            same_expr(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__ if f != "span"
+        )
+    return a == b
+
+
+def iter_vars_of(e: Any) -> Iterator[tir.Var]:
+    """Every Var occurrence in an expression, left to right."""
+    if isinstance(e, tir.Var):
+        yield e
+    elif isinstance(e, tir.BufferLoad):
+        for index in e.indices:
+            yield from iter_vars_of(index)
+    elif isinstance(e, tir.PrimExpr):
+        for name in e.__dataclass_fields__:
+            child = getattr(e, name)
+            if isinstance(child, tir.PrimExpr):
+                yield from iter_vars_of(child)
+            elif isinstance(child, tuple):
+                for item in child:
+                    yield from iter_vars_of(item)
+
+
+def type_text(var: tir.Var) -> str:
+    """`T.int32`, `T.handle`, `T.handle("float32", "shared")`."""
+    if var.pointee is not None:
+        elem, scope = var.pointee
+        return f'T.handle("{elem}", "{scope}")' if scope else f'T.handle("{elem}")'
+    return f"T.{var.dtype}"
+
+
+class ExprPrinter:
+    """Prints PrimExprs. `declare` is called for a var that has no name yet
+    (TVM defines such free vars with `n = T.int32()` before the statement)."""
+
+    def __init__(self, dialect: str, names: NameTable) -> None:
+        self.dialect = dialect
+        self.names = names
+        self.modern = dialect != "classic"
+        self.relax_context = False
+        self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
+        self.declare: Callable[[tir.Var], str] | None = None
+
+    def expr(self, e: tir.PrimExpr, relax_context: bool = False) -> str:
+        saved, self.relax_context = self.relax_context, relax_context
+        try:
+            return self.doc(e)[0]
+        finally:
+            self.relax_context = saved
+
+    def doc(self, e: Any) -> tuple[str, int]:
+        visit = getattr(self, "visit_" + type(e).__name__, None)
+        if visit is None:
+            return self.value_text(e), ATOM
+        return visit(e)
+
+    def text(self, e: Any) -> str:
+        return self.doc(e)[0]
+
+    # ------------------------------------------------------------ leaves
+
+    def visit_IntImm(self, e: tir.IntImm) -> tuple[str, int]:
+        if e.dtype == "bool":
+            return f"T.bool({bool(e.value)})", ATOM
+        if e.dtype == "int32" or self.relax_context:
+            return str(e.value), ATOM
+        return f"T.{e.dtype}({e.value})", ATOM
+
+    def visit_FloatImm(self, e: tir.FloatImm) -> tuple[str, int]:
+        if is_special(e.value):
+            return f"T.{e.dtype}({special_text(e.value)})", ATOM
+        return f"T.{e.dtype}({float_text(e.value)})", ATOM
+
+    def visit_StringImm(self, e: tir.StringImm) -> tuple[str, int]:
+        return string_text(e.value), ATOM
+
+    def visit_Var(self, e: tir.Var) -> tuple[str, int]:
+        if id(e) in self.inline:
+            return self.inline[id(e)], ATOM
+        name = self.names.get(e)
+        if name is None:
+            if self.relax_context or self.declare is None:
+                return self.names.define(e, e.name), ATOM
+            name = self.declare(e)
+        return name, ATOM
+
+    # ------------------------------------------------------------ operators
+
+    def visit_BinaryOp(self, e: tir.BinaryOp) -> tuple[str, int]:
+        a, b = self.doc(e.a), self.doc(e.b)
+        if e.kind in CALL_FORM:
+            return f"T.{CALL_FORM[e.kind]}({a[0]}, {b[0]})", ATOM
+        if e.kind == "div":
+            integer = dt.is_integer_like(e.a.dtype) and dt.is_integer_like(e.b.dtype)
+            if integer or folds("div", e.a, e.b):
+                return f"T.Div({a[0]}, {b[0]})", ATOM
+            return f"{wrap(a, MUL)} / {wrap(b, MUL, True)}", MUL
+        op, prec, name = SUGAR[e.kind]
+        if e.a.dtype != e.b.dtype or folds(e.kind, e.a, e.b):
+            return f"T.{name}({a[0]}, {b[0]})", ATOM
+        return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
+
+    def visit_Not(self, e: tir.Not) -> tuple[str, int]:
+        a = self.doc(e.a)
+        if isinstance(e.a, tir.IntImm | tir.StringImm) and not a[0].startswith("T."):
+            return f"T.Not({a[0]})", ATOM
+        return f"not {wrap(a, NOT)}", NOT
+
+    def visit_Cast(self, e: tir.Cast) -> tuple[str, int]:
+        return f'T.Cast("{e.dtype}", {self.text(e.value)})', ATOM
+
+    def visit_Select(self, e: tir.Select) -> tuple[str, int]:
+        args = ", ".join(self.text(x) for x in (e.condition, e.true_value, e.false_value))
+        return f"T.Select({args})", ATOM
+
+    def visit_Ramp(self, e: tir.Ramp) -> tuple[str, int]:
+        return f"T.Ramp({self.text(e.base)}, {self.text(e.stride)}, {e.lanes})", ATOM
+
+    def visit_Broadcast(self, e: tir.Broadcast) -> tuple[str, int]:
+        return f"T.Broadcast({self.text(e.value)}, {e.lanes})", ATOM
+
+    def visit_Let(self, e: tir.Let) -> tuple[str, int]:
+        var = self.text(e.var)
+        value = self.text(e.value)
+        return f"T.Let({self.text(e.body)}, where={{{var}: {value}}})", ATOM
+
+    def visit_Call(self, e: tir.Call) -> tuple[str, int]:
+        if e.op in BITWISE and len(e.args) == 2:
+            op, prec = BITWISE[e.op]
+            a, b = self.doc(e.args[0]), self.doc(e.args[1])
+            return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
+        if e.op == "bitwise_not" and len(e.args) == 1:
+            return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
+        args = [self.text(a) for a in e.args]
+        if e.op in DTYPE_FIRST:
+            args.insert(0, f'"{e.dtype}"')
+        return f"T.{e.op}({', '.join(args)})", ATOM
+
+    def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
+        return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
+
+    # ------------------------------------------------------------ helpers
+
+    def buffer_name(self, buffer: tir.Buffer) -> str:
+        name = self.names.get(buffer)
+        return name if name is not None else self.undefined_buffer(buffer)
+
+    def undefined_buffer(self, buffer: tir.Buffer) -> str:
+        """Hook for statement printers: a buffer used before any declaration."""
+        return self.names.define(buffer, buffer.name)
+
+    def indices(self, indices: tuple[tir.PrimExpr, ...], slices: bool) -> str:
+        """`[i, j]`, `[()]` for 0-d; a constant-stride Ramp index prints as a
+        slice where TVM does (stores always, loads in the classic printer)."""
+        if not indices:
+            return "[()]"
+        parts = []
+        for index in indices:
+            if slices and isinstance(index, tir.Ramp) and isinstance(index.stride, tir.IntImm):
+                parts.append(self.ramp_slice(index))
+            else:
+                parts.append(self.text(index))
+        return "[" + ", ".join(parts) + "]"
+
+    def ramp_slice(self, ramp: tir.Ramp) -> str:
+        lanes = tir.IntImm(ramp.stride.dtype, ramp.lanes)
+        stop = add_folded(ramp.base, mul_folded(lanes, ramp.stride))
+        text = f"{self.text(ramp.base)}:{self.text(stop)}"
+        if int_const(ramp.stride) != 1:
+            text += f":{self.text(ramp.stride)}"
+        return text
+
+    def region(self, region: tir.BufferRegion) -> str:
+        """`A[vi, 0:16]`: an extent-1 range prints as its index."""
+        parts = []
+        for rng in region.region:
+            if int_const(rng.extent) == 1:
+                parts.append(self.text(rng.min))
+            else:
+                stop = range_end(rng.min, rng.extent)
+                parts.append(f"{self.text(rng.min)}:{self.text(stop)}")
+        inner = ", ".join(parts) if parts else "()"
+        return f"{self.buffer_name(region.buffer)}[{inner}]"
+
+    def value_text(self, v: Any) -> str:
+        """Attribute values (func_attr, sblock_attr, loop annotations): Python
+        data, with bools spelled per dialect."""
+        if isinstance(v, bool):
+            return str(v) if self.modern else f"T.bool({v})"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return float_text(v)
+        if isinstance(v, str):
+            return string_text(v)
+        if v is None:
+            return "None"
+        if isinstance(v, tir.PrimExpr):
+            return self.text(v)
+        if isinstance(v, tir.Buffer):
+            return self.buffer_name(v)
+        if isinstance(v, dict):
+            return self.dict_text(tuple(v.items()))
+        if isinstance(v, list | tuple):
+            return "[" + ", ".join(self.value_text(x) for x in v) + "]"
+        return string_text(str(v))
+
+    def dict_text(self, items: tuple[tuple[Any, Any], ...], key_map: Any = None) -> str:
+        """`{"k": v}` with string keys sorted, as TVM prints Map attributes."""
+        pairs = sorted(items, key=lambda kv: str(kv[0]))
+        body = ", ".join(
+            f"{string_text(key_map(k) if key_map else k) if isinstance(k, str) else self.value_text(k)}"
+            f": {self.value_text(v)}"
+            for k, v in pairs
+        )
+        return "{" + body + "}"

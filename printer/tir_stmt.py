@@ -1,0 +1,378 @@
+"""TIR statements as TVM prints them: loops with `T.grid` folding, blocks with
+`T.axis.remap` grouping, buffer declarations, and the scoping forms that
+differ between the classic and the 0.27 spelling.
+
+Lines are collected per frame (a loop or block body, a function body). A free
+variable met while printing a statement is declared (`n = T.int32()`) in the
+current frame, so its line lands just before the statement, as in TVM."""
+
+from __future__ import annotations
+
+from tvmlite.dsl import tir
+from tvmlite.printer.literals import string_text
+from tvmlite.printer.names import NameTable
+from tvmlite.printer.tir_expr import (
+    ExprPrinter,
+    int_const,
+    iter_vars_of,
+    range_end,
+    same_expr,
+    type_text,
+)
+
+INDENT = "    "
+LOOP_PREFIX = {
+    tir.PARALLEL: "T.parallel",
+    tir.VECTORIZED: "T.vectorized",
+    tir.UNROLLED: "T.unroll",
+    tir.THREAD_BINDING: "T.thread_binding",
+}
+ALLOC_SCOPES = {"alloc_local": "local", "alloc_shared": "shared"}
+
+
+def indent(lines: list[str]) -> list[str]:
+    return [INDENT + line for line in lines] if lines else [INDENT + "pass"]
+
+
+def is_true(e: tir.PrimExpr) -> bool:
+    return isinstance(e, tir.IntImm) and e.value == 1
+
+
+class StmtPrinter(ExprPrinter):
+    """Statement half of the TIR printer; `TIRPrinter` adds functions."""
+
+    def __init__(self, dialect: str, names: NameTable) -> None:
+        super().__init__(dialect, names)
+        self.frames: list[list[str]] = [[]]
+        self.loops: list[tir.For] = []  # enclosing loops, for `T.axis.remap`
+        self.declare = self.declare_var
+        self.block_kw = "T.sblock" if self.modern else "T.block"
+
+    # ------------------------------------------------------------ frames
+
+    def emit(self, line: str) -> None:
+        self.frames[-1].append(line)
+
+    def body(self, stmt: tir.Stmt | None) -> list[str]:
+        """Lines of `stmt` printed in a fresh frame (its own naming scope)."""
+        self.open()
+        if stmt is not None:
+            self.stmt(stmt)
+        return self.close()
+
+    def open(self) -> None:
+        self.names.push()
+        self.frames.append([])
+
+    def close(self) -> list[str]:
+        self.names.pop()
+        return self.frames.pop()
+
+    def declare_var(self, var: tir.Var) -> str:
+        name = self.names.define(var, var.name)
+        self.emit(f"{name} = {type_text(var) if var.pointee else f'T.{var.dtype}'}()")
+        return name
+
+    def undefined_buffer(self, buffer: tir.Buffer) -> str:
+        name = self.names.define(buffer, buffer.name)
+        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}")
+        return name
+
+    def stmt(self, s: tir.Stmt) -> None:
+        getattr(self, "visit_" + type(s).__name__)(s)
+
+    # ------------------------------------------------------------ simple statements
+
+    def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        for i, item in enumerate(s.seq):
+            last = i == len(s.seq) - 1
+            if not self.modern and isinstance(item, tir.AttrStmt) and item.body is None:
+                # classic has no flat attr: the rest of the sequence becomes its body
+                rest = s.seq[i + 1 :]
+                body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
+                self.visit_AttrStmt(tir.AttrStmt(item.node, item.key, item.value, body))
+                return
+            if isinstance(item, tir.LetStmt):
+                self.visit_LetStmt(item, concise=last)
+            else:
+                self.stmt(item)
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
+        target = self.buffer_name(s.buffer) + self.indices(s.indices, slices=True)
+        self.emit(f"{target} = {self.text(s.value)}")
+
+    def visit_Evaluate(self, s: tir.Evaluate) -> None:
+        value = self.text(s.value)
+        self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})")
+
+    def visit_Return(self, s: tir.Return) -> None:
+        value = self.text(s.value)
+        self.emit(f"return {value}" if self.modern else f"T.evaluate(T.ret({value}))")
+
+    def visit_Break(self, s: tir.Break) -> None:
+        self.emit("T.break_loop()" if self.modern else "break")
+
+    def visit_Continue(self, s: tir.Continue) -> None:
+        self.emit("T.continue_loop()" if self.modern else "continue")
+
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
+        cond = self.text(s.condition)
+        if self.modern:
+            parts = ", ".join(string_text(m) for m in s.message)
+            self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])")
+        else:
+            self.emit(f"assert {cond}, {string_text(''.join(s.message))}")
+
+    def visit_Bind(self, s: tir.Bind) -> None:
+        value = self.text(s.value)
+        name = self.names.get(s.var)
+        if name is None:
+            name = self.names.define(s.var, s.var.name)
+            self.emit(f"{name}: {type_text(s.var)} = {value}")
+        else:
+            self.emit(f"{name} = {value}")
+
+    def visit_LetStmt(self, s: tir.LetStmt, concise: bool = True) -> None:
+        value = self.text(s.value)
+        self.open()
+        name = self.names.define(s.var, s.var.name)
+        self.stmt(s.body)
+        lines = self.close()
+        if self.modern:
+            annotation = f"T.let[{type_text(s.var)}]"
+            self.emit(f"{name}: {annotation} = {value}")
+            self.frames[-1].extend(lines)
+        elif concise:
+            self.emit(f"{name}: {type_text(s.var)} = {value}")
+            self.frames[-1].extend(lines)
+        else:
+            self.emit(f"with T.LetStmt({value}) as {name}:")
+            self.frames[-1].extend(indent(lines))
+
+    def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+        node = self.attr_node(s.node)
+        value = self.text(s.value)
+        if self.modern and node == "0":
+            self.emit(f"T.attr({{{string_text(s.key)}: {value}}})")
+            if s.body is not None:
+                self.stmt(s.body)
+            return
+        head = f"T.attr({node}, {string_text(s.key)}, {value})"
+        if s.body is None:
+            self.emit(head)
+            return
+        self.emit(f"with {head}:")
+        self.frames[-1].extend(indent(self.body(s.body)))
+
+    def attr_node(self, node: object) -> str:
+        if node is None:
+            return "0"
+        if isinstance(node, tir.IntImm) and node.dtype == "int32":
+            return str(node.value)
+        return self.value_text(node)
+
+    def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
+        self.emit(f"if {self.text(s.condition)}:")
+        then = self.body(s.then_case)
+        self.frames[-1].extend(indent(then))
+        if s.else_case is not None:
+            orelse = self.body(s.else_case)
+            self.emit("else:")
+            self.frames[-1].extend(indent(orelse))
+
+    def visit_While(self, s: tir.While) -> None:
+        self.emit(f"while {self.text(s.condition)}:")
+        self.frames[-1].extend(indent(self.body(s.body)))
+
+    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        name = self.names.define(s.buffer, s.buffer.name)
+        self.emit(f"{name} = {self.buffer_decl(s.buffer, 'T.' + s.form, [])}")
+
+    # ------------------------------------------------------------ loops
+
+    def visit_For(self, s: tir.For) -> None:
+        grid = self.grid_of(s)
+        self.open()
+        self.loops.extend(grid)
+        if len(grid) > 1:
+            targets = ", ".join(self.names.define(g.loop_var, g.loop_var.name) for g in grid)
+            extents = ", ".join(self.text(g.extent) for g in grid)
+            head = f"for {targets} in T.grid({extents}):"
+        else:
+            head = f"for {self.names.define(s.loop_var, s.loop_var.name)} in {self.loop_iter(s)}:"
+        self.stmt(grid[-1].body)
+        del self.loops[-len(grid) :]
+        lines = self.close()
+        self.emit(head)
+        self.frames[-1].extend(indent(lines))
+
+    def grid_of(self, s: tir.For) -> list[tir.For]:
+        """The loops `T.grid` folds: perfectly nested serial loops from 0, without
+        annotations or step, whose extents do not use the grid's own vars."""
+        grid: list[tir.For] = []
+        seen: set[int] = set()
+        loop: tir.Stmt = s
+        while isinstance(loop, tir.For):
+            plain = loop.kind == tir.SERIAL and not loop.annotations and int_const(loop.min) == 0
+            step_ok = loop.step is None or int_const(loop.step) == 1
+            if not (plain and step_ok) or any(id(v) in seen for v in iter_vars_of(loop.extent)):
+                break
+            grid.append(loop)
+            seen.add(id(loop.loop_var))
+            loop = loop.body
+        return grid or [s]
+
+    def loop_iter(self, s: tir.For) -> str:
+        args = []
+        if int_const(s.min) == 0:
+            args.append(self.text(s.extent))
+        else:
+            args += [self.text(s.min), self.text(range_end(s.min, s.extent))]
+        if s.step is not None and int_const(s.step) != 1:
+            if len(args) == 1:
+                args.insert(0, self.text(s.min))
+            args.append(self.text(s.step))
+        if s.kind == tir.THREAD_BINDING:
+            args.append(f"thread={string_text(s.thread)}")
+        if s.annotations:
+            args.append(f"annotations={self.dict_text(s.annotations)}")
+        if s.kind == tir.SERIAL:
+            prefix = "T.serial" if s.annotations else "range"
+        else:
+            prefix = LOOP_PREFIX[s.kind]
+        return f"{prefix}({', '.join(args)})"
+
+    # ------------------------------------------------------------ blocks
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
+        self.block(s.block, s)
+
+    def visit_Block(self, s: tir.Block) -> None:
+        self.block(s, None)
+
+    def block(self, b: tir.Block, realize: tir.BlockRealize | None) -> None:
+        self.open()
+        self.block_axes(b, realize)
+        if realize is not None and not is_true(realize.predicate):
+            self.emit(f"T.where({self.text(realize.predicate)})")
+        self.emit(f"T.reads({', '.join(self.region(r) for r in b.reads)})")
+        self.emit(f"T.writes({', '.join(self.region(r) for r in b.writes)})")
+        if b.annotations:
+            attr = "T.sblock_attr" if self.modern else "T.block_attr"
+            self.emit(f"{attr}({self.dict_text(b.annotations)})")
+        self.block_allocs(b.alloc_buffers)
+        for match in b.match_buffers:
+            source = self.region(match.source)
+            name = self.names.define(match.buffer, match.buffer.name)
+            decl = self.buffer_decl(match.buffer, "T.match_buffer", [source], region=True)
+            self.emit(f"{name} = {decl}")
+        if b.init is not None:
+            self.emit("with T.init():")
+            self.frames[-1].extend(indent(self.body(b.init)))
+        self.stmt(b.body)
+        lines = self.close()
+        extra = "" if realize is not None else ", no_realize=True"
+        self.emit(f"with {self.block_kw}({string_text(b.name)}{extra}):")
+        self.frames[-1].extend(indent(lines))
+
+    def block_allocs(self, buffers: tuple[tir.Buffer, ...]) -> None:
+        form = "T.sblock_alloc_buffer" if self.modern else "T.alloc_buffer"
+        for buffer in buffers:
+            name = self.names.define(buffer, buffer.name)
+            self.emit(f"{name} = {self.buffer_decl(buffer, form, [])}")
+
+    def block_axes(self, b: tir.Block, realize: tir.BlockRealize | None) -> None:
+        """Single `T.axis.*` lines, with maximal runs of loop-bound spatial and
+        reduce axes grouped into one `T.axis.remap`."""
+        loops = {id(loop.loop_var): loop for loop in self.loops}
+        run: list[int] = []
+        for i, iv in enumerate(b.iter_vars):
+            value = realize.iter_values[i] if realize is not None else None
+            loop = loops.get(id(value)) if isinstance(value, tir.Var) else None
+            if (
+                loop is not None
+                and iv.kind in (tir.SPATIAL, tir.REDUCE)
+                and same_expr(loop.min, iv.dom.min)
+                and same_expr(loop.extent, iv.dom.extent)
+            ):
+                run.append(i)
+                continue
+            self.flush_remap(b, realize, run)
+            self.single_axis(b, realize, i)
+        self.flush_remap(b, realize, run)
+
+    def flush_remap(self, b: tir.Block, realize: tir.BlockRealize | None, run: list[int]) -> None:
+        if len(run) == 1:
+            self.single_axis(b, realize, run[0])
+        elif run:
+            assert realize is not None
+            kinds = "".join("S" if b.iter_vars[i].kind == tir.SPATIAL else "R" for i in run)
+            values = ", ".join(self.text(realize.iter_values[i]) for i in run)
+            targets = ", ".join(
+                self.names.define(b.iter_vars[i].var, b.iter_vars[i].var.name) for i in run
+            )
+            self.emit(f'{targets} = T.axis.remap("{kinds}", [{values}])')
+        run.clear()
+
+    def single_axis(self, b: tir.Block, realize: tir.BlockRealize | None, i: int) -> None:
+        iv = b.iter_vars[i]
+        if int_const(iv.dom.min) == 0:
+            dom = self.text(iv.dom.extent)
+        else:
+            dom = f"({self.text(iv.dom.min)}, {self.text(range_end(iv.dom.min, iv.dom.extent))})"
+        args = dom if realize is None else f"{dom}, {self.text(realize.iter_values[i])}"
+        name = self.names.define(iv.var, iv.var.name)
+        self.emit(f"{name} = T.axis.{iv.kind}({args})")
+
+    # ------------------------------------------------------------ buffer declarations
+
+    def buffer_decl(
+        self,
+        buffer: tir.Buffer,
+        callee: str,
+        args: list[str],
+        *,
+        region: bool = False,
+        dtype_always: bool = False,
+        own_data: bool = False,
+    ) -> str:
+        """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
+        dtype omitted when float32, keywords only when not the default. The data
+        var is taken over as `buf.data` unless it already has a name."""
+        args = list(args)
+        args.append(self.shape_text(buffer.shape))
+        if dtype_always or buffer.dtype != "float32":
+            args.append(f'"{buffer.dtype}"')
+        data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
+        fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
+        if not (own_data or fresh):
+            args.append(f"data={self.text(data)}")
+        args += self.buffer_kwargs(buffer, callee, region)
+        return f"{callee}({', '.join(args)})"
+
+    def buffer_kwargs(self, buffer: tir.Buffer, callee: str, region: bool) -> list[str]:
+        kwargs = []
+        if buffer.strides:
+            kwargs.append(f"strides={self.shape_text(buffer.strides)}")
+        force_factor = False
+        offset = buffer.elem_offset
+        fresh = isinstance(offset, tir.Var) and self.names.get(offset) is None
+        if fresh and id(offset) not in self.inline:
+            force_factor = True  # a fresh offset var is implied by the declaration
+            self.inline.setdefault(id(offset), f"{self.buffer_name(buffer)}.elem_offset")
+        elif offset is not None and int_const(offset) != 0:
+            kwargs.append(f"elem_offset={self.text(offset)}")
+        if region and offset is None and buffer.offset_factor:
+            force_factor = True
+        implied = ALLOC_SCOPES.get(callee.removeprefix("T."), "global")
+        if buffer.scope != implied:
+            kwargs.append(f"scope={string_text(buffer.scope)}")
+        if buffer.align not in (0, 64):
+            kwargs.append(f"align={buffer.align}")
+        if force_factor or buffer.offset_factor not in (0, 1):
+            kwargs.append(f"offset_factor={buffer.offset_factor or 1}")
+        return kwargs
+
+    def shape_text(self, shape: tuple[tir.PrimExpr, ...]) -> str:
+        items = [self.text(e) for e in shape]
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
