@@ -16,9 +16,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, syntax, tir
 from tvmlite.dsl.parse_relax_calls import RelaxCallParser
 from tvmlite.dsl.parse_relax_expr import MODULE
-from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal
-from tvmlite.dsl.parse_tir import parse_tir_expr
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.verify_relax import compatible, join, sinfo_text
 
 _STATEMENT_NAMES = {
@@ -31,28 +29,6 @@ _STATEMENT_NAMES = {
     "Import": "imports",
     "ClassDef": "class definitions",
 }
-
-
-def literal_value(node: syntax.Node, ctx: ParseContext) -> Any:
-    """Attribute values (`R.func_attr`, `I.module_attrs`): Python literals, lists
-    as tuples, dicts as dicts, and TIR constants such as `T.int64(4)`."""
-    if isinstance(node, syntax.Constant):
-        return node.value
-    if isinstance(node, syntax.UnaryOp) and node.op == "-":
-        inner = literal_value(node.operand, ctx)
-        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-            return -inner
-    if isinstance(node, (syntax.List, syntax.Tuple)):
-        return tuple(literal_value(e, ctx) for e in node.elts)
-    if isinstance(node, syntax.Dict):
-        keys = [literal_value(k, ctx) for k in node.keys]
-        for key, knode in zip(keys, node.keys):
-            if not isinstance(key, (str, int, bool)) and key is not None:
-                raise ctx.error("dictionary keys must be strings or numbers", knode)
-        return dict(zip(keys, (literal_value(v, ctx) for v in node.values)))
-    if isinstance(node, syntax.Call) and (syntax.dotted(node.func) or "").startswith("T."):
-        return parse_tir_expr(node, Scope(), ctx)
-    raise ctx.error("expected a literal value (number, string, list or dict)", node)
 
 
 class RelaxFunctionParser(RelaxCallParser):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, syntax, tir
@@ -90,6 +90,28 @@ def names_in(node: syntax.Node) -> list[syntax.Name]:
         elif isinstance(item, tuple):
             stack.extend(item)
     return found
+
+
+def literal_value(node: syntax.Node, ctx: ParseContext) -> Any:
+    """Attribute values (`R.func_attr`, `I.module_attrs`): Python literals, lists
+    as tuples, dicts as dicts, and TIR constants such as `T.int64(4)`."""
+    if isinstance(node, syntax.Constant):
+        return node.value
+    if isinstance(node, syntax.UnaryOp) and node.op == "-":
+        inner = literal_value(node.operand, ctx)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+    if isinstance(node, (syntax.List, syntax.Tuple)):
+        return tuple(literal_value(e, ctx) for e in node.elts)
+    if isinstance(node, syntax.Dict):
+        keys = [literal_value(k, ctx) for k in node.keys]
+        for key, knode in zip(keys, node.keys):
+            if not isinstance(key, (str, int, bool)) and key is not None:
+                raise ctx.error("dictionary keys must be strings or numbers", knode)
+        return dict(zip(keys, (literal_value(v, ctx) for v in node.values)))
+    if isinstance(node, syntax.Call) and (syntax.dotted(node.func) or "").startswith("T."):
+        return parse_tir_expr(node, Scope(), ctx)
+    raise ctx.error("expected a literal value (number, string, list or dict)", node)
 
 
 class SinfoParser:

@@ -41,7 +41,9 @@ def decorator_options(fdef: syntax.FunctionDef, ctx: ParseContext) -> dict[str, 
         call = deco if isinstance(deco, syntax.Call) else None
         name = syntax.dotted(call.func if call else deco)
         if name != "T.prim_func":
-            raise ctx.error(f"unsupported decorator on a prim function: {name or 'expression'}", deco)
+            raise ctx.error(
+                f"unsupported decorator on a prim function: {name or 'expression'}", deco
+            )
         if call is None:
             continue
         if call.args:
@@ -130,7 +132,11 @@ def _parse_params(parser: StmtParser, fdef: syntax.FunctionDef) -> list[tir.Var]
         parser.handles[params[param.name]] = buffer
         parser.define(param.name, buffer)
     # buffer_map follows parameter order.
-    ordered = {params[p.name]: parser.handles[params[p.name]] for p in fdef.params if params[p.name] in parser.handles}
+    ordered = {
+        params[p.name]: parser.handles[params[p.name]]
+        for p in fdef.params
+        if params[p.name] in parser.handles
+    }
     parser.handles.clear()
     parser.handles.update(ordered)
     return [params[p.name] for p in fdef.params]

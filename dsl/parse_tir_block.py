@@ -71,7 +71,9 @@ class BlockParser(BufferParser):
 
     # ------------------------------------------------------------ the block itself
 
-    def with_block(self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node) -> tir.Stmt:
+    def with_block(
+        self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node
+    ) -> tir.Stmt:
         name = ""
         if len(call.args) > 1:
             raise self.error(f"T.block expects at most 1 argument, got {len(call.args)}", call)
@@ -96,7 +98,9 @@ class BlockParser(BufferParser):
             self.blocks.pop()
         reads, writes = frame.reads, frame.writes
         if reads is None or writes is None:
-            inferred = infer_regions(stmt, frame.init, tuple(frame.allocs), tuple(frame.match_buffers))
+            inferred = infer_regions(
+                stmt, frame.init, tuple(frame.allocs), tuple(frame.match_buffers)
+            )
             reads = list(inferred[0]) if reads is None else reads
             writes = list(inferred[1]) if writes is None else writes
         block = tir.Block(
@@ -114,7 +118,9 @@ class BlockParser(BufferParser):
         predicate = frame.predicate or tir.IntImm("bool", 1)
         return tir.BlockRealize(tuple(frame.iter_values), predicate, block, node.span)
 
-    def with_init(self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node) -> None:
+    def with_init(
+        self, call: syntax.Call, body: tuple[syntax.Node, ...], node: syntax.Node
+    ) -> None:
         frame = self.direct_block(node, "with T.init()")
         if call.args or call.keywords:
             raise self.error("T.init takes no arguments", call)
@@ -153,7 +159,9 @@ class BlockParser(BufferParser):
         low, high = materialize(lo, dtype), materialize(hi, dtype)
         if not dt.is_integer_like(dtype):
             raise self.error(f"a block axis must be an integer, got {dtype}", call)
-        self.add_iter_var(frame, target, tir.Range(low, difference(high, low), dom_node.span), kind, value)
+        self.add_iter_var(
+            frame, target, tir.Range(low, difference(high, low), dom_node.span), kind, value
+        )
 
     def remap(self, targets: syntax.Node, call: syntax.Call) -> None:
         """`vi, vj = T.axis.remap("SR", [i, j])`: each binding is an enclosing loop var
@@ -173,12 +181,16 @@ class BlockParser(BufferParser):
         for letter, binding, target in zip(kinds, bindings, names, strict=True):
             kind = _REMAP_KINDS.get(letter)
             if kind is None:
-                raise self.error(f"unknown axis kind '{letter}' in T.axis.remap (use S or R)", call.args[0])
+                raise self.error(
+                    f"unknown axis kind '{letter}' in T.axis.remap (use S or R)", call.args[0]
+                )
             value = self.value(binding)
             if not isinstance(value, tir.Var) or value not in self.loop_ranges:
                 raise self.error("T.axis.remap bindings must be enclosing loop variables", binding)
             dom = self.loop_ranges[value]
-            self.add_iter_var(frame, target, tir.Range(dom.min, dom.extent, binding.span), kind, value)
+            self.add_iter_var(
+                frame, target, tir.Range(dom.min, dom.extent, binding.span), kind, value
+            )
 
     def add_iter_var(
         self, frame: BlockFrame, target: syntax.Node, dom: tir.Range, kind: str, value: tir.PrimExpr

@@ -1,16 +1,17 @@
 """Buffers, regions and attribute values: the pieces shared by signatures
-(`T.Buffer` params, `T.match_buffer`), allocations and block headers.
+(`T.Buffer` params, `T.match_buffer`), allocations, block headers and `T.attr`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+
+from tvmlite.diagnostics import ParseError
 
 # Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments
 # after the source (TVM's signatures agree on it).
@@ -75,7 +76,9 @@ class BufferParser(ExprParser):
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
             elem_offset = self.dim(named["elem_offset"], index_dtype)
         align = self.int_arg(named["align"], "align") if "align" in named else 0
-        factor = self.int_arg(named["offset_factor"], "offset_factor") if "offset_factor" in named else 0
+        factor = (
+            self.int_arg(named["offset_factor"], "offset_factor") if "offset_factor" in named else 0
+        )
         if "buffer_type" in named:
             kind = self.str_arg(named["buffer_type"], "buffer_type")
             if kind not in ("", "default"):
@@ -122,11 +125,11 @@ class BufferParser(ExprParser):
 
         text = str(node.value)
         parsed = parse_expression(text, node.span, self.ctx.source.filename)
-        if isinstance(parsed, syntax.Name) and self.scope.lookup(parsed.id) is None:
-            if parsed.id not in self.ctx.type_vars:
-                var = tir.Var(parsed.id, dtype, span=node.span)
-                self.define(parsed.id, var)
-                return var
+        fresh = isinstance(parsed, syntax.Name) and parsed.id not in self.ctx.type_vars
+        if fresh and self.scope.lookup(parsed.id) is None:
+            var = tir.Var(parsed.id, dtype, span=node.span)
+            self.define(parsed.id, var)
+            return var
         try:
             return self.expr(parsed, dtype)
         except ParseError as exc:
@@ -205,11 +208,49 @@ class BufferParser(ExprParser):
 
     def attr_dict(self, node: syntax.Node) -> tuple[tuple[str, Any], ...]:
         if not isinstance(node, syntax.Dict):
-            raise self.error("expected a dict literal {\"key\": value}", node)
+            raise self.error('expected a dict literal {"key": value}', node)
         pairs = []
         for key, value in zip(node.keys, node.values, strict=True):
             pairs.append((self.str_arg(key, "an attribute key"), self.attr_value(value)))
         return tuple(pairs)
+
+    # ------------------------------------------------------------ attribute statements
+
+    def attrs(self, call: syntax.Call) -> list[tir.Stmt]:
+        if call.keywords:
+            raise self.error("T.attr takes no keyword arguments", call.keywords[0])
+        if len(call.args) == 1:
+            pairs = self.attr_dict(call.args[0])
+            node: Any = tir.IntImm("int32", 0, call.span)
+            values = [(key, self.attr_stmt_value(v, call)) for key, v in pairs]
+        elif len(call.args) == 3:
+            node = self.attr_node(call.args[0])
+            key = self.str_arg(call.args[1], "the attribute key")
+            values = [(key, self.attr_stmt_value(self.value_of(call.args[2]), call))]
+        else:
+            raise self.error(f"T.attr expects 1 or 3 arguments, got {len(call.args)}", call)
+        return [tir.AttrStmt(node, key, value, None, call.span) for key, value in values]
+
+    def value_of(self, node: syntax.Node) -> Any:
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return node.value
+        return self.expr(node)
+
+    def attr_stmt_value(self, value: Any, node: syntax.Node) -> tir.PrimExpr:
+        if isinstance(value, tir.PrimExpr):
+            return value
+        if isinstance(value, str):
+            return tir.StringImm(value, span=node.span)
+        if isinstance(value, bool | int | float):
+            return materialize(Lit(value, node.span))
+        raise self.error("a T.attr value must be a scalar or a string", node)
+
+    def attr_node(self, node: syntax.Node) -> Any:
+        if isinstance(node, syntax.Name):
+            return self.lookup(node.id, node)
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return tir.StringImm(node.value, span=node.span)
+        return self.expr(node)
 
 
 def _is_none(node: syntax.Node) -> bool:

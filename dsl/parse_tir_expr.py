@@ -11,12 +11,21 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_ops import Lit, TypeMismatch, Value, binary, materialize, pair
-from tvmlite.dsl.parse_tir_ops import make_const, match_types
+from tvmlite.dsl.parse_tir_ops import (
+    Lit,
+    TypeMismatch,
+    Value,
+    binary,
+    make_const,
+    match_types,
+    materialize,
+    pair,
+)
 from tvmlite.dsl.scope import ParseContext, Scope
+
+from tvmlite.diagnostics import ParseError
 
 # Names that need Python to run; rejected wherever they appear.
 META_BUILTINS = ("meta_var", "macro", "inline", "comm_reducer", "index_map", "iter_var")
@@ -91,7 +100,7 @@ class ExprParser:
         elif name is not None and name.startswith("T."):
             text = name[2:]
         else:
-            raise self.error("expected a dtype string such as \"float32\"", node)
+            raise self.error('expected a dtype string such as "float32"', node)
         if not dt.is_valid(text):
             raise self.error(f"unknown dtype '{text}'", node)
         return text
@@ -147,9 +156,7 @@ class ExprParser:
         except TypeMismatch as exc:
             raise self.error(str(exc), node) from None
 
-    def matched(
-        self, a: Value, b: Value, node: syntax.Node
-    ) -> tuple[tir.PrimExpr, tir.PrimExpr]:
+    def matched(self, a: Value, b: Value, node: syntax.Node) -> tuple[tir.PrimExpr, tir.PrimExpr]:
         try:
             return match_types(*pair(a, b))
         except TypeMismatch as exc:
@@ -214,9 +221,7 @@ class ExprParser:
             )
         return result
 
-    def bitwise(
-        self, op: str, a: Value, b: Value | None, node: syntax.Node
-    ) -> tir.PrimExpr:
+    def bitwise(self, op: str, a: Value, b: Value | None, node: syntax.Node) -> tir.PrimExpr:
         """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or."""
         if b is None:
             x = materialize(a)

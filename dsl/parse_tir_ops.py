@@ -8,11 +8,13 @@ builds the same nodes as TVM would, without evaluating any Python.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+
+from tvmlite.diagnostics import Span
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -28,7 +30,7 @@ class Lit:
 Value = tir.PrimExpr | Lit
 
 
-def literal_kind(value: int | float | bool) -> str:
+def literal_kind(value: float | bool) -> str:
     if isinstance(value, bool):
         return "bool"
     return "int" if isinstance(value, int) else "float"
@@ -42,7 +44,7 @@ def default_dtype(lit: Lit) -> str:
     return "bool" if kind == "bool" else "float32"
 
 
-def make_const(value: int | float | bool, dtype: str, span: Span | None = None) -> tir.PrimExpr:
+def make_const(value: float | bool, dtype: str, span: Span | None = None) -> tir.PrimExpr:
     """An immediate; a vector dtype gives a Broadcast of the scalar immediate."""
     lanes = dt.lanes(dtype)
     elem = dt.element_of(dtype)
@@ -104,7 +106,7 @@ def cast(dtype: str, value: tir.PrimExpr, span: Span | None = None) -> tir.PrimE
     if isinstance(value, tir.IntImm | tir.FloatImm) and dt.lanes(dtype) == 1:
         number: int | float = value.value
         if not dt.is_float(dtype):
-            if number != number or number in (float("inf"), float("-inf")):
+            if not math.isfinite(number):
                 return tir.Cast(dtype, value, span)
             number = int(number)
         return make_const(number, dtype, span)

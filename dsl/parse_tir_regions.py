@@ -116,8 +116,10 @@ class _Collector:
             lo, hi = _fold("mul", a[0], e.b), _fold("mul", a[1], e.b)
             return (lo, hi) if scale >= 0 else (hi, lo)
         if e.kind == "floordiv" and scale is not None and scale > 0:
-            return (tir.BinaryOp("floordiv", a[0], e.b, e.dtype),
-                    tir.BinaryOp("floordiv", a[1], e.b, e.dtype))
+            return (
+                tir.BinaryOp("floordiv", a[0], e.b, e.dtype),
+                tir.BinaryOp("floordiv", a[1], e.b, e.dtype),
+            )
         if e.kind == "floormod" and scale is not None and scale > 0:
             return make_const(0, e.dtype), make_const(scale - 1, e.dtype)
         return None
@@ -186,7 +188,9 @@ class _Collector:
                 for axis, r in enumerate(region.region):
                     lo = self.relax(region.buffer, axis, substitute(r.min, binding))
                     last = substitute(_fold("add", r.min, r.extent), binding)
-                    hi = self.relax(region.buffer, axis, _fold("sub", last, make_const(1, last.dtype)))
+                    hi = self.relax(
+                        region.buffer, axis, _fold("sub", last, make_const(1, last.dtype))
+                    )
                     end = _fold("add", hi.min, hi.extent)
                     ranges.append(tir.Range(lo.min, difference(end, lo.min)))
                 table.setdefault(region.buffer, []).append(tuple(ranges))

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 from tvmlite.dsl import relax, syntax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
-from tvmlite.dsl.parse_relax import RelaxFunctionParser, literal_value
-from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal
+from tvmlite.dsl.parse_relax import RelaxFunctionParser
+from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax

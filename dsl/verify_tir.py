@@ -10,10 +10,11 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_ops import const_int
 from tvmlite.dsl.parse_tir_regions import uses
+
+from tvmlite.diagnostics import Span, VerifyError
 
 
 def verify_prim_func(func: tir.PrimFunc, ctx: Any = None) -> None:
@@ -70,11 +71,11 @@ class _Verifier:
     # ------------------------------------------------------------ expressions
 
     def expr(self, e: tir.PrimExpr, span: Span | None) -> None:
-        span = getattr(e, "span", None) or span
-        if isinstance(e, tir.Var):
+        if isinstance(e, tir.Var):  # a var's own span is its definition, not this use
             if e not in self.vars:
                 raise self.fail(f"use of undefined variable '{e.name}'", span)
             return
+        span = getattr(e, "span", None) or span
         if isinstance(e, tir.Let):
             self.expr(e.value, span)
             saved = set(self.vars)
@@ -161,14 +162,19 @@ class _Verifier:
         self.expr(s.predicate, span)
         block = s.block
         if len(block.iter_vars) != len(s.iter_values):
-            raise self.fail(f"block '{block.name}' has a different number of axes and bindings", span)
+            raise self.fail(
+                f"block '{block.name}' has a different number of axes and bindings", span
+            )
         for iv, value in zip(block.iter_vars, s.iter_values, strict=True):
             self.expr(iv.dom.min, iv.span or span)
             self.expr(iv.dom.extent, iv.span or span)
-            self.check_domain(block, iv, value, iv.span or span)
+            if const_int(s.predicate) == 1:  # under T.where, out-of-domain values are masked
+                self.check_domain(block, iv, value, iv.span or span)
         self.scoped(lambda: self._block(block, block.span or span))
 
-    def check_domain(self, block: tir.Block, iv: tir.IterVar, value: tir.PrimExpr, span: Span | None) -> None:
+    def check_domain(
+        self, block: tir.Block, iv: tir.IterVar, value: tir.PrimExpr, span: Span | None
+    ) -> None:
         lo, extent = const_int(iv.dom.min), const_int(iv.dom.extent)
         if lo is None or extent is None:
             return

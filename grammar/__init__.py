@@ -18,6 +18,7 @@ from tvmlite.dsl import syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, TvmsIndenter
+from tvmlite.grammar.lexer import TvmsLexer
 
 __all__ = ["parse_expression", "parse_syntax"]
 
@@ -31,7 +32,7 @@ def _parser() -> tuple[Lark, SyntaxBuilder]:
     lark = Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
-        lexer="contextual",
+        lexer=TvmsLexer,
         start=["module", "expression_input"],
         postlex=TvmsIndenter(),
         transformer=builder,

@@ -22,18 +22,13 @@ from lark import Token
 
 from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax as S
+from tvmlite.grammar.operators import fold
 
 Item = Token | S.Node
 _SIMPLE_ESCAPES = {
     "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\n": "", "\r\n": "",
 }  # fmt: skip
-# Binding strength of the binary operators below the comparisons (higher binds tighter).
-_PRECEDENCE = {
-    "|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5,
-    "*": 6, "/": 6, "//": 6, "%": 6, "@": 6,
-}  # fmt: skip
-_COMPARISONS = frozenset({"<", ">", "==", ">=", "<=", "!=", "in", "not in", "is", "is not"})
 _ESCAPE = re.compile(
     r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}\n]*\}|[0-7]{1,3}|\r\n|[\s\S])"
 )
@@ -79,6 +74,7 @@ class SyntaxBuilder:
         return Span(where.source, line, column, end_line, end_column)
 
     def _error(self, message: str, first: Item, last: Item | None = None) -> ParseError:
+        """A located error for the builder's own checks (escapes, argument order, ...)."""
         span = self._span(first, last if last is not None else first)
         return ParseError(message, span, span.source.filename)
 
@@ -205,6 +201,7 @@ class SyntaxBuilder:
     # -------------------------------------------------------------- expressions
 
     def bare_tuple(self, c: list[S.Node]) -> S.Tuple:
+        # The span ends at the last element: a trailing comma is dropped by the grammar.
         return S.Tuple(tuple(c), False, self._span(c[0], c[-1]))
 
     target_tuple = bare_tuple
@@ -224,10 +221,6 @@ class SyntaxBuilder:
         items = c[1:-1]
         return S.Dict(tuple(items[0::2]), tuple(items[1::2]), self._span(c[0], c[-1]))
 
-    def ifexp(self, c: list[Any]) -> S.IfExp:
-        body, _, test, orelse = c
-        return S.IfExp(test, body, orelse, self._span(body, orelse))
-
     def lambda_params(self, c: list[Token]) -> tuple[str, ...]:
         return tuple(name.value for name in c)
 
@@ -235,71 +228,8 @@ class SyntaxBuilder:
         keyword, params, body = c
         return S.Lambda(params or (), body, self._span(keyword, body))
 
-    def logic_chain(self, c: list[Any]) -> S.BoolOp:
-        # `and` binds tighter than `or`; both group to the left.
-        alternatives: list[S.Node] = []
-        current = c[0]
-        for i in range(1, len(c), 2):
-            right = c[i + 1]
-            if c[i].type == "AND":
-                current = S.BoolOp("and", current, right, self._span(current, right))
-            else:
-                alternatives.append(current)
-                current = right
-        for left in reversed(alternatives):
-            current = S.BoolOp("or", left, current, self._span(left, current))
-        return current
-
-    def operator_chain(self, c: list[Any]) -> S.Node:
-        """`a + b * c < d`: comparisons split the chain, the rest folds by precedence."""
-        comparisons: list[str] = []
-        sides: list[S.Node] = []
-        operands, operators = [c[0]], []
-        i = 1
-        while i < len(c):
-            op = c[i].value
-            if isinstance(c[i + 1], Token):  # `not in`, `is not`
-                i += 1
-                op = f"{op} {c[i].value}"
-            if op in _COMPARISONS:
-                sides.append(self._fold(operands, operators))
-                comparisons.append(op)
-                operands, operators = [c[i + 1]], []
-            else:
-                operands.append(c[i + 1])
-                operators.append(op)
-            i += 2
-        last = self._fold(operands, operators)
-        if not comparisons:
-            return last
-        sides.append(last)
-        return S.Compare(sides[0], tuple(comparisons), tuple(sides[1:]), self._span(sides[0], last))
-
-    def _fold(self, operands: list[S.Node], operators: list[str]) -> S.Node:
-        """Left-associative binary operators by precedence, with explicit stacks."""
-        values = [operands[0]]
-        waiting: list[str] = []
-        for op, right in zip(operators, operands[1:]):
-            while waiting and _PRECEDENCE[waiting[-1]] >= _PRECEDENCE[op]:
-                self._reduce(values, waiting.pop())
-            waiting.append(op)
-            values.append(right)
-        while waiting:
-            self._reduce(values, waiting.pop())
-        return values[0]
-
-    def _reduce(self, values: list[S.Node], op: str) -> None:
-        right = values.pop()
-        left = values.pop()
-        values.append(S.BinOp(op, left, right, self._span(left, right)))
-
-    def binop(self, c: list[Any]) -> S.BinOp:
-        left, op, right = c
-        return S.BinOp(op.value, left, right, self._span(left, right))
-
-    def unaryop(self, c: list[Any]) -> S.UnaryOp:
-        op, operand = c
-        return S.UnaryOp(op.value, operand, self._span(op, operand))
+    def test(self, c: list[Any]) -> S.Node:
+        return fold(c, self._span, self._error)
 
     def keyword(self, c: list[Any]) -> S.Keyword:
         name, value = c
@@ -319,6 +249,7 @@ class SyntaxBuilder:
         return S.Call(func, args, keywords, self._span(func, close))
 
     def subscripts(self, c: list[S.Node]) -> tuple[S.Node, ...]:
+        # A trailing comma is dropped by the grammar: `A[i,]` is `A[i]`.
         if len(c) == 1 and isinstance(c[0], S.Tuple) and c[0].parenthesized:
             return c[0].elts  # `A[()]` has no index; `A[(i, j)]` is `A[i, j]` as in Python
         return tuple(c)

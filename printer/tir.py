@@ -134,7 +134,7 @@ class TIRPrinter(StmtPrinter):
                 else:
                     self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
         else:
-            for var in symbolic:
+            for var in self.declaration_order(symbolic, buffers.values()):
                 self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
             self.match_buffers(func, buffers, inline)
         self.function_body(func.body)
@@ -160,6 +160,13 @@ class TIRPrinter(StmtPrinter):
                     if id(var) not in params:
                         seen.setdefault(id(var), var)
         return list(seen.values())
+
+    def declaration_order(self, symbolic: list[tir.Var], buffers: object) -> list[tir.Var]:
+        """Classic `n = T.int64()` lines: shape vars by name (the order of the
+        module's TypeVars they stand for), then offset vars in first-use order."""
+        in_shape = {id(v) for b in buffers for e in b.shape + b.strides for v in iter_vars_of(e)}
+        shape_vars = sorted((v for v in symbolic if id(v) in in_shape), key=self.names.get)
+        return shape_vars + [v for v in symbolic if id(v) not in in_shape]
 
     def param(
         self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, printed: set[int]

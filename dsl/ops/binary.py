@@ -85,7 +85,7 @@ def broadcast_result(
         if shape is not None:
             # TVM keeps the operand's own shape object when nothing changes.
             for t, s in zip(tensors, shapes, strict=True):
-                if s == shape and isinstance(t.shape, relax.Var):
+                if sa.same(s, shape) and isinstance(t.shape, relax.Var):
                     return like(t, dtype)
             return tensor_sinfo(shape, dtype)
     ndim = -1 if any(n < 0 for n in ndims) else max(ndims)
@@ -97,7 +97,7 @@ def _binary(ctx: InferCtx, compare: bool) -> relax.StructInfo:
     if isinstance(left, relax.PrimStructInfo) and isinstance(right, relax.PrimStructInfo):
         dtype = ctx.same_dtype(left.dtype, right.dtype)
         return relax.PrimStructInfo("bool" if compare else dtype)
-    a, b = ctx.as_tensor(left, "x1"), ctx.as_tensor(right, "x2")
+    a, b = ctx.as_tensor(left, "x1", True), ctx.as_tensor(right, "x2", True)
     if a.dtype != "void" and b.dtype != "void" and a.dtype != b.dtype:
         ctx.fail(f"operands must have the same dtype, got {a.dtype} and {b.dtype}")
     dtype = "bool" if compare else (a.dtype if a.dtype == b.dtype else "void")

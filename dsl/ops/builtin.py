@@ -58,7 +58,7 @@ def infer_null_value(ctx: InferCtx) -> relax.StructInfo:
     return relax.ObjectStructInfo()
 
 
-@define("relax.shape_of", ("input",), (), OPAQUE)
+@define("relax.shape_of", ("expr",), (), OPAQUE)
 def infer_shape_of(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     shape = known_shape(data)
@@ -67,7 +67,7 @@ def infer_shape_of(ctx: InferCtx) -> relax.StructInfo:
     return relax.ShapeStructInfo(shape, len(shape))
 
 
-@define("relax.tensor_to_shape", ("input",), (), OPAQUE)
+@define("relax.tensor_to_shape", ("expr",), (), OPAQUE)
 def infer_tensor_to_shape(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     if ndim_of(data) not in (-1, 1):
@@ -79,7 +79,7 @@ def infer_tensor_to_shape(ctx: InferCtx) -> relax.StructInfo:
     return relax.ShapeStructInfo(None, -1 if length is None else length)
 
 
-@define("relax.shape_to_tensor", (ArgDef("input", "shape"),), (), OPAQUE)
+@define("relax.shape_to_tensor", (ArgDef("expr", "shape"),), (), OPAQUE)
 def infer_shape_to_tensor(ctx: InferCtx) -> relax.StructInfo:
     ndim = ctx.shape_ndim(0)
     if ndim < 0:
@@ -87,7 +87,7 @@ def infer_shape_to_tensor(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo((sa.const(ndim),), "int64")
 
 
-@define("relax.size", ("input",), (), OPAQUE)
+@define("relax.size", ("expr",), (), OPAQUE)
 def infer_size(ctx: InferCtx) -> relax.StructInfo:
     ctx.tensor(0)
     return tensor_sinfo((), "int64")
@@ -129,7 +129,7 @@ register(
     OpDef(
         "relax.memory.alloc_storage",
         (
-            ArgDef("total_space", "shape"),
+            ArgDef("size", "shape"),
             ArgDef("virtual_device_index", "prim"),
             ArgDef("storage_scope", "str"),
             ArgDef("dtype", "dtype"),
@@ -143,7 +143,7 @@ register(
     OpDef(
         "relax.vm.alloc_storage",
         (
-            ArgDef("size", "shape"),
+            ArgDef("shape", "shape"),
             ArgDef("runtime_device_index", "prim"),
             ArgDef("dtype", "dtype"),
             ArgDef("storage_scope", "str", "global"),
@@ -168,7 +168,7 @@ for _ns in ("memory", "vm"):
                 ArgDef("offset", "prim"),
                 ArgDef("shape", "shape"),
                 ArgDef("dtype", "dtype"),
-                ArgDef("runtime_device_index", "prim", 0),
+                ArgDef("runtime_device_ind", "prim", 0),
             ),
             (),
             OPAQUE,
@@ -186,7 +186,7 @@ for _name, _arg in (
 @define(
     "relax.memory.view",
     (
-        ArgDef("x"),
+        ArgDef("data"),
         ArgDef("shape", "shape", None),
         ArgDef("dtype", "dtype", None),
         ArgDef("relative_byte_offset", "prim", None),
@@ -205,7 +205,7 @@ def infer_memory_view(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(shape, dtype, ndim)
 
 
-@define("relax.memory.ensure_zero_offset", ("x",), (), OPAQUE)
+@define("relax.memory.ensure_zero_offset", ("data",), (), OPAQUE)
 def infer_ensure_zero_offset(ctx: InferCtx) -> relax.StructInfo:
     return like(ctx.tensor(0))
 
@@ -255,5 +255,6 @@ for _name, _dtype in (("quantize", "int8"), ("dequantize", "float32")):
             (AttrDef("out_dtype", _dtype, "dtype"), AttrDef("axis", -1, "int")),
             ELEMWISE,
             infer_qdq,
+            signature=("data", "scale", "zero_point", "axis", "out_dtype"),
         )
     )

@@ -43,16 +43,14 @@ def _sinfo_list(value: Any, fail: Fail, name: str) -> list[relax.StructInfo]:
 def _match(
     op: OpDef, args: Sequence[Any], kwargs: dict[str, Any], fail: Fail
 ) -> tuple[dict[str, Any], list[relax.StructInfo]]:
-    """Assign every given value to an argument or attribute name."""
-    positional = [a for a in op.arg_names if a.name not in op.keyword_args]
-    slots: list[tuple[str, bool]] = [(a.name, a.variadic) for a in positional]
-    slots += [(a.name, False) for a in op.attrs]
+    """Assign every given value to an argument, attribute or result-type name."""
+    variadic = {a.name for a in op.arg_names if a.variadic}
     given: dict[str, Any] = {}
     index = 0
-    for slot, variadic in slots:
+    for slot in op.positional:
         if index >= len(args):
             break
-        if variadic:
+        if slot in variadic:
             given[slot] = list(args[index:])
             index = len(args)
             break
@@ -60,10 +58,15 @@ def _match(
         index += 1
     if index < len(args):
         fail(f"takes at most {index} positional arguments, got {len(args)}")
-    known = {a.name for a in op.arg_names} | {a.name for a in op.attrs}
     sinfo_args: list[relax.StructInfo] = []
+    for slot in op.sinfo_keywords:
+        if slot in given:
+            sinfo_args = _sinfo_list(given.pop(slot), fail, slot)
+    known = {a.name for a in op.arg_names} | {a.name for a in op.attrs}
     for key, value in kwargs.items():
         if key in op.sinfo_keywords:
+            if sinfo_args:
+                fail(f"got more than one value for {key!r}")
             sinfo_args = _sinfo_list(value, fail, key)
             continue
         if key not in known:

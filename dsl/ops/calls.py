@@ -61,6 +61,8 @@ def infer_dps_call(ctx: InferCtx) -> relax.StructInfo:
 FUNC_ARGS = (ArgDef("func", "func"), ArgDef("args", "tuple"))
 INPLACE = (AttrDef("inplace_indices", kind="ints"),)
 
+# Classic signatures: `call_tir(gvar, args, out_sinfo, tir_vars=None)`; 0.27 spells
+# the third one `out_ty` and drops `tir_vars`.
 register(
     OpDef(
         "relax.call_tir",
@@ -70,6 +72,7 @@ register(
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
+        signature=("func", "args", "out_sinfo", "tir_vars"),
     )
 )
 register(
@@ -81,6 +84,7 @@ register(
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
+        signature=("func", "args", "inplace_indices", "out_sinfo", "tir_vars"),
     )
 )
 register(
@@ -92,6 +96,7 @@ register(
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
+        signature=("func", "args", "out_sinfo", "te_grad_name", "te_grad_kwargs", "tir_vars"),
     )
 )
 register(
@@ -103,6 +108,7 @@ register(
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
+        signature=("func", "args", "out_sinfo"),
     )
 )
 
@@ -162,6 +168,7 @@ for _name in ("call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure"):
             infer_from_sinfo_args,
             build_tuple_args,
             sinfo_keywords=TY_KEYWORDS,
+            signature=("closure" if "closure" in _name else "func", "args", "sinfo_args"),
         )
     )
 

@@ -113,15 +113,19 @@ class InferCtx:
         return f"argument {index}"
 
     def tensor(self, index: int, name: str | None = None) -> relax.TensorStructInfo:
-        """The struct info of a tensor argument; a scalar prim counts as a 0-d
-        tensor (TVM lets `R.add(x, 1)` mix them), anything else is an error."""
+        """The struct info of a tensor argument (an unknown object passes as an
+        unknown tensor); anything else is an error."""
         sinfo = self.sinfo(index)
         return self.as_tensor(sinfo, name or self.arg_name(index))
 
-    def as_tensor(self, sinfo: relax.StructInfo, name: str) -> relax.TensorStructInfo:
+    def as_tensor(
+        self, sinfo: relax.StructInfo, name: str, allow_prim: bool = False
+    ) -> relax.TensorStructInfo:
+        """`allow_prim`: a scalar counts as a 0-d tensor (TVM's binary ops accept
+        `R.add(x, 1)`; most other ops reject it)."""
         if isinstance(sinfo, relax.TensorStructInfo):
             return sinfo
-        if isinstance(sinfo, relax.PrimStructInfo):
+        if allow_prim and isinstance(sinfo, relax.PrimStructInfo):
             return tensor_sinfo((), sinfo.dtype)
         if isinstance(sinfo, relax.ObjectStructInfo):
             return relax.TensorStructInfo()

@@ -85,6 +85,14 @@ def _to_prim_arg(value: Any, fail: Fail, name: str) -> relax.Expr:
     fail(f"{name} must be a scalar, got {_literal(value)}")
 
 
+def _to_prim32_arg(value: Any, fail: Fail, name: str) -> relax.Expr:
+    if isinstance(value, relax.Expr):
+        return value
+    if isinstance(value, (tir.PrimExpr, *_SCALARS)):
+        return prim_value(value, "int32", "float32")
+    fail(f"{name} must be a scalar, got {_literal(value)}")
+
+
 def _to_prim_tuple_arg(value: Any, fail: Fail, name: str) -> relax.Expr:
     if isinstance(value, relax.Expr) and not isinstance(value, relax.PrimValue):
         return value
@@ -143,6 +151,7 @@ def _to_str_arg(value: Any, fail: Fail, name: str) -> relax.Expr:
 _ARG_KINDS: dict[str, Callable[[Any, Fail, str], relax.Expr]] = {
     "tensor": _to_tensor_arg,
     "prim": _to_prim_arg,
+    "prim32": _to_prim32_arg,
     "prim_tuple": _to_prim_tuple_arg,
     "shape": _to_shape_arg,
     "tuple": _to_tuple_arg,

@@ -106,9 +106,14 @@ def infer_strided_slice(ctx: InferCtx) -> relax.StructInfo:
 @define("relax.dynamic_strided_slice", ("x", "begin", "end", "strides"), (), INJECTIVE)
 def infer_dynamic_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
+    ndim = ndim_of(data)
     for i in (1, 2, 3):
-        ctx.require_int(ctx.tensor(i), ctx.arg_name(i))
-    return tensor_sinfo(None, data.dtype, ndim_of(data))
+        bounds = ctx.tensor(i)
+        ctx.require_int(bounds, ctx.arg_name(i))
+        shape = known_shape(bounds)
+        if shape is not None and len(shape) == 1 and ndim >= 0:
+            ctx.check_dims(shape[0], sa.const(ndim), f"{ctx.arg_name(i)} needs one entry per axis")
+    return tensor_sinfo(None, data.dtype, ndim)
 
 
 @define(
@@ -193,7 +198,7 @@ def infer_scatter_nd(ctx: InferCtx) -> relax.StructInfo:
 @define(
     "relax.slice_scatter",
     (
-        ArgDef("input"),
+        ArgDef("input_tensor"),
         ArgDef("src"),
         ArgDef("start", "prim"),
         ArgDef("end", "prim"),
@@ -204,7 +209,7 @@ def infer_scatter_nd(ctx: InferCtx) -> relax.StructInfo:
 )
 def infer_slice_scatter(ctx: InferCtx) -> relax.StructInfo:
     data, src = ctx.tensor(0), ctx.tensor(1)
-    ctx.same_dtype(data.dtype, src.dtype, "input and src")
+    ctx.same_dtype(data.dtype, src.dtype, "input_tensor and src")
     if ndim_of(data) >= 0:
         ctx.axis(ctx.attr("axis"), ndim_of(data))
     return like(data)
@@ -244,7 +249,9 @@ def infer_index_tensor(ctx: InferCtx) -> relax.StructInfo:
 
 @define(
     "relax.one_hot",
-    (ArgDef("indices"), ArgDef("on_value", "prim"), ArgDef("off_value", "prim")),
+    # int32/float32 literals: TVM prints int32 values bare (`R.one_hot(x, 7, -1, ...)`)
+    # and annotates the result int32, so reading them back as int32 round-trips.
+    (ArgDef("indices"), ArgDef("on_value", "prim32"), ArgDef("off_value", "prim32")),
     (AttrDef("depth", kind="int"), AttrDef("axis", -1, "int")),
     INJECTIVE,
 )

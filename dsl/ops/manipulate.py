@@ -120,11 +120,9 @@ def infer_squeeze(ctx: InferCtx) -> relax.StructInfo:
     removed = set(ctx.axes(axes, ndim))
     if shape is None:
         return tensor_sinfo(None, data.dtype, ndim - len(removed))
-    for i in removed:
-        value = sa.as_int(shape[i])
-        if value is not None and value != 1:
-            ctx.fail(f"cannot squeeze axis {i} of size {value}")
-    return tensor_sinfo(tuple(d for i, d in enumerate(shape) if i not in removed), data.dtype)
+    # Like TVM, a listed axis whose static size is not 1 is kept, not an error.
+    kept = [d for i, d in enumerate(shape) if i not in removed or sa.as_int(d) not in (None, 1)]
+    return tensor_sinfo(tuple(kept), data.dtype)
 
 
 @define("relax.flatten", ("x",), (), INJECTIVE)
@@ -209,8 +207,14 @@ def infer_flip(ctx: InferCtx) -> relax.StructInfo:
     INJECTIVE,
 )
 def infer_reverse_sequence(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_int(ctx.tensor(1), "seq_lengths")
+    data, lengths = ctx.tensor(0), ctx.tensor(1)
+    ctx.require_int(lengths, "seq_lengths")
+    shape, lshape = known_shape(data), known_shape(lengths)
+    if shape is not None:
+        batch = ctx.axis(ctx.attr("batch_axis"), len(shape), "batch_axis")
+        ctx.axis(ctx.attr("seq_axis"), len(shape), "seq_axis")
+        if lshape is not None and len(lshape) == 1:
+            ctx.check_dims(lshape[0], shape[batch], "seq_lengths does not match the batch dim")
     return like(data)
 
 

@@ -25,9 +25,9 @@ from tvmlite.dsl.ops.registry import (
 )
 from tvmlite.dsl.ops.unary import infer_any_unary, infer_float_unary
 
-register(OpDef("relax.nn.relu", (ArgDef("x"),), (), ELEMWISE, infer_any_unary))
+register(OpDef("relax.nn.relu", (ArgDef("data"),), (), ELEMWISE, infer_any_unary))
 for _name in ("gelu", "gelu_tanh", "selu", "silu"):
-    register(OpDef(f"relax.nn.{_name}", (ArgDef("x"),), (), ELEMWISE, infer_float_unary))
+    register(OpDef(f"relax.nn.{_name}", (ArgDef("data"),), (), ELEMWISE, infer_float_unary))
 
 
 def build_relu6(ctx: BuildCtx) -> relax.Call:
@@ -36,7 +36,7 @@ def build_relu6(ctx: BuildCtx) -> relax.Call:
     )
 
 
-register(OpDef("relax.nn.relu6", (ArgDef("x"),), (), ELEMWISE, infer_any_unary, build_relu6))
+register(OpDef("relax.nn.relu6", (ArgDef("data"),), (), ELEMWISE, infer_any_unary, build_relu6))
 register(
     OpDef(
         "relax.nn.leakyrelu",
@@ -99,6 +99,7 @@ def infer_dropout(ctx: InferCtx) -> relax.StructInfo:
         AttrDef("pad_mode", "constant", "str"),
     ),
     INJECTIVE,
+    signature=("data", "pad_width", "pad_mode", "pad_value"),
 )
 def infer_pad(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -231,9 +232,9 @@ register(
 @define(
     "relax.nn.attention_var_len",
     (
-        "query",
-        "key",
-        "value",
+        "queries",
+        "keys",
+        "values",
         "seqstart_q",
         "seqstart_k",
         ArgDef("max_seqlen_q", "prim"),
@@ -241,6 +242,18 @@ register(
     ),
     ATTENTION_ATTRS,
     OUT_EWISE_FUSIBLE,
+    signature=(
+        "queries",
+        "keys",
+        "values",
+        "seqstart_q",
+        "max_seqlen_q",
+        "seqstart_k",
+        "max_seqlen_k",
+        "scale",
+        "causal_mask",
+        "window_size",
+    ),
 )
 def infer_attention_var_len(ctx: InferCtx) -> relax.StructInfo:
     q, v = ctx.tensor(0), ctx.tensor(2)

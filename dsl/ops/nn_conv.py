@@ -224,6 +224,18 @@ _CONV = {1: infer_conv1d, 2: infer_conv2d, 3: infer_conv3d}
 _CONV_T = {1: infer_conv1d_transpose, 2: infer_conv2d_transpose, 3: infer_conv3d_transpose}
 _POOL = {1: infer_pool1d, 2: infer_pool2d, 3: infer_pool3d}
 _ADAPTIVE = {1: infer_adaptive1d, 2: infer_adaptive2d, 3: infer_adaptive3d}
+# The Python signature puts padding before dilation; the attributes do not.
+POOL_SIGNATURE = (
+    "data",
+    "pool_size",
+    "strides",
+    "padding",
+    "dilation",
+    "ceil_mode",
+    "count_include_pad",
+    "layout",
+    "out_layout",
+)
 
 for _n in (1, 2, 3):
     _d = f"{_n}d"
@@ -255,6 +267,7 @@ for _n in (1, 2, 3):
             OUT_EWISE_FUSIBLE,
             _POOL[_n],
             build_out_layout,
+            signature=POOL_SIGNATURE,
         )
     )
     # TVM's avg_pool1d/3d default count_include_pad to True, avg_pool2d to False.
@@ -266,6 +279,7 @@ for _n in (1, 2, 3):
             OUT_EWISE_FUSIBLE,
             _POOL[_n],
             build_out_layout,
+            signature=POOL_SIGNATURE,
         )
     )
     register(

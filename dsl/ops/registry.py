@@ -83,7 +83,18 @@ class OpDef:
     sinfo_keywords: tuple[str, ...] = ()
     # Relax arguments TVM prints as `name=value` (the `format` of R.print).
     keyword_args: tuple[str, ...] = ()
+    # Positional order of TVM's Python signature when it is not "arguments, then
+    # attributes" (`R.nn.pad(x, width, mode, value)`, `R.call_tir(f, args, out)`).
+    signature: tuple[str, ...] | None = None
     aliases: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def positional(self) -> tuple[str, ...]:
+        """Names filled by positional arguments, in order."""
+        if self.signature is not None:
+            return self.signature
+        args = tuple(a.name for a in self.arg_names if a.name not in self.keyword_args)
+        return args + tuple(a.name for a in self.attrs)
 
     @property
     def display(self) -> str:
@@ -126,6 +137,7 @@ def define(
     sinfo_keywords: tuple[str, ...] = (),
     keyword_args: tuple[str, ...] = (),
     aliases: tuple[str, ...] = (),
+    signature: tuple[str, ...] | None = None,
 ) -> Callable[[InferFn], InferFn]:
     """Decorator registering the decorated inference function as `name`'s."""
 
@@ -141,6 +153,7 @@ def define(
                 sinfo_keywords=sinfo_keywords,
                 keyword_args=keyword_args,
                 aliases=aliases,
+                signature=signature,
             )
         )
         return infer

@@ -18,6 +18,23 @@ def const(value: int) -> tir.IntImm:
     return tir.IntImm(INDEX, int(value))
 
 
+def same(a: object, b: object) -> bool:
+    """Structural equality of expressions, vars by identity.
+
+    Not `==`: identity nodes inherit a field-less dataclass `__eq__` from their
+    base class, which makes any two vars of one class compare equal."""
+    if isinstance(a, (tir.Var, tir.Buffer)) or isinstance(b, (tir.Var, tir.Buffer)):
+        return a is b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    fields = getattr(a, "__dataclass_fields__", None)
+    if fields is None:
+        return a == b
+    return all(same(getattr(a, f), getattr(b, f)) for f, d in fields.items() if d.compare)
+
+
 def as_int(expr: object) -> int | None:
     """The integer value of an integer immediate, else None."""
     if isinstance(expr, tir.IntImm) and expr.dtype != "bool":
@@ -105,13 +122,13 @@ def sub(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
         return const(va - vb)
     if vb is not None:
         return _offset(a, -vb)
-    if a == b:
+    if same(a, b):
         return const(0)
     # `(x + y) - x` cancels, which keeps split and concat dims readable.
     if isinstance(a, tir.BinaryOp) and a.kind == "add":
-        if a.a == b:
+        if same(a.a, b):
             return a.b
-        if a.b == b:
+        if same(a.b, b):
             return a.a
     return _binary("sub", a, b)
 
@@ -152,7 +169,7 @@ def minimum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
     va, vb = as_int(a), as_int(b)
     if va is not None and vb is not None:
         return const(min(va, vb))
-    if a == b:
+    if same(a, b):
         return a
     return _binary("min", a, b)
 
@@ -162,7 +179,7 @@ def maximum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
     va, vb = as_int(a), as_int(b)
     if va is not None and vb is not None:
         return const(max(va, vb))
-    if a == b:
+    if same(a, b):
         return a
     return _binary("max", a, b)
 
@@ -170,7 +187,7 @@ def maximum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
 def equal(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
     """Provably equal: same constant, or the same expression (vars by identity)."""
     a, b = to_index(a), to_index(b)
-    if a == b:
+    if same(a, b):
         return True
     va, vb = as_int(a), as_int(b)
     return va is not None and va == vb

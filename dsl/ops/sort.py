@@ -20,7 +20,7 @@ def _check_axis(ctx: InferCtx, data: relax.TensorStructInfo) -> int | None:
 
 @define(
     "relax.sort",
-    ("data",),
+    ("x",),
     (AttrDef("axis", -1, "int"), AttrDef("descending", False, "bool")),
     OPAQUE,
 )

@@ -447,3 +447,39 @@ def test_lone_function_prints_as_main_without_module():
 def test_unknown_dialect_rejected():
     with pytest.raises(TVMLiteError, match="classic"):
         script(dyn_take(), "tvm-0.14")
+
+
+def test_symbolic_prim_value_bare_in_both_dialects():
+    n = T.Var("n", "int64")
+    x = R.Var("x", tensor((n,)))
+    zero, one = R.PrimValue(i64(0)), R.PrimValue(i64(1))
+    call = op("relax.arange", zero, R.PrimValue(n), one, attrs=(("dtype", "int64"),))
+    mod = one_binding(call, tensor((n,), "int64"), [x])
+    for dialect in (CLASSIC, TVM027):
+        assert 'R.arange(0, n, 1, dtype="int64")' in script(mod, dialect)
+
+
+def test_call_tir_inplace_keeps_annotation():
+    x = R.Var("x", tensor((10,)))
+    out = tensor((10,))
+    call = op(
+        "relax.call_tir_inplace",
+        R.GlobalVar("exp_inplace"),
+        R.Tuple((x,)),
+        attrs=(("inplace_indices", (0,)),),
+        sinfo_args=(out,),
+    )
+    out_text = script(one_binding(call, out, [x]), CLASSIC)
+    assert (
+        '            gv: R.Tensor((10,), dtype="float32") = R.call_tir_inplace(exp_inplace, (x,), '
+        'out_sinfo=R.Tensor((10,), dtype="float32"), inplace_indices=[0])'
+    ) in out_text
+
+
+def test_lone_private_function():
+    x = R.Var("x", tensor((2,)))
+    f = func([x], [], x, tensor((2,)), attrs=(), dataflow=False)
+    assert script(f).splitlines()[2:4] == [
+        "@R.function(private=True)",
+        'def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):',
+    ]

@@ -216,45 +216,17 @@ def test_if_else_never_elif_and_sibling_loops_reuse_names() -> None:
     )
 
 
-def test_integer_operators_and_bind() -> None:
-    a_buf, b_buf = buf("A", (i32(32),), "int32"), buf("B", (i32(32),), "int32")
-    c = buf("C", (i32(7), i32(32)), "int32")
-    i, a, b = var("i"), var("a"), var("b")
-    masked = tir.Call("int32", "bitwise_and", (a, i32(255)))
-    values = [
-        op("floordiv", a, b),
-        op("floormod", a, b),
-        op("div", a, b),
-        op("mod", a, b),
-        tir.Call(
-            "int32",
-            "bitwise_or",
-            (
-                tir.Call("int32", "shift_left", (masked, i32(2))),
-                tir.Call("int32", "shift_right", (masked, i32(1))),
-            ),
-        ),
-        op(
-            "add",
-            op("mul", op("max", a, b), op("min", a, b)),
-            tir.Select(op("ge", a, i32(0)), a, op("sub", i32(0), a), "int32"),
-        ),
-        op("add", tir.Call("int32", "bitwise_xor", (a, b)), tir.Call("int32", "bitwise_not", (b,))),
-    ]
-    stores = seq(*(st(c, v, i32(n), i) for n, v in enumerate(values)))
-    body = seq(tir.Bind(a, ld(a_buf, i)), tir.Bind(b, ld(b_buf, i)), stores)
-    f = func([a_buf, b_buf, c], loop(i, i32(32), body))
-    assert tail(show(f, MODERN), 4, None) == expect(
+def test_bind_is_plain_in_both_dialects_and_let_stmt_scopes_in_classic() -> None:
+    a_buf, i, a = buf("A", (i32(4),), "int32"), var("i"), var("a")
+    f = func([a_buf], loop(i, i32(4), seq(tir.Bind(a, ld(a_buf, i)), st(a_buf, a, i))))
+    assert tail(show(f, MODERN), 4) == "a: T.int32 = A[i]\nA[i] = a"
+    let = tir.LetStmt(a, ld(a_buf, i), st(a_buf, a, i))
+    g = func([a_buf], loop(i, i32(4), seq(let, st(a_buf, i32(0), i))))
+    assert tail(show(g, CLASSIC), 4) == expect(
         """
-                a: T.int32 = A[i]
-                b: T.int32 = B[i]
-                C[0, i] = a // b
-                C[1, i] = a % b
-                C[2, i] = T.Div(a, b)
-                C[3, i] = T.truncmod(a, b)
-                C[4, i] = (a & 255) << 2 | (a & 255) >> 1
-                C[5, i] = T.max(a, b) * T.min(a, b) + T.Select(a >= 0, a, 0 - a)
-                C[6, i] = (a ^ b) + ~b
+        with T.LetStmt(A[i]) as a:
+            A[i] = a
+        A[i] = 0
         """
     )
 
@@ -457,12 +429,27 @@ def test_attr_stmt_flat_in_0_27_and_scoped_in_classic() -> None:
 a_, b_, c_ = var("a"), var("b"), var("c")
 x_, y_, z_ = var("x", "float32"), var("y", "float32"), var("z", "float32")
 n_ = var("n", I64)
+MASKED = tir.Call("int32", "bitwise_and", (a_, i32(255)))
+SHL = tir.Call("int32", "shift_left", (MASKED, i32(2)))
+SHR = tir.Call("int32", "shift_right", (MASKED, i32(1)))
+NOT_B = tir.Call("int32", "bitwise_not", (b_,))
 
 
 @pytest.mark.parametrize(
     ("expr", "text"),
     [
         (op("sub", a_, op("sub", b_, c_)), "a - (b - c)"),
+        (op("floordiv", a_, b_), "a // b"),
+        (op("floormod", a_, b_), "a % b"),
+        (op("div", a_, b_), "T.Div(a, b)"),
+        (op("mod", a_, b_), "T.truncmod(a, b)"),
+        (tir.Call("int32", "bitwise_or", (SHL, SHR)), "(a & 255) << 2 | (a & 255) >> 1"),
+        (op("add", tir.Call("int32", "bitwise_xor", (a_, b_)), NOT_B), "(a ^ b) + ~b"),
+        (
+            tir.Select(op("ge", a_, i32(0)), a_, op("sub", i32(0), a_), "int32"),
+            "T.Select(a >= 0, a, 0 - a)",
+        ),
+        (op("mul", op("max", a_, b_), op("min", a_, b_)), "T.max(a, b) * T.min(a, b)"),
         (op("mul", op("add", a_, b_), c_), "(a + b) * c"),
         (op("sub", op("sub", a_, b_), c_), "a - b - c"),
         (op("div", x_, op("mul", y_, z_)), "x / (y * z)"),
@@ -528,3 +515,66 @@ def test_global_symbol_other_than_name_and_return_type() -> None:
             return 0
         """
     )
+
+
+def test_range_end_keeps_unsimplified_stop_and_redundant_root_is_dropped() -> None:
+    a, v = buf("A", (i64(8),)), var("v", I64)
+    stop = op("add", v, op("sub", i64(1), v))
+    reads = (tir.BufferRegion(a, (tir.Range(v, op("sub", stop, v)),)),)
+    inner = tir.Block("copy", (), reads, (), st(a, f32(0.0), i64(0)))
+    f = func([a], root(realize((), inner)), s_tir=True)
+    assert tail(show(f, MODERN), 3) == expect(
+        """
+        with T.sblock("copy"):
+            v = T.int64()
+            T.reads(A[v:v + (T.int64(1) - v)])
+            T.writes()
+            A[T.int64(0)] = T.float32(0.0)
+        """
+    )
+
+
+def test_classic_shape_declarations_sorted_before_offsets() -> None:
+    n, k, off = var("n", I64), var("k", I64), var("elem_offset", I64)
+    x, y = buf("x", (n,), elem_offset=off), buf("y", (k,), "int64")
+    lines = show(func([x, y], tir.Evaluate(i32(0))), CLASSIC).splitlines()
+    assert [line.strip() for line in lines[3:6]] == [
+        "k = T.int64()",
+        "n = T.int64()",
+        "elem_offset = T.int64()",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        """
+        # from tvm.script import ir as I
+        # from tvm.script import tir as T
+
+        @I.ir_module
+        class Module:
+            @T.prim_func
+            def main(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
+                T.func_attr({"tir.noalias": T.bool(True)})
+                # with T.block("root"):
+                row = T.alloc_buffer((4,))
+                for i, k in T.grid(4, 16):
+                    with T.block("max"):
+                        vi, vk = T.axis.remap("SR", [i, k])
+                        T.reads(A[vi, vk])
+                        T.writes(row[vi])
+                        with T.init():
+                            row[vi] = T.float32(-340282346638528859811704183484516925440.0)
+                        row[vi] = T.max(row[vi], A[vi, vk])
+                for i in range(4):
+                    B[i] = row[i]
+        """,
+    ],
+)
+def test_parse_then_reprint_is_identical(text: str) -> None:
+    """End to end through the parser (snippets copied from the corpus)."""
+    import tvmlite
+
+    text = expect(text)
+    assert tvmlite.parse(text).script().strip() == text

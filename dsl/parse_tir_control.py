@@ -1,0 +1,222 @@
+"""TIR control flow: `for` loops (`range`, `T.grid`, `T.serial`, ...), `while`,
+`if`/`else`, and the `with` forms (blocks, `T.init`, `T.attr`, classic
+`T.LetStmt` and `T.decl_buffer`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_assign import AssignParser, Result
+from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const
+
+_LOOP_KINDS = {
+    "T.serial": tir.SERIAL,
+    "T.parallel": tir.PARALLEL,
+    "T.vectorized": tir.VECTORIZED,
+    "T.unroll": tir.UNROLLED,
+    "T.thread_binding": tir.THREAD_BINDING,
+}
+
+
+class ControlParser(AssignParser):
+    """Loops, branches and `with` statements."""
+
+    def _for(self, node: syntax.For) -> Result:
+        if not isinstance(node.iter, syntax.Call):
+            raise self.error(
+                "a TIR loop iterates over range(...), T.grid(...) or T.serial(...)", node.iter
+            )
+        call = node.iter
+        name = syntax.dotted(call.func) or ""
+        if name == "T.grid":
+            return self.grid(node, call)
+        if name != "range" and name not in _LOOP_KINDS:
+            raise self.error(f"unsupported loop iterator {name or 'expression'}", call)
+        if not isinstance(node.target, syntax.Name):
+            raise self.error("a loop variable must be a single name", node.target)
+        kind = _LOOP_KINDS.get(name, tir.SERIAL)
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        allowed = {"step"} if name == "range" else {"annotations", "step"}
+        if kind == tir.THREAD_BINDING:
+            allowed.add("thread")
+        for kw in call.keywords:
+            if kw.name not in allowed:
+                raise self.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
+        most = 3 if name == "range" else 2
+        if not 1 <= len(call.args) <= most:
+            raise self.error(f"{name} expects 1 to {most} arguments, got {len(call.args)}", call)
+        start, stop = (
+            (Lit(0, call.span), self.value(call.args[0]))
+            if len(call.args) == 1
+            else (self.value(call.args[0]), self.value(call.args[1]))
+        )
+        step_node = call.args[2] if len(call.args) == 3 else kwargs.get("step")
+        thread = ""
+        if kind == tir.THREAD_BINDING:
+            if "thread" not in kwargs:
+                raise self.error('T.thread_binding needs thread="..."', call)
+            thread = self.str_arg(kwargs["thread"], "thread")
+        annotations = self.attr_dict(kwargs["annotations"]) if "annotations" in kwargs else ()
+        lo, hi = self.matched(start, stop, call)
+        step = self.expr(step_node, lo.dtype) if step_node is not None else None
+        if step is not None and isinstance(step, tir.IntImm) and step.value == 1:
+            step = None
+        extent = difference(hi, lo, call.span)
+        return self.loop(node.target, lo, extent, kind, node.body, node, thread, annotations, step)
+
+    def grid(self, node: syntax.For, call: syntax.Call) -> Result:
+        targets = node.target.elts if isinstance(node.target, syntax.Tuple) else (node.target,)
+        if call.keywords:
+            raise self.error("T.grid takes no keyword arguments", call.keywords[0])
+        if len(targets) != len(call.args):
+            raise self.error(
+                f"T.grid has {len(call.args)} extents for {len(targets)} loop variables",
+                node.target,
+            )
+        extents = [self.expr(arg) for arg in call.args]
+        return self.loop_nest(list(zip(targets, extents, strict=True)), node)
+
+    def loop_nest(
+        self, levels: list[tuple[syntax.Node, tir.PrimExpr]], node: syntax.For
+    ) -> tir.Stmt:
+        target, extent = levels[0]
+        zero = make_const(0, extent.dtype)
+        if len(levels) == 1:
+            return self.loop(target, zero, extent, tir.SERIAL, node.body, node)
+        return self.loop(target, zero, extent, tir.SERIAL, (), node, inner=levels[1:])
+
+    def loop(
+        self,
+        target: syntax.Node,
+        start: tir.PrimExpr,
+        extent: tir.PrimExpr,
+        kind: str,
+        body: tuple[syntax.Node, ...],
+        node: syntax.For,
+        thread: str = "",
+        annotations: tuple[tuple[str, Any], ...] = (),
+        step: tir.PrimExpr | None = None,
+        inner: list[tuple[syntax.Node, tir.PrimExpr]] | None = None,
+    ) -> tir.Stmt:
+        if not isinstance(target, syntax.Name):
+            raise self.error("a loop variable must be a name", target)
+        if not dt.is_integer_like(start.dtype):
+            raise self.error(f"loop bounds must be integers, got {start.dtype}", node.iter)
+        var = tir.Var(target.id, start.dtype, span=target.span)
+        saved = self.level
+        self.level = None
+        self.push()
+        self.define(target.id, var)
+        self.loop_ranges[var] = tir.Range(start, extent, node.iter.span)
+        self.loop_depth += 1
+        try:
+            stmt = self.loop_nest(inner, node) if inner else self.body(body, node.span)
+        finally:
+            self.loop_depth -= 1
+            self.pop()
+            self.level = saved
+        return tir.For(var, start, extent, kind, stmt, thread, annotations, step, node.span)
+
+    def _while(self, node: syntax.While) -> Result:
+        cond = self.boolean(self.value(node.test), node.test, "a while condition")
+        self.loop_depth += 1
+        try:
+            return tir.While(cond, self.nested_body(node.body, node.span), node.span)
+        finally:
+            self.loop_depth -= 1
+
+    def _if(self, node: syntax.If) -> Result:
+        cond = self.boolean(self.value(node.test), node.test, "an if condition")
+        then = self.nested_body(node.body, node.span)
+        orelse = self.nested_body(node.orelse, node.span) if node.orelse else None
+        return tir.IfThenElse(cond, then, orelse, node.span)
+
+    # ------------------------------------------------------------ with
+
+    def _with(self, node: syntax.With) -> Result:
+        return self.with_items(node.items, node.body, node)
+
+    def with_items(
+        self, items: tuple[syntax.WithItem, ...], body: tuple[syntax.Node, ...], node: syntax.With
+    ) -> Result:
+        item = items[0]
+        rest_items = items[1:]
+        call = item.context
+        name = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
+        handler = _WITH_CALLS.get(name[2:]) if name and name.startswith("T.") else None
+        if handler is None or not isinstance(call, syntax.Call):
+            shown = name or "this expression"
+            raise self.error(f"{shown} cannot be used in a with statement in TIR", call)
+        if rest_items:
+            wrapper = syntax.With(rest_items, body, node.span)
+            body = (wrapper,)
+        return handler(self, call, item.target, body, node)
+
+    def _with_block(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        self.no_target(target, "T.block")
+        return self.with_block(call, body, node)
+
+    def _with_init(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        self.no_target(target, "T.init")
+        self.with_init(call, body, node)
+        return None
+
+    def _with_attr(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        self.no_target(target, "T.attr")
+        attrs = self.attrs(call)
+        inner = self.nested_body(body, node.span)
+        for attr in reversed(attrs):
+            assert isinstance(attr, tir.AttrStmt)
+            inner = dataclasses.replace(attr, body=inner)
+        return inner
+
+    def _with_let(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        """Classic `with T.LetStmt(value) as x:`."""
+        if not isinstance(target, syntax.Name) or not call.args:
+            raise self.error("write T.LetStmt as `with T.LetStmt(value) as x:`", node)
+        dtype = None
+        for kw in call.keywords:
+            if kw.name != "type_annotation":
+                raise self.error(f"T.LetStmt got an unexpected keyword argument '{kw.name}'", kw)
+            dtype = self.annotation(kw.value)[0]
+        value = self.typed(call.args[0], dtype) if dtype else self.expr(call.args[0])
+        var = tir.Var(target.id, value.dtype, span=target.span)
+        self.push()
+        self.define(target.id, var)
+        try:
+            inner = self.body(body, node.span)
+        finally:
+            self.pop()
+        return tir.LetStmt(var, value, inner, node.span)
+
+    def _with_decl(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        """Classic `with T.decl_buffer(...) as b:`."""
+        if not isinstance(target, syntax.Name):
+            raise self.error("write `with T.decl_buffer(...) as name:`", node)
+        self.push()
+        try:
+            decl = self._alloc(target, call)
+            inner = self.body(body, node.span)
+        finally:
+            self.pop()
+        assert isinstance(decl, tir.Stmt)
+        return [decl, inner]
+
+    def no_target(self, target: syntax.Node | None, what: str) -> None:
+        if target is not None:
+            raise self.error(f"{what} does not bind a name", target)
+
+
+_WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.With], Result]] = {
+    "block": ControlParser._with_block,
+    "sblock": ControlParser._with_block,
+    "init": ControlParser._with_init,
+    "attr": ControlParser._with_attr,
+    "LetStmt": ControlParser._with_let,
+    "decl_buffer": ControlParser._with_decl,
+}
