@@ -14,7 +14,7 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_buffer import BufferParser
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
 from tvmlite.dsl.parse_tir_regions import infer_regions
 
 AXIS_KINDS = {
@@ -260,7 +260,3 @@ def _first_dtype(*values: tir.PrimExpr | Lit) -> str | None:
         if not isinstance(value, Lit):
             return value.dtype
     return None
-
-
-def const_range(extent: int, dtype: str = "int32") -> tir.Range:
-    return tir.Range(make_const(0, dtype), make_const(extent, dtype))

@@ -18,6 +18,9 @@ from tvmlite.dsl.parse_tir_ops import (
     TypeMismatch,
     Value,
     binary,
+    cast,
+    const_int,
+    difference,
     make_const,
     match_types,
     materialize,
@@ -141,8 +144,6 @@ class ExprParser:
 
     def typed(self, node: syntax.Node, dtype: str) -> tir.PrimExpr:
         """`node` converted to `dtype` the way a store or typed binding does."""
-        from tvmlite.dsl.parse_tir_ops import cast
-
         value = self.value(node)
         if isinstance(value, Lit):
             return materialize(value, dtype) if _lit_fits(value, dtype) else materialize(value)
@@ -292,8 +293,6 @@ class ExprParser:
         return tuple(out)
 
     def ramp_of(self, node: syntax.Slice) -> tir.PrimExpr:
-        from tvmlite.dsl.parse_tir_ops import const_int, difference
-
         if node.start is None or node.stop is None:
             raise self.error("a vector index slice needs both start and stop", node)
         start, stop = self.matched(self.value(node.start), self.value(node.stop), node)

@@ -1,5 +1,6 @@
-"""TIR statements: stores, bindings, loops, branches, `with` forms, asserts and the
-`T.*` statement calls.
+"""TIR statement sequences and the statements that need no other home: `pass`,
+`break`/`continue`, `return`, `assert`, and expression statements (`T.func_attr`,
+`T.evaluate`, block headers, flat `T.attr`, bare calls).
 
 A statement handler returns a Stmt, None (a header statement that changed a frame
 or declared a name), or `Scoped`: a node whose body is the rest of the sequence

@@ -21,7 +21,7 @@ SPAN = field(default=None, compare=False, repr=False)
 # ---------------------------------------------------------------- struct info
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class StructInfo:
     """Base of struct info (the static type-and-shape of a Relax value)."""
 
@@ -82,7 +82,7 @@ class FuncStructInfo(StructInfo):
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Expr:
     """Base of Relax expressions."""
 

@@ -21,7 +21,7 @@ SPAN = field(default=None, compare=False, repr=False)
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class PrimExpr:
     """Base of scalar (and vector) expressions; every one has a `dtype`."""
 
@@ -226,7 +226,7 @@ class IterVar:
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Stmt:
     """Base of statements."""
 
@@ -394,9 +394,7 @@ class PrimFunc(Printable):
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
     keys use the classic `tir.` prefix (`tir.noalias`); `global_symbol` is present
     for public functions. `s_tir` is the 0.27 flag for schedulable (block) TIR.
-    `ret_type` is a dtype or None for void. `shape_vars` lists the symbolic
-    variables the function's buffers use that are not parameters (declared in
-    the body as `n = T.int64()` or at module level as `TypeVar`)."""
+    `ret_type` is a dtype or None for void."""
 
     params: tuple[Var, ...]
     buffer_map: tuple[tuple[Var, Buffer], ...]

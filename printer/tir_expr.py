@@ -133,6 +133,10 @@ def mul_folded(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
     return tir.BinaryOp("mul", a, b, a.dtype)
 
 
+def first_as_text(pair: tuple[Any, Any]) -> str:
+    return str(pair[0])
+
+
 def same_expr(a: Any, b: Any) -> bool:
     """Structural equality with vars compared by identity (what TVM's
     ExprDeepEqual does for the `T.axis.remap` check)."""
@@ -350,12 +354,9 @@ class ExprPrinter:
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))
 
-    def dict_text(self, items: tuple[tuple[Any, Any], ...], key_map: Any = None) -> str:
-        """`{"k": v}` with string keys sorted, as TVM prints Map attributes."""
-        pairs = sorted(items, key=lambda kv: str(kv[0]))
-        body = ", ".join(
-            f"{string_text(key_map(k) if key_map else k) if isinstance(k, str) else self.value_text(k)}"
-            f": {self.value_text(v)}"
-            for k, v in pairs
+    def dict_text(self, items: tuple[tuple[Any, Any], ...]) -> str:
+        """`{"k": v}` with keys sorted, as TVM prints Map attributes."""
+        pairs = sorted(items, key=first_as_text)
+        return (
+            "{" + ", ".join(f"{self.value_text(k)}: {self.value_text(v)}" for k, v in pairs) + "}"
         )
-        return "{" + body + "}"

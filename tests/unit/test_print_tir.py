@@ -571,6 +571,7 @@ def test_classic_shape_declarations_sorted_before_offsets() -> None:
                     B[i] = row[i]
         """,
     ],
+    ids=["classic-root-alloc"],
 )
 def test_parse_then_reprint_is_identical(text: str) -> None:
     """End to end through the parser (snippets copied from the corpus)."""
