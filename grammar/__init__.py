@@ -12,13 +12,13 @@ import functools
 from pathlib import Path
 
 from lark import Lark, LarkError
-
-from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, TvmsIndenter
 from tvmlite.grammar.lexer import TvmsLexer
+
+from tvmlite.diagnostics import ParseError, Source, Span
 
 __all__ = ["parse_expression", "parse_syntax"]
 
@@ -85,15 +85,13 @@ def _run(
     text: str, start: str, placement: Placement, quoted: tuple[str, Span] | None
 ) -> syntax.Node | tuple[syntax.Node, ...]:
     lark, builder = _parser()
-    previous = builder.begin(placement)
     try:
-        return lark.parse(text, start=start)
+        with builder.parsing(placement):
+            return lark.parse(text, start=start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:
         raise _requote(convert(error, text, placement, lark), quoted) from None
-    finally:
-        builder.end(previous)
 
 
 def _requote(error: ParseError, quoted: tuple[str, Span] | None) -> ParseError:

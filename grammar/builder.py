@@ -16,15 +16,17 @@ import dataclasses
 import re
 import threading
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from lark import Token
-
-from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax as S
+from tvmlite.grammar.lexer import Tok
 from tvmlite.grammar.operators import fold
 
-Item = Token | S.Node
+from tvmlite.diagnostics import ParseError, Source, Span
+
+Item = Tok | S.Node
 _SIMPLE_ESCAPES = {
     "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\n": "", "\r\n": "",
@@ -43,34 +45,49 @@ class Placement:
     line: int = 0
     column: int = 0
 
+    def shift(self, line: int, column: int) -> tuple[int, int]:
+        return line + self.line, column + self.column if line == 1 else column
+
 
 class SyntaxBuilder:
-    """Callbacks for the LALR parser; the current `Placement` is per thread, so the one
-    cached parser can serve several threads and nested parses."""
+    """Callbacks for the LALR parser, which is built once with them bound.
+
+    Spans need the text being parsed, so `parsing` installs it for one parse, holding a
+    lock: the GIL serializes parses anyway, and the lock keeps threads from mixing up
+    their sources (it is reentrant, and the previous placement is restored, for safety).
+    """
 
     def __init__(self) -> None:
-        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._where = Placement(Source(""))
 
-    def begin(self, placement: Placement) -> Placement | None:
-        previous = getattr(self._local, "placement", None)
-        self._local.placement = placement
-        return previous
-
-    def end(self, previous: Placement | None) -> None:
-        self._local.placement = previous
+    @contextmanager
+    def parsing(self, placement: Placement) -> Iterator[None]:
+        with self._lock:
+            previous, self._where = self._where, placement
+            try:
+                yield
+            finally:
+                self._where = previous
 
     # -------------------------------------------------------------- spans and errors
 
     def _span(self, first: Item, last: Item) -> Span:
-        where: Placement = self._local.placement
-        if isinstance(first, Token):
-            line, column = _shift(where, first.line, first.column)
+        where = self._where
+        if isinstance(first, S.Node):
+            start = first.span
+            line, column = start.line, start.column  # type: ignore[union-attr]
         else:
-            line, column = first.span.line, first.span.column
-        if isinstance(last, Token):
-            end_line, end_column = _shift(where, last.end_line, last.end_column)
+            line, column = first.line, first.column
+            if where.line or where.column:
+                line, column = where.shift(line, column)
+        if isinstance(last, S.Node):
+            stop = last.span
+            end_line, end_column = stop.end_line, stop.end_column  # type: ignore[union-attr]
         else:
-            end_line, end_column = last.span.end_line, last.span.end_column
+            end_line, end_column = last.end_line, last.end_column
+            if where.line or where.column:
+                end_line, end_column = where.shift(end_line, end_column)
         return Span(where.source, line, column, end_line, end_column)
 
     def _error(self, message: str, first: Item, last: Item | None = None) -> ParseError:
@@ -103,13 +120,13 @@ class SyntaxBuilder:
         target, op, value = c
         return S.AugAssign(target, op.value[:-1], value, self._span(target, value))
 
-    def pass_stmt(self, c: list[Token]) -> S.Pass:
+    def pass_stmt(self, c: list[Tok]) -> S.Pass:
         return S.Pass(self._span(c[0], c[0]))
 
-    def break_stmt(self, c: list[Token]) -> S.Break:
+    def break_stmt(self, c: list[Tok]) -> S.Break:
         return S.Break(self._span(c[0], c[0]))
 
-    def continue_stmt(self, c: list[Token]) -> S.Continue:
+    def continue_stmt(self, c: list[Tok]) -> S.Continue:
         return S.Continue(self._span(c[0], c[0]))
 
     def return_stmt(self, c: list[Any]) -> S.Return:
@@ -120,7 +137,7 @@ class SyntaxBuilder:
         keyword, test, msg = c
         return S.Assert(test, msg, self._span(keyword, msg or test))
 
-    def dotted_name(self, c: list[Token]) -> list[Token]:
+    def dotted_name(self, c: list[Tok]) -> list[Tok]:
         return c
 
     def import_name(self, c: list[Any]) -> S.Import:
@@ -129,7 +146,7 @@ class SyntaxBuilder:
         names = ((module, alias.value),) if alias is not None else ()
         return S.Import(module, names, self._span(keyword, alias or dotted[-1]))
 
-    def import_alias(self, c: list[Any]) -> tuple[tuple[str, str | None], Token]:
+    def import_alias(self, c: list[Any]) -> tuple[tuple[str, str | None], Tok]:
         name, alias = c
         return (name.value, alias.value if alias is not None else None), alias or name
 
@@ -139,7 +156,7 @@ class SyntaxBuilder:
         module = ".".join(c.value for c in dotted)
         return S.Import(module, names, self._span(keyword, aliases[-1][1]))
 
-    def elif_clause(self, c: list[Any]) -> tuple[Token, S.Node, tuple[S.Node, ...]]:
+    def elif_clause(self, c: list[Any]) -> tuple[Tok, S.Node, tuple[S.Node, ...]]:
         return c[0], c[1], c[2]
 
     def if_stmt(self, c: list[Any]) -> S.If:
@@ -172,12 +189,14 @@ class SyntaxBuilder:
     def decorator(self, c: list[S.Node]) -> S.Node:
         return c[0]
 
-    def type_params(self, c: list[Token]) -> tuple[str, ...]:
+    def type_params(self, c: list[Tok]) -> tuple[str, ...]:
         return tuple(name.value for name in c)
 
     def param(self, c: list[Any]) -> S.Param:
         name, annotation, default = c
-        return S.Param(name.value, annotation, default, self._span(name, default or annotation or name))
+        return S.Param(
+            name.value, annotation, default, self._span(name, default or annotation or name)
+        )
 
     def parameters(self, c: list[S.Param]) -> tuple[S.Param, ...]:
         return tuple(c)
@@ -221,7 +240,7 @@ class SyntaxBuilder:
         items = c[1:-1]
         return S.Dict(tuple(items[0::2]), tuple(items[1::2]), self._span(c[0], c[-1]))
 
-    def lambda_params(self, c: list[Token]) -> tuple[str, ...]:
+    def lambda_params(self, c: list[Tok]) -> tuple[str, ...]:
         return tuple(name.value for name in c)
 
     def lambdef(self, c: list[Any]) -> S.Lambda:
@@ -267,14 +286,14 @@ class SyntaxBuilder:
         value, name = c
         return S.Attribute(value, name.value, self._span(value, name))
 
-    def name(self, c: list[Token]) -> S.Name:
+    def name(self, c: list[Tok]) -> S.Name:
         return S.Name(c[0].value, self._span(c[0], c[0]))
 
-    def constant(self, c: list[Token]) -> S.Constant:
+    def constant(self, c: list[Tok]) -> S.Constant:
         value = {"True": True, "False": False, "None": None}[c[0].value]
         return S.Constant(value, self._span(c[0], c[0]))
 
-    def int_literal(self, c: list[Token]) -> S.Constant:
+    def int_literal(self, c: list[Tok]) -> S.Constant:
         token = c[0]
         if token.value[-1] in "jJ":
             raise self._error("complex literals are not supported", token)
@@ -284,17 +303,17 @@ class SyntaxBuilder:
             raise self._error("integer literal is too long", token) from None
         return S.Constant(value, self._span(token, token))
 
-    def float_literal(self, c: list[Token]) -> S.Constant:
+    def float_literal(self, c: list[Tok]) -> S.Constant:
         token = c[0]
         if token.value[-1] in "jJ":
             raise self._error("complex literals are not supported", token)
         return S.Constant(float(token.value), self._span(token, token))
 
-    def string(self, c: list[Token]) -> S.Constant:
+    def string(self, c: list[Tok]) -> S.Constant:
         value = "".join(self._string_value(token) for token in c)
         return S.Constant(value, self._span(c[0], c[-1]))
 
-    def _string_value(self, token: Token) -> str:
+    def _string_value(self, token: Tok) -> str:
         text: str = token.value
         quote = text.find(text[-1])
         prefix, body = text[:quote].lower(), text[quote:]
@@ -308,7 +327,7 @@ class SyntaxBuilder:
             return body
         return _ESCAPE.sub(lambda match: self._escape(match.group(1), token), body)
 
-    def _escape(self, code: str, token: Token) -> str:
+    def _escape(self, code: str, token: Tok) -> str:
         head = code[0]
         if code in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[code]
@@ -328,9 +347,3 @@ class SyntaxBuilder:
                 problem = "unknown character name" if len(code) > 1 else "malformed '\\N' escape"
                 raise self._error(f"{problem} in string", token) from None
         return "\\" + code  # like Python: unknown escapes keep their backslash
-
-
-def _shift(where: Placement, line: int, column: int) -> tuple[int, int]:
-    if line == 1:
-        column += where.column
-    return line + where.line, column

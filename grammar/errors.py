@@ -8,13 +8,14 @@ with a confusing token, so they are recognised here and named instead.
 
 from __future__ import annotations
 
-from lark import Lark, LarkError, Token
+from lark import Lark, LarkError
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 from lark.lexer import PatternStr
-
-from tvmlite.diagnostics import ParseError, Span
 from tvmlite.grammar.builder import Placement
 from tvmlite.grammar.indenter import IndentationProblem
+from tvmlite.grammar.lexer import Tok
+
+from tvmlite.diagnostics import ParseError, Span
 
 _WHAT = {
     "NAME": "a name",
@@ -23,7 +24,6 @@ _WHAT = {
     "DEC_NUMBER": "a number",
     "HEX_NUMBER": "a number",
     "FLOAT_NUMBER": "a number",
-    "AUGOP": "an augmented assignment",
     "_NEWLINE": "end of line",
     "$END": "end of input",
 }
@@ -70,7 +70,7 @@ def _bad_character(error: UnexpectedCharacters, text: str, where: Placement) -> 
 
 
 def _unexpected(
-    token: Token, expected: set[str], text: str, where: Placement, lark: Lark
+    token: Tok, expected: set[str], text: str, where: Placement, lark: Lark
 ) -> ParseError:
     span = _token_span(token)
     kind, value = token.type, str(token.value)
@@ -126,14 +126,14 @@ def _describe_expected(expected: set[str], lark: Lark) -> str | None:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def _inside_line(text: str, token: Token) -> bool:
+def _inside_line(text: str, token: Tok) -> bool:
     """Whether something other than indentation precedes `token` on its line."""
     pos = token.start_pos or 0
     line_start = text.rfind("\n", 0, pos) + 1
     return bool(text[line_start:pos].strip())
 
 
-def _token_span(token: Token) -> tuple[int, int, int, int]:
+def _token_span(token: Tok) -> tuple[int, int, int, int]:
     line, column = token.line or 1, token.column or 1
     end_line, end_column = token.end_line or line, token.end_column or column + 1
     if end_line != line or end_column <= column:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lark import Token
 from lark.lark import PostLex
+from tvmlite.grammar.lexer import Tok
 
 NEWLINE = "_NEWLINE"
 INDENT = "_INDENT"
@@ -25,15 +25,14 @@ CLOSING = {"RPAR", "RSQB", "RBRACE"}
 # identifiers in Python, so a NAME with one of these values is always a construct we
 # do not support: saying so beats "unexpected name".
 UNSUPPORTED_KEYWORDS = frozenset(
-    {"async", "await", "yield", "global", "nonlocal", "del", "raise", "try", "except",
-     "finally"}  # fmt: skip
+    {"async", "await", "yield", "global", "nonlocal", "del", "raise", "try", "except", "finally"}
 )
 
 
 class IndentationProblem(Exception):
     """A layout error found while post-lexing, located at a token."""
 
-    def __init__(self, message: str, token: Token) -> None:
+    def __init__(self, message: str, token: Tok) -> None:
         super().__init__(message)
         self.message = message
         self.token = token
@@ -53,10 +52,10 @@ class TvmsIndenter(PostLex):
     # brackets where the grammar never accepts them: they are dropped here.
     always_accept = (NEWLINE,)
 
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+    def process(self, stream: Iterator[Tok]) -> Iterator[Tok]:
         levels: list[str] = [""]  # the indentation strings of the open blocks
-        brackets: list[Token] = []
-        last: Token | None = None
+        brackets: list[Tok] = []
+        last: Tok | None = None
         for token in stream:
             kind = token.type
             if kind == NEWLINE:
@@ -89,10 +88,10 @@ class TvmsIndenter(PostLex):
             last = _at_end(NEWLINE, last)
             yield last
         for _ in levels[1:]:
-            yield _at_end(DEDENT, last) if last is not None else Token(DEDENT, "")
+            yield _at_end(DEDENT, last) if last is not None else Tok(DEDENT, "")
 
 
-def _indentation(newline: Token, levels: list[str]) -> Iterator[Token]:
+def _indentation(newline: Tok, levels: list[str]) -> Iterator[Tok]:
     """The `_INDENT`/`_DEDENT` tokens for the line that `newline` leads to."""
     text = newline.value
     cut = max(text.rfind("\n"), text.rfind("\r"))
@@ -117,9 +116,9 @@ def _indentation(newline: Token, levels: list[str]) -> Iterator[Token]:
     raise IndentationProblem("unindent does not match any outer indentation level", here)
 
 
-def _at_end(kind: str, last: Token, value: str = "") -> Token:
+def _at_end(kind: str, last: Tok, value: str = "") -> Tok:
     """A token placed just after `last`, spanning `value` (for error messages)."""
     line = last.end_line or last.line or 1
     column = last.end_column or last.column or 1
     pos = last.end_pos or 0
-    return Token(kind, value, pos, line, column, line, column + len(value), pos + len(value))
+    return Tok(kind, value, pos, line, column, line, column + len(value), pos + len(value))

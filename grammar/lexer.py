@@ -17,12 +17,67 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lark import Token
 from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, PatternStr
 
 _PUNCTUATION = "PUNCTUATION"  # the group holding all literal punctuation terminals
+
+
+class Tok:
+    """A token: what Lark's parser reads (`type`) plus what spans need (positions).
+
+    Used instead of `lark.Token`, whose constructor costs three times as much; tokens
+    never leave the grammar package. Positions are 1-based with exclusive ends, as in Lark.
+    """
+
+    __slots__ = (
+        "column",
+        "end_column",
+        "end_line",
+        "end_pos",
+        "line",
+        "start_pos",
+        "type",
+        "value",
+    )
+
+    def __init__(
+        self,
+        type: str,
+        value: str,
+        start_pos: int = 0,
+        line: int = 1,
+        column: int = 1,
+        end_line: int = 1,
+        end_column: int = 1,
+        end_pos: int = 0,
+    ) -> None:
+        self.type = type
+        self.value = value
+        self.start_pos = start_pos
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.end_pos = end_pos
+
+    @classmethod
+    def new_borrow_pos(cls, type: str, value: str, other: Tok) -> Tok:
+        """Lark's name for "a token at the same place": the parser uses it for `$END`."""
+        return cls(
+            type,
+            value,
+            other.start_pos,
+            other.line,
+            other.column,
+            other.end_line,
+            other.end_column,
+            other.end_pos,
+        )
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type!r}, {self.value!r}, {self.line}:{self.column})"
 
 
 class TvmsLexer(Lexer):
@@ -39,8 +94,9 @@ class TvmsLexer(Lexer):
             if isinstance(terminal.pattern, PatternStr):
                 value = terminal.pattern.value
                 (words if value.isidentifier() else punctuation)[value] = terminal.name
-        # `sorted` is stable: equal priorities keep the grammar's order.
-        for terminal in sorted(regex_terminals, key=lambda t: -t.priority):
+        # Priority first (it decides between overlapping terminals); within one priority,
+        # names first, since each failed alternative costs time and most tokens are names.
+        for terminal in sorted(regex_terminals, key=lambda t: (-t.priority, t.name != "NAME")):
             groups.append(f"(?P<{terminal.name}>{terminal.pattern.to_regexp()})")
         literals = sorted(punctuation, key=len, reverse=True)
         groups.append(f"(?P<{_PUNCTUATION}>{'|'.join(map(re.escape, literals))})")
@@ -49,30 +105,29 @@ class TvmsLexer(Lexer):
         self.punctuation = punctuation
         self.ignore = frozenset(conf.ignore)
 
-    def lex(self, text: str) -> Iterator[Token]:  # type: ignore[override]
-        match = self.pattern.match
+    def lex(self, text: str) -> Iterator[Tok]:  # type: ignore[override]
         words, punctuation, ignore = self.words, self.punctuation, self.ignore
+        match = self.pattern.scanner(text).match  # each call continues where the last ended
         line, line_start, pos, size = 1, 0, 0, len(text)
         while pos < size:
-            found = match(text, pos)
+            found = match()
             if found is None or found.end() == pos:
                 raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)
             kind = found.lastgroup
             value = found.group()
-            end = found.end()
+            end = pos + len(value)
             if kind == _PUNCTUATION:
                 kind = punctuation[value]
             elif kind == "NAME":
                 kind = words.get(value, "NAME")
             column = pos - line_start + 1
-            breaks = value.count("\n")
-            if breaks:
-                end_line = line + breaks
+            if "\n" in value:
+                end_line = line + value.count("\n")
                 line_start = text.rindex("\n", pos, end) + 1
                 end_column = end - line_start + 1
             else:
                 end_line, end_column = line, column + len(value)
             if kind not in ignore:
-                yield Token(kind, value, pos, line, column, end_line, end_column, end)
+                yield Tok(kind, value, pos, line, column, end_line, end_column, end)
             line = end_line
             pos = end

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lark import Token
+from tvmlite.dsl import syntax as S
+from tvmlite.grammar.lexer import Tok
 
 from tvmlite.diagnostics import ParseError, Span
-from tvmlite.dsl import syntax as S
 
 # Binding strength, loosest first, as in the Python reference's precedence table.
 TERNARY, OR, AND, NOT, COMPARE = 0, 1, 2, 3, 4
@@ -27,8 +27,8 @@ COMPARISONS = frozenset({"<", ">", "==", ">=", "<=", "!=", "in", "not in", "is",
 # `not` may start an operand only where Python's grammar has a `not_test`.
 _NOT_MAY_FOLLOW = frozenset({"and", "or", "not", "if", "else"})
 
-SpanOf = Callable[[Token | S.Node, Token | S.Node], Span]
-ErrorAt = Callable[[str, Token], ParseError]
+SpanOf = Callable[[Tok | S.Node, Tok | S.Node], Span]
+ErrorAt = Callable[[str, Tok], ParseError]
 
 
 @dataclass(slots=True)
@@ -37,11 +37,11 @@ class _Pending:
 
     kind: str  # "prefix", "binary", "compare", "if" (no `else` yet) or "ternary"
     precedence: int
-    token: Token
+    token: Tok
     ops: list[str] = field(default_factory=list)  # the operators of a comparison chain
 
 
-def fold(items: list[Token | S.Node], span: SpanOf, error: ErrorAt) -> S.Node:
+def fold(items: list[Tok | S.Node], span: SpanOf, error: ErrorAt) -> S.Node:
     """The expression tree of `[prefix* operand (operator prefix* operand)*]`."""
     values: list[S.Node] = []
     stack: list[_Pending] = []

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import tvmlite
+from tvmlite.dsl.dialect import tvm027_only
 from tvmlite.dsl.module import CLASSIC, TVM027
 
 
@@ -31,6 +32,8 @@ class GoldenItem(pytest.Item):
             else:
                 raise GoldenMismatch(path, text, out)
         assert tvmlite.structural_equal(tvmlite.parse(out), mod), "parse(print(m)) != m"
+        if mod.dialect == TVM027 and tvm027_only(mod):
+            return  # classic cannot spell these: the trip through it is lossy by design
         other = TVM027 if mod.dialect == CLASSIC else CLASSIC
         back = tvmlite.parse(mod.script(dialect=other))
         assert tvmlite.structural_equal(tvmlite.parse(back.script(dialect=mod.dialect)), mod)
