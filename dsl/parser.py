@@ -29,6 +29,18 @@ _HEADERS = {
     "# from tvm.tirx.layout import Axis": TVM027,
     "# from typing import TypeVar": TVM027,
     "# from tvm.script import tir as T": CLASSIC,
+    "from tvm.script import tirx as T": TVM027,
+    "from tvm.script import tir as T": CLASSIC,
+}
+# Imports a TVMScript file written as Python carries; they name what is predefined.
+_NAMESPACE_IMPORTS = {
+    ("tvm.script", ("ir", "I")),
+    ("tvm.script", ("tir", "T")),
+    ("tvm.script", ("tirx", "T")),
+    ("tvm.script", ("relax", "R")),
+    ("tvm.tirx.layout", ("Axis", None)),
+    ("typing", ("TypeVar", None)),
+    ("__future__", ("annotations", None)),
 }
 # Spellings only one dialect has (SPELLINGS.md); any 0.27 one wins, else classic.
 MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.')
@@ -54,7 +66,7 @@ def detect_dialect(text: str) -> str:
         stripped = " ".join(line.split())
         if not stripped or stripped.startswith("from __future__"):
             continue
-        if not stripped.startswith("#"):
+        if not stripped.startswith(("#", "from ", "import ")):
             break
         found = _HEADERS.get(stripped)
         if found is not None:
@@ -157,11 +169,11 @@ class _ModuleParser:
         return self.lone_function(item)
 
     def _import(self, stmt: syntax.Import) -> bool:
-        if stmt.module == "__future__" and [n for n, _ in stmt.names] == ["annotations"]:
+        if stmt.names and all((stmt.module, name) in _NAMESPACE_IMPORTS for name in stmt.names):
             return False
         raise self.ctx.error(
-            "imports are not allowed (I, T and R are predefined); only "
-            "`from __future__ import annotations` is accepted",
+            "only the TVMScript namespace imports are allowed (`from tvm.script import ir as I`, "
+            "`tir as T` or `tirx as T`, `relax as R`); nothing else is imported",
             stmt,
         )
 

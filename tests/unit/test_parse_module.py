@@ -212,9 +212,18 @@ def test_typevar_gives_each_function_its_own_var():
 # ---------------------------------------------------------------- errors
 
 
+def test_namespace_imports_are_accepted_and_name_the_dialect():
+    body = src(MIXED).split("\n\n", 1)[1]  # drop the header comments
+    for name, dialect in (("tir", CLASSIC), ("tirx", TVM027)):
+        text = f"from tvm.script import ir as I\nfrom tvm.script import {name} as T\n" + body
+        assert parse(text).dialect == dialect
+
+
 def test_other_imports_are_rejected():
-    msg, line, col = error_at("from tvm.script import tir as T\n" + src(PRIM))
-    assert "imports are not allowed" in msg and (line, col) == (1, 1)
+    msg, line, col = error_at("import os\n" + src(PRIM))
+    assert "only the TVMScript namespace imports" in msg and (line, col) == (1, 1)
+    msg, line, col = error_at("from tvm.script import tir as X\n" + src(PRIM))
+    assert "only the TVMScript namespace imports" in msg and (line, col) == (1, 1)
 
 
 def test_metadata_table_is_not_supported():

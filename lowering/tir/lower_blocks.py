@@ -1,0 +1,122 @@
+"""LowerBlocks: blocks become plain loop-nest statements.
+
+A `BlockRealize` binds its iter vars to their values (LetStmt), guards the body by
+its predicate (`T.where`), runs `T.init()` when every reduction iter var is at the
+start of its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
+`AllocBuffer` statements and replaces each `match_buffer` by a strided view of its
+source region. `reads`/`writes` are dropped: codegen does not need them, and the
+schedule passes that do run before this one.
+"""
+
+from __future__ import annotations
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import tir
+from tvmlite.lowering.tir import simplify as fold
+from tvmlite.lowering.tir.flatten_buffers import elem_offset_of, strides_of
+from tvmlite.lowering.tir.mutator import StmtExprMutator, seq
+
+
+def _cast(e: tir.PrimExpr, dtype: str) -> tir.PrimExpr:
+    if e.dtype == dtype:
+        return e
+    if isinstance(e, tir.IntImm):
+        return tir.IntImm(dtype, e.value)
+    return tir.Cast(dtype, e)
+
+
+def _and(conds: list[tir.PrimExpr]) -> tir.PrimExpr | None:
+    result: tir.PrimExpr | None = None
+    for c in conds:
+        result = c if result is None else tir.BinaryOp("and", result, c, "bool")
+    return result
+
+
+def _is_true(e: tir.PrimExpr) -> bool:
+    return isinstance(e, tir.IntImm) and e.value != 0
+
+
+class LowerBlocks(StmtExprMutator):
+    """Remove every Block/BlockRealize from one PrimFunc."""
+
+    name = "LowerBlocks"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._views: dict[tir.Buffer, tir.Buffer] = {}
+
+    def buffer(self, b: tir.Buffer) -> tir.Buffer:
+        return self._views.get(b, b)
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
+        block = s.block
+        lets: list[tuple[tir.Var, tir.PrimExpr]] = []
+        for iv, value in zip(block.iter_vars, s.iter_values, strict=True):
+            lets.append((iv.var, _cast(self.expr(value), iv.var.dtype)))
+        for match in block.match_buffers:
+            lets.extend(self._match(match))
+        body = self.stmt(block.body)
+        if block.init is not None:
+            init = self.stmt(block.init)
+            cond = _and(
+                [
+                    tir.BinaryOp("eq", iv.var, _cast(iv.dom.min, iv.var.dtype), "bool")
+                    for iv in block.iter_vars
+                    if iv.kind == tir.REDUCE
+                ]
+            )
+            body = seq([init if cond is None else tir.IfThenElse(cond, init), body])
+        if block.alloc_buffers:
+            body = seq([*(tir.AllocBuffer(self.buffer(b)) for b in block.alloc_buffers), body])
+        predicate = self.expr(s.predicate)
+        if not _is_true(predicate):
+            body = tir.IfThenElse(predicate, body)
+        for var, value in reversed(lets):
+            body = tir.LetStmt(var, value, body)
+        return body
+
+    def visit_Block(self, s: tir.Block) -> tir.Stmt:
+        raise TVMLiteError(f"block '{s.name}' is not inside a BlockRealize")
+
+    def _match(self, match: tir.MatchBufferRegion) -> list[tuple[tir.Var, tir.PrimExpr]]:
+        """Make `match.buffer` a view of its source region; returns the bindings of
+        the view's own symbolic vars (shape, strides, elem_offset) for the body."""
+        view, source = match.buffer, match.source
+        src = self.buffer(source.buffer)
+        region = [(self.expr(r.min), self.expr(r.extent)) for r in source.region]
+        rank, src_rank = len(view.shape), len(region)
+        if rank > src_rank:
+            raise TVMLiteError(
+                f"match_buffer '{view.name}' has {rank} dims, its region of "
+                f"'{src.name}' only {src_rank}"
+            )
+        src_strides = strides_of(src)
+        offset = elem_offset_of(src)
+        for (lo, _), stride in zip(region, src_strides, strict=True):
+            offset = fold.add(offset, fold.mul(fold.to_index(lo), stride))
+        strides = src_strides[src_rank - rank :]
+        bindings: list[tuple[tir.Var, tir.PrimExpr]] = []
+        extents = [ext for _, ext in region[src_rank - rank :]]
+        for dim, ext in zip(view.shape, extents, strict=True):
+            if isinstance(dim, tir.Var):
+                bindings.append((dim, _cast(ext, dim.dtype)))
+        for declared, actual in zip(view.strides, strides, strict=False):
+            if isinstance(declared, tir.Var):
+                bindings.append((declared, _cast(actual, declared.dtype)))
+        if isinstance(view.elem_offset, tir.Var):
+            bindings.append((view.elem_offset, _cast(offset, view.elem_offset.dtype)))
+        self._views[view] = tir.Buffer(
+            view.name,
+            src.data,
+            view.dtype,
+            view.shape,
+            strides,
+            offset,
+            src.scope,
+            span=view.span,
+        )
+        return bindings
+
+
+def lower_blocks(func: tir.PrimFunc) -> tir.PrimFunc:
+    return LowerBlocks().run(func)
