@@ -8,6 +8,7 @@ either dialect ("classic" or "tvm-0.27").
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -36,11 +37,17 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
     raise TVMLiteError(f"cannot print a {type(obj).__name__}: expected an IRModule or function")
 
 
-def show(obj: Any, **options: Any) -> None:
-    """Print `script(obj)`, coloured by pygments' Python lexer on a terminal. The
-    text is the same with and without colour."""
+def show(obj: Any, color: str = "auto", **options: Any) -> None:
+    """Print `script(obj)`, coloured by pygments' Python lexer when `color` is
+    "always", or "auto" on a terminal without NO_COLOR set. The text is the same
+    with and without colour."""
     text = script(obj, **options)
-    if not sys.stdout.isatty():
+    if color not in ("auto", "always", "never"):
+        raise TVMLiteError(f"color must be 'auto', 'always' or 'never', not {color!r}")
+    plain = color == "never" or (
+        color == "auto" and (not sys.stdout.isatty() or "NO_COLOR" in os.environ)
+    )
+    if plain:
         sys.stdout.write(text)
         return
     try:

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
-
-from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax as S
 from tvmlite.grammar import GRAMMAR, _parser, parse_expression, parse_syntax
 from tvmlite.grammar.lexer import TvmsLexer
+
+from tvmlite.diagnostics import ParseError, Source, Span
 
 
 def expr(text: str) -> S.Node:
@@ -106,7 +106,7 @@ def test_every_rule_has_a_builder_method() -> None:
 
 
 LEXER_SAMPLES = [
-    'x: T.let[T.float32] = A[i, 0:16] if not a is not b else 1e-05 // .5 ** 0x1F\n',
+    "x: T.let[T.float32] = A[i, 0:16] if not a is not b else 1e-05 // .5 ** 0x1F\n",
     "s = r'a\\n' u\"b\" '''c\nd''' \"\"\"e\"\"\" f'x' b'y' + a not in b\n",
     "a <<= b >>= c **= d //= e -> f @ g @= h != i == j >= k <= l\n",
     "def f[n](a: int = 1, *b, **c):  # comment\n    return (x,\n            y)\n",
@@ -245,7 +245,9 @@ def test_compound_statements() -> None:
     assert isinstance(loop, S.For) and loop.target == S.Tuple((S.Name("i"), S.Name("j")), False)
     assert stmt("while x < 3:\n    x = x + 1\n").test == expr("x < 3")
     chain = stmt("if a:\n    pass\nelif b:\n    break\nelse:\n    continue\n")
-    assert chain == S.If(S.Name("a"), (S.Pass(),), (S.If(S.Name("b"), (S.Break(),), (S.Continue(),)),))
+    assert chain == S.If(
+        S.Name("a"), (S.Pass(),), (S.If(S.Name("b"), (S.Break(),), (S.Continue(),)),)
+    )
     assert stmt("if a: pass").body == (S.Pass(),)
     block = stmt('with T.sblock("x"), X as (y, z):\n    with T.init():\n        pass\n')
     assert block.items[0] == S.WithItem(expr('T.sblock("x")'))
@@ -385,7 +387,10 @@ def parse_or_parse_error(text: str) -> None:
         pass
 
 
-VALID = 'def f(a: T.int32 = 1) -> R.Tensor((2,), "f"):\n    with T.sblock("x"):\n        y = -a[0:2] ** 2 if b else {"k": [1, (2,)]}\n'
+VALID = (
+    'def f(a: T.int32 = 1) -> R.Tensor((2,), "f"):\n    with T.sblock("x"):\n'
+    '        y = -a[0:2] ** 2 if b else {"k": [1, (2,)]}\n'
+)
 
 
 @settings(deadline=None, max_examples=200)

@@ -1,0 +1,225 @@
+"""Scalar expression builders for tensor expressions, with TVM's constant folding.
+
+TVM folds constants while an expression is built (`x * 1` is `x`, `2 + 3` is
+`5`), so the kernels it prints never show such terms. Building through these
+helpers gives the same trees; building `tir.BinaryOp` directly would not.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+
+Expr = tir.PrimExpr | int | float | bool
+INDEX = "int64"
+
+
+def const(value: int | float | bool, dtype: str) -> tir.PrimExpr:
+    """An immediate of `dtype` (bool and ints give IntImm, floats FloatImm)."""
+    if dt.is_float(dtype):
+        return tir.FloatImm(dtype, float(value))
+    if dt.is_bool(dtype):
+        return tir.IntImm("bool", int(bool(value)))
+    return tir.IntImm(dtype, int(value))
+
+
+def idx(value: Expr) -> tir.PrimExpr:
+    """An index expression: Python ints become int64 immediates."""
+    return as_expr(value, INDEX)
+
+
+def as_expr(value: Expr, dtype: str) -> tir.PrimExpr:
+    """`value` as an expression; Python numbers take `dtype`."""
+    if isinstance(value, tir.PrimExpr):
+        return value
+    return const(value, dtype)
+
+
+def value_of(e: tir.PrimExpr) -> int | float | None:
+    """The number an immediate holds, else None."""
+    if isinstance(e, (tir.IntImm, tir.FloatImm)):
+        return e.value
+    return None
+
+
+def _match(a: Expr, b: Expr) -> tuple[tir.PrimExpr, tir.PrimExpr]:
+    """Give both operands one dtype the way TVM's BinaryOpMatchTypes does."""
+    if not isinstance(a, tir.PrimExpr) and not isinstance(b, tir.PrimExpr):
+        dtype = "float32" if isinstance(a, float) or isinstance(b, float) else "int32"
+        return const(a, dtype), const(b, dtype)
+    if not isinstance(a, tir.PrimExpr):
+        return const(a, b.dtype), b  # type: ignore[union-attr]
+    if not isinstance(b, tir.PrimExpr):
+        return a, const(b, a.dtype)
+    if a.dtype == b.dtype:
+        return a, b
+    if dt.is_float(a.dtype) and not dt.is_float(b.dtype):
+        return a, cast(b, a.dtype)
+    if dt.is_float(b.dtype) and not dt.is_float(a.dtype):
+        return cast(a, b.dtype), b
+    if dt.bits(a.dtype) >= dt.bits(b.dtype):
+        return a, cast(b, a.dtype)
+    return cast(a, b.dtype), b
+
+
+def cast(e: Expr, dtype: str) -> tir.PrimExpr:
+    """`T.Cast(dtype, e)`, folded for immediates and dropped when already `dtype`."""
+    e = as_expr(e, dtype)
+    if e.dtype == dtype:
+        return e
+    v = value_of(e)
+    if v is not None:
+        if dt.is_float(dtype):
+            return const(float(v), dtype)
+        if dt.is_bool(dtype):
+            return const(v != 0, dtype)
+        if isinstance(v, float) and not math.isfinite(v):
+            return tir.Cast(dtype, e)
+        return const(int(v), dtype)
+    return tir.Cast(dtype, e)
+
+
+def _fold(kind: str, x: int | float, y: int | float, is_int: bool) -> int | float | bool | None:
+    if kind == "add":
+        return x + y
+    if kind == "sub":
+        return x - y
+    if kind == "mul":
+        return x * y
+    if kind == "div":
+        if y == 0:
+            return None
+        return int(x / y) if is_int else x / y
+    if kind == "floordiv":
+        return None if y == 0 else (x // y if is_int else math.floor(x / y))
+    if kind == "floormod":
+        return None if y == 0 or not is_int else x % y
+    if kind == "min":
+        return min(x, y)
+    if kind == "max":
+        return max(x, y)
+    compare = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}
+    return compare.get(kind)
+
+
+def binary(kind: str, a: Expr, b: Expr) -> tir.PrimExpr:
+    """A binary operation, with the folding `tvm::arith::TryConstFold` applies."""
+    a, b = _match(a, b)
+    va, vb = value_of(a), value_of(b)
+    is_int = not dt.is_float(a.dtype)
+    out = "bool" if kind in tir.COMPARE_OPS or kind in tir.LOGIC_OPS else a.dtype
+    if va is not None and vb is not None and kind not in tir.LOGIC_OPS:
+        folded = _fold(kind, va, vb, is_int)
+        if folded is not None:
+            return const(folded, out)
+    if kind == "add":
+        if va == 0:
+            return b
+        if vb == 0:
+            return a
+    elif kind == "sub" and vb == 0:
+        return a
+    elif kind == "mul":
+        if va == 1:
+            return b
+        if vb == 1:
+            return a
+        if is_int and (va == 0 or vb == 0):
+            return const(0, out)
+    elif kind in ("div", "floordiv") and vb == 1:
+        return a
+    elif kind == "floormod" and vb == 1 and is_int:
+        return const(0, out)
+    return tir.BinaryOp(kind, a, b, out)
+
+
+def add(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("add", a, b)
+
+
+def sub(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("sub", a, b)
+
+
+def mul(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("mul", a, b)
+
+
+def div(a: Expr, b: Expr) -> tir.PrimExpr:
+    """True division on floats, truncating `T.Div` on integers."""
+    return binary("div", a, b)
+
+
+def floordiv(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("floordiv", a, b)
+
+
+def floormod(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("floormod", a, b)
+
+
+def truncmod(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("mod", a, b)
+
+
+def minimum(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("min", a, b)
+
+
+def maximum(a: Expr, b: Expr) -> tir.PrimExpr:
+    return binary("max", a, b)
+
+
+def logical_and(a: Expr, b: Expr) -> tir.PrimExpr:
+    return tir.BinaryOp("and", as_expr(a, "bool"), as_expr(b, "bool"), "bool")
+
+
+def logical_or(a: Expr, b: Expr) -> tir.PrimExpr:
+    return tir.BinaryOp("or", as_expr(a, "bool"), as_expr(b, "bool"), "bool")
+
+
+def logical_not(a: Expr) -> tir.PrimExpr:
+    return tir.Not(as_expr(a, "bool"))
+
+
+def select(cond: Expr, t: Expr, f: Expr) -> tir.PrimExpr:
+    t, f = _match(t, f)
+    return tir.Select(as_expr(cond, "bool"), t, f, t.dtype)
+
+
+def if_then_else(cond: Expr, t: Expr, f: Expr) -> tir.PrimExpr:
+    t, f = _match(t, f)
+    return tir.Call(t.dtype, "if_then_else", (as_expr(cond, "bool"), t, f))
+
+
+def call(op: str, dtype: str, *args: tir.PrimExpr) -> tir.PrimExpr:
+    """An intrinsic call `T.<op>(args...)` returning `dtype`."""
+    return tir.Call(dtype, op, tuple(args))
+
+
+def max_value(dtype: str) -> tir.PrimExpr:
+    """The largest value of `dtype` as an immediate (what `T.max_value` folds to)."""
+    if dt.is_float(dtype):
+        return const(_FLOAT_MAX[dtype], dtype)
+    if dt.is_bool(dtype):
+        return const(1, dtype)
+    n = dt.bits(dtype)
+    return const((1 << n) - 1 if dt.is_uint(dtype) else (1 << (n - 1)) - 1, dtype)
+
+
+def min_value(dtype: str) -> tir.PrimExpr:
+    if dt.is_float(dtype):
+        return const(-_FLOAT_MAX[dtype], dtype)
+    if dt.is_uint(dtype) or dt.is_bool(dtype):
+        return const(0, dtype)
+    return const(-(1 << (dt.bits(dtype) - 1)), dtype)
+
+
+_FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}

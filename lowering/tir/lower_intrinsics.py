@@ -1,0 +1,77 @@
+"""LowerIntrinsics: rewrite TIR intrinsics that have no single machine counterpart.
+
+After this pass codegen sees only intrinsics that map one-to-one onto an LLVM
+intrinsic or a libm function: `sigmoid` and `rsqrt` become arithmetic, hints
+(`likely`, `assume`) disappear, `T.ret` becomes `Return`, and math on float16 is
+computed in float32 (as TVM does; libm has no half functions).
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.lowering.tir.mutator import StmtExprMutator
+
+# Intrinsics that are exact (or bit-level) on half: no promotion needed.
+_HALF_NATIVE = frozenset(
+    ["fabs", "isnan", "isinf", "isfinite", "reinterpret", "if_then_else", "copysign"]
+)
+_FLOAT_RESULT = frozenset(["isnan", "isinf", "isfinite", "reinterpret", "if_then_else"])
+
+
+def _one(dtype: str) -> tir.PrimExpr:
+    return tir.FloatImm(dtype, 1.0) if dt.lanes(dtype) == 1 else _splat(1.0, dtype)
+
+
+def _splat(value: float, dtype: str) -> tir.PrimExpr:
+    scalar = tir.FloatImm(dt.element_of(dtype), value)
+    return tir.Broadcast(scalar, dt.lanes(dtype), dtype)
+
+
+class LowerIntrinsics(StmtExprMutator):
+    """Expand composite intrinsics of one PrimFunc."""
+
+    name = "LowerIntrinsics"
+
+    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        args = self.exprs(e.args)
+        op = e.op
+        if op == "likely":
+            return args[0]
+        if op == "assume":
+            return tir.IntImm("bool", 1)
+        if (
+            dt.element_of(e.dtype) == "float16"
+            and op not in _HALF_NATIVE
+            and all(dt.is_float(dt.element_of(a.dtype)) for a in args)
+        ):
+            wide = dt.with_lanes("float32", dt.lanes(e.dtype))
+            promoted = tuple(tir.Cast(dt.with_lanes("float32", dt.lanes(a.dtype)), a) for a in args)
+            return tir.Cast(e.dtype, self.expr(tir.Call(wide, op, promoted, e.span)), e.span)
+        if op == "sigmoid":
+            x = args[0]
+            neg = tir.BinaryOp("sub", _zero(x.dtype), x, x.dtype)
+            exp = tir.Call(x.dtype, "exp", (neg,))
+            denom = tir.BinaryOp("add", _one(x.dtype), exp, x.dtype)
+            return tir.BinaryOp("div", _one(x.dtype), denom, x.dtype, e.span)
+        if op == "rsqrt":
+            x = args[0]
+            root = tir.Call(x.dtype, "sqrt", (x,))
+            return tir.BinaryOp("div", _one(x.dtype), root, x.dtype, e.span)
+        if args is e.args:
+            return e
+        return tir.Call(e.dtype, op, args, e.span)
+
+    def visit_Evaluate(self, s: tir.Evaluate) -> tir.Stmt:
+        value = s.value
+        if isinstance(value, tir.Call) and value.op == "ret":
+            return tir.Return(self.expr(value.args[0]), s.span)
+        return super().visit_Evaluate(s)
+
+
+def _zero(dtype: str) -> tir.PrimExpr:
+    return tir.FloatImm(dtype, 0.0) if dt.lanes(dtype) == 1 else _splat(0.0, dtype)
+
+
+def lower_intrinsics(func: tir.PrimFunc) -> tir.PrimFunc:
+    return LowerIntrinsics().run(func)

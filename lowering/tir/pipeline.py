@@ -1,0 +1,41 @@
+"""The TIR lowering pipeline: from what the parser (or a schedule) produces to the
+flat form codegen consumes.
+
+Lowered form: no blocks; every buffer access has one int64 index into a 1-D
+buffer; allocations are `AllocBuffer` of 1-D buffers; intrinsics are the ones
+codegen maps directly. Each step is one file in this package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tvmlite.dsl import tir
+from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
+from tvmlite.lowering.tir.lower_blocks import lower_blocks
+from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
+from tvmlite.lowering.tir.simplify import Simplify
+
+STEPS = (lower_blocks, flatten_buffers, lower_intrinsics)
+
+
+def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:
+    """Run every TIR lowering step on one function; `buffer_map` is kept as is."""
+    for step in STEPS:
+        func = step(func)
+    return Simplify().run(func)
+
+
+@dataclass(frozen=True)
+class LowerTIR:
+    """Module pass: lower every PrimFunc, leave other functions alone."""
+
+    name: str = "LowerTIR"
+
+    def run(self, mod: IRModule) -> IRModule:
+        functions = {
+            key: lower_prim_func(f) if isinstance(f, tir.PrimFunc) else f
+            for key, f in mod.functions.items()
+        }
+        return IRModule(functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect)

@@ -1,0 +1,108 @@
+"""The calling convention of a lowered PrimFunc, shared by codegen and runtime.
+
+A kernel takes, in order: one pointer per handle parameter (the buffer's data),
+the scalar parameters in their own dtype, then one int64 per symbolic var that
+the parameter buffers declare (shape dims, strides, element offsets) and that is
+not itself a parameter. It returns int32: 0, or the 1-based number of the assert
+that failed (see `KernelSignature.errors`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tvmlite.dsl import tir
+from tvmlite.lowering.tir.mutator import StmtExprMutator
+
+# Status codes below this are asserts; the runtime owns the ones at and above.
+STATUS_OUT_OF_MEMORY = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter. `buffer` is None for scalars and for bare handles."""
+
+    name: str
+    var: tir.Var
+    buffer: tir.Buffer | None
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.var.dtype == "handle"
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSignature:
+    """`sym_vars` are the extra int64 arguments; `written` names the buffer
+    parameters the body stores to; `errors` holds each assert's message."""
+
+    name: str
+    params: tuple[Param, ...]
+    sym_vars: tuple[tir.Var, ...]
+    written: frozenset[str]
+    noalias: bool
+    errors: tuple[str, ...]
+
+
+class _Collect(StmtExprMutator):
+    """Records vars in first-occurrence order, stored-to data vars and asserts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.vars: dict[tir.Var, None] = {}
+        self.stored: set[tir.Var] = set()
+        self.asserts: list[str] = []
+
+    def visit_Var(self, e: tir.Var) -> tir.PrimExpr:
+        self.vars.setdefault(e)
+        return e
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
+        self.stored.add(s.buffer.data)
+        return super().visit_BufferStore(s)
+
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+        self.asserts.append(assert_message(s))
+        return super().visit_AssertStmt(s)
+
+    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        if e.op == "address_of" and isinstance(e.args[0], tir.BufferLoad):
+            self.stored.add(e.args[0].buffer.data)
+        return super().visit_Call(e)
+
+
+def assert_message(s: tir.AssertStmt) -> str:
+    text = "".join(s.message)
+    kind = s.error_kind or "RuntimeError"
+    return f"{kind}: {text}" if kind != "RuntimeError" else text
+
+
+def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
+    """Vars in a buffer's shape, strides and elem_offset, in that order."""
+    collect = _Collect()
+    for e in (*buffer.shape, *buffer.strides):
+        collect.expr(e)
+    if buffer.elem_offset is not None:
+        collect.expr(buffer.elem_offset)
+    return list(collect.vars)
+
+
+def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> KernelSignature:
+    """The signature of `func`, whose body lowered to `lowered` (asserts are
+    numbered in `lowered`'s order, which codegen follows)."""
+    buffers = dict(func.buffer_map)
+    params = tuple(Param(v.name, v, buffers.get(v)) for v in func.params)
+    param_vars = set(func.params)
+    sym: dict[tir.Var, None] = {}
+    for p in params:
+        if p.buffer is not None:
+            for var in buffer_vars(p.buffer):
+                if var not in param_vars:
+                    sym.setdefault(var)
+    body = _Collect()
+    body.stmt(lowered)
+    written = frozenset(
+        p.name for p in params if p.buffer is not None and p.buffer.data in body.stored
+    )
+    noalias = bool(func.attr("tir.noalias", False) or func.attr("tirx.noalias", False))
+    return KernelSignature(name, params, tuple(sym), written, noalias, tuple(body.asserts))
