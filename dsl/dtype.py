@@ -5,6 +5,7 @@ A dtype is a plain string everywhere in the IR; this module parses and checks th
 
 from __future__ import annotations
 
+import functools
 import re
 
 SCALAR_CODES = ("int", "uint", "float", "bfloat")
@@ -16,41 +17,53 @@ _DTYPE = re.compile(
 _WIDTHS = {"int": (8, 16, 32, 64), "uint": (8, 16, 32, 64), "float": (16, 32, 64), "bfloat": (16,)}
 
 
-def is_valid(dtype: str) -> bool:
+@functools.lru_cache(maxsize=1024)
+def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
+    """(code, bits, lanes, valid) of a string the pattern accepts, else None.
+
+    Cached because the typing rules ask about the same few dtypes for every node
+    of a module; a pure function of an immutable string, and bounded."""
     m = _DTYPE.match(dtype)
     if not m:
-        return False
-    if m.group(4):
-        return int(m.group(5)) in _WIDTHS[m.group(4)]
-    return True
+        return None
+    kind = m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(6)
+    if m.group(1):
+        width = 1
+    elif m.group(2):
+        width = 64
+    elif m.group(3):
+        width = 0
+    elif m.group(6):
+        width = 4 if m.group(6).startswith("float4") else 8
+    else:
+        width = int(m.group(5))
+    valid = width in _WIDTHS[kind] if m.group(4) else True
+    return kind, width, int(m.group(7)) if m.group(7) else 1, valid
+
+
+def is_valid(dtype: str) -> bool:
+    info = _parse(dtype)
+    return info is not None and info[3]
 
 
 def code(dtype: str) -> str:
     """`int`, `uint`, `float`, `bfloat`, `bool`, `handle`, `void` or an fp8/fp4 name."""
-    m = _DTYPE.match(dtype)
-    if not m:
+    info = _parse(dtype)
+    if info is None:
         raise ValueError(f"bad dtype {dtype!r}")
-    return m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(6)
+    return info[0]
 
 
 def bits(dtype: str) -> int:
-    m = _DTYPE.match(dtype)
-    if not m:
+    info = _parse(dtype)
+    if info is None:
         raise ValueError(f"bad dtype {dtype!r}")
-    if m.group(1):
-        return 1
-    if m.group(2):
-        return 64
-    if m.group(3):
-        return 0
-    if m.group(6):
-        return 4 if m.group(6).startswith("float4") else 8
-    return int(m.group(5))
+    return info[1]
 
 
 def lanes(dtype: str) -> int:
-    m = _DTYPE.match(dtype)
-    return int(m.group(7)) if m and m.group(7) else 1
+    info = _parse(dtype)
+    return info[2] if info is not None else 1
 
 
 def element_of(dtype: str) -> str:
@@ -64,7 +77,8 @@ def with_lanes(dtype: str, n: int) -> str:
 
 
 def is_float(dtype: str) -> bool:
-    return code(dtype) in ("float", "bfloat") or code(dtype).startswith("float")
+    kind = code(dtype)
+    return kind in ("float", "bfloat") or kind.startswith("float")
 
 
 def is_int(dtype: str) -> bool:

@@ -223,7 +223,7 @@ class RelaxCallParser(RelaxExprParser):
         values = args["value"]
         if not isinstance(values, (syntax.List, syntax.Tuple)):
             raise self.ctx.error("R.shape takes a list of dimensions", values)
-        return relax.ShapeExpr(tuple(self.prim(e) for e in values.elts), span=node.span)
+        return relax.ShapeExpr(tuple([self.prim(e) for e in values.elts]), span=node.span)
 
     def _tuple_call(self, node: syntax.Call) -> relax.Tuple:
         if node.keywords:

@@ -139,6 +139,9 @@ class SinfoParser:
         """A shape dimension or other scalar. Module-level TypeVars get a fresh var
         per function on first use; with `declare` (classic string dims such as
         `"n"`) any free name becomes a new int64 variable."""
+        if type(node) is syntax.Constant and type(node.value) is int and dtype == "int64":
+            # The common literal dim, built as `parse_tir_expr` would build it.
+            return tir.IntImm("int64", node.value, span=node.span)
         for name in names_in(node):
             if self.sym.lookup(name.id) is not None:
                 continue

@@ -39,11 +39,17 @@ ARITH_BINARY = (
 COMPARE_BINARY = ("equal", "greater", "greater_equal", "less", "less_equal", "not_equal")
 
 
+# Dim classes for which `sa.equal(d, d)` always holds (a generic node may hold a NaN).
+_SELF_EQUAL = (tir.IntImm, tir.Var)
+
+
 class _Undecided(Exception):
     """A pair of dims whose broadcast TVM cannot decide statically."""
 
 
 def _broadcast_dim(ctx: InferCtx, a: tir.PrimExpr, b: tir.PrimExpr, axis: int) -> tir.PrimExpr:
+    if a is b and type(a) in _SELF_EQUAL:
+        return a  # what the rules below give for one dim against itself
     va, vb = sa.as_int(a), sa.as_int(b)
     if va == 1:
         return b
@@ -85,7 +91,7 @@ def broadcast_result(
         if shape is not None:
             # TVM keeps the operand's own shape object when nothing changes.
             for t, s in zip(tensors, shapes, strict=True):
-                if sa.same(s, shape) and isinstance(t.shape, relax.Var):
+                if isinstance(t.shape, relax.Var) and sa.same(s, shape):
                     return like(t, dtype)
             return tensor_sinfo(shape, dtype)
     ndim = -1 if any(n < 0 for n in ndims) else max(ndims)

@@ -25,7 +25,8 @@ VOID = relax.TupleStructInfo(())
 def tensor_sinfo(shape: Shape | None, dtype: str, ndim: int = -1) -> relax.TensorStructInfo:
     """A tensor struct info; a known shape fixes `ndim`."""
     if shape is not None:
-        shape = tuple(sa.to_index(d) for d in shape)
+        to_index = sa.to_index
+        shape = tuple([to_index(d) for d in shape])
         return relax.TensorStructInfo(shape=shape, dtype=dtype, ndim=len(shape))
     return relax.TensorStructInfo(shape=None, dtype=dtype, ndim=ndim)
 

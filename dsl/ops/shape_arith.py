@@ -18,21 +18,46 @@ def const(value: int) -> tir.IntImm:
     return tir.IntImm(INDEX, int(value))
 
 
+# Exact classes whose nodes `same` compares by identity (subclasses are caught by the
+# generic isinstance test below).
+_IDENTITY_TYPES = (tir.Var, tir.Buffer)
+
+
 def same(a: object, b: object) -> bool:
     """Structural equality of expressions, vars by identity.
 
     Not `==`: identity nodes inherit a field-less dataclass `__eq__` from their
     base class, which makes any two vars of one class compare equal."""
-    if isinstance(a, (tir.Var, tir.Buffer)) or isinstance(b, (tir.Var, tir.Buffer)):
+    # Fast paths for what shapes are made of (this runs once per dim of every
+    # inferred shape); each gives what the generic walk below would.
+    ta = type(a)
+    if ta is tir.IntImm:
+        return (
+            type(b) is tir.IntImm
+            and a.dtype == b.dtype  # type: ignore[attr-defined]
+            and type(a.value) is type(b.value)  # type: ignore[attr-defined]
+            and a.value == b.value  # type: ignore[attr-defined]
+        )
+    if ta in _IDENTITY_TYPES:
         return a is b
-    if type(a) is not type(b):
+    if ta is tuple:
+        if type(b) is not tuple or len(a) != len(b):  # type: ignore[arg-type]
+            return False
+        for x, y in zip(a, b):  # type: ignore[call-overload]
+            if not same(x, y):
+                return False
+        return True
+    if isinstance(a, _IDENTITY_TYPES) or isinstance(b, _IDENTITY_TYPES):
+        return a is b
+    if ta is not type(b):
         return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
     fields = getattr(a, "__dataclass_fields__", None)
     if fields is None:
         return a == b
-    return all(same(getattr(a, f), getattr(b, f)) for f, d in fields.items() if d.compare)
+    for f, d in fields.items():
+        if d.compare and not same(getattr(a, f), getattr(b, f)):
+            return False
+    return True
 
 
 def as_int(expr: object) -> int | None:
@@ -44,6 +69,13 @@ def as_int(expr: object) -> int | None:
 
 def to_index(expr: tir.PrimExpr | int) -> tir.PrimExpr:
     """An int64 dim: Python ints and integer immediates of any width become int64."""
+    if (
+        type(expr) is tir.IntImm
+        and expr.dtype == INDEX
+        and expr.span is None
+        and type(expr.value) is int
+    ):
+        return expr  # already what `const` would build; immutable, so shared
     if isinstance(expr, bool):
         return const(int(expr))
     if isinstance(expr, int):
@@ -186,6 +218,12 @@ def maximum(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
 
 def equal(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
     """Provably equal: same constant, or the same expression (vars by identity)."""
+    # Fast paths for the common dims, giving what the general test below would.
+    ta, tb = type(a), type(b)
+    if ta is tir.Var or tb is tir.Var:
+        return a is b
+    if ta is tir.IntImm and tb is tir.IntImm and a.dtype != "bool" and b.dtype != "bool":  # type: ignore[attr-defined]
+        return a.value == b.value  # type: ignore[attr-defined]
     a, b = to_index(a), to_index(b)
     if same(a, b):
         return True

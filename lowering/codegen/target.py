@@ -31,8 +31,14 @@ def _initialised() -> bool:
 
 @functools.cache
 def host_target_machine() -> llvm.TargetMachine:
+    """The process's target machine, used to optimize and to emit objects."""
+    return new_target_machine()
+
+
+def new_target_machine() -> llvm.TargetMachine:
     """Host CPU name and features, O3, position-independent code (objects may end
-    up in a shared library)."""
+    up in a shared library). An MCJIT engine takes ownership of (and frees) the
+    machine it is given, so each engine gets its own from here."""
     _initialised()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
@@ -49,7 +55,10 @@ def host_triple() -> str:
     return llvm.get_process_triple()
 
 
+@functools.cache
 def data_layout() -> str:
+    """Computed once: each `target_data` access makes an LLVM object whose disposal
+    is unsafe to repeat."""
     return str(host_target_machine().target_data)
 
 

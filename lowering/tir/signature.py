@@ -87,11 +87,19 @@ def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
     return list(collect.vars)
 
 
+def _param_name(var: tir.Var, buffer: tir.Buffer | None) -> str:
+    """The name the user wrote: `A` for `A: T.Buffer(...)` (whose handle var the
+    parser calls `A_handle`), the handle's own name for `a: T.handle`."""
+    if buffer is not None and var.name == f"{buffer.name}_handle":
+        return buffer.name
+    return var.name
+
+
 def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> KernelSignature:
     """The signature of `func`, whose body lowered to `lowered` (asserts are
     numbered in `lowered`'s order, which codegen follows)."""
     buffers = dict(func.buffer_map)
-    params = tuple(Param(v.name, v, buffers.get(v)) for v in func.params)
+    params = tuple(Param(_param_name(v, buffers.get(v)), v, buffers.get(v)) for v in func.params)
     param_vars = set(func.params)
     sym: dict[tir.Var, None] = {}
     for p in params:

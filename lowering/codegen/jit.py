@@ -1,0 +1,50 @@
+"""JIT compilation of an llvmlite.ir module with MCJIT.
+
+A `JitModule` owns its execution engine, and the engine owns the machine code:
+whoever holds a function address must hold the `JitModule` too (the runtime's
+kernel objects do), otherwise garbage collection would unmap code still in use.
+"""
+
+from __future__ import annotations
+
+import time
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from tvmlite.lowering.codegen import target
+
+
+class JitModule:
+    """Optimized, compiled and loaded code of one LLVM module. `timings` holds the
+    milliseconds spent per stage."""
+
+    def __init__(self, module: ir.Module, *, optimize: bool = True) -> None:
+        start = time.perf_counter()
+        text = str(module)
+        stamp = time.perf_counter()
+        self.timings: dict[str, float] = {"print": (stamp - start) * 1e3}
+        self.module = target.parse_and_verify(text)
+        self.timings["parse"] = (time.perf_counter() - stamp) * 1e3
+        stamp = time.perf_counter()
+        if optimize:
+            target.optimize(self.module)
+        self.timings["optimize"] = (time.perf_counter() - stamp) * 1e3
+        stamp = time.perf_counter()
+        self.engine = llvm.create_mcjit_compiler(self.module, target.new_target_machine())
+        self.engine.finalize_object()
+        self.engine.run_static_constructors()
+        self.timings["machine_code"] = (time.perf_counter() - stamp) * 1e3
+
+    def address(self, symbol: str) -> int:
+        address = self.engine.get_function_address(symbol)
+        if not address:
+            raise KeyError(symbol)
+        return address
+
+    def llvm_ir(self) -> str:
+        """The optimized LLVM IR (for `--emit llvm` and debugging)."""
+        return str(self.module)
+
+    def assembly(self) -> str:
+        return target.host_target_machine().emit_assembly(self.module)

@@ -1,0 +1,312 @@
+"""One lowered PrimFunc as one LLVM function (see `tir/signature.py` for its
+calling convention), built with llvmlite.ir.
+
+Control flow: every exit goes through one `exit` block that frees heap
+allocations and returns the status, so an assert or an early `return` cannot leak.
+Allocations are made once at function entry: small constant-size ones on the
+stack, the rest with `aligned_alloc` (a failure returns STATUS_OUT_OF_MEMORY).
+When parallel loops get their own outlined functions, this same placement puts
+each thread's scratch buffers inside its own function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
+from tvmlite.lowering.tir.mutator import STMT_CLASSES, StmtExprMutator
+from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
+
+STACK_LIMIT = 64 * 1024  # bytes; larger or dynamic buffers go to the heap
+ALIGN = 64
+
+
+def symbol_name(name: str) -> str:
+    """The LLVM symbol of a kernel: prefixed so that a prim function called `exp`
+    or `free` cannot shadow the C library."""
+    return "tvmlite_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+class _Allocations(StmtExprMutator):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tir.AllocBuffer] = []
+
+    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
+        self.found.append(s)
+        return s
+
+
+class KernelEmitter(ExprEmitter):
+    """Emits the body of one kernel into `fn`."""
+
+    def __init__(self, module: ir.Module, fn: ir.Function, sig: KernelSignature) -> None:
+        self.fn = fn
+        self.sig = sig
+        entry = fn.append_basic_block("entry")
+        super().__init__(module, ir.IRBuilder(entry))
+        self.exit = fn.append_basic_block("exit")
+        self.status = ir.IRBuilder(self.exit).phi(ty.I32, "status")
+        self.heap: list[ir.Value] = []
+        self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
+        self._stmt: dict[type, Callable[[tir.Stmt], None]] = {
+            cls: getattr(self, f"visit_{cls.__name__}") for cls in STMT_CLASSES
+        }
+
+    # ------------------------------------------------------------ function frame
+
+    def emit(self, func: tir.PrimFunc) -> None:
+        self._bind_arguments(func)
+        self._allocate(func.body)
+        self.stmt(func.body)
+        self.leave(0)
+        self.b.unreachable()
+        exit_builder = ir.IRBuilder(self.exit)
+        free = self._c_function("free", ir.VoidType(), [ty.PTR])
+        for ptr in self.heap:
+            exit_builder.call(free, [ptr])
+        exit_builder.ret(self.status)
+
+    def _bind_arguments(self, func: tir.PrimFunc) -> None:
+        args = iter(self.fn.args)
+        for p in self.sig.params:
+            arg = next(args)
+            arg.name = p.name
+            if p.is_pointer:
+                self.vars[p.var] = arg
+                if p.buffer is not None:
+                    self.vars[p.buffer.data] = arg
+                continue
+            dtype = p.var.dtype
+            if dtype == "float16":
+                self.vars[p.var] = self.b.fptrunc(arg, ty.value_type(dtype))
+            elif dtype == "bool":
+                self.vars[p.var] = self.b.icmp_unsigned("!=", arg, ty.constant("int8", 0))
+            else:
+                self.vars[p.var] = arg
+        for var in self.sig.sym_vars:
+            arg = next(args)
+            arg.name = var.name
+            self.vars[var] = self.cast(arg, "int64", var.dtype)
+
+    def _c_function(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, params), name)
+        return fn
+
+    def _allocate(self, body: tir.Stmt) -> None:
+        collect = _Allocations()
+        collect.stmt(body)
+        for alloc in collect.found:
+            b = alloc.buffer
+            if b.data in self.vars:
+                continue  # a view of storage that exists already
+            elem = ty.memory_type(dt.element_of(b.dtype))
+            item = ty.byte_size(b.dtype)
+            (size,) = b.shape
+            if isinstance(size, tir.IntImm) and size.value * item <= STACK_LIMIT:
+                count = ty.constant("int64", max(size.value * dt.lanes(b.dtype), 1))
+                slot = self.b.alloca(elem, size=count, name=b.name)
+                slot.align = ALIGN
+                self.vars[b.data] = slot
+                continue
+            try:
+                count = self.cast(self.expr(size), size.dtype, "int64")
+            except TVMLiteError as err:
+                raise TVMLiteError(
+                    f"the size of buffer '{b.name}' must depend only on parameters: {err}"
+                ) from None
+            nbytes = self.b.mul(count, ty.constant("int64", item))
+            # aligned_alloc wants a multiple of the alignment, and never 0 bytes.
+            nbytes = self.b.and_(
+                self.b.add(nbytes, ty.constant("int64", ALIGN)), ty.constant("int64", -ALIGN)
+            )
+            alloc_fn = self._c_function("aligned_alloc", ty.PTR, [ty.I64, ty.I64])
+            ptr = self.b.call(alloc_fn, [ty.constant("int64", ALIGN), nbytes], name=b.name)
+            self.vars[b.data] = ptr
+            self.heap.append(ptr)
+        for ptr in self.heap:
+            failed = self.b.icmp_unsigned("==", ptr, ir.Constant(ty.PTR, None))
+            ok = self.fn.append_basic_block("alloc.ok")
+            fail = self.fn.append_basic_block("alloc.fail")
+            self.b.cbranch(failed, fail, ok)
+            self.status.add_incoming(ty.constant("int32", STATUS_OUT_OF_MEMORY), fail)
+            ir.IRBuilder(fail).branch(self.exit)
+            self.b.position_at_end(ok)
+
+    def leave(self, status: int) -> None:
+        """Return `status` through the exit block; later code is unreachable."""
+        self.status.add_incoming(ty.constant("int32", status), self.b.block)
+        self.b.branch(self.exit)
+        self.b.position_at_end(self.fn.append_basic_block("dead"))
+
+    # ------------------------------------------------------------ statements
+
+    def stmt(self, s: tir.Stmt) -> None:
+        self._stmt[type(s)](s)
+
+    def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        for item in s.seq:
+            self.stmt(item)
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
+        self.store(s)
+
+    def visit_LetStmt(self, s: tir.LetStmt) -> None:
+        self.vars[s.var] = self.expr(s.value)
+        self.stmt(s.body)
+        del self.vars[s.var]
+
+    def visit_Bind(self, s: tir.Bind) -> None:
+        self.vars[s.var] = self.expr(s.value)
+
+    def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+        if s.body is not None:
+            self.stmt(s.body)
+
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
+        cond = self.expr(s.condition)
+        ok = self.fn.append_basic_block("assert.ok")
+        fail = self.fn.append_basic_block("assert.fail")
+        self.b.cbranch(cond, ok, fail)
+        self.b.position_at_end(fail)
+        self.status.add_incoming(
+            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), fail
+        )
+        self.b.branch(self.exit)
+        self.b.position_at_end(ok)
+
+    def visit_Evaluate(self, s: tir.Evaluate) -> None:
+        if not isinstance(s.value, tir.IntImm | tir.FloatImm):
+            self.expr(s.value)
+
+    def visit_Return(self, s: tir.Return) -> None:
+        self.leave(0)
+
+    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        """Storage was made at entry (see `_allocate`)."""
+
+    def visit_Block(self, s: tir.Block) -> None:
+        raise TVMLiteError(f"block '{s.name}' reached codegen: run LowerBlocks first")
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
+        self.visit_Block(s.block)
+
+    def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
+        cond = self.expr(s.condition)
+        then_block = self.fn.append_basic_block("if.then")
+        done = self.fn.append_basic_block("if.done")
+        else_block = done if s.else_case is None else self.fn.append_basic_block("if.else")
+        self.b.cbranch(cond, then_block, else_block)
+        self.b.position_at_end(then_block)
+        self.stmt(s.then_case)
+        self.b.branch(done)
+        if s.else_case is not None:
+            self.b.position_at_end(else_block)
+            self.stmt(s.else_case)
+            self.b.branch(done)
+        self.b.position_at_end(done)
+
+    def visit_For(self, s: tir.For) -> None:
+        var = s.loop_var
+        start = self.cast(self.expr(s.min), s.min.dtype, var.dtype)
+        extent = self.cast(self.expr(s.extent), s.extent.dtype, var.dtype)
+        end = self.b.add(start, extent)
+        step = ty.constant(var.dtype, 1)
+        if s.step is not None:
+            step = self.cast(self.expr(s.step), s.step.dtype, var.dtype)
+        preheader = self.b.block
+        header = self.fn.append_basic_block("for.header")
+        body = self.fn.append_basic_block("for.body")
+        latch = self.fn.append_basic_block("for.latch")
+        done = self.fn.append_basic_block("for.done")
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        index = self.b.phi(ty.value_type(var.dtype), name=var.name)
+        index.add_incoming(start, preheader)
+        self.b.cbranch(self.b.icmp_signed("<", index, end), body, done)
+        self.b.position_at_end(body)
+        self.vars[var] = index
+        self.loops.append((latch, done))
+        self.stmt(s.body)
+        self.loops.pop()
+        del self.vars[var]
+        self.b.branch(latch)
+        self.b.position_at_end(latch)
+        index.add_incoming(self.b.add(index, step, flags=("nsw",)), latch)
+        back = self.b.branch(header)
+        hint = self._loop_hint(s)
+        if hint is not None:
+            back.set_metadata("llvm.loop", hint)
+        self.b.position_at_end(done)
+
+    def _loop_hint(self, s: tir.For) -> ir.MDValue | None:
+        """Loop metadata for `T.vectorized` / `T.unroll` (a self-referencing node, as
+        LLVM requires). `T.parallel` runs serially for now."""
+        if s.kind == tir.VECTORIZED:
+            ops = [ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"), ir.Constant(ty.I1, 1)]
+        elif s.kind == tir.UNROLLED:
+            full = isinstance(s.extent, tir.IntImm) and s.extent.value <= 64
+            key = "llvm.loop.unroll.full" if full else "llvm.loop.unroll.enable"
+            ops = [ir.MetaDataString(self.module, key)]
+        else:
+            return None
+        hint = self.module.add_metadata(ops)
+        node = ir.MDValue(self.module, [], name=str(len(self.module.metadata)))
+        node.operands = (node, hint)
+        return node
+
+    def visit_While(self, s: tir.While) -> None:
+        header = self.fn.append_basic_block("while.header")
+        body = self.fn.append_basic_block("while.body")
+        done = self.fn.append_basic_block("while.done")
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        self.b.cbranch(self.expr(s.condition), body, done)
+        self.b.position_at_end(body)
+        self.loops.append((header, done))
+        self.stmt(s.body)
+        self.loops.pop()
+        self.b.branch(header)
+        self.b.position_at_end(done)
+
+    def _jump(self, target: int, what: str) -> None:
+        if not self.loops:
+            raise TVMLiteError(f"{what} outside a loop")
+        self.b.branch(self.loops[-1][target])
+        self.b.position_at_end(self.fn.append_basic_block("dead"))
+
+    def visit_Break(self, s: tir.Break) -> None:
+        self._jump(1, "break")
+
+    def visit_Continue(self, s: tir.Continue) -> None:
+        self._jump(0, "continue")
+
+
+def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
+    params: list[ir.Type] = []
+    for p in sig.params:
+        params.append(ty.PTR if p.is_pointer else ty.abi_type(p.var.dtype))
+    params.extend(ty.I64 for _ in sig.sym_vars)
+    fn = ir.Function(module, ir.FunctionType(ty.I32, params), symbol_name(sig.name))
+    fn.attributes.add("nounwind")
+    if sig.noalias:
+        for p, arg in zip(sig.params, fn.args, strict=False):
+            if p.is_pointer:
+                arg.add_attribute("noalias")
+    return fn
+
+
+def build_kernel(module: ir.Module, func: tir.PrimFunc, sig: KernelSignature) -> ir.Function:
+    """Add the kernel of lowered `func` to `module`."""
+    fn = declare_kernel(module, sig)
+    KernelEmitter(module, fn, sig).emit(func)
+    return fn

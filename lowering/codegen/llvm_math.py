@@ -1,0 +1,251 @@
+"""TIR intrinsic calls (`T.exp`, `T.isnan`, `T.popcount`, `T.if_then_else`, ...) as
+LLVM code.
+
+LLVM intrinsics where LLVM has one that every backend lowers (they vectorize and
+constant-fold); libm functions otherwise, declared by name and resolved by the JIT
+in the process (see target.py), called lane by lane on vectors. float16 math never
+gets here: LowerIntrinsics computes it in float32.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.lowering.codegen import llvm_types as ty
+
+Value = ir.Value
+
+LLVM_UNARY = {
+    "sqrt": "llvm.sqrt",
+    "exp": "llvm.exp",
+    "exp2": "llvm.exp2",
+    "log": "llvm.log",
+    "log2": "llvm.log2",
+    "log10": "llvm.log10",
+    "sin": "llvm.sin",
+    "cos": "llvm.cos",
+    "fabs": "llvm.fabs",
+    "floor": "llvm.floor",
+    "ceil": "llvm.ceil",
+    "trunc": "llvm.trunc",
+    "round": "llvm.nearbyint",  # TVM rounds half to even, like NumPy
+    "nearbyint": "llvm.nearbyint",
+}
+LLVM_BINARY = {"pow": "llvm.pow", "copysign": "llvm.copysign"}
+LIBM_UNARY = frozenset(
+    "tan asin acos atan sinh cosh tanh asinh acosh atanh erf log1p exp10".split()
+)
+LIBM_BINARY = frozenset(["atan2", "hypot", "nextafter"])
+
+
+class CallEmitter:
+    """Mixin of the code emitter: needs `b`, `module`, `expr` and `cast`."""
+
+    b: ir.IRBuilder
+    module: ir.Module
+
+    def expr(self, e: tir.PrimExpr) -> Value:
+        raise NotImplementedError
+
+    def cast(self, value: Value, src: str, dst: str) -> Value:
+        raise NotImplementedError
+
+    def __init__(self) -> None:
+        self._calls: dict[str, Callable[[tir.Call], Value]] = {
+            "if_then_else": self._if_then_else,
+            "isnan": self._isnan,
+            "isinf": self._isinf,
+            "isfinite": self._isfinite,
+            "popcount": self._popcount,
+            "clz": self._clz,
+            "shift_left": self._shift_left,
+            "shift_right": self._shift_right,
+            "bitwise_and": self._bitwise_and,
+            "bitwise_or": self._bitwise_or,
+            "bitwise_xor": self._bitwise_xor,
+            "bitwise_not": self._bitwise_not,
+            "reinterpret": self._reinterpret,
+            "fmod": self._fmod,
+            "ldexp": self._ldexp,
+            "call_extern": self._extern,
+            "call_pure_extern": self._extern,
+            "address_of": self._address_of,
+        }
+        for name in LLVM_UNARY:
+            self._calls[name] = self._llvm_intrinsic
+        for name in LLVM_BINARY:
+            self._calls[name] = self._llvm_intrinsic
+        for name in LIBM_UNARY | LIBM_BINARY:
+            self._calls[name] = self._libm
+
+    def call(self, e: tir.Call) -> Value:
+        method = self._calls.get(e.op)
+        if method is None:
+            raise TVMLiteError(f"T.{e.op} is not supported by the LLVM backend")
+        return method(e)
+
+    def floor(self, x: Value) -> Value:
+        return self._intrinsic("llvm.floor", [x])
+
+    # ------------------------------------------------------------ helpers
+
+    def _intrinsic(self, name: str, args: list[Value]) -> Value:
+        fn = self.module.declare_intrinsic(name, [args[0].type])
+        return self.b.call(fn, args)
+
+    def _libm_function(self, name: str, elem: str, arity: int) -> ir.Function:
+        scalar = ty.value_type(elem)
+        symbol = name + ("f" if elem == "float32" else "")
+        fn = self.module.globals.get(symbol)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(scalar, [scalar] * arity), symbol)
+        return fn
+
+    def _per_lane(self, fn: ir.Function, args: list[Value], dtype: str) -> Value:
+        """Call a scalar function on every lane of vector arguments."""
+        n = dt.lanes(dtype)
+        if n == 1:
+            return self.b.call(fn, args)
+        result: Value = ir.Constant(ty.value_type(dtype), ir.Undefined)
+        for lane in range(n):
+            index = ty.constant("int32", lane)
+            scalars = [self.b.extract_element(a, index) for a in args]
+            result = self.b.insert_element(result, self.b.call(fn, scalars), index)
+        return result
+
+    def _args(self, e: tir.Call) -> list[Value]:
+        return [self.expr(a) for a in e.args]
+
+    # ------------------------------------------------------------ math
+
+    def _llvm_intrinsic(self, e: tir.Call) -> Value:
+        name = LLVM_UNARY.get(e.op) or LLVM_BINARY[e.op]
+        return self._intrinsic(name, self._args(e))
+
+    def _libm(self, e: tir.Call) -> Value:
+        elem = dt.element_of(e.dtype)
+        if elem not in ("float32", "float64"):
+            raise TVMLiteError(f"T.{e.op} on {e.dtype} is not supported")
+        fn = self._libm_function(e.op, elem, len(e.args))
+        return self._per_lane(fn, self._args(e), e.dtype)
+
+    def _fmod(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        if dt.is_float(dt.element_of(e.dtype)):
+            return self.b.frem(a, b)
+        if dt.is_int(dt.element_of(e.dtype)):
+            return self.b.srem(a, b)
+        return self.b.urem(a, b)
+
+    def _ldexp(self, e: tir.Call) -> Value:
+        x, n = self._args(e)
+        elem = dt.element_of(e.dtype)
+        n = self.cast(n, e.args[1].dtype, dt.with_lanes("int32", dt.lanes(e.args[1].dtype)))
+        scalar = ty.value_type(elem)
+        symbol = "ldexpf" if elem == "float32" else "ldexp"
+        fn = self.module.globals.get(symbol) or ir.Function(
+            self.module, ir.FunctionType(scalar, [scalar, ty.I32]), symbol
+        )
+        return self._per_lane(fn, [x, n], e.dtype)
+
+    def _isnan(self, e: tir.Call) -> Value:
+        x = self.expr(e.args[0])
+        return self.b.fcmp_unordered("uno", x, x)
+
+    def _infinity(self, e: tir.Call) -> Value:
+        return ty.constant(e.args[0].dtype, math.inf)
+
+    def _isinf(self, e: tir.Call) -> Value:
+        x = self._intrinsic("llvm.fabs", [self.expr(e.args[0])])
+        return self.b.fcmp_ordered("==", x, self._infinity(e))
+
+    def _isfinite(self, e: tir.Call) -> Value:
+        x = self._intrinsic("llvm.fabs", [self.expr(e.args[0])])
+        return self.b.fcmp_ordered("<", x, self._infinity(e))
+
+    # ------------------------------------------------------------ bits
+
+    def _popcount(self, e: tir.Call) -> Value:
+        return self.b.ctpop(self.expr(e.args[0]))
+
+    def _clz(self, e: tir.Call) -> Value:
+        return self.b.ctlz(self.expr(e.args[0]), ir.Constant(ty.I1, 0))
+
+    def _shift_left(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        return self.b.shl(a, b)
+
+    def _shift_right(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        return self.b.ashr(a, b) if dt.is_int(dt.element_of(e.dtype)) else self.b.lshr(a, b)
+
+    def _bitwise_and(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        return self.b.and_(a, b)
+
+    def _bitwise_or(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        return self.b.or_(a, b)
+
+    def _bitwise_xor(self, e: tir.Call) -> Value:
+        a, b = self._args(e)
+        return self.b.xor(a, b)
+
+    def _bitwise_not(self, e: tir.Call) -> Value:
+        return self.b.not_(self.expr(e.args[0]))
+
+    def _reinterpret(self, e: tir.Call) -> Value:
+        value = self.expr(e.args[-1])
+        return self.b.bitcast(value, ty.value_type(e.dtype))
+
+    # ------------------------------------------------------------ control and calls
+
+    def _if_then_else(self, e: tir.Call) -> Value:
+        """Lazy: only the chosen branch runs (it may load out of bounds otherwise)."""
+        cond_e, then_e, else_e = e.args
+        if dt.lanes(cond_e.dtype) > 1:
+            return self.b.select(self.expr(cond_e), self.expr(then_e), self.expr(else_e))
+        cond = self.expr(cond_e)
+        fn = self.b.function
+        then_block = fn.append_basic_block("ite.then")
+        else_block = fn.append_basic_block("ite.else")
+        done = fn.append_basic_block("ite.done")
+        self.b.cbranch(cond, then_block, else_block)
+        self.b.position_at_end(then_block)
+        then_value = self.expr(then_e)
+        then_end = self.b.block
+        self.b.branch(done)
+        self.b.position_at_end(else_block)
+        else_value = self.expr(else_e)
+        else_end = self.b.block
+        self.b.branch(done)
+        self.b.position_at_end(done)
+        phi = self.b.phi(ty.value_type(e.dtype))
+        phi.add_incoming(then_value, then_end)
+        phi.add_incoming(else_value, else_end)
+        return phi
+
+    def _extern(self, e: tir.Call) -> Value:
+        """`T.call_extern(dtype, "name", args...)`: a C function in the process."""
+        callee, *rest = e.args
+        assert isinstance(callee, tir.StringImm)
+        args = [self.expr(a) for a in rest]
+        fnty = ir.FunctionType(ty.value_type(e.dtype), [a.type for a in args])
+        fn = self.module.globals.get(callee.value)
+        if fn is None:
+            fn = ir.Function(self.module, fnty, callee.value)
+        return self.b.call(fn, args)
+
+    def _address_of(self, e: tir.Call) -> Value:
+        load = e.args[0]
+        assert isinstance(load, tir.BufferLoad)
+        return self.element_pointer(load.buffer, load.indices[0])
+
+    def element_pointer(self, buffer: tir.Buffer, index: tir.PrimExpr) -> Value:
+        raise NotImplementedError

@@ -1,0 +1,221 @@
+"""Legalization rules: operator name -> function building its replacement.
+
+A rule receives a `LegalizeCtx` for one `R.<op>` call and returns the Relax
+expression that replaces it, usually `ctx.call_te(...)`, which builds a prim
+function with the kernel builder and returns the `R.call_tir` of it. A rule may
+also return other `R.*` calls (composite operators); the pass legalizes those
+in turn. Rules are registered at import, or by users through
+`register_legalize`, which replaces the built-in rule for that operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import OpDef, make_call, sinfo_of
+from tvmlite.lowering.legalize import te
+from tvmlite.lowering.legalize.tir_util import substitute
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.passes.legalize_ops import KernelTable
+
+LegalizeFn = Callable[["LegalizeCtx"], "relax.Expr | None"]
+BuildFn = Callable[..., "te.Tensor | Sequence[te.Tensor]"]
+
+_RULES: dict[str, LegalizeFn] = {}
+
+# Function attribute keys carrying the operator a legalized kernel came from.
+OP_NAME, OP_KIND, OP_ATTRS = "op_name", "op_kind", "op_attrs"
+
+
+def register_legalize(name: str) -> Callable[[LegalizeFn], LegalizeFn]:
+    """Decorator: make the decorated function the legalization of `name`
+    (`"relax.add"`), replacing any earlier rule."""
+
+    def wrap(fn: LegalizeFn) -> LegalizeFn:
+        _RULES[name] = fn
+        return fn
+
+    return wrap
+
+
+def rule_for(name: str) -> LegalizeFn | None:
+    return _RULES.get(name)
+
+
+def legalized_ops() -> list[str]:
+    """Names of every operator with a legalization rule, sorted."""
+    return sorted(_RULES)
+
+
+def _tir_vars(sinfo: Any, out: dict[tir.Var, None]) -> None:
+    if isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple):
+        for d in sinfo.shape:
+            _expr_vars(d, out)
+    elif isinstance(sinfo, relax.TupleStructInfo):
+        for f in sinfo.fields:
+            _tir_vars(f, out)
+
+
+def _expr_vars(e: Any, out: dict[tir.Var, None]) -> None:
+    if isinstance(e, tir.Var):
+        out[e] = None
+    elif isinstance(e, tir.BinaryOp):
+        _expr_vars(e.a, out)
+        _expr_vars(e.b, out)
+    elif isinstance(e, (tir.Cast,)):
+        _expr_vars(e.value, out)
+
+
+@dataclass
+class LegalizeCtx:
+    """One operator call being legalized, and the means to replace it."""
+
+    call: relax.Call
+    op: OpDef
+    out_sinfo: relax.StructInfo
+    table: KernelTable
+    vmap: dict[tir.Var, tir.Var] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        found: dict[tir.Var, None] = {}
+        for sinfo in (*self.arg_sinfo, self.out_sinfo):
+            _tir_vars(sinfo, found)
+        for a in self.call.args:
+            if isinstance(a, (relax.ShapeExpr, relax.PrimValue)):
+                for v in a.values if isinstance(a, relax.ShapeExpr) else (a.value,):
+                    _expr_vars(v, found)
+        self.vmap = {v: tir.Var(v.name, v.dtype) for v in found}
+
+    @property
+    def args(self) -> tuple[relax.Expr, ...]:
+        return self.call.args
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        return dict(self.call.attrs)
+
+    @property
+    def arg_sinfo(self) -> list[relax.StructInfo]:
+        return [sinfo_of(a) for a in self.call.args]
+
+    def k(self, e: tir.PrimExpr) -> tir.PrimExpr:
+        """A Relax-level shape expression in the kernel's own vars."""
+        return substitute(e, self.vmap)
+
+    def out_shape(self, i: int | None = None) -> tuple[tir.PrimExpr, ...]:
+        sinfo = self.out_sinfo if i is None else self.out_sinfo.fields[i]  # type: ignore[union-attr]
+        return tuple(self.k(d) for d in sinfo.shape)
+
+    def out_dtype(self, i: int | None = None) -> str:
+        sinfo = self.out_sinfo if i is None else self.out_sinfo.fields[i]  # type: ignore[union-attr]
+        return sinfo.dtype
+
+    def emit(self, expr: relax.Expr) -> relax.Var:
+        """Bind `expr` (legalized in turn) before the call; returns its var."""
+        return self.table.emit(expr)
+
+    def make_op(self, name: str, *args: Any, **kwargs: Any) -> relax.Call:
+        """An `R.<op>` call built as the parser would (attributes normalized)."""
+        return make_call(name, list(args), kwargs, self.call.span)
+
+    def call_te(
+        self,
+        name: str,
+        fbuild: BuildFn,
+        args: Sequence[relax.Expr] | None = None,
+        scalar_consts: bool = False,
+        out_sinfo: relax.StructInfo | None = None,
+    ) -> relax.Call:
+        """Build a kernel with `fbuild(kb, *inputs)` and call it through call_tir.
+
+        Tensor arguments become placeholders named after their vars, a tuple
+        argument a list of them; with `scalar_consts`, 0-d constants are passed
+        as immediates instead (as TVM's binary legalizations do)."""
+        kb = te.KernelBuilder()
+        inputs: list[Any] = []
+        tensor_args: list[relax.Expr] = []
+        placeholders: list[te.Tensor] = []
+        for arg in self.args if args is None else args:
+            inputs.append(self._input(kb, arg, scalar_consts, tensor_args, placeholders))
+        result = fbuild(kb, *inputs)
+        outputs = [result] if isinstance(result, te.Tensor) else list(result)
+        params: list[te.Tensor | tir.Var] = [*placeholders, *outputs]
+        extra = _undefined_vars(params)
+        inverse = {kv: rv for rv, kv in self.vmap.items()}
+        func = kb.build([*params, *extra], self.table.kernel_attrs(self), self.table.s_tir)
+        gv = self.table.add_kernel(name, func)
+        call_args: list[relax.Expr] = [gv, relax.Tuple(tuple(tensor_args))]
+        if extra:
+            call_args.append(relax.ShapeExpr(tuple(inverse.get(v, v) for v in extra)))
+        sinfo = self.out_sinfo if out_sinfo is None else out_sinfo
+        return relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (sinfo,))
+
+    def _input(
+        self,
+        kb: te.KernelBuilder,
+        arg: relax.Expr,
+        scalar_consts: bool,
+        tensor_args: list[relax.Expr],
+        placeholders: list[te.Tensor],
+    ) -> Any:
+        if isinstance(arg, relax.Tuple):
+            return [self._input(kb, f, False, tensor_args, placeholders) for f in arg.fields]
+        if isinstance(arg, relax.PrimValue):
+            return self.k(arg.value)
+        if isinstance(arg, relax.ShapeExpr):
+            return tuple(self.k(v) for v in arg.values)
+        if isinstance(arg, (relax.StringImm, relax.DataTypeImm)):
+            return arg.value
+        if scalar_consts and isinstance(arg, relax.Constant) and arg.data.ndim == 0:
+            return _scalar(arg)
+        sinfo = sinfo_of(arg)
+        if isinstance(sinfo, relax.TupleStructInfo):
+            fields = [relax.TupleGetItem(arg, i) for i in range(len(sinfo.fields))]
+            return [self._input(kb, f, False, tensor_args, placeholders) for f in fields]
+        if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+            raise LegalizeUnsupported(f"{self.op.display}: argument without a known shape")
+        name = arg.name if isinstance(arg, relax.Var) else "A"
+        t = kb.placeholder([self.k(d) for d in sinfo.shape], sinfo.dtype, name)
+        tensor_args.append(arg)
+        placeholders.append(t)
+        return t
+
+
+class LegalizeUnsupported(Exception):
+    """A rule cannot legalize this particular call (unknown shape, odd attributes);
+    the pass leaves the call as it is."""
+
+
+def _scalar(c: relax.Constant) -> tir.PrimExpr:
+    dtype = "bool" if c.data.dtype.name == "bool" else str(c.data.dtype)
+    value = c.data.item()
+    if dtype.startswith("float"):
+        return tir.FloatImm(dtype, float(value))
+    return tir.IntImm(dtype, int(value))
+
+
+def _undefined_vars(params: list[te.Tensor | tir.Var]) -> list[tir.Var]:
+    """Symbolic vars that appear in buffer shapes but are no buffer's bare dim: the
+    kernel takes them as scalar parameters."""
+    defined: set[tir.Var] = set()
+    used: dict[tir.Var, None] = {}
+    for p in params:
+        if isinstance(p, te.Tensor):
+            for d in p.shape:
+                if isinstance(d, tir.Var):
+                    defined.add(d)
+                _expr_vars(d, used)
+    return [v for v in used if v not in defined]
+
+
+def op_info(func: tir.PrimFunc) -> dict[str, Any] | None:
+    """The operator a legalized kernel came from: {"name", "kind", "attrs"}, or None
+    for a prim function that did not come from legalization."""
+    name = func.attr(OP_NAME)
+    if name is None:
+        return None
+    return {"name": name, "kind": func.attr(OP_KIND), "attrs": dict(func.attr(OP_ATTRS, ()))}

@@ -1,0 +1,264 @@
+"""Pass infrastructure: passes, sequences of them, and the context they run in.
+
+A pass is a small frozen dataclass: its fields are its options, `name` says
+what it is, and `run(mod) -> mod` is pure. Calling a pass (`p(mod)`) runs it
+under the current `PassContext`, which decides whether it runs (opt level,
+disabled names), tells the instruments (timing, printing) and, when asked,
+verifies the module afterwards. The only mutable global is the context stack,
+a `ContextVar`, so threads and tasks each see their own.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.module import IRModule
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """What instruments see about a running pass."""
+
+    name: str
+    opt_level: int = 0
+    required: tuple[str, ...] = ()
+
+
+class PassInstrument:
+    """Hooks around every pass run in a context; override what you need."""
+
+    def enter_pass_ctx(self) -> None:
+        """Called when the owning PassContext is entered."""
+
+    def exit_pass_ctx(self) -> None:
+        """Called when the owning PassContext is left."""
+
+    def should_run(self, mod: IRModule, info: PassInfo) -> bool:
+        return True
+
+    def run_before_pass(self, mod: IRModule, info: PassInfo) -> None:
+        """Called before a pass runs."""
+
+    def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
+        """Called after a pass ran, with its result."""
+
+
+class PassTimingInstrument(PassInstrument):
+    """Wall time of every pass (`--time-passes`); nested passes are indented."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[int, str, float]] = []
+        self._starts: list[tuple[int, float]] = []
+
+    def run_before_pass(self, mod: IRModule, info: PassInfo) -> None:
+        self._starts.append((len(self.records), time.perf_counter()))
+        self.records.append((len(self._starts) - 1, info.name, 0.0))
+
+    def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
+        slot, start = self._starts.pop()
+        depth, name, _ = self.records[slot]
+        self.records[slot] = (depth, name, time.perf_counter() - start)
+
+    def render(self) -> str:
+        """One line per pass run: name and milliseconds, nested by depth."""
+        return "\n".join(f"{'  ' * d}{n}: {s * 1000:.3f} ms" for d, n, s in self.records)
+
+
+class PrintAfterAll(PassInstrument):
+    """Print the module after every pass (`--print-after-all`)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream
+
+    def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
+        out = self.stream or sys.stdout
+        out.write(f"# IR after {info.name}\n{mod.script()}\n")
+
+
+_STACK: contextvars.ContextVar[tuple[PassContext, ...]] = contextvars.ContextVar(
+    "tvmlite_pass_context", default=()
+)
+
+
+@dataclass
+class PassContext:
+    """How passes run: `opt_level`, `config` options (e.g.
+    `relax.transform.apply_legalize_ops`), `instruments`, names of passes to
+    skip or always run, and `verify` to check the module after every pass."""
+
+    opt_level: int = 2
+    config: dict[str, Any] = field(default_factory=dict)
+    instruments: Sequence[PassInstrument] = ()
+    required_pass: Sequence[str] = ()
+    disabled_pass: Sequence[str] = ()
+    verify: bool = False
+    _token: Any = field(default=None, repr=False, compare=False)
+
+    @staticmethod
+    def current() -> PassContext:
+        """The innermost entered context, or a default one."""
+        stack = _STACK.get()
+        return stack[-1] if stack else _DEFAULT
+
+    def __enter__(self) -> PassContext:
+        for inst in self.instruments:
+            inst.enter_pass_ctx()
+        self._token = _STACK.set((*_STACK.get(), self))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _STACK.reset(self._token)
+        for inst in self.instruments:
+            inst.exit_pass_ctx()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.config.get(key, default)
+
+    def should_run(self, info: PassInfo, mod: IRModule) -> bool:
+        if info.name in self.disabled_pass:
+            return False
+        if info.opt_level > self.opt_level and info.name not in self.required_pass:
+            return False
+        return all(inst.should_run(mod, info) for inst in self.instruments)
+
+
+_DEFAULT = PassContext()
+
+
+class Pass:
+    """Base of passes. Subclasses are frozen dataclasses defining `run` and a `name`
+    field (or property); `opt_level` 0 means the pass always runs."""
+
+    opt_level: int = 0
+
+    @property
+    def info(self) -> PassInfo:
+        return PassInfo(getattr(self, "name", type(self).__name__), self.opt_level)
+
+    def run(self, mod: IRModule) -> IRModule:
+        raise NotImplementedError
+
+    def __call__(self, mod: IRModule) -> IRModule:
+        ctx = PassContext.current()
+        info = self.info
+        if not ctx.should_run(info, mod):
+            return mod
+        for inst in ctx.instruments:
+            inst.run_before_pass(mod, info)
+        result = self.run(mod)
+        for inst in ctx.instruments:
+            inst.run_after_pass(result, info)
+        if ctx.verify:
+            verify(result)
+        return result
+
+
+@dataclass(frozen=True)
+class Sequential(Pass):
+    """Run `passes` in order, each under the current context."""
+
+    passes: tuple[Pass, ...] = ()
+    name: str = "Sequential"
+
+    def __init__(self, passes: Iterable[Pass] = (), name: str = "Sequential") -> None:
+        object.__setattr__(self, "passes", tuple(passes))
+        object.__setattr__(self, "name", name)
+
+    def run(self, mod: IRModule) -> IRModule:
+        for p in self.passes:
+            mod = p(mod)
+        return mod
+
+
+ModuleFn = Callable[[IRModule], IRModule]
+FunctionFn = Callable[[Any, IRModule], Any]
+
+
+@dataclass(frozen=True)
+class ModulePass(Pass):
+    """A pass made from a function `(mod) -> mod`."""
+
+    func: ModuleFn
+    name: str
+    opt_level: int = 0
+
+    def run(self, mod: IRModule) -> IRModule:
+        return self.func(mod)
+
+
+@dataclass(frozen=True)
+class FunctionPass(Pass):
+    """A pass applying `func(function, mod) -> function` to every function of the
+    kinds in `kinds` ("relax", "prim"); functions marked Primitive, Compiler or
+    Codegen are skipped, as the design requires of function-level passes."""
+
+    func: FunctionFn
+    name: str
+    opt_level: int = 0
+    kinds: tuple[str, ...] = ("relax", "prim")
+
+    def run(self, mod: IRModule) -> IRModule:
+        changed = False
+        functions: dict[str, Any] = {}
+        for gname, f in mod.functions.items():
+            new = f
+            if _kind(f) in self.kinds and not _marked(f):
+                new = self.func(f, mod)
+            changed = changed or new is not f
+            functions[gname] = new
+        if not changed:
+            return mod
+        return IRModule(
+            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
+        )
+
+
+def _kind(f: Any) -> str:
+    if isinstance(f, relax.Function):
+        return "relax"
+    return "prim" if isinstance(f, tir.PrimFunc) else "extern"
+
+
+def _marked(f: Any) -> bool:
+    return isinstance(f, relax.Function) and any(
+        f.attr(k) for k in ("Primitive", "Compiler", "Codegen")
+    )
+
+
+def module_pass(
+    name: str | None = None, opt_level: int = 0
+) -> Callable[[ModuleFn], ModulePass]:
+    """Decorator: turn `(mod) -> mod` into a pass."""
+
+    def wrap(fn: ModuleFn) -> ModulePass:
+        return ModulePass(fn, name or fn.__name__, opt_level)
+
+    return wrap
+
+
+def function_pass(
+    name: str | None = None, opt_level: int = 0, kinds: tuple[str, ...] = ("relax", "prim")
+) -> Callable[[FunctionFn], FunctionPass]:
+    """Decorator: turn `(function, mod) -> function` into a pass over every function."""
+
+    def wrap(fn: FunctionFn) -> FunctionPass:
+        return FunctionPass(fn, name or fn.__name__, opt_level, kinds)
+
+    return wrap
+
+
+def verify(mod: IRModule) -> None:
+    """Check every function of `mod`; raises VerifyError (the between-pass hook)."""
+    from tvmlite.dsl.verify_relax import verify_module
+    from tvmlite.dsl.verify_tir import verify_prim_func
+
+    for f in mod.functions.values():
+        if isinstance(f, tir.PrimFunc):
+            verify_prim_func(f)
+    verify_module(mod)

@@ -1,0 +1,35 @@
+"""Public pass API: `tvmlite.transform.LegalizeOps()(mod)`, pass contexts and
+sequences, and decorators to write passes of your own."""
+
+from tvmlite.lowering.legalize import op_info, register_legalize
+from tvmlite.lowering.passes import LegalizeOps
+from tvmlite.lowering.transform import (
+    FunctionPass,
+    ModulePass,
+    Pass,
+    PassContext,
+    PassInfo,
+    PassInstrument,
+    PassTimingInstrument,
+    PrintAfterAll,
+    Sequential,
+    function_pass,
+    module_pass,
+)
+
+__all__ = [
+    "FunctionPass",
+    "LegalizeOps",
+    "ModulePass",
+    "Pass",
+    "PassContext",
+    "PassInfo",
+    "PassInstrument",
+    "PassTimingInstrument",
+    "PrintAfterAll",
+    "Sequential",
+    "function_pass",
+    "module_pass",
+    "op_info",
+    "register_legalize",
+]
