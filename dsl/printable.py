@@ -15,11 +15,21 @@ class Printable:
 
         return script(self, dialect=dialect, **options)
 
-    def show(self, **options: Any) -> None:
-        """Print highlighted (ANSI in a terminal, plain when piped)."""
+    def show(self, style: Any = None, **options: Any) -> None:
+        """Print highlighted (ANSI in a terminal, HTML in Jupyter, plain when piped)."""
         from tvmlite.printer import show
 
-        show(self, **options)
+        show(self, style, **options)
+
+    def _repr_html_(self) -> str:
+        """What a notebook cell shows: the text highlighted with inline styles."""
+        from tvmlite.printer.highlight import html_text
+
+        return html_text(self.script(), "light")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain-text repr: the script, not the dataclass fields."""
+        printer.text(self.script())
 
     def __str__(self) -> str:
         return self.script()

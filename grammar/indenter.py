@@ -38,57 +38,76 @@ class IndentationProblem(Exception):
         self.token = token
 
 
-class TvmsIndenter(PostLex):
-    """Inserts `_INDENT`/`_DEDENT` after newlines outside brackets.
+def layout(tokens: list[Tok]) -> list[Tok]:
+    """`tokens` with `_INDENT`/`_DEDENT` after newlines outside brackets.
 
-    They must follow the newline at once: the contextual lexer lexes the next token in
-    the parser state the indentation tokens lead to. The `_NEWLINE` terminal never
-    swallows whitespace at the very end of the text, so trailing blanks open no block.
-    A newline is synthesized before end of input when the text does not end with one,
-    since every statement in the grammar ends in `_NEWLINE`.
+    They must follow the newline at once. The `_NEWLINE` terminal never swallows
+    whitespace at the very end of the text, so trailing blanks open no block. A newline
+    is synthesized before end of input when the text does not end with one, since every
+    statement in the grammar ends in `_NEWLINE`. Newlines inside brackets, where the
+    grammar never accepts them, are dropped. A problem ends the list with a
+    `DeferredError`, as a lexer error does, so that problems surface in text order.
     """
+    lexed_to_end = not tokens or tokens[-1].type != DeferredError.TYPE
+    out: list[Tok] = []
+    append = out.append
+    try:
+        _lay_out(tokens if lexed_to_end else tokens[:-1], out)
+    except IndentationProblem as problem:
+        append(DeferredError(problem))
+        return out
+    if not lexed_to_end:
+        append(tokens[-1])
+        return out
+    ...
+    return out
 
-    # The contextual lexer must produce newlines in every parser state, even inside
-    # brackets where the grammar never accepts them: they are dropped here.
-    always_accept = (NEWLINE,)
 
-    def process(self, stream: Iterator[Tok]) -> Iterator[Tok]:
-        levels: list[str] = [""]  # the indentation strings of the open blocks
-        brackets: list[Tok] = []
-        last: Tok | None = None
-        for token in stream:
-            kind = token.type
-            if kind == NEWLINE:
-                if brackets:
-                    continue
-                if last is None or last.type != NEWLINE:
-                    yield token  # two in a row only around form feeds: keep one
-                last = token
-                yield from _indentation(token, levels)
+def _lay_out(tokens: list[Tok], out: list[Tok]) -> None:
+    levels: list[str] = [""]  # the indentation strings of the open blocks
+    brackets: list[Tok] = []
+    last_newline: Tok | None = None
+    append = out.append
+    if tokens and tokens[0].type != NEWLINE and tokens[0].column != 1:
+        raise IndentationProblem("unexpected indent", tokens[0])
+    for token in tokens:
+        kind = token.type
+        if kind == NEWLINE:
+            if brackets:
                 continue
-            if last is None and token.column != 1:
-                raise IndentationProblem("unexpected indent", token)
-            if kind == "NAME" and token.value in UNSUPPORTED_KEYWORDS:
+            if not out or out[-1].type not in _LAYOUT:
+                append(token)  # two in a row only around form feeds: keep one
+            last_newline = token
+            _indentation(token, levels, out)
+        elif kind == "NAME":
+            if token.value in UNSUPPORTED_KEYWORDS:
                 raise IndentationProblem(f"'{token.value}' is not supported in .tvms text", token)
-            if kind in OPENING:
-                brackets.append(token)
-            elif kind in CLOSING and brackets:
-                opening = brackets.pop()
-                if OPENING[opening.type] != kind:
-                    raise IndentationProblem(
-                        f"closing '{token.value}' does not match opening '{opening.value}'"
-                        f" on line {opening.line}",
-                        token,
-                    )
-            last = token
-            yield token
-        if brackets:
-            raise IndentationProblem(f"'{brackets[-1].value}' was never closed", brackets[-1])
-        if last is not None and last.type != NEWLINE:
-            last = _at_end(NEWLINE, last)
-            yield last
-        for _ in levels[1:]:
-            yield _at_end(DEDENT, last) if last is not None else Tok(DEDENT, "")
+            append(token)
+        elif kind in OPENING:
+            brackets.append(token)
+            append(token)
+        elif kind in CLOSING and brackets:
+            opening = brackets.pop()
+            if OPENING[opening.type] != kind:
+                raise IndentationProblem(
+                    f"closing '{token.value}' does not match opening '{opening.value}'"
+                    f" on line {opening.line}",
+                    token,
+                )
+            append(token)
+        else:
+            append(token)
+    if brackets:
+        raise IndentationProblem(f"'{brackets[-1].value}' was never closed", brackets[-1])
+    if not out:
+        return
+    # The last token of the text: layout tokens only ever follow a newline.
+    last = last_newline if out[-1].type in _LAYOUT else out[-1]
+    if last.type != NEWLINE:
+        last = _at_end(NEWLINE, last)
+        append(last)
+    for _ in levels[1:]:
+        append(_at_end(DEDENT, last))
 
 
 def _indentation(newline: Tok, levels: list[str]) -> Iterator[Tok]:

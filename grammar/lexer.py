@@ -1,10 +1,11 @@
 """A one-regex lexer for `tvms.lark`, built from the grammar's own terminal definitions.
 
-Lark's contextual lexer tries a per-parser-state regex and allocates through several
-Python layers per token; for this grammar its context buys nothing, because no two
-terminals overlap once keywords are told apart from names by a dictionary lookup. This
-lexer compiles every regex terminal into one alternation (highest priority first) plus
-one group for all punctuation (longest first), so each token costs one `match` call.
+Lark's lexers try a regex per terminal or per parser state and allocate through several
+Python layers per token; for this grammar that buys nothing, because no two terminals
+overlap once keywords are told apart from names by a dictionary lookup. This lexer
+compiles every regex terminal into one alternation (highest priority first) plus one
+group for all punctuation (longest first), so each token costs one `match` call, and
+it lexes the whole text into a list up front instead of through a generator.
 
 It relies on these properties of `tvms.lark`, which `tests/unit/test_grammar.py` checks
 by comparing its tokens with Lark's own lexer: regex terminals of equal priority never
@@ -15,17 +16,19 @@ which NAME also matches) or punctuation (which no regex terminal matches).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters
-from lark.lexer import Lexer, PatternStr
+from lark.lexer import PatternStr
 
 _PUNCTUATION = "PUNCTUATION"  # the group holding all literal punctuation terminals
+# Regex terminals tried first within their priority: each failed alternative costs time,
+# and almost every token that is not punctuation is a name.
+_FIRST = ("DOTTED_NAME", "NAME")
 
 
 class Tok:
-    """A token: what Lark's parser reads (`type`) plus what spans need (positions).
+    """A token: what the parser reads (`type`) plus what spans need (positions).
 
     Used instead of `lark.Token`, whose constructor costs three times as much; tokens
     never leave the grammar package. Positions are 1-based with exclusive ends, as in Lark.
@@ -62,28 +65,28 @@ class Tok:
         self.end_column = end_column
         self.end_pos = end_pos
 
-    @classmethod
-    def new_borrow_pos(cls, type: str, value: str, other: Tok) -> Tok:
-        """Lark's name for "a token at the same place": the parser uses it for `$END`."""
-        return cls(
-            type,
-            value,
-            other.start_pos,
-            other.line,
-            other.column,
-            other.end_line,
-            other.end_column,
-            other.end_pos,
-        )
-
     def __repr__(self) -> str:
         return f"Tok({self.type!r}, {self.value!r}, {self.line}:{self.column})"
 
 
-class TvmsLexer(Lexer):
-    """Tokens with 1-based line/column and exclusive end positions, like Lark's."""
+class DeferredError(Tok):
+    """Stands in the token list where lexing or layout failed.
 
-    __future_interface__ = 0  # `lex(text)`: the text arrives whole
+    The whole text is lexed before parsing starts, but an error at the end of the text
+    must not hide a syntax error before it, so problems wait in the list: no parser
+    state has an action for this token's type, and the parser raises `error` on it.
+    """
+
+    __slots__ = ("error",)
+    TYPE = "<error>"
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(self.TYPE, "")
+        self.error = error
+
+
+class TvmsLexer:
+    """Tokens with 1-based line/column and exclusive end positions, like Lark's."""
 
     def __init__(self, conf: LexerConf) -> None:
         words: dict[str, str] = {}
@@ -94,9 +97,8 @@ class TvmsLexer(Lexer):
             if isinstance(terminal.pattern, PatternStr):
                 value = terminal.pattern.value
                 (words if value.isidentifier() else punctuation)[value] = terminal.name
-        # Priority first (it decides between overlapping terminals); within one priority,
-        # names first, since each failed alternative costs time and most tokens are names.
-        for terminal in sorted(regex_terminals, key=lambda t: (-t.priority, t.name != "NAME")):
+        # Priority first: it decides between overlapping terminals.
+        for terminal in sorted(regex_terminals, key=lambda t: (-t.priority, t.name not in _FIRST)):
             groups.append(f"(?P<{terminal.name}>{terminal.pattern.to_regexp()})")
         literals = sorted(punctuation, key=len, reverse=True)
         groups.append(f"(?P<{_PUNCTUATION}>{'|'.join(map(re.escape, literals))})")
@@ -105,14 +107,19 @@ class TvmsLexer(Lexer):
         self.punctuation = punctuation
         self.ignore = frozenset(conf.ignore)
 
-    def lex(self, text: str) -> Iterator[Tok]:  # type: ignore[override]
+    def tokenize(self, text: str) -> list[Tok]:
+        """All tokens of `text`, ending in a `DeferredError` if a character is invalid."""
         words, punctuation, ignore = self.words, self.punctuation, self.ignore
         match = self.pattern.scanner(text).match  # each call continues where the last ended
+        tokens: list[Tok] = []
+        append = tokens.append
         line, line_start, pos, size = 1, 0, 0, len(text)
         while pos < size:
             found = match()
             if found is None or found.end() == pos:
-                raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)
+                error = UnexpectedCharacters(text, pos, line, pos - line_start + 1)
+                append(DeferredError(error))
+                break
             kind = found.lastgroup
             value = found.group()
             end = pos + len(value)
@@ -124,10 +131,10 @@ class TvmsLexer(Lexer):
             if "\n" in value:
                 end_line = line + value.count("\n")
                 line_start = text.rindex("\n", pos, end) + 1
-                end_column = end - line_start + 1
-            else:
-                end_line, end_column = line, column + len(value)
-            if kind not in ignore:
-                yield Tok(kind, value, pos, line, column, end_line, end_column, end)
-            line = end_line
+                if kind not in ignore:
+                    append(Tok(kind, value, pos, line, column, end_line, end - line_start + 1, end))
+                line = end_line
+            elif kind not in ignore:
+                append(Tok(kind, value, pos, line, column, line, column + len(value), end))
             pos = end
+        return tokens

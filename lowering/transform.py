@@ -231,9 +231,7 @@ def _marked(f: Any) -> bool:
     )
 
 
-def module_pass(
-    name: str | None = None, opt_level: int = 0
-) -> Callable[[ModuleFn], ModulePass]:
+def module_pass(name: str | None = None, opt_level: int = 0) -> Callable[[ModuleFn], ModulePass]:
     """Decorator: turn `(mod) -> mod` into a pass."""
 
     def wrap(fn: ModuleFn) -> ModulePass:

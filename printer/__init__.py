@@ -3,14 +3,14 @@ either dialect ("classic" or "tvm-0.27").
 
     script(mod)                      # in the dialect the module was parsed from
     script(func, dialect="classic")  # a lone PrimFunc or Relax function
-    show(mod)                        # highlighted when stdout is a terminal
+    show(mod)                        # highlighted: ANSI in a terminal, HTML in Jupyter
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
 from tvmlite.dsl.relax import Function as RelaxFunction
@@ -37,27 +37,63 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
     raise TVMLiteError(f"cannot print a {type(obj).__name__}: expected an IRModule or function")
 
 
-def show(obj: Any, color: str = "auto", **options: Any) -> None:
-    """Print `script(obj)`, coloured by pygments' Python lexer when `color` is
-    "always", or "auto" on a terminal without NO_COLOR set. The text is the same
-    with and without colour."""
-    text = script(obj, **options)
+def show(
+    obj: Any,
+    style: str | type | None = None,
+    *,
+    dialect: str | None = None,
+    show_meta: bool = False,
+    line_numbers: bool = False,
+    color: str = "auto",
+    file: TextIO | None = None,
+    **options: Any,
+) -> None:
+    """Print `script(obj)` highlighted: HTML in Jupyter, ANSI colour on a terminal
+    (24-bit when COLORTERM says so), plain text when piped, with NO_COLOR set, or
+    with `color="never"`. Stripping the colour gives back `script()` exactly.
+
+    `style` is "light", "dark", "ansi" or any Pygments style (name or class);
+    the default is "light" in notebooks and "ansi" (the terminal's palette) in
+    terminals. `file` defaults to sys.stdout; a notebook renders HTML only when
+    no `file` is given."""
     if color not in ("auto", "always", "never"):
         raise TVMLiteError(f"color must be 'auto', 'always' or 'never', not {color!r}")
+    text = script(obj, dialect=dialect, show_meta=show_meta, **options)
+    from tvmlite.printer import highlight  # pygments formatters only when showing
+
+    if style is not None:
+        highlight.resolve_style(style)  # a bad style is an error even when plain
+    if file is None and color != "never" and "ipykernel" in sys.modules:
+        if _display_html(highlight.html_text(text, style or "light", line_numbers)):
+            return
+    stream = sys.stdout if file is None else file
     plain = color == "never" or (
-        color == "auto" and (not sys.stdout.isatty() or "NO_COLOR" in os.environ)
+        color == "auto" and (not _is_terminal(stream) or "NO_COLOR" in os.environ)
     )
     if plain:
-        sys.stdout.write(text)
+        stream.write(highlight.number_lines(text) if line_numbers else text)
         return
+    coloured = highlight.ansi_text(
+        text, style or "ansi", truecolor=highlight.wants_truecolor(os.environ)
+    )
+    stream.write(highlight.number_lines(coloured, dim=True) if line_numbers else coloured)
+
+
+def _is_terminal(stream: TextIO) -> bool:
     try:
-        from pygments import highlight
-        from pygments.formatters import TerminalFormatter
-        from pygments.lexers.python import PythonLexer
-    except ImportError:  # colour is optional
-        sys.stdout.write(text)
-        return
-    sys.stdout.write(highlight(text, PythonLexer(), TerminalFormatter()))
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def _display_html(html: str) -> bool:
+    """Render in the running notebook; False when IPython is not importable."""
+    try:
+        from IPython.display import HTML, display
+    except ImportError:
+        return False
+    display(HTML(html))
+    return True
 
 
 def _function_dialect(func: PrimFunc | RelaxFunction) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pygments.lexer import RegexLexer, bygroups, include, words
+from pygments.lexer import RegexLexer, bygroups, default, include, words
 from pygments.token import (
     Comment,
     Keyword,
@@ -105,11 +105,11 @@ class TvmsLexer(RegexLexer):
             (DTYPE + r"\b", Keyword.Type, "#pop"),
             (IDENT, Name.Builtin, "#pop"),
             # anything else ends the member (e.g. broken text): never stall here
-            (r"", Text, "#pop"),
+            default("#pop"),
         ],
         "strings": [
-            (r'(")(' + DTYPE + r')(")', bygroups(Keyword.Type, Keyword.Type, Keyword.Type)),
-            (r"(')(" + DTYPE + r")(')", bygroups(Keyword.Type, Keyword.Type, Keyword.Type)),
+            (r'"' + DTYPE + r'"', Keyword.Type),
+            (r"'" + DTYPE + r"'", Keyword.Type),
             (_PREFIX + r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*"""', String.Double),
             (_PREFIX + r"'''(?:[^'\\]|\\[\s\S]|'(?!''))*'''", String.Single),
             (_PREFIX + r'"(?:[^"\\\n]|\\(?:\r\n|[\s\S]))*"', String.Double),

@@ -48,7 +48,16 @@ class _Undecided(Exception):
 
 
 def _broadcast_dim(ctx: InferCtx, a: tir.PrimExpr, b: tir.PrimExpr, axis: int) -> tir.PrimExpr:
-    if a is b and type(a) in _SELF_EQUAL:
+    ta = type(a)
+    if ta is tir.IntImm and type(b) is tir.IntImm and a.dtype != "bool" and b.dtype != "bool":
+        # Two constants, the common case, decided as the general rules below would.
+        va, vb = a.value, b.value
+        if va == 1:
+            return b
+        if vb == 1 or va == vb:
+            return a
+        ctx.fail(f"shapes cannot broadcast: dim {axis} is {va} vs {vb}")
+    if a is b and ta in _SELF_EQUAL:
         return a  # what the rules below give for one dim against itself
     va, vb = sa.as_int(a), sa.as_int(b)
     if va == 1:
@@ -64,16 +73,24 @@ def _broadcast_dim(ctx: InferCtx, a: tir.PrimExpr, b: tir.PrimExpr, axis: int) -
 
 def broadcast_shapes(ctx: InferCtx, shapes: list[Shape]) -> Shape | None:
     """The broadcast of static or symbolic shapes; None when undecidable."""
+    if len(shapes) == 2 and len(shapes[0]) == len(shapes[1]):
+        # Two operands of one rank (most binaries): the general loop, unrolled.
+        try:
+            return tuple(
+                [_broadcast_dim(ctx, a, b, axis) for axis, (a, b) in enumerate(zip(*shapes))]
+            )
+        except _Undecided:
+            return None
     rank = max(len(s) for s in shapes)
     out: list[tir.PrimExpr] = []
     try:
         for axis in range(rank):
             dim: tir.PrimExpr | None = None
             for shape in shapes:
-                offset = rank - len(shape)
-                if axis < offset:
+                index = axis - rank + len(shape)
+                if index < 0:
                     continue
-                d = shape[axis - offset]
+                d = shape[index]
                 dim = d if dim is None else _broadcast_dim(ctx, dim, d, axis)
             out.append(sa.const(1) if dim is None else dim)
     except _Undecided:
@@ -85,8 +102,7 @@ def broadcast_result(
     ctx: InferCtx, tensors: list[relax.TensorStructInfo], dtype: str
 ) -> relax.TensorStructInfo:
     shapes = [known_shape(t) for t in tensors]
-    ndims = [ndim_of(t) for t in tensors]
-    if all(s is not None for s in shapes):
+    if None not in shapes:
         shape = broadcast_shapes(ctx, shapes)  # type: ignore[arg-type]
         if shape is not None:
             # TVM keeps the operand's own shape object when nothing changes.
@@ -94,6 +110,7 @@ def broadcast_result(
                 if isinstance(t.shape, relax.Var) and sa.same(s, shape):
                     return like(t, dtype)
             return tensor_sinfo(shape, dtype)
+    ndims = [ndim_of(t) for t in tensors]
     ndim = -1 if any(n < 0 for n in ndims) else max(ndims)
     return tensor_sinfo(None, dtype, ndim)
 

@@ -44,25 +44,26 @@ def _match(
     op: OpDef, args: Sequence[Any], kwargs: dict[str, Any], fail: Fail
 ) -> tuple[dict[str, Any], list[relax.StructInfo]]:
     """Assign every given value to an argument, attribute or result-type name."""
-    variadic = {a.name for a in op.arg_names if a.variadic}
+    variadic = op.variadic_names
     given: dict[str, Any] = {}
     index = 0
+    nargs = len(args)
     for slot in op.positional:
-        if index >= len(args):
+        if index >= nargs:
             break
         if slot in variadic:
             given[slot] = list(args[index:])
-            index = len(args)
+            index = nargs
             break
         given[slot] = args[index]
         index += 1
-    if index < len(args):
-        fail(f"takes at most {index} positional arguments, got {len(args)}")
+    if index < nargs:
+        fail(f"takes at most {index} positional arguments, got {nargs}")
     sinfo_args: list[relax.StructInfo] = []
     for slot in op.sinfo_keywords:
         if slot in given:
             sinfo_args = _sinfo_list(given.pop(slot), fail, slot)
-    known = {a.name for a in op.arg_names} | {a.name for a in op.attrs}
+    known = op.keyword_names
     for key, value in kwargs.items():
         if key in op.sinfo_keywords:
             if sinfo_args:

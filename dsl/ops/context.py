@@ -27,8 +27,8 @@ def tensor_sinfo(shape: Shape | None, dtype: str, ndim: int = -1) -> relax.Tenso
     if shape is not None:
         to_index = sa.to_index
         shape = tuple([to_index(d) for d in shape])
-        return relax.TensorStructInfo(shape=shape, dtype=dtype, ndim=len(shape))
-    return relax.TensorStructInfo(shape=None, dtype=dtype, ndim=ndim)
+        return relax.TensorStructInfo(shape, dtype, len(shape))
+    return relax.TensorStructInfo(None, dtype, ndim)
 
 
 def sinfo_of(expr: Any, span: Span | None = None) -> relax.StructInfo:

@@ -87,14 +87,26 @@ class OpDef:
     # attributes" (`R.nn.pad(x, width, mode, value)`, `R.call_tir(f, args, out)`).
     signature: tuple[str, ...] | None = None
     aliases: tuple[str, ...] = field(default=(), compare=False)
+    # Derived from the fields above once, in `__post_init__`: every call of the
+    # operator matches its arguments against them.
+    positional: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """Names filled by positional arguments, in order."""
+    variadic_names: frozenset[str] = field(init=False, repr=False, compare=False)
+    keyword_names: frozenset[str] = field(init=False, repr=False, compare=False)
+    """Every argument and attribute name (what a keyword may name)."""
 
-    @property
-    def positional(self) -> tuple[str, ...]:
-        """Names filled by positional arguments, in order."""
+    def __post_init__(self) -> None:
         if self.signature is not None:
-            return self.signature
-        args = tuple(a.name for a in self.arg_names if a.name not in self.keyword_args)
-        return args + tuple(a.name for a in self.attrs)
+            positional = self.signature
+        else:
+            args = tuple(a.name for a in self.arg_names if a.name not in self.keyword_args)
+            positional = args + tuple(a.name for a in self.attrs)
+        names = {a.name for a in self.arg_names} | {a.name for a in self.attrs}
+        object.__setattr__(self, "positional", positional)
+        object.__setattr__(
+            self, "variadic_names", frozenset(a.name for a in self.arg_names if a.variadic)
+        )
+        object.__setattr__(self, "keyword_names", frozenset(names))
 
     @property
     def display(self) -> str:

@@ -69,13 +69,11 @@ def as_int(expr: object) -> int | None:
 
 def to_index(expr: tir.PrimExpr | int) -> tir.PrimExpr:
     """An int64 dim: Python ints and integer immediates of any width become int64."""
-    if (
-        type(expr) is tir.IntImm
-        and expr.dtype == INDEX
-        and expr.span is None
-        and type(expr.value) is int
-    ):
-        return expr  # already what `const` would build; immutable, so shared
+    if type(expr) is tir.IntImm and expr.dtype != "bool":
+        value = expr.value
+        if expr.dtype == INDEX and expr.span is None and type(value) is int:
+            return expr  # already what `const` would build; immutable, so shared
+        return tir.IntImm(INDEX, int(value))
     if isinstance(expr, bool):
         return const(int(expr))
     if isinstance(expr, int):
@@ -112,12 +110,24 @@ def _build_product(coef: int, factors: list[tir.PrimExpr]) -> tir.PrimExpr:
 
 
 def mul(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
-    ca, fa = _product_parts(to_index(a))
-    cb, fb = _product_parts(to_index(b))
+    a, b = to_index(a), to_index(b)
+    va, vb = as_int(a), as_int(b)
+    if va is not None and vb is not None:
+        return const(va * vb)  # what the general case folds two constants to
+    ca, fa = _product_parts(a)
+    cb, fb = _product_parts(b)
     return _build_product(ca * cb, fa + fb)
 
 
 def product(dims: tuple[tir.PrimExpr, ...] | list[tir.PrimExpr]) -> tir.PrimExpr:
+    total = 1
+    for d in dims:
+        value = as_int(to_index(d))
+        if value is None:
+            break
+        total *= value
+    else:
+        return const(total)  # all constant: what the fold below gives, without the steps
     out: tir.PrimExpr = const(1)
     for d in dims:
         out = mul(out, d)

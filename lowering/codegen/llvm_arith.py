@@ -25,7 +25,7 @@ Value = ir.Value
 
 
 def category(dtype: str) -> str:
-    """"float", "int" (signed) or "uint" (unsigned and bool)."""
+    """ "float", "int" (signed) or "uint" (unsigned and bool)."""
     elem = dt.element_of(dtype)
     if dt.is_float(elem):
         return "float"
@@ -41,6 +41,7 @@ class Arith:
     """Mixin of the code emitter: needs `self.b` (an IRBuilder) and `self.floor`."""
 
     b: ir.IRBuilder
+    floor: Callable[[Value], Value]  # llvm.floor, from CallEmitter
 
     def __init__(self) -> None:
         self._binary: dict[tuple[str, str], Callable[[Value, Value, tir.BinaryOp], Value]] = {}
@@ -52,9 +53,6 @@ class Arith:
             self._binary[kind, "float"] = self._float_compare
             self._binary[kind, "int"] = self._int_compare
             self._binary[kind, "uint"] = self._int_compare
-
-    def floor(self, x: Value) -> Value:
-        raise NotImplementedError
 
     def binary(self, e: tir.BinaryOp, a: Value, b: Value) -> Value:
         method = self._binary.get((e.kind, category(e.a.dtype)))
@@ -192,7 +190,9 @@ class Arith:
         if s == "handle" or d == "handle":
             if s == d:
                 return value
-            return self.b.ptrtoint(value, target) if s == "handle" else self.b.inttoptr(value, target)
+            return (
+                self.b.ptrtoint(value, target) if s == "handle" else self.b.inttoptr(value, target)
+            )
         if dt.is_bool(d):
             zero = ty.constant(src, 0)
             if dt.is_float(s):

@@ -130,7 +130,9 @@ class ExprEmitter(Arith, CallEmitter):
 
     def _from_memory(self, value: Value, dtype: str) -> Value:
         if dt.is_bool(dt.element_of(dtype)):
-            return self.b.icmp_unsigned("!=", value, ty.constant(dt.with_lanes("int8", dt.lanes(dtype)), 0))
+            return self.b.icmp_unsigned(
+                "!=", value, ty.constant(dt.with_lanes("int8", dt.lanes(dtype)), 0)
+            )
         return value
 
     def _to_memory(self, value: Value, dtype: str) -> Value:
@@ -186,4 +188,6 @@ class ExprEmitter(Arith, CallEmitter):
         for lane in range(lanes):
             i = self.b.extract_element(indices, ty.constant("int32", lane))
             ptr = self.b.gep(self.pointer_of(s.buffer), [i], source_etype=elem_type)
-            self.b.store(self.b.extract_element(value, ty.constant("int32", lane)), ptr, align=align)
+            self.b.store(
+                self.b.extract_element(value, ty.constant("int32", lane)), ptr, align=align
+            )

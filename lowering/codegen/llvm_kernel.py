@@ -252,7 +252,10 @@ class KernelEmitter(ExprEmitter):
         """Loop metadata for `T.vectorized` / `T.unroll` (a self-referencing node, as
         LLVM requires). `T.parallel` runs serially for now."""
         if s.kind == tir.VECTORIZED:
-            ops = [ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"), ir.Constant(ty.I1, 1)]
+            ops = [
+                ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"),
+                ir.Constant(ty.I1, 1),
+            ]
         elif s.kind == tir.UNROLLED:
             full = isinstance(s.extent, tir.IntImm) and s.extent.value <= 64
             key = "llvm.loop.unroll.full" if full else "llvm.loop.unroll.enable"

@@ -49,12 +49,9 @@ class CallEmitter:
 
     b: ir.IRBuilder
     module: ir.Module
-
-    def expr(self, e: tir.PrimExpr) -> Value:
-        raise NotImplementedError
-
-    def cast(self, value: Value, src: str, dst: str) -> Value:
-        raise NotImplementedError
+    expr: Callable[[tir.PrimExpr], Value]
+    cast: Callable[[Value, str, str], Value]
+    element_pointer: Callable[[tir.Buffer, tir.PrimExpr], Value]
 
     def __init__(self) -> None:
         self._calls: dict[str, Callable[[tir.Call], Value]] = {
@@ -246,6 +243,3 @@ class CallEmitter:
         load = e.args[0]
         assert isinstance(load, tir.BufferLoad)
         return self.element_pointer(load.buffer, load.indices[0])
-
-    def element_pointer(self, buffer: tir.Buffer, index: tir.PrimExpr) -> Value:
-        raise NotImplementedError

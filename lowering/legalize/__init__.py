@@ -7,7 +7,13 @@ kernel came from (kept as function attributes `op_name`, `op_kind`, `op_attrs`).
 
 from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register their rules)
     binary,
+    create,
     elementwise,
+    index,
+    linalg,
+    manipulate,
+    nn,
+    norm,
     reduce,
 )
 from tvmlite.lowering.legalize.registry import (

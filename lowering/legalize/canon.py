@@ -67,7 +67,9 @@ class IndexSum:
             return IndexSum.of(E.floordiv(self.expr(), d))
         if k == 1:
             return self
-        exact = [Split(t.index, t.lower, t.upper, t.scale // k) for t in self.terms if t.scale % k == 0]
+        exact = [
+            Split(t.index, t.lower, t.upper, t.scale // k) for t in self.terms if t.scale % k == 0
+        ]
         rest = [t for t in self.terms if t.scale % k != 0]
         if not rest:
             return IndexSum(tuple(exact))

@@ -34,7 +34,9 @@ def reduce_over(
     name: str | None = None,
 ) -> te.Tensor:
     """Reduce `x` over `axes` with `kind` (sum, max, min, prod)."""
-    out_shape = [E.idx(1) if d in axes else s for d, s in enumerate(x.shape) if keepdims or d not in axes]
+    out_shape = [
+        E.idx(1) if d in axes else s for d, s in enumerate(x.shape) if keepdims or d not in axes
+    ]
 
     def body(*ax: tir.Var) -> te.Reduce:
         raxes = [te.reduce_axis(x.shape[d], f"k{d}") for d in axes]
@@ -129,7 +131,9 @@ def legalize_std(ctx: LegalizeCtx) -> relax.Expr:
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
         axes = norm_axes(attrs.get("axis"), x.ndim)
         var = variance_of(kb, x, axes, bool(attrs.get("keepdims")))
-        return kb.compute(var.shape, lambda *i: E.call("sqrt", x.dtype, var[i]), "compute", prefix="i")
+        return kb.compute(
+            var.shape, lambda *i: E.call("sqrt", x.dtype, var[i]), "compute", prefix="i"
+        )
 
     return ctx.call_te("std", build)
 
@@ -150,9 +154,13 @@ def _arg_combiner(better: str) -> te.Combiner:
     return combine
 
 
-def arg_reduce(kb: te.KernelBuilder, x: te.Tensor, axis: int | None, keepdims: bool, op: str) -> te.Tensor:
+def arg_reduce(
+    kb: te.KernelBuilder, x: te.Tensor, axis: int | None, keepdims: bool, op: str
+) -> te.Tensor:
     axes = norm_axes(axis, x.ndim)
-    shape = [E.idx(1) if d in axes else s for d, s in enumerate(x.shape) if keepdims or d not in axes]
+    shape = [
+        E.idx(1) if d in axes else s for d, s in enumerate(x.shape) if keepdims or d not in axes
+    ]
     better = "gt" if op == "argmax" else "lt"
     start = E.min_value(x.dtype) if op == "argmax" else E.max_value(x.dtype)
 
@@ -189,7 +197,9 @@ register_legalize("relax.argmin")(_arg_rule("argmin"))
 def collapse_sum(kb: te.KernelBuilder, x: te.Tensor, target: Sequence[tir.PrimExpr]) -> te.Tensor:
     """Sum `x` down to `target` (the inverse of broadcasting)."""
     lead = x.ndim - len(target)
-    axes = [d for d in range(x.ndim) if d < lead or (_one(target[d - lead]) and not _one(x.shape[d]))]
+    axes = [
+        d for d in range(x.ndim) if d < lead or (_one(target[d - lead]) and not _one(x.shape[d]))
+    ]
     keep = [d for d in range(lead, x.ndim) if d in axes]
 
     def body(*ax: tir.Var) -> te.Reduce:

@@ -111,6 +111,7 @@ class Stage:
     shape: tuple[tir.PrimExpr, ...]
     bodies: tuple[tir.PrimExpr, ...] | Reduce
     outputs: list[Tensor] = field(default_factory=list)
+    annotations: tuple[tuple[str, Any], ...] = ()
 
 
 def make_buffer(name: str, shape: Sequence[E.Expr], dtype: str) -> tir.Buffer:
@@ -136,10 +137,11 @@ class KernelBuilder:
         name: str,
         names: Sequence[str] | None = None,
         prefix: str = "ax",
+        annotations: tuple[tuple[str, Any], ...] = (),
     ) -> Tensor:
         """`fcompute(*axis_vars)` gives an expression, a `Reduce`, or a tuple of
         expressions (several outputs named `name_v0`, ...) ."""
-        return self.compute_multi(shape, fcompute, name, names, prefix)[0]
+        return self.compute_multi(shape, fcompute, name, names, prefix, annotations)[0]
 
     def compute_multi(
         self,
@@ -148,6 +150,7 @@ class KernelBuilder:
         name: str,
         names: Sequence[str] | None = None,
         prefix: str = "ax",
+        annotations: tuple[tuple[str, Any], ...] = (),
     ) -> list[Tensor]:
         shape = tuple(E.idx(d) for d in shape)
         names = list(names) if names is not None else [f"{prefix}{i}" for i in range(len(shape))]
@@ -160,7 +163,7 @@ class KernelBuilder:
             bodies = tuple(result) if isinstance(result, (tuple, list)) else (result,)
             bodies = tuple(E.as_expr(b, "int64") for b in bodies)
             dtypes = [b.dtype for b in bodies]
-        stage = Stage(name, axis, shape, bodies)
+        stage = Stage(name, axis, shape, bodies, annotations=annotations)
         multi = len(dtypes) > 1
         for i, dtype in enumerate(dtypes):
             out = Tensor(make_buffer(f"{name}_v{i}" if multi else name, shape, dtype), stage)
@@ -246,7 +249,9 @@ def emit_stage(stage: Stage, block_name: str) -> tir.Stmt:
     block_vars = [tir.Var(f"v_{v.name}", INDEX) for v in loop_vars]
     sub = dict(zip(loop_vars, block_vars, strict=True))
     iter_vars = tuple(
-        tir.IterVar(bv, tir.Range(E.idx(0), ext), tir.REDUCE if i >= len(stage.axis) else tir.SPATIAL)
+        tir.IterVar(
+            bv, tir.Range(E.idx(0), ext), tir.REDUCE if i >= len(stage.axis) else tir.SPATIAL
+        )
         for i, (bv, ext) in enumerate(zip(block_vars, extents, strict=True))
     )
     spatial = tuple(block_vars[: len(stage.axis)])
@@ -264,8 +269,14 @@ def emit_stage(stage: Stage, block_name: str) -> tir.Stmt:
     writes = tuple(
         tir.BufferRegion(buf, tuple(tir.Range(v, E.idx(1)) for v in spatial)) for buf in outs
     )
-    block = tir.Block(block_name, iter_vars, reads, writes, body, init)
-    stmt: tir.Stmt = tir.BlockRealize(tuple(loop_vars), tir.IntImm("bool", 1), block)
+    values: tuple[tir.PrimExpr, ...] = tuple(loop_vars)
+    if not loop_vars:  # a scalar stage: TVM gives it one unit iter var and no loop
+        iter_vars = (tir.IterVar(tir.Var("vi", INDEX), tir.Range(E.idx(0), E.idx(1)), tir.SPATIAL),)
+        values = (E.idx(0),)
+    block = tir.Block(
+        block_name, iter_vars, reads, writes, body, init, annotations=stage.annotations
+    )
+    stmt: tir.Stmt = tir.BlockRealize(values, tir.IntImm("bool", 1), block)
     for var, ext in reversed(list(zip(loop_vars, extents, strict=True))):
         stmt = tir.For(var, E.idx(0), ext, tir.SERIAL, stmt)
     return stmt

@@ -96,7 +96,7 @@ def _split_offset(e: tir.PrimExpr) -> tuple[tir.PrimExpr | None, int]:
 
 def _hull(indices: list[tir.PrimExpr], extent: tir.PrimExpr) -> tir.Range:
     if len(indices) == 1:
-        return tir.Range(indices[0], E.idx(1))
+        return tir.Range(indices[0], E.const(1, indices[0].dtype))
     parts = [_split_offset(i) for i in indices]
     base = parts[0][0]
     if all(p[0] == base for p in parts):

@@ -19,7 +19,9 @@ def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
     """Element strides as int64 expressions: the declared ones, else row-major."""
     if b.strides:
         if len(b.strides) != len(b.shape):
-            raise TVMLiteError(f"buffer '{b.name}' has {len(b.strides)} strides for {len(b.shape)} dims")
+            raise TVMLiteError(
+                f"buffer '{b.name}' has {len(b.strides)} strides for {len(b.shape)} dims"
+            )
         return tuple(fold.to_index(s) for s in b.strides)
     strides: list[tir.PrimExpr] = []
     running: tir.PrimExpr = tir.IntImm(fold.INDEX, 1)
@@ -37,7 +39,9 @@ def elem_offset_of(b: tir.Buffer) -> tir.PrimExpr:
 
 def flat_index(b: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
     if len(indices) != len(b.shape):
-        raise TVMLiteError(f"buffer '{b.name}' has {len(b.shape)} dims, accessed with {len(indices)}")
+        raise TVMLiteError(
+            f"buffer '{b.name}' has {len(b.shape)} dims, accessed with {len(indices)}"
+        )
     index = elem_offset_of(b)
     for i, stride in zip(indices, strides_of(b), strict=True):
         index = fold.add(index, fold.mul(fold.to_index(i), stride))

@@ -16,7 +16,6 @@ from tvmlite.lowering.tir.mutator import StmtExprMutator
 _HALF_NATIVE = frozenset(
     ["fabs", "isnan", "isinf", "isfinite", "reinterpret", "if_then_else", "copysign"]
 )
-_FLOAT_RESULT = frozenset(["isnan", "isinf", "isfinite", "reinterpret", "if_then_else"])
 
 
 def _one(dtype: str) -> tir.PrimExpr:

@@ -171,7 +171,10 @@ class StmtExprMutator:
     def visit_IfThenElse(self, s: tir.IfThenElse) -> tir.Stmt:
         else_case = None if s.else_case is None else self.stmt(s.else_case)
         return replace(
-            s, condition=self.expr(s.condition), then_case=self.stmt(s.then_case), else_case=else_case
+            s,
+            condition=self.expr(s.condition),
+            then_case=self.stmt(s.then_case),
+            else_case=else_case,
         )
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> tir.Stmt:

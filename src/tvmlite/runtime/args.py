@@ -19,7 +19,7 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.signature import KernelSignature, Param
+from tvmlite.lowering.tir.signature import KernelSignature, Param, buffer_vars
 
 _CTYPES = {
     "bool": ctypes.c_uint8,
@@ -84,6 +84,9 @@ class ArgumentBinder:
         self.name = sig.name
         self.buffers = [(i, p) for i, p in enumerate(sig.params) if p.buffer is not None]
         self.static = {i: _static_shape(p.buffer) for i, p in self.buffers if p.buffer}
+        self.dtypes = {p.name: np.dtype(p.buffer.dtype) for _, p in self.buffers if p.buffer}
+        # Buffers that declare vars (shape, strides, offset) to solve on each call.
+        self.symbolic = [(i, p) for i, p in self.buffers if p.buffer and buffer_vars(p.buffer)]
 
     def error(self, param: Param, message: str) -> TVMLiteError:
         return TVMLiteError(f"{self.name}: parameter '{param.name}': {message}")
@@ -108,7 +111,7 @@ class ArgumentBinder:
                 if dt.is_integer_like(p.var.dtype):
                     env[p.var] = int(value)
                     origin[p.var] = f"parameter '{p.name}'"
-        for i, p in self.buffers:
+        for i, p in self.symbolic:
             self._solve(p, args[i], env, origin)
         for i, p in self.buffers:
             self._check_shape(i, p, args[i], env, origin)
@@ -126,7 +129,7 @@ class ArgumentBinder:
         b = p.buffer
         if b is None:
             return
-        want = np.dtype(b.dtype)
+        want = self.dtypes[p.name]
         if arg.dtype != want:
             raise self.error(p, f"expected dtype {b.dtype}, got {arg.dtype}")
         if arg.ndim != len(b.shape):
@@ -202,16 +205,19 @@ class ArgumentBinder:
                     got = tuple(s // arr.itemsize for s in arr.strides)
                     raise self.error(p, f"expected strides {self._strides(b, env)}, got {got}")
         elif not arr.flags.c_contiguous:
-            raise self.error(
-                p, "expected a C-contiguous array (numpy.ascontiguousarray makes one)"
-            )
+            raise self.error(p, "expected a C-contiguous array (numpy.ascontiguousarray makes one)")
         if b.elem_offset is not None and evaluate(b.elem_offset, env) not in (0, None):
             raise self.error(p, "the buffer declares a nonzero element offset")
 
     def _shape_message(
         self, b: tir.Buffer, arr: np.ndarray, env: dict[tir.Var, int], origin: dict[tir.Var, str]
     ) -> str:
-        want = "(" + ", ".join(_show(d, env) for d in b.shape) + ("," if len(b.shape) == 1 else "") + ")"
+        want = (
+            "("
+            + ", ".join(_show(d, env) for d in b.shape)
+            + ("," if len(b.shape) == 1 else "")
+            + ")"
+        )
         notes = [
             f"{d.name} = {env[d]} from {origin[d]}"
             for d in b.shape

@@ -1,0 +1,102 @@
+"""Tensor creation: full/ones/zeros (and their `_like` forms), arange, triu/tril,
+eye. Fill values that are constants are folded into the kernel, so these
+kernels take no inputs (TVM's `T_full` kernels)."""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.legalize import te
+from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
+
+
+def _fill_value(expr: relax.Expr, dtype: str) -> tir.PrimExpr:
+    if isinstance(expr, relax.Constant) and expr.data.ndim == 0:
+        return E.cast(
+            E.const(expr.data.item(), "float64" if expr.data.dtype.kind == "f" else "int64"), dtype
+        )
+    if isinstance(expr, relax.PrimValue):
+        return E.cast(expr.value, dtype)
+    raise LegalizeUnsupported("fill value must be a scalar constant")
+
+
+def fill_kernel(ctx: LegalizeCtx, name: str, value: tir.PrimExpr) -> relax.Expr:
+    shape = ctx.out_shape()
+
+    def build(kb: te.KernelBuilder) -> te.Tensor:
+        return kb.compute(shape, lambda *ax: value, "T_full")
+
+    return ctx.call_te(name, build, args=())
+
+
+@register_legalize("relax.full")
+def legalize_full(ctx: LegalizeCtx) -> relax.Expr:
+    return fill_kernel(ctx, "full", _fill_value(ctx.args[1], ctx.out_dtype()))
+
+
+@register_legalize("relax.full_like")
+def legalize_full_like(ctx: LegalizeCtx) -> relax.Expr:
+    return fill_kernel(ctx, "full", _fill_value(ctx.args[1], ctx.out_dtype()))
+
+
+def _constant_rule(name: str, value: int):  # noqa: ANN202 - returns a rule
+    def rule(ctx: LegalizeCtx) -> relax.Expr:
+        return fill_kernel(ctx, name, E.const(value, ctx.out_dtype()))
+
+    rule.__name__ = f"legalize_{name}"
+    return rule
+
+
+for _op, _kernel, _value in (
+    ("ones", "ones", 1),
+    ("ones_like", "ones", 1),
+    ("zeros", "zeros", 0),
+    ("zeros_like", "zeros", 0),
+):
+    register_legalize(f"relax.{_op}")(_constant_rule(_kernel, _value))
+
+
+@register_legalize("relax.arange")
+def legalize_arange(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+    dtype = ctx.out_dtype()
+    start, _end, step = (ctx.k(a.value) for a in ctx.args)  # type: ignore[attr-defined]
+
+    def build(kb: te.KernelBuilder) -> te.Tensor:
+        def body(ax0: tir.Var) -> tir.PrimExpr:
+            return E.cast(E.add(E.mul(E.cast(ax0, start.dtype), step), start), dtype)
+
+        return kb.compute(shape, body, "T_arange")
+
+    return ctx.call_te("arange", build, args=())
+
+
+def _trilu(ctx: LegalizeCtx, upper: bool) -> relax.Expr:
+    k = ctx.args[1].value if len(ctx.args) > 1 else E.idx(0)  # type: ignore[attr-defined]
+    k = ctx.k(k)
+
+    def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
+        def body(*i: tir.Var) -> tir.PrimExpr:
+            row, col = i[-2], i[-1]
+            kv = E.value_of(k)
+            if upper and isinstance(kv, int) and kv > 0:  # `i + 1 <= j` prints as `i < j`
+                cond = E.binary("lt", E.add(row, kv - 1), col)
+            elif upper:
+                cond = E.binary("le", E.add(row, k), col)
+            else:
+                cond = E.binary("le", col, E.add(row, k))
+            return E.select(cond, x[i], E.const(0, x.dtype))
+
+        return kb.compute(x.shape, body, "trilu", prefix="i")
+
+    return ctx.call_te("triu" if upper else "tril", build, args=ctx.args[:1])
+
+
+@register_legalize("relax.triu")
+def legalize_triu(ctx: LegalizeCtx) -> relax.Expr:
+    return _trilu(ctx, True)
+
+
+@register_legalize("relax.tril")
+def legalize_tril(ctx: LegalizeCtx) -> relax.Expr:
+    return _trilu(ctx, False)

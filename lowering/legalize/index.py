@@ -1,0 +1,128 @@
+"""Indexing: take, one_hot, gather_elements, gather_nd, meshgrid."""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.legalize import te
+from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
+
+
+def _axis(a: int, ndim: int) -> int:
+    return a + ndim if a < 0 else a
+
+
+def _bound(index: tir.PrimExpr, dim: tir.PrimExpr, mode: str) -> tir.PrimExpr:
+    """An index made safe the way `take`'s mode says (`fast` trusts it)."""
+    if mode == "clip":
+        return E.minimum(
+            E.maximum(index, E.const(0, index.dtype)), E.cast(E.sub(dim, 1), index.dtype)
+        )
+    if mode == "wrap":
+        return E.floormod(index, E.cast(dim, index.dtype))
+    return index
+
+
+@register_legalize("relax.take")
+def legalize_take(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+    mode = ctx.attrs.get("mode", "fast")
+
+    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
+        axis = (
+            _axis(ctx.attrs.get("axis") or 0, x.ndim) if ctx.attrs.get("axis") is not None else None
+        )
+
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            if axis is None:
+                return x.load([_bound(idx[ax], x.shape[0], mode)])
+            pick = idx.load(ax[axis : axis + idx.ndim])
+            index = [*ax[:axis], _bound(pick, x.shape[axis], mode), *ax[axis + idx.ndim :]]
+            return x.load(index)
+
+        return kb.compute(shape, body, "T_take")
+
+    return ctx.call_te("take", build)
+
+
+@register_legalize("relax.one_hot")
+def legalize_one_hot(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+    dtype = ctx.out_dtype()
+    on, off = (E.cast(ctx.k(a.value), dtype) for a in ctx.args[1:3])  # type: ignore[attr-defined]
+    axis = _axis(ctx.attrs.get("axis", -1), len(shape))
+
+    def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            rest = [v for d, v in enumerate(ax) if d != axis]
+            hit = E.binary("eq", E.cast(x.load(rest), "int64"), ax[axis])
+            return E.select(hit, on, off)
+
+        return kb.compute(shape, body, "T_one_hot")
+
+    return ctx.call_te("one_hot", build, args=ctx.args[:1])
+
+
+@register_legalize("relax.gather_elements")
+def legalize_gather_elements(ctx: LegalizeCtx) -> relax.Expr:
+    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
+        axis = _axis(ctx.attrs.get("axis", 0), x.ndim)
+
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            index = list(ax)
+            index[axis] = idx[ax]
+            return x.load(index)
+
+        return kb.compute(idx.shape, body, "T_gather_elements")
+
+    return ctx.call_te("gather_elements", build)
+
+
+@register_legalize("relax.gather_nd")
+def legalize_gather_nd(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+    batch = ctx.attrs.get("batch_dims", 0)
+
+    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
+        # TOPI moves the index-tuple axis first, then gathers.
+        perm = [idx.ndim - 1, *range(idx.ndim - 1)]
+        tshape = [idx.shape[p] for p in perm]
+
+        def tbody(*ax: tir.Var) -> tir.PrimExpr:
+            index: list[tir.PrimExpr] = [E.idx(0)] * idx.ndim
+            for o, p in enumerate(perm):
+                index[p] = ax[o]
+            return idx.load(index)
+
+        t = kb.compute(tshape, tbody, "T_transpose")
+        m = tshape[0].value  # type: ignore[attr-defined]
+        outer = idx.ndim - 1
+
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            picks = [t.load([E.idx(j), *ax[:outer]]) for j in range(m)]
+            return x.load([*ax[:batch], *picks, *ax[outer:]])
+
+        return kb.compute(shape, body, "T_gather_nd")
+
+    return ctx.call_te("te_gather_nd", build)
+
+
+@register_legalize("relax.meshgrid")
+def legalize_meshgrid(ctx: LegalizeCtx) -> relax.Expr:
+    sinfo = ctx.out_sinfo
+    n = len(sinfo.fields) if isinstance(sinfo, relax.TupleStructInfo) else 1
+    shape = ctx.out_shape(0)
+    xy = ctx.attrs.get("indexing", "ij") == "xy"
+
+    def build(kb: te.KernelBuilder, xs: list[te.Tensor]) -> list[te.Tensor]:
+        outs = []
+        for i in range(n):
+            pos = (1 - i if i < 2 else i) if xy else i
+
+            def body(*ax: tir.Var, t: te.Tensor = xs[i], p: int = pos) -> tir.PrimExpr:
+                return t[ax[p]]
+
+            outs.append(kb.compute(shape, body, "T_meshgrid"))
+        return outs
+
+    return ctx.call_te("meshgrid", build)

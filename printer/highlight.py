@@ -1,0 +1,189 @@
+"""Colour for printed TVMScript: the light, dark and ansi styles, and the ANSI
+and HTML renderings that `show()` and notebooks use.
+
+Colour is a pass over the final text (STYLE.md): the lexer only adds escape
+codes or markup, so stripping them gives back exactly what `script()` printed.
+Formatters are imported when used, keeping `import tvmlite` free of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pygments.style import Style
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Text,
+    Token,
+)
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.printer.lexer import TvmsLexer
+
+__all__ = [
+    "STYLES",
+    "AnsiStyle",
+    "DarkStyle",
+    "LightStyle",
+    "ansi_text",
+    "html_text",
+    "number_lines",
+    "resolve_style",
+    "strip_ansi",
+    "wants_truecolor",
+]
+
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class LightStyle(Style):
+    """Jupyter-like, for white backgrounds: bold green keywords, blue functions,
+    purple decorators, dark red strings, italic teal comments."""
+
+    name = "tvms-light"
+    background_color = "#ffffff"
+    styles = {
+        Token: "#000000",
+        Comment: "italic #3d7b7b",
+        Keyword: "bold #008000",
+        Keyword.Constant: "bold #008000",
+        Keyword.Type: "#b00040",
+        Name.Namespace: "bold #0000ff",
+        Name.Builtin: "#008000",
+        Name.Builtin.Pseudo: "#008000",
+        Name.Function: "#0000ff",
+        Name.Class: "bold #0000ff",
+        Name.Decorator: "#aa22ff",
+        String: "#ba2121",
+        Number: "#666666",
+        Operator: "#666666",
+        Error: "border:#ff0000",
+    }
+
+
+class DarkStyle(Style):
+    """VS Code's dark palette."""
+
+    name = "tvms-dark"
+    background_color = "#1e1e1e"
+    styles = {
+        Token: "#d4d4d4",
+        Comment: "italic #6a9955",
+        Keyword: "#c586c0",
+        Keyword.Constant: "#569cd6",
+        Keyword.Type: "#4ec9b0",
+        Name.Namespace: "#4ec9b0",
+        Name.Builtin: "#dcdcaa",
+        Name.Builtin.Pseudo: "#569cd6",
+        Name.Function: "#dcdcaa",
+        Name.Class: "#4ec9b0",
+        Name.Decorator: "#dcdcaa",
+        String: "#ce9178",
+        Number: "#b5cea8",
+        Operator: "#d4d4d4",
+        Punctuation: "#d4d4d4",
+        Error: "#f44747",
+    }
+
+
+class AnsiStyle(Style):
+    """The terminal's own 16 colours, so the user's palette decides (default in a
+    terminal)."""
+
+    name = "tvms-ansi"
+    styles = {
+        Comment: "italic ansibrightblack",
+        Keyword: "bold ansigreen",
+        Keyword.Constant: "ansigreen",
+        Keyword.Type: "ansicyan",
+        Name.Namespace: "bold ansiblue",
+        Name.Builtin: "ansiblue",
+        Name.Builtin.Pseudo: "ansigreen",
+        Name.Function: "ansibrightblue",
+        Name.Class: "bold ansibrightblue",
+        Name.Decorator: "ansimagenta",
+        String: "ansired",
+        Number: "ansiyellow",
+        Error: "ansibrightred",
+        Text: "",
+    }
+
+
+STYLES: Mapping[str, type[Style]] = {"light": LightStyle, "dark": DarkStyle, "ansi": AnsiStyle}
+
+
+def resolve_style(style: str | type[Style]) -> type[Style]:
+    """"light", "dark", "ansi", any installed Pygments style name, or a Style class."""
+    if isinstance(style, type) and issubclass(style, Style):
+        return style
+    if not isinstance(style, str):
+        raise TVMLiteError(f"style must be a name or a pygments Style class, not {style!r}")
+    if style in STYLES:
+        return STYLES[style]
+    from pygments.styles import get_style_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_style_by_name(style)
+    except ClassNotFound:
+        known = ", ".join(repr(s) for s in STYLES)
+        raise TVMLiteError(f"unknown style {style!r}: use {known} or a Pygments style") from None
+
+
+def wants_truecolor(environ: Mapping[str, str]) -> bool:
+    """The de-facto convention terminals use to announce 24-bit colour."""
+    return environ.get("COLORTERM", "").lower() in ("truecolor", "24bit")
+
+
+def _lexer() -> TvmsLexer:
+    # keep leading/trailing blank lines: the coloured text must equal the plain one
+    return TvmsLexer(stripnl=False, ensurenl=False)
+
+
+def ansi_text(text: str, style: str | type[Style] = "ansi", truecolor: bool = False) -> str:
+    """`text` with ANSI colour codes: 256 colours, or 24-bit when `truecolor` (the
+    16-colour "ansi" style never needs more)."""
+    from pygments import highlight
+    from pygments.formatters import Terminal256Formatter, TerminalTrueColorFormatter
+
+    resolved = resolve_style(style)
+    formatter_class = Terminal256Formatter
+    if truecolor and resolved is not AnsiStyle:
+        formatter_class = TerminalTrueColorFormatter
+    return highlight(text, _lexer(), formatter_class(style=resolved))
+
+
+def html_text(text: str, style: str | type[Style] = "light", line_numbers: bool = False) -> str:
+    """A self-contained `<div>` with inline styles (notebooks and GitHub drop
+    stylesheets)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+
+    formatter = HtmlFormatter(
+        style=resolve_style(style), noclasses=True, linenos="inline" if line_numbers else False
+    )
+    return highlight(text, _lexer(), formatter)
+
+
+def number_lines(text: str, dim: bool = False) -> str:
+    """Prefix every line with its number, right-aligned (dimmed for terminals)."""
+    lines = text.splitlines(keepends=True)
+    width = len(str(len(lines)))
+    out = []
+    for number, line in enumerate(lines, start=1):
+        label = f"{number:>{width}} "
+        out.append((f"\x1b[2m{label}\x1b[0m" if dim else label) + line)
+    return "".join(out)
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without ANSI colour codes."""
+    return _ANSI_ESCAPE.sub("", text)

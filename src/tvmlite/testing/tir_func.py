@@ -1,0 +1,162 @@
+"""Drawing blocks and whole prim functions (signature, buffers, root block)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from tvmlite.dsl import tir
+from tvmlite.testing.options import Options
+from tvmlite.testing.tir_gen import BUFFER_NAMES, TRUE, Draw, Scope, TIRGen, is_modern
+
+BLOCK_NAMES = ("compute", "b", "compute")
+
+
+def i32(value: int) -> tir.IntImm:
+    return tir.IntImm("int32", value)
+
+
+def make_buffer(name: str, dtype: str, shape: tuple[tir.PrimExpr, ...], **kw: object) -> tir.Buffer:
+    """A buffer as the parser builds it: its data var typed with the element dtype."""
+    data = tir.Var(name, "handle", pointee=(dtype, "global"))
+    return tir.Buffer(name, data, dtype, shape, **kw)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- blocks
+
+
+def draw_block(gen: TIRGen, scope: Scope, depth: int) -> tir.Stmt:
+    """A block under the enclosing loops: some loops bound to axes one to one (printed
+    with `T.axis.remap`), others to a wider domain (single `T.axis.*` lines)."""
+    draw = gen.draw
+    loops = [loop for loop in scope.loops if isinstance(loop.min, tir.IntImm)]
+    chosen = draw(st.lists(st.sampled_from(loops), min_size=1, max_size=3, unique_by=id))
+    init_wanted = draw(st.booleans())
+    iter_vars, values = [], []
+    for index, loop in enumerate(chosen):
+        kind = draw(st.sampled_from((tir.SPATIAL, tir.REDUCE)))
+        if init_wanted and index == 0:
+            kind = tir.REDUCE
+        var = tir.Var("v" + loop.loop_var.name, "int32")
+        dom = tir.Range(loop.min, loop.extent)
+        if isinstance(loop.extent, tir.IntImm) and draw(st.booleans()):
+            dom = tir.Range(i32(0), i32(loop.min.value + loop.extent.value + draw(st.integers(0, 3))))
+        iter_vars.append(tir.IterVar(var, dom, kind))
+        values.append(loop.loop_var)
+    predicate: tir.PrimExpr = TRUE
+    if draw(st.booleans()):
+        bound = i32(draw(st.integers(1, 6)))
+        predicate = tir.BinaryOp("lt", chosen[0].loop_var, bound, "bool")
+    inner = Scope(
+        [*scope.func_vars, *(iv.var for iv in iter_vars)],
+        list(scope.buffers),
+        [],
+        True,
+        scope.func_vars,
+    )
+    reduce_vars = [iv.var for iv in iter_vars if iv.kind == tir.REDUCE]
+    read_scope = inner
+    if init_wanted:  # a spatial axis that is only read would have to be a reduce axis
+        read_scope = Scope([*scope.func_vars, *reduce_vars], inner.buffers, [], True)
+    reads = tuple(
+        _region(gen, read_scope) for _ in range(draw(st.integers(0, 2))) if inner.buffers
+    )
+    writes = (_region(gen, inner),) if inner.buffers else ()
+    init = gen._store(inner, 1) if init_wanted else None
+    body = gen.seq(inner, depth)
+    name = draw(st.sampled_from(BLOCK_NAMES))
+    block = tir.Block(name, tuple(iter_vars), reads, writes, body, init=init)
+    return tir.BlockRealize(tuple(values), predicate, block)
+
+
+def _region(gen: TIRGen, scope: Scope) -> tir.BufferRegion:
+    buffer = gen.draw(st.sampled_from(scope.buffers))
+    ranges = []
+    for dim in buffer.shape:
+        if isinstance(dim, tir.IntImm) and dim.value > 1 and gen.draw(st.booleans()):
+            ranges.append(tir.Range(tir.IntImm(dim.dtype, 0), dim))
+        else:
+            ranges.append(tir.Range(gen.index(scope, 0), i32(1)))
+    return tir.BufferRegion(buffer, tuple(ranges))
+
+
+# ---------------------------------------------------------------- functions
+
+
+def draw_prim_func(
+    draw: Draw,
+    options: Options,
+    name: str = "main",
+    public: bool = True,
+    tensor_params: tuple[tuple[tuple[int, ...], str], ...] | None = None,
+) -> tir.PrimFunc:
+    """A prim function. `tensor_params` fixes the buffer params (static shape and
+    dtype each, as a `call_tir` caller needs); otherwise they are drawn."""
+    gen = TIRGen(draw, options)
+    shape_vars: list[tir.Var] = []
+    if tensor_params is None and options.symbolic:
+        count = draw(st.integers(0, 2))
+        shape_vars = [tir.Var(gen.name(), draw(st.sampled_from(("int64", "int32")))) for _ in range(count)]
+    buffers = _param_buffers(gen, shape_vars, tensor_params)
+    scalars: list[tir.Var] = []
+    if tensor_params is None:
+        for _ in range(draw(st.integers(0, 2))):
+            scalars.append(tir.Var(gen.name(), draw(st.sampled_from(gen.dtypes))))
+    handles = [tir.Var(b.name, "handle") for b in buffers]
+    params: list[tir.Var] = handles + scalars
+    if tensor_params is None:
+        params = draw(st.permutations(params))
+    allocs: list[tir.Buffer] = []
+    if options.has("alloc") and draw(st.booleans()):
+        shape = tuple(i32(draw(st.integers(1, 4))) for _ in range(draw(st.integers(1, 2))))
+        allocs.append(make_buffer(draw(st.sampled_from(BUFFER_NAMES)), draw(st.sampled_from(gen.dtypes)), shape))
+    func_vars = tuple(scalars + shape_vars)
+    scope = Scope(list(func_vars), buffers + allocs, [], False, func_vars)
+    body = gen.seq(scope, options.max_depth)
+    rooted = gen.saw_block or bool(allocs)
+    if rooted:
+        root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(allocs))
+        body = tir.BlockRealize((), TRUE, root)
+    attrs: list[tuple[str, object]] = [("global_symbol", name)] if public else []
+    if draw(st.booleans()):
+        attrs.append(("tir.noalias", True))
+    return tir.PrimFunc(
+        tuple(params),
+        tuple(zip(handles, buffers, strict=True)),
+        body,
+        attrs=tuple(attrs),
+        s_tir=rooted and is_modern(options),
+    )
+
+
+def _param_buffers(
+    gen: TIRGen,
+    shape_vars: list[tir.Var],
+    tensor_params: tuple[tuple[tuple[int, ...], str], ...] | None,
+) -> list[tir.Buffer]:
+    draw = gen.draw
+    if tensor_params is not None:
+        return [
+            make_buffer(draw(st.sampled_from(BUFFER_NAMES)), dtype, tuple(tir.IntImm("int64", d) for d in shape))
+            for shape, dtype in tensor_params
+        ]
+    buffers = []
+    pending = list(shape_vars)  # every shape var appears in some shape
+    for _ in range(draw(st.integers(1, 3))):
+        ndim = draw(st.integers(1, 3))
+        shape: list[tir.PrimExpr] = []
+        for _ in range(ndim):
+            if pending:
+                shape.append(pending.pop())
+            elif shape_vars and draw(st.booleans()):
+                shape.append(draw(st.sampled_from(shape_vars)))
+            else:
+                shape.append(i32(draw(st.integers(1, 8))))
+        strides: tuple[tir.PrimExpr, ...] = ()
+        if gen.has("strides") and draw(st.booleans()):
+            strides = tuple(tir.IntImm("int64", draw(st.integers(1, 16))) for _ in shape)
+        dtype = draw(st.sampled_from(gen.dtypes))
+        buffers.append(make_buffer(draw(st.sampled_from(BUFFER_NAMES)), dtype, tuple(shape), strides=strides))
+    for var in pending:  # more vars than dims: widen the first buffer
+        first = buffers[0]
+        buffers[0] = make_buffer(first.name, first.dtype, (*first.shape, var), strides=first.strides and (*first.strides, tir.IntImm("int64", 1)))
+    return buffers

@@ -1,0 +1,153 @@
+"""Pass infrastructure: contexts, sequences, instruments, verification."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import pytest
+
+import tvmlite
+from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.transform import Pass
+from tvmlite.transform import (
+    PassContext,
+    PassInstrument,
+    PassTimingInstrument,
+    PrintAfterAll,
+    Sequential,
+    function_pass,
+    module_pass,
+)
+
+MOD = """
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((4,), dtype="float32") = R.exp(x)
+            R.output(gv)
+        return gv
+"""
+
+
+@module_pass(name="AddAttr")
+def add_attr(mod: IRModule) -> IRModule:
+    return IRModule(dict(mod.functions), {**mod.attrs, "seen": True}, dialect=mod.dialect)
+
+
+@dataclass(frozen=True)
+class CountPass(Pass):
+    name: str = "CountPass"
+    opt_level: int = 3
+
+    def run(self, mod: IRModule) -> IRModule:
+        return IRModule(dict(mod.functions), {**mod.attrs, "count": 1}, dialect=mod.dialect)
+
+
+def test_module_pass_is_pure() -> None:
+    mod = tvmlite.parse(MOD)
+    out = add_attr(mod)
+    assert out.attrs["seen"] is True and "seen" not in mod.attrs
+
+
+def test_sequential_runs_in_order_and_records_timing() -> None:
+    timing = PassTimingInstrument()
+    with PassContext(instruments=[timing]):
+        out = Sequential([add_attr, CountPass()], name="Both")(tvmlite.parse(MOD))
+    assert out.attrs == {"seen": True}  # CountPass needs opt_level 3 > 2
+    names = [n for _, n, _ in timing.records]
+    assert names == ["Both", "AddAttr"]
+    assert "AddAttr" in timing.render()
+
+
+def test_opt_level_and_disabled_and_required() -> None:
+    mod = tvmlite.parse(MOD)
+    with PassContext(opt_level=3):
+        assert CountPass()(mod).attrs["count"] == 1
+    with PassContext(opt_level=3, disabled_pass=["CountPass"]):
+        assert "count" not in CountPass()(mod).attrs
+    with PassContext(required_pass=["CountPass"]):
+        assert CountPass()(mod).attrs["count"] == 1
+
+
+def test_context_nesting_and_config() -> None:
+    assert PassContext.current().opt_level == 2
+    with PassContext(config={"relax.transform.apply_legalize_ops": False}) as outer:
+        assert PassContext.current() is outer
+        assert outer.get("relax.transform.apply_legalize_ops") is False
+        with PassContext(opt_level=0) as inner:
+            assert PassContext.current() is inner
+        assert PassContext.current() is outer
+    assert PassContext.current().get("relax.transform.apply_legalize_ops") is None
+
+
+def test_print_after_all() -> None:
+    stream = io.StringIO()
+    with PassContext(instruments=[PrintAfterAll(stream)]):
+        add_attr(tvmlite.parse(MOD))
+    assert stream.getvalue().startswith("# IR after AddAttr")
+    assert "def main" in stream.getvalue()
+
+
+def test_instrument_can_skip_and_hooks_fire() -> None:
+    events: list[str] = []
+
+    class Skip(PassInstrument):
+        def enter_pass_ctx(self) -> None:
+            events.append("enter")
+
+        def exit_pass_ctx(self) -> None:
+            events.append("exit")
+
+        def should_run(self, mod: IRModule, info: object) -> bool:
+            return False
+
+    mod = tvmlite.parse(MOD)
+    with PassContext(instruments=[Skip()]):
+        assert add_attr(mod) is mod
+    assert events == ["enter", "exit"]
+
+
+def test_function_pass_skips_marked_functions() -> None:
+    seen: list[str] = []
+
+    @function_pass(name="Visit", kinds=("relax",))
+    def visit(func: object, mod: IRModule) -> object:
+        seen.append("f")
+        return func
+
+    mod = tvmlite.parse(MOD)
+    assert visit(mod) is mod
+    assert seen == ["f"]
+
+
+def test_verify_between_passes_catches_broken_module() -> None:
+    from tvmlite.dsl import relax
+
+    @module_pass(name="Break")
+    def break_it(mod: IRModule) -> IRModule:
+        main = mod["main"]
+        bad = relax.Function(
+            main.params,
+            relax.SeqExpr((), relax.Var("ghost", relax.ObjectStructInfo())),
+            main.ret_struct_info,
+            main.is_pure,
+            main.attrs,
+        )
+        return IRModule({"main": bad}, dialect=mod.dialect)
+
+    with PassContext(verify=True), pytest.raises(tvmlite.VerifyError):
+        break_it(tvmlite.parse(MOD))
+
+
+def test_legalize_under_verify() -> None:
+    from tvmlite.transform import LegalizeOps
+
+    with PassContext(verify=True):
+        out = LegalizeOps()(tvmlite.parse(MOD))
+    assert "tir_exp" in out
