@@ -265,7 +265,7 @@ class RelaxFunctionParser(RelaxCallParser):
         if not isinstance(args["attrs"], syntax.Dict):
             raise self.ctx.error("R.func_attr takes a dict", args["attrs"])
         attrs = literal_value(args["attrs"], self.ctx)
-        for key, knode in zip(attrs, args["attrs"].keys):
+        for key, knode in zip(attrs, args["attrs"].keys, strict=False):
             if not isinstance(key, str):
                 raise self.ctx.error("function attribute names must be strings", knode)
         self.attrs.update(attrs)
@@ -306,7 +306,7 @@ class RelaxFunctionParser(RelaxCallParser):
         for name, var in self.df_bound.items():
             if isinstance(var, relax.DataflowVar):
                 self.closed_dataflow[name] = stmt.span
-        for node, var in zip(outputs.values(), out_vars):
+        for node, var in zip(outputs.values(), out_vars, strict=False):
             self.vars.define(node.id, var)
             self.closed_dataflow.pop(node.id, None)
         if self.bindings:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
+
 from tvmlite.dsl import relax, syntax, tir
 from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.parse_relax_expr import RelaxExprParser, Value

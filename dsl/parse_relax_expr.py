@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, syntax, tir
 from tvmlite.dsl.parse_relax_sinfo import (
     RelaxContext,
@@ -20,8 +21,6 @@ from tvmlite.dsl.parse_relax_sinfo import (
 )
 from tvmlite.dsl.parse_tir import parse_tir_expr
 from tvmlite.dsl.verify_relax import call_result, struct_info_of
-
-from tvmlite.diagnostics import Span
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE
 
@@ -123,7 +122,7 @@ class RelaxExprParser(SinfoParser):
             return expr
         if isinstance(expr, relax.Tuple):
             fields = tuple(self.normalize(f, span) for f in expr.fields)
-            if all(a is b for a, b in zip(fields, expr.fields)):
+            if all(a is b for a, b in zip(fields, expr.fields, strict=False)):
                 return expr
             return relax.Tuple(fields, span=expr.span)
         return self.emit_fresh(expr, span)
@@ -158,7 +157,8 @@ class RelaxExprParser(SinfoParser):
                 node.elts if isinstance(node, (syntax.Tuple, syntax.List)) else (node,) * len(value)
             )
             return relax.Tuple(
-                tuple(self.to_relax(v, n) for v, n in zip(value, elts)), span=node.span
+                tuple(self.to_relax(v, n) for v, n in zip(value, elts, strict=False)),
+                span=node.span,
             )
         if value is MODULE:
             raise self.ctx.error("the module itself is not a value; write cls.<function>", node)
@@ -299,6 +299,10 @@ class RelaxExprParser(SinfoParser):
 
     def op_arg(self, node: syntax.Node) -> Value:
         """An operator argument: Relax values are normalized, literals stay Python."""
+        if type(node) is syntax.Name:
+            found = self.vars.lookup(node.id)
+            if isinstance(found, relax.Var):
+                return found  # a bound var, already a leaf: what the general path gives
         if isinstance(node, (syntax.Tuple, syntax.List)):
             items = tuple(self.op_arg(e) for e in node.elts)
             if items and all(isinstance(i, relax.Expr) for i in items):

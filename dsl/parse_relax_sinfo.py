@@ -37,7 +37,7 @@ def bind_call(
             f"{name} takes at most {len(params)} positional arguments ({len(node.args)} given)",
             node.args[len(params)],
         )
-    bound: dict[str, syntax.Node] = dict(zip(params, node.args))
+    bound: dict[str, syntax.Node] = dict(zip(params, node.args, strict=False))
     for kw in node.keywords:
         if kw.name not in params:
             raise ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
@@ -105,10 +105,10 @@ def literal_value(node: syntax.Node, ctx: ParseContext) -> Any:
         return tuple(literal_value(e, ctx) for e in node.elts)
     if isinstance(node, syntax.Dict):
         keys = [literal_value(k, ctx) for k in node.keys]
-        for key, knode in zip(keys, node.keys):
+        for key, knode in zip(keys, node.keys, strict=False):
             if not isinstance(key, (str, int, bool)) and key is not None:
                 raise ctx.error("dictionary keys must be strings or numbers", knode)
-        return dict(zip(keys, (literal_value(v, ctx) for v in node.values)))
+        return dict(zip(keys, (literal_value(v, ctx) for v in node.values), strict=False))
     if isinstance(node, syntax.Call) and (syntax.dotted(node.func) or "").startswith("T."):
         return parse_tir_expr(node, Scope(), ctx)
     raise ctx.error("expected a literal value (number, string, list or dict)", node)
@@ -141,7 +141,7 @@ class SinfoParser:
         `"n"`) any free name becomes a new int64 variable."""
         if type(node) is syntax.Constant and type(node.value) is int and dtype == "int64":
             # The common literal dim, built as `parse_tir_expr` would build it.
-            return tir.IntImm("int64", node.value, span=node.span)
+            return tir.IntImm("int64", node.value, node.span)
         for name in names_in(node):
             if self.sym.lookup(name.id) is not None:
                 continue
@@ -150,16 +150,19 @@ class SinfoParser:
         return parse_tir_expr(node, self.sym, self.ctx, expected_dtype=dtype)
 
     def shape_dim(self, node: syntax.Node) -> tir.PrimExpr:
-        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
-            return self.prim(parse_expression(node.value, node.span), declare=True)
-        if isinstance(node, syntax.Constant) and type(node.value) is int:
-            return tir.IntImm("int64", node.value, span=node.span)
+        if isinstance(node, syntax.Constant):
+            value = node.value
+            if type(value) is int:
+                return tir.IntImm("int64", value, node.span)
+            if isinstance(value, str):
+                return self.prim(parse_expression(value, node.span), declare=True)
         return self.prim(node)
 
     def shape_dims(self, node: syntax.Node, what: str) -> tuple[tir.PrimExpr, ...]:
         if not isinstance(node, (syntax.Tuple, syntax.List)):
             raise self.ctx.error(f"{what} must be a tuple or list of dimensions", node)
-        return tuple(self.shape_dim(elt) for elt in node.elts)
+        shape_dim = self.shape_dim
+        return tuple([shape_dim(elt) for elt in node.elts])
 
     # ------------------------------------------------------------ annotations
 
@@ -220,7 +223,7 @@ class SinfoParser:
                 ndim = len(shape)
         if ndim < -1:
             raise self.ctx.error("ndim must be -1 (unknown) or a rank >= 0", args["ndim"])
-        return relax.TensorStructInfo(shape, dtype, ndim, vdevice, span=call.span)
+        return relax.TensorStructInfo(shape, dtype, ndim, vdevice, call.span)
 
     def _shape_var(self, node: syntax.Name) -> relax.Var:
         var = self.vars.lookup(node.id)

@@ -10,6 +10,7 @@ is not constant-sized). Block-local allocations are not part of the result.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 from tvmlite.dsl import tir
@@ -18,13 +19,20 @@ from tvmlite.dsl.parse_tir_ops import const_int, difference, make_const
 Bounds = tuple[tir.PrimExpr, tir.PrimExpr]  # inclusive [lo, hi]
 
 
+@functools.lru_cache(maxsize=128)
+def field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of a node class, for generic walks: cached per
+    class because `dataclasses.fields` is slow and walks ask for every node."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def substitute(expr: tir.PrimExpr, mapping: dict[tir.Var, tir.PrimExpr]) -> tir.PrimExpr:
     """`expr` with vars replaced (values never contain the replaced vars again)."""
     if isinstance(expr, tir.Var):
         return mapping.get(expr, expr)
     changes = {}
-    for f in dataclasses.fields(expr):
-        old = getattr(expr, f.name)
+    for name in field_names(type(expr)):
+        old = getattr(expr, name)
         if isinstance(old, tir.PrimExpr):
             new = substitute(old, mapping)
         elif isinstance(old, tuple) and old and all(isinstance(x, tir.PrimExpr) for x in old):
@@ -32,15 +40,15 @@ def substitute(expr: tir.PrimExpr, mapping: dict[tir.Var, tir.PrimExpr]) -> tir.
         else:
             continue
         if new is not old:
-            changes[f.name] = new
+            changes[name] = new
     return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def uses(expr: tir.PrimExpr, variables: dict[tir.Var, object]) -> bool:
     if isinstance(expr, tir.Var):
         return expr in variables
-    for f in dataclasses.fields(expr):
-        value = getattr(expr, f.name)
+    for name in field_names(type(expr)):
+        value = getattr(expr, name)
         if isinstance(value, tir.PrimExpr) and uses(value, variables):
             return True
         if isinstance(value, tuple) and any(
@@ -130,8 +138,8 @@ class _Collector:
                 self.expr(index)
             self.access(self.reads, e.buffer, e.indices)
             return
-        for f in dataclasses.fields(e):
-            value = getattr(e, f.name)
+        for name in field_names(type(e)):
+            value = getattr(e, name)
             if isinstance(value, tir.PrimExpr):
                 self.expr(value)
             elif isinstance(value, tuple):
@@ -163,8 +171,8 @@ class _Collector:
             self.generic(s)
 
     def generic(self, s: tir.Stmt) -> None:
-        for f in dataclasses.fields(s):
-            value = getattr(s, f.name)
+        for name in field_names(type(s)):
+            value = getattr(s, name)
             if isinstance(value, tir.Stmt):
                 self.stmt(value)
             elif isinstance(value, tir.PrimExpr):

@@ -315,6 +315,8 @@ class Module(Node):
 
 def dotted(node: Node) -> str | None:
     """`T.axis.remap` for a chain of attributes over a name, else None."""
+    if type(node) is Attribute and type(node.value) is Name:
+        return f"{node.value.id}.{node.attr}"  # `R.add`: the common case, on every call
     parts: list[str] = []
     while isinstance(node, Attribute):
         parts.append(node.attr)

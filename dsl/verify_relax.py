@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.module import IRModule
-
-from tvmlite.diagnostics import Span, VerifyError
 
 # Calls whose result struct info is stated by `sinfo_args` (out_sinfo / ty_args).
 SINFO_ARG_OPS = frozenset(
@@ -91,8 +90,13 @@ def sinfo_text(si: relax.StructInfo) -> str:
 # ---------------------------------------------------------------- compatibility
 
 
-def _dims_conflict(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
-    return isinstance(a, tir.IntImm) and isinstance(b, tir.IntImm) and a.value != b.value
+def _shapes_conflict(a: tuple[tir.PrimExpr, ...], b: tuple[tir.PrimExpr, ...]) -> bool:
+    """Whether some pair of dims (up to the shorter rank) conflicts; a plain loop
+    because every annotated binding asks."""
+    for x, y in zip(a, b, strict=False):
+        if isinstance(x, tir.IntImm) and isinstance(y, tir.IntImm) and x.value != y.value:
+            return True
+    return False
 
 
 def compatible(ann: relax.StructInfo, inferred: relax.StructInfo) -> bool:
@@ -110,19 +114,19 @@ def compatible(ann: relax.StructInfo, inferred: relax.StructInfo) -> bool:
         if -1 not in (ann.ndim, inferred.ndim) and ann.ndim != inferred.ndim:
             return False
         if isinstance(ann.shape, tuple) and isinstance(inferred.shape, tuple):
-            return not any(_dims_conflict(a, b) for a, b in zip(ann.shape, inferred.shape))
+            return not _shapes_conflict(ann.shape, inferred.shape)
         return True
     if isinstance(ann, relax.ShapeStructInfo):
         assert isinstance(inferred, relax.ShapeStructInfo)
         if -1 not in (ann.ndim, inferred.ndim) and ann.ndim != inferred.ndim:
             return False
         if ann.values is not None and inferred.values is not None:
-            return not any(_dims_conflict(a, b) for a, b in zip(ann.values, inferred.values))
+            return not _shapes_conflict(ann.values, inferred.values)
         return True
     if isinstance(ann, relax.TupleStructInfo):
         assert isinstance(inferred, relax.TupleStructInfo)
         return len(ann.fields) == len(inferred.fields) and all(
-            compatible(a, b) for a, b in zip(ann.fields, inferred.fields)
+            compatible(a, b) for a, b in zip(ann.fields, inferred.fields, strict=False)
         )
     if isinstance(ann, relax.PrimStructInfo):
         assert isinstance(inferred, relax.PrimStructInfo)
@@ -140,7 +144,9 @@ def join(a: relax.StructInfo, b: relax.StructInfo) -> relax.StructInfo:
         return relax.TensorStructInfo(None, dtype, ndim)
     both_tuples = isinstance(a, relax.TupleStructInfo) and isinstance(b, relax.TupleStructInfo)
     if both_tuples and len(a.fields) == len(b.fields):
-        return relax.TupleStructInfo(tuple(join(x, y) for x, y in zip(a.fields, b.fields)))
+        return relax.TupleStructInfo(
+            tuple(join(x, y) for x, y in zip(a.fields, b.fields, strict=False))
+        )
     both_prims = isinstance(a, relax.PrimStructInfo) and isinstance(b, relax.PrimStructInfo)
     if both_prims and a.dtype == b.dtype:
         return relax.PrimStructInfo(a.dtype)
@@ -246,7 +252,7 @@ def call_result(callee: relax.FuncStructInfo, args: list[relax.StructInfo]) -> r
     if callee.params is None:
         return callee.ret
     bound: dict[tir.Var, tir.PrimExpr] = {}
-    for param, arg in zip(callee.params, args):
+    for param, arg in zip(callee.params, args, strict=False):
         _match(param, arg, bound)
     return _subst_sinfo(callee.ret, bound)
 
@@ -254,19 +260,19 @@ def call_result(callee: relax.FuncStructInfo, args: list[relax.StructInfo]) -> r
 def _match(param: relax.StructInfo, arg: relax.StructInfo, bound: dict) -> None:
     if isinstance(param, relax.TensorStructInfo) and isinstance(arg, relax.TensorStructInfo):
         if isinstance(param.shape, tuple) and isinstance(arg.shape, tuple):
-            for p, a in zip(param.shape, arg.shape):
+            for p, a in zip(param.shape, arg.shape, strict=False):
                 if isinstance(p, tir.Var):
                     bound.setdefault(p, a)
     elif isinstance(param, relax.ShapeStructInfo) and isinstance(arg, relax.ShapeStructInfo):
         if param.values is not None and arg.values is not None:
-            for p, a in zip(param.values, arg.values):
+            for p, a in zip(param.values, arg.values, strict=False):
                 if isinstance(p, tir.Var):
                     bound.setdefault(p, a)
     elif isinstance(param, relax.PrimStructInfo) and isinstance(arg, relax.PrimStructInfo):
         if isinstance(param.value, tir.Var) and arg.value is not None:
             bound.setdefault(param.value, arg.value)
     elif isinstance(param, relax.TupleStructInfo) and isinstance(arg, relax.TupleStructInfo):
-        for p, a in zip(param.fields, arg.fields):
+        for p, a in zip(param.fields, arg.fields, strict=False):
             _match(p, a, bound)
 
 
@@ -343,7 +349,10 @@ class _FunctionChecker:
             )
 
     def is_defined(self, var: relax.Var) -> bool:
-        return any(var in frame for frame in self.defined)
+        for frame in self.defined:
+            if var in frame:
+                return True
+        return False
 
     def seq(self, seq: relax.SeqExpr, owner: object) -> None:
         self.defined.append(set())

@@ -6,15 +6,16 @@ ranks, loop extents, block domains and the reduction-axis rule of blocks with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_ops import const_int
-from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl.parse_tir_regions import field_names, uses
 
-from tvmlite.diagnostics import Span, VerifyError
+# Expression classes without sub-expressions (their fields are dtype, value, span).
+_IMMEDIATES = (tir.IntImm, tir.FloatImm, tir.StringImm)
 
 
 def verify_prim_func(func: tir.PrimFunc, ctx: Any = None) -> None:
@@ -75,6 +76,8 @@ class _Verifier:
             if e not in self.vars:
                 raise self.fail(f"use of undefined variable '{e.name}'", span)
             return
+        if type(e) in _IMMEDIATES:
+            return  # no sub-expressions: the walk below would find nothing
         span = getattr(e, "span", None) or span
         if isinstance(e, tir.Let):
             self.expr(e.value, span)
@@ -85,8 +88,8 @@ class _Verifier:
             return
         if isinstance(e, tir.BufferLoad):
             self.use_buffer(e.buffer, span)
-        for f in dataclasses.fields(e):
-            value = getattr(e, f.name)
+        for name in field_names(type(e)):
+            value = getattr(e, name)
             if isinstance(value, tir.PrimExpr):
                 self.expr(value, span)
             elif isinstance(value, tuple):
@@ -104,8 +107,8 @@ class _Verifier:
         if check is not None:
             check(self, s, span)
             return
-        for f in dataclasses.fields(s):
-            value = getattr(s, f.name)
+        for name in field_names(type(s)):
+            value = getattr(s, name)
             if isinstance(value, tir.PrimExpr):
                 self.expr(value, span)
             elif isinstance(value, tir.Stmt):

@@ -9,13 +9,15 @@ are decoded, everything else becomes a node.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 from lark import Lark, LarkError
 from tvmlite.dsl import syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
-from tvmlite.grammar.indenter import IndentationProblem, TvmsIndenter
+from tvmlite.grammar.indenter import IndentationProblem, layout
+from tvmlite.grammar.lalr import LalrParser
 from tvmlite.grammar.lexer import TvmsLexer
 
 from tvmlite.diagnostics import ParseError, Source, Span
@@ -25,21 +27,30 @@ __all__ = ["parse_expression", "parse_syntax"]
 GRAMMAR = Path(__file__).with_name("tvms.lark")
 
 
+@dataclass(frozen=True, slots=True)
+class _Parser:
+    """Lark's compiled grammar (for its tables and terminal names) and our machinery."""
+
+    lark: Lark
+    lexer: TvmsLexer
+    lalr: LalrParser
+    builder: SyntaxBuilder
+
+
 @functools.cache
-def _parser() -> tuple[Lark, SyntaxBuilder]:
-    """The one parser of the process, with the builder its callbacks are bound to."""
-    builder = SyntaxBuilder()
+def _parser() -> _Parser:
+    """The one parser of the process."""
     lark = Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
-        lexer=TvmsLexer,
+        lexer="basic",  # never runs: it only makes Lark hand over the terminals
         start=["module", "expression_input"],
-        postlex=TvmsIndenter(),
-        transformer=builder,
         maybe_placeholders=True,
         cache=True,
     )
-    return lark, builder
+    builder = SyntaxBuilder()
+    lexer = TvmsLexer(lark.lexer_conf)
+    return _Parser(lark, lexer, LalrParser(lark, builder, lexer.punctuation["."]), builder)
 
 
 def parse_syntax(text: str, filename: str | None = None) -> syntax.Module:
@@ -84,14 +95,14 @@ def _placement_in_literal(text: str, span: Span) -> Placement | None:
 def _run(
     text: str, start: str, placement: Placement, quoted: tuple[str, Span] | None
 ) -> syntax.Node | tuple[syntax.Node, ...]:
-    lark, builder = _parser()
+    parser = _parser()
     try:
-        with builder.parsing(placement):
-            return lark.parse(text, start=start)
+        with parser.builder.parsing(placement):
+            return parser.lalr.parse(layout(parser.lexer.tokenize(text)), start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:
-        raise _requote(convert(error, text, placement, lark), quoted) from None
+        raise _requote(convert(error, text, placement, parser.lark), quoted) from None
 
 
 def _requote(error: ParseError, quoted: tuple[str, Span] | None) -> ParseError:

@@ -13,6 +13,7 @@ One method per rule or alias of `tvms.lark`; a test checks that none is missing.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
 import threading
 import unicodedata
@@ -65,29 +66,37 @@ class SyntaxBuilder:
     def parsing(self, placement: Placement) -> Iterator[None]:
         with self._lock:
             previous, self._where = self._where, placement
+            # A parse allocates a few objects per character of text and frees none of
+            # them until it ends, so the cycle collector would walk the growing heap
+            # again and again (a tenth of the parse time) to find nothing: tokens and
+            # syntax nodes never form cycles. Collection resumes when the parse ends.
+            collecting = gc.isenabled()
+            gc.disable()
             try:
                 yield
             finally:
                 self._where = previous
+                if collecting:
+                    gc.enable()
 
     # -------------------------------------------------------------- spans and errors
 
     def _span(self, first: Item, last: Item) -> Span:
         where = self._where
-        if isinstance(first, S.Node):
-            start = first.span
-            line, column = start.line, start.column  # type: ignore[union-attr]
-        else:
-            line, column = first.line, first.column
+        if first.__class__ is Tok:
+            line, column = first.line, first.column  # type: ignore[union-attr]
             if where.line or where.column:
                 line, column = where.shift(line, column)
-        if isinstance(last, S.Node):
-            stop = last.span
-            end_line, end_column = stop.end_line, stop.end_column  # type: ignore[union-attr]
         else:
-            end_line, end_column = last.end_line, last.end_column
+            start = first.span  # type: ignore[union-attr]
+            line, column = start.line, start.column
+        if last.__class__ is Tok:
+            end_line, end_column = last.end_line, last.end_column  # type: ignore[union-attr]
             if where.line or where.column:
                 end_line, end_column = where.shift(end_line, end_column)
+        else:
+            stop = last.span  # type: ignore[union-attr]
+            end_line, end_column = stop.end_line, stop.end_column
         return Span(where.source, line, column, end_line, end_column)
 
     def _error(self, message: str, first: Item, last: Item | None = None) -> ParseError:
@@ -255,9 +264,11 @@ class SyntaxBuilder:
         return S.Keyword(name.value, value, self._span(name, value))
 
     def arguments(self, c: list[S.Node]) -> tuple[tuple[S.Node, ...], tuple[S.Keyword, ...]]:
-        args = [arg for arg in c if not isinstance(arg, S.Keyword)]
-        keywords = [arg for arg in c if isinstance(arg, S.Keyword)]
-        if keywords and not isinstance(c[-1], S.Keyword):
+        args: list[S.Node] = []
+        keywords: list[S.Keyword] = []
+        for arg in c:
+            (keywords if arg.__class__ is S.Keyword else args).append(arg)  # type: ignore[arg-type]
+        if keywords and c[-1].__class__ is not S.Keyword:
             late = next(arg for arg in c[c.index(keywords[0]) :] if not isinstance(arg, S.Keyword))
             raise self._error("positional argument follows keyword argument", late)
         return tuple(args), tuple(keywords)
@@ -284,10 +295,35 @@ class SyntaxBuilder:
 
     def attribute(self, c: list[Any]) -> S.Attribute:
         value, name = c
+        if name.type == "DOTTED_NAME":  # `f(x).a.b`: `.` then the one token `a.b`
+            return self._chain(value, name)  # type: ignore[return-value]
         return S.Attribute(value, name.value, self._span(value, name))
 
     def name(self, c: list[Tok]) -> S.Name:
         return S.Name(c[0].value, self._span(c[0], c[0]))
+
+    def dotted(self, c: list[Tok]) -> S.Node:
+        return self._chain(None, c[0])
+
+    def _chain(self, value: S.Node | None, dotted: Tok) -> S.Node:
+        """`value.a.b` for the DOTTED_NAME token `a.b` (`a.b` itself if `value` is None),
+        with the spans the NAME and `.` tokens would have given, on the token's line."""
+        where = self._where
+        line = dotted.line + where.line
+        shift = where.column if dotted.line == 1 else 0
+        end = dotted.column + shift  # the end of each part in turn
+        node = value
+        if node is not None:
+            start = node.span
+            first_line, first_column = start.line, start.column  # type: ignore[union-attr]
+        else:
+            first_line, first_column = line, end
+        for part in dotted.value.split("."):
+            end += len(part)
+            span = Span(where.source, first_line, first_column, line, end)
+            node = S.Name(part, span) if node is None else S.Attribute(node, part, span)
+            end += 1  # the dot
+        return node  # type: ignore[return-value]
 
     def constant(self, c: list[Tok]) -> S.Constant:
         value = {"True": True, "False": False, "None": None}[c[0].value]
@@ -310,6 +346,10 @@ class SyntaxBuilder:
         return S.Constant(float(token.value), self._span(token, token))
 
     def string(self, c: list[Tok]) -> S.Constant:
+        if len(c) == 1:
+            text = c[0].value
+            if text[0] in "\"'" and "\\" not in text and text[:3] not in ('"""', "'''"):
+                return S.Constant(text[1:-1], self._span(c[0], c[0]))  # the common case
         value = "".join(self._string_value(token) for token in c)
         return S.Constant(value, self._span(c[0], c[-1]))
 

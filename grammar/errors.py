@@ -19,6 +19,7 @@ from tvmlite.diagnostics import ParseError, Span
 
 _WHAT = {
     "NAME": "a name",
+    "DOTTED_NAME": "a name",
     "STRING": "a string",
     "LONG_STRING": "a string",
     "DEC_NUMBER": "a number",

@@ -3,27 +3,26 @@
 Lark's own `Indenter` keeps its state on the instance (so one cached parser could not
 serve two threads), measures tabs with a fixed width (so mixed tabs and spaces pass
 silently), and fails with assertions on unbalanced brackets. This one keeps all state
-in the generator, compares indentation as strings the way CPython's tokenizer does,
+in local variables, compares indentation as strings the way CPython's tokenizer does,
 and reports every problem as an `IndentationProblem` that `grammar/__init__.py` turns
 into a located `ParseError`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from lark.lark import PostLex
-from tvmlite.grammar.lexer import Tok
+from tvmlite.grammar.lexer import DeferredError, Tok
 
 NEWLINE = "_NEWLINE"
 INDENT = "_INDENT"
 DEDENT = "_DEDENT"
 OPENING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 CLOSING = {"RPAR", "RSQB", "RBRACE"}
+_LAYOUT = {NEWLINE, INDENT, DEDENT}  # what a newline of the text turns into
 
 # Python keywords the language has no statement or expression for. They can never be
 # identifiers in Python, so a NAME with one of these values is always a construct we
-# do not support: saying so beats "unexpected name".
+# do not support: saying so beats "unexpected name". (tvms.lark keeps them out of
+# DOTTED_NAME, so they always arrive as a NAME.)
 UNSUPPORTED_KEYWORDS = frozenset(
     {"async", "await", "yield", "global", "nonlocal", "del", "raise", "try", "except", "finally"}
 )
@@ -39,31 +38,28 @@ class IndentationProblem(Exception):
 
 
 def layout(tokens: list[Tok]) -> list[Tok]:
-    """`tokens` with `_INDENT`/`_DEDENT` after newlines outside brackets.
+    """`tokens` with `_INDENT`/`_DEDENT` after the newlines outside brackets.
 
-    They must follow the newline at once. The `_NEWLINE` terminal never swallows
-    whitespace at the very end of the text, so trailing blanks open no block. A newline
-    is synthesized before end of input when the text does not end with one, since every
-    statement in the grammar ends in `_NEWLINE`. Newlines inside brackets, where the
-    grammar never accepts them, are dropped. A problem ends the list with a
-    `DeferredError`, as a lexer error does, so that problems surface in text order.
+    Newlines inside brackets, where the grammar never accepts them, are dropped. The
+    `_NEWLINE` terminal never swallows whitespace at the very end of the text, so
+    trailing blanks open no block. A newline is synthesized before end of input when the
+    text does not end with one, since every statement in the grammar ends in `_NEWLINE`.
+    A problem ends the list with a `DeferredError`, as a lexer error does, so that the
+    parser reports whichever problem comes first in the text.
     """
-    lexed_to_end = not tokens or tokens[-1].type != DeferredError.TYPE
     out: list[Tok] = []
-    append = out.append
+    lexed_to_end = not tokens or tokens[-1].type != DeferredError.TYPE
     try:
-        _lay_out(tokens if lexed_to_end else tokens[:-1], out)
+        _lay_out(tokens if lexed_to_end else tokens[:-1], out, lexed_to_end)
     except IndentationProblem as problem:
-        append(DeferredError(problem))
+        out.append(DeferredError(problem))
         return out
     if not lexed_to_end:
-        append(tokens[-1])
-        return out
-    ...
+        out.append(tokens[-1])
     return out
 
 
-def _lay_out(tokens: list[Tok], out: list[Tok]) -> None:
+def _lay_out(tokens: list[Tok], out: list[Tok], at_end: bool) -> None:
     levels: list[str] = [""]  # the indentation strings of the open blocks
     brackets: list[Tok] = []
     last_newline: Tok | None = None
@@ -97,12 +93,14 @@ def _lay_out(tokens: list[Tok], out: list[Tok]) -> None:
             append(token)
         else:
             append(token)
+    if not at_end or not out:
+        return
     if brackets:
         raise IndentationProblem(f"'{brackets[-1].value}' was never closed", brackets[-1])
-    if not out:
-        return
-    # The last token of the text: layout tokens only ever follow a newline.
-    last = last_newline if out[-1].type in _LAYOUT else out[-1]
+    # The last token of the text (layout tokens only ever follow a newline of the text).
+    last = out[-1]
+    if last.type in _LAYOUT and last_newline is not None:
+        last = last_newline
     if last.type != NEWLINE:
         last = _at_end(NEWLINE, last)
         append(last)
@@ -110,8 +108,8 @@ def _lay_out(tokens: list[Tok], out: list[Tok]) -> None:
         append(_at_end(DEDENT, last))
 
 
-def _indentation(newline: Tok, levels: list[str]) -> Iterator[Tok]:
-    """The `_INDENT`/`_DEDENT` tokens for the line that `newline` leads to."""
+def _indentation(newline: Tok, levels: list[str], out: list[Tok]) -> None:
+    """Appends the `_INDENT`/`_DEDENT` tokens for the line that `newline` leads to."""
     text = newline.value
     cut = max(text.rfind("\n"), text.rfind("\r"))
     indent = text[cut + 1 :]
@@ -122,12 +120,12 @@ def _indentation(newline: Tok, levels: list[str]) -> Iterator[Tok]:
         return
     if indent.startswith(top):
         levels.append(indent)
-        yield _at_end(INDENT, newline, indent)
+        out.append(_at_end(INDENT, newline, indent))
         return
     if indent in levels:
         while levels[-1] != indent:
             levels.pop()
-            yield _at_end(DEDENT, newline)
+            out.append(_at_end(DEDENT, newline))
         return
     here = _at_end(INDENT, newline, " ")
     if "\t" in indent or any("\t" in level for level in levels):

@@ -25,6 +25,10 @@ _PUNCTUATION = "PUNCTUATION"  # the group holding all literal punctuation termin
 # Regex terminals tried first within their priority: each failed alternative costs time,
 # and almost every token that is not punctuation is a name.
 _FIRST = ("DOTTED_NAME", "NAME")
+# The blanks that tvms.lark ignores (its `%ignore /[\t \f]+/`). One character a
+# repetition, so that backtracking over them stays linear.
+_BLANK_CHARS = "\t \f"
+_BLANKS = "[\t \f]*"
 
 
 class Tok:
@@ -86,12 +90,19 @@ class DeferredError(Tok):
 
 
 class TvmsLexer:
-    """Tokens with 1-based line/column and exclusive end positions, like Lark's."""
+    """Tokens with 1-based line/column and exclusive end positions, like Lark's.
+
+    Two details of the regex keep Python's `re` from trying every alternative at every
+    token: each alternative names its terminal with an empty group at its end rather than
+    a group around it, so that an alternative starting with a literal or a character
+    class is skipped after one character test; and blanks before a token are matched
+    with it, which saves a `match` call for every blank between tokens.
+    """
 
     def __init__(self, conf: LexerConf) -> None:
         words: dict[str, str] = {}
         punctuation: dict[str, str] = {}
-        groups: list[str] = []
+        alternatives: list[str] = []
         regex_terminals = [t for t in conf.terminals if not isinstance(t.pattern, PatternStr)]
         for terminal in conf.terminals:
             if isinstance(terminal.pattern, PatternStr):
@@ -99,10 +110,15 @@ class TvmsLexer:
                 (words if value.isidentifier() else punctuation)[value] = terminal.name
         # Priority first: it decides between overlapping terminals.
         for terminal in sorted(regex_terminals, key=lambda t: (-t.priority, t.name not in _FIRST)):
-            groups.append(f"(?P<{terminal.name}>{terminal.pattern.to_regexp()})")
+            alternatives.append(f"(?:{terminal.pattern.to_regexp()})(?P<{terminal.name}>)")
         literals = sorted(punctuation, key=len, reverse=True)
-        groups.append(f"(?P<{_PUNCTUATION}>{'|'.join(map(re.escape, literals))})")
-        self.pattern = re.compile("|".join(groups), conf.g_regex_flags)
+        alternatives.append(f"(?:{'|'.join(map(re.escape, literals))})(?P<{_PUNCTUATION}>)")
+        # A blank run is ignored, so it may as well lead the token after it; it is still an
+        # alternative of its own (`conf.ignore`) for blanks that end the text.
+        pattern = f"{_BLANKS}(?:{'|'.join(alternatives)})"
+        self.pattern = re.compile(pattern, conf.g_regex_flags)
+        # `tokenize` relies on it: an empty match would never advance.
+        assert self.pattern.match("") is None, "a terminal of tvms.lark matches nothing"
         self.words = words
         self.punctuation = punctuation
         self.ignore = frozenset(conf.ignore)
@@ -110,31 +126,34 @@ class TvmsLexer:
     def tokenize(self, text: str) -> list[Tok]:
         """All tokens of `text`, ending in a `DeferredError` if a character is invalid."""
         words, punctuation, ignore = self.words, self.punctuation, self.ignore
-        match = self.pattern.scanner(text).match  # each call continues where the last ended
         tokens: list[Tok] = []
         append = tokens.append
-        line, line_start, pos, size = 1, 0, 0, len(text)
-        while pos < size:
-            found = match()
-            if found is None or found.end() == pos:
-                error = UnexpectedCharacters(text, pos, line, pos - line_start + 1)
-                append(DeferredError(error))
-                break
+        line, line_start, end = 1, 0, 0
+        # Each call continues where the last ended; the loop ends where no token matches.
+        for found in iter(self.pattern.scanner(text).match, None):
             kind = found.lastgroup
             value = found.group()
-            end = pos + len(value)
+            end = found.end()
+            if value[0] in _BLANK_CHARS:
+                value = value.lstrip(_BLANK_CHARS)
+            start = end - len(value)
             if kind == _PUNCTUATION:
                 kind = punctuation[value]
             elif kind == "NAME":
                 kind = words.get(value, "NAME")
-            column = pos - line_start + 1
-            if "\n" in value:
-                end_line = line + value.count("\n")
-                line_start = text.rindex("\n", pos, end) + 1
-                if kind not in ignore:
-                    append(Tok(kind, value, pos, line, column, end_line, end - line_start + 1, end))
-                line = end_line
-            elif kind not in ignore:
-                append(Tok(kind, value, pos, line, column, line, column + len(value), end))
-            pos = end
+            column = start - line_start + 1
+            if "\n" not in value:
+                append(Tok(kind, value, start, line, column, line, column + len(value), end))
+                continue
+            end_line = line + value.count("\n")
+            line_start = text.rindex("\n", start, end) + 1
+            if kind not in ignore:
+                append(Tok(kind, value, start, line, column, end_line, end - line_start + 1, end))
+            line = end_line
+        # Blanks are ignored on their own only where no token follows them.
+        if tokens and tokens[-1].type in ignore:
+            tokens.pop()
+        if end < len(text):
+            error = UnexpectedCharacters(text, end, line, end - line_start + 1)
+            append(DeferredError(error))
         return tokens

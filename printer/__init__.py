@@ -12,13 +12,12 @@ import os
 import sys
 from typing import Any, TextIO
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
 from tvmlite.dsl.relax import Function as RelaxFunction
 from tvmlite.dsl.tir import PrimFunc
 from tvmlite.printer.context import check_dialect
 from tvmlite.printer.module import print_function, print_module
-
-from tvmlite.diagnostics import TVMLiteError
 
 __all__ = ["script", "show"]
 

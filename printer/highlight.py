@@ -121,7 +121,7 @@ STYLES: Mapping[str, type[Style]] = {"light": LightStyle, "dark": DarkStyle, "an
 
 
 def resolve_style(style: str | type[Style]) -> type[Style]:
-    """"light", "dark", "ansi", any installed Pygments style name, or a Style class."""
+    """A style: "light", "dark", "ansi", any installed Pygments style, or a Style class."""
     if isinstance(style, type) and issubclass(style, Style):
         return style
     if not isinstance(style, str):

@@ -174,8 +174,11 @@ class TIRPrinter(StmtPrinter):
         if buffer is None:
             return f"{self.names.define(param, param.name)}: {type_text(param)}"
         if not inline:
-            # the corpus' classic texts name the handle after its buffer
-            return f"{self.names.define(param, 'var_' + buffer.name)}: T.handle"
+            # the corpus' classic texts name the handle after its buffer; a handle that
+            # already has such a name keeps it, so that printing is a fixed point even
+            # when the buffer's own name had to be de-duplicated (`buf` -> `buf_1`)
+            hint = param.name if param.name.startswith("var_") else "var_" + buffer.name
+            return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
         self.inline[id(buffer.data)] = f"{name}.data"
         shape = [self.signature_expr(e, printed) for e in buffer.shape]

@@ -75,10 +75,9 @@ def broadcast_shapes(ctx: InferCtx, shapes: list[Shape]) -> Shape | None:
     """The broadcast of static or symbolic shapes; None when undecidable."""
     if len(shapes) == 2 and len(shapes[0]) == len(shapes[1]):
         # Two operands of one rank (most binaries): the general loop, unrolled.
+        pairs = enumerate(zip(shapes[0], shapes[1], strict=True))
         try:
-            return tuple(
-                [_broadcast_dim(ctx, a, b, axis) for axis, (a, b) in enumerate(zip(*shapes))]
-            )
+            return tuple([_broadcast_dim(ctx, a, b, axis) for axis, (a, b) in pairs])
         except _Undecided:
             return None
     rank = max(len(s) for s in shapes)

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tvmlite.diagnostics import ParseError, Span
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, sinfo_of
 from tvmlite.dsl.ops.convert import Fail, convert_arg, normalize_attr
 from tvmlite.dsl.ops.registry import REQUIRED, ArgDef, BuildCtx, OpDef, lookup
-
-from tvmlite.diagnostics import ParseError, Span
 
 _MISSING = object()
 
@@ -123,23 +122,20 @@ def make_call(
     fail = Fail(op, span)
     try:
         given, sinfo_args = _match(op, args, kwargs, fail)
-        ctx = BuildCtx(
-            op=op,
-            args=_convert_args(op, given, fail),
-            attrs=_convert_attrs(op, given, fail),
-            sinfo_args=sinfo_args,
-            span=span,
-        )
+        call_args = _convert_args(op, given, fail)
+        attrs = _convert_attrs(op, given, fail)
         if op.build is not None:
+            ctx = BuildCtx(op, call_args, attrs, sinfo_args, span)
             built = op.build(ctx)
             if built is not None:
                 return built
+            call_args, attrs, sinfo_args = ctx.args, ctx.attrs, ctx.sinfo_args
         return relax.Call(
             relax.Op(op.name),
-            tuple(a for a in ctx.args if a is not None),
-            attrs=tuple(ctx.attrs.items()),
-            sinfo_args=tuple(ctx.sinfo_args),
-            span=span,
+            tuple([a for a in call_args if a is not None]),
+            tuple(attrs.items()),
+            tuple(sinfo_args),
+            span,
         )
     except ParseError:
         raise

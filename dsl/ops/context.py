@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import numpy as np
+
+from tvmlite.diagnostics import ParseError, Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.registry import OpDef
-
-from tvmlite.diagnostics import ParseError, Span
 
 Shape = tuple[tir.PrimExpr, ...]
 VOID = relax.TupleStructInfo(())
@@ -103,9 +103,13 @@ class InferCtx:
         return self.call.args[index]
 
     def sinfo(self, index: int) -> relax.StructInfo:
-        if index >= len(self.call.args):
-            self.fail(f"expects at least {index + 1} arguments, got {len(self.call.args)}")
-        return sinfo_of(self.call.args[index], self.span)
+        args = self.call.args
+        if index >= len(args):
+            self.fail(f"expects at least {index + 1} arguments, got {len(args)}")
+        arg = args[index]
+        if isinstance(arg, relax.Var):
+            return arg.struct_info  # the first case of `sinfo_of`, inlined for speed
+        return sinfo_of(arg, self.span)
 
     def arg_name(self, index: int) -> str:
         names = self.op.arg_names
@@ -117,6 +121,8 @@ class InferCtx:
         """The struct info of a tensor argument (an unknown object passes as an
         unknown tensor); anything else is an error."""
         sinfo = self.sinfo(index)
+        if isinstance(sinfo, relax.TensorStructInfo):
+            return sinfo  # as `as_tensor` would, without naming the argument
         return self.as_tensor(sinfo, name or self.arg_name(index))
 
     def as_tensor(
@@ -149,6 +155,9 @@ class InferCtx:
 
     def shape_arg(self, index: int) -> Shape | None:
         """The values of a shape argument (`R.shape([2, n])` or a shape var)."""
+        args = self.call.args
+        if index < len(args) and type(args[index]) is relax.ShapeExpr:
+            return tuple(args[index].values)  # the values its struct info would hold
         sinfo = self.sinfo(index)
         if isinstance(sinfo, relax.ShapeStructInfo):
             return tuple(sinfo.values) if sinfo.values is not None else None

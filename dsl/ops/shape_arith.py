@@ -43,7 +43,7 @@ def same(a: object, b: object) -> bool:
     if ta is tuple:
         if type(b) is not tuple or len(a) != len(b):  # type: ignore[arg-type]
             return False
-        for x, y in zip(a, b):  # type: ignore[call-overload]
+        for x, y in zip(a, b, strict=True):  # type: ignore[call-overload]
             if not same(x, y):
                 return False
         return True
@@ -122,7 +122,10 @@ def mul(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
 def product(dims: tuple[tir.PrimExpr, ...] | list[tir.PrimExpr]) -> tir.PrimExpr:
     total = 1
     for d in dims:
-        value = as_int(to_index(d))
+        if type(d) is tir.IntImm:  # `as_int(to_index(d))` without building the copy
+            value = None if d.dtype == "bool" else int(d.value)
+        else:
+            value = as_int(to_index(d))
         if value is None:
             break
         total *= value

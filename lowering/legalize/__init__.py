@@ -6,15 +6,21 @@ kernel came from (kept as function attributes `op_name`, `op_kind`, `op_attrs`).
 """
 
 from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register their rules)
+    attention,
     binary,
+    conv,
     create,
     elementwise,
+    image,
     index,
     linalg,
     manipulate,
     nn,
     norm,
+    pool,
     reduce,
+    scatter,
+    search,
 )
 from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,

@@ -47,6 +47,17 @@ def _power(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
     return E.call("pow", a.dtype, a, b)
 
 
+def _atan2(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    return E.call("atan2", a.dtype, a, b)
+
+
+def _log_add_exp(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    """`max + log(1 + exp(min - max))`: exact and overflow-free."""
+    hi, lo = E.maximum(a, b), E.minimum(a, b)
+    one = E.const(1, a.dtype)
+    return E.add(hi, E.call("log", a.dtype, E.add(one, E.call("exp", a.dtype, E.sub(lo, hi)))))
+
+
 def _bitcall(name: str) -> Scalar2:
     def fn(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
         return E.call(name, a.dtype, a, b)
@@ -90,6 +101,8 @@ _KERNELS: dict[str, Scalar2] = {
     "floor_mod": _floor_mod,
     "mod": _arith("mod"),
     "power": _power,
+    "atan2": _atan2,
+    "log_add_exp": _log_add_exp,
     "maximum": _arith("max"),
     "minimum": _arith("min"),
     "equal": _arith("eq"),

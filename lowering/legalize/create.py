@@ -100,3 +100,53 @@ def legalize_triu(ctx: LegalizeCtx) -> relax.Expr:
 @register_legalize("relax.tril")
 def legalize_tril(ctx: LegalizeCtx) -> relax.Expr:
     return _trilu(ctx, False)
+
+
+def _prim_arg(ctx: LegalizeCtx, i: int) -> tir.PrimExpr:
+    arg = ctx.args[i]
+    if not isinstance(arg, relax.PrimValue):
+        raise LegalizeUnsupported("expected a prim value")
+    return ctx.k(arg.value)
+
+
+def eye_kernel(ctx: LegalizeCtx, k: tir.PrimExpr, args: tuple) -> relax.Expr:
+    shape, dtype = ctx.out_shape(), ctx.out_dtype()
+
+    def build(kb: te.KernelBuilder, *_: object) -> te.Tensor:
+        def body(i: tir.Var, j: tir.Var) -> tir.PrimExpr:
+            on = E.binary("eq", E.add(i, E.cast(k, "int64")), j)
+            return E.select(on, E.const(1, dtype), E.const(0, dtype))
+
+        return kb.compute(shape, body, "T_eye")
+
+    return ctx.call_te("eye", build, args=args)
+
+
+@register_legalize("relax.eye")
+def legalize_eye(ctx: LegalizeCtx) -> relax.Expr:
+    return eye_kernel(ctx, _prim_arg(ctx, 2), ())
+
+
+@register_legalize("relax.eye_like")
+def legalize_eye_like(ctx: LegalizeCtx) -> relax.Expr:
+    return eye_kernel(ctx, _prim_arg(ctx, 1), ())
+
+
+@register_legalize("relax.hamming_window")
+def legalize_hamming_window(ctx: LegalizeCtx) -> relax.Expr:
+    """`alpha - beta * cos(2 pi n / N')`, N' = size if periodic else size - 1."""
+    size, periodic, alpha, beta = (_prim_arg(ctx, i) for i in range(4))
+    shape, dtype = ctx.out_shape(), ctx.out_dtype()
+
+    def build(kb: te.KernelBuilder) -> te.Tensor:
+        def body(i: tir.Var) -> tir.PrimExpr:
+            n = E.cast(size, "float64")
+            denom = E.select(E.binary("ne", E.cast(periodic, "int64"), E.idx(0)), n, E.sub(n, 1.0))
+            denom = E.maximum(denom, E.const(1, "float64"))
+            phase = E.div(E.mul(E.const(6.283185307179586, "float64"), E.cast(i, "float64")), denom)
+            a, b = E.cast(alpha, "float64"), E.cast(beta, "float64")
+            return E.cast(E.sub(a, E.mul(b, E.call("cos", "float64", phase))), dtype)
+
+        return kb.compute(shape, body, "T_hamming_window")
+
+    return ctx.call_te("hamming_window", build, args=())

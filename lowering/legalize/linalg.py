@@ -93,3 +93,13 @@ def legalize_einsum(ctx: LegalizeCtx) -> relax.Expr:
         return kb.compute(shape, body, "T_einsum")
 
     return ctx.call_te("einsum", build)
+
+
+@register_legalize("relax.outer")
+def legalize_outer(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+
+    def build(kb: te.KernelBuilder, a: te.Tensor, b: te.Tensor) -> te.Tensor:
+        return kb.compute(shape, lambda i, j: E.mul(a[i], b[j]), "T_outer")
+
+    return ctx.call_te("outer", build)

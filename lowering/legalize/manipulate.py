@@ -249,3 +249,40 @@ def legalize_strided_slice(ctx: LegalizeCtx) -> relax.Expr:
         return kb.compute(shape, body, "T_strided_slice_with_axes")
 
     return ctx.call_te("strided_slice", build, args=ctx.args[:1])
+
+
+@register_legalize("relax.stack")
+def legalize_stack(ctx: LegalizeCtx) -> relax.Expr:
+    shape = ctx.out_shape()
+    axis = _axis(ctx.attrs.get("axis") or 0, len(shape))
+
+    def build(kb: te.KernelBuilder, xs: list[te.Tensor]) -> te.Tensor:
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            rest = [v for d, v in enumerate(ax) if d != axis]
+            out = xs[0].load(rest)
+            for i in range(1, len(xs)):
+                out = E.if_then_else(E.binary("eq", ax[axis], E.idx(i)), xs[i].load(rest), out)
+            return out
+
+        return kb.compute(shape, body, "T_stack")
+
+    return ctx.call_te("stack", build)
+
+
+@register_legalize("relax.reverse_sequence")
+def legalize_reverse_sequence(ctx: LegalizeCtx) -> relax.Expr:
+    """Reverse the first `seq_lengths[b]` elements along `seq_axis` of each batch."""
+
+    def build(kb: te.KernelBuilder, x: te.Tensor, lengths: te.Tensor) -> te.Tensor:
+        seq, batch = (_axis(ctx.attrs[a], x.ndim) for a in ("seq_axis", "batch_axis"))
+
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            n = E.cast(lengths[ax[batch]], "int64")
+            n = E.minimum(E.maximum(n, E.idx(1)), x.shape[seq])
+            index = list(ax)
+            index[seq] = E.select(E.binary("lt", ax[seq], n), E.sub(E.sub(n, 1), ax[seq]), ax[seq])
+            return x.load(index)
+
+        return kb.compute(x.shape, body, "T_reverse_sequence")
+
+    return ctx.call_te("reverse_sequence", build)

@@ -223,4 +223,67 @@ def legalize_cross_entropy(ctx: LegalizeCtx) -> tir.PrimExpr:
     return ctx.call_te("cross_entropy_with_logits", build)
 
 
+@register_legalize("relax.nn.nll_loss")
+def legalize_nll_loss(ctx: LegalizeCtx) -> tir.PrimExpr:
+    """Negative log-likelihood: `-w[t] * pred[n, t, ...]` per target (0 where
+    ignored), then summed, or divided by the summed weights for `mean`."""
+    reduction = ctx.attrs.get("reduction", "mean")
+    ignore = int(ctx.attrs.get("ignore_index", -100))
+
+    def build(kb: te.KernelBuilder, pred: te.Tensor, target: te.Tensor,
+              weight: te.Tensor | None = None) -> te.Tensor:  # fmt: skip
+        d = pred.dtype
+
+        def picked(ax: tuple[tir.Var, ...]) -> tuple[tir.PrimExpr, tir.PrimExpr, tir.PrimExpr]:
+            t = target[ax]
+            keep = E.binary("ne", t, E.const(ignore, t.dtype))
+            index = [t] if pred.ndim == 1 else [ax[0], t, *ax[1:]]
+            w = weight[t] if weight is not None else E.const(1, d)
+            return keep, pred.load(index), w
+
+        def loss(*ax: tir.Var) -> tir.PrimExpr:
+            keep, p, w = picked(ax)
+            return E.select(keep, E.mul(E.mul(p, w), E.const(-1, d)), E.const(0, d))
+
+        def wsum(*ax: tir.Var) -> tir.PrimExpr:
+            keep, _, w = picked(ax)
+            return E.select(keep, w, E.const(0, d))
+
+        losses = kb.compute(target.shape, loss, "nll_loss")
+        if reduction == "none":
+            return losses
+
+        def total(t: te.Tensor) -> te.Tensor:
+            def body() -> te.Reduce:
+                raxes = [te.reduce_axis(s, f"k{j}") for j, s in enumerate(t.shape)]
+                return te.sum_(t.load([r.var for r in raxes]), raxes)
+
+            return kb.compute((), body, f"{t.name}_red")
+
+        summed = total(losses)
+        if reduction == "sum":
+            return summed
+        weights = total(kb.compute(target.shape, wsum, "nll_weights"))
+        return kb.compute((), lambda: E.div(summed[()], weights[()]), "T_divide")
+
+    return ctx.call_te("nll_loss", build)
+
+
+@register_legalize("relax.nn.pixel_shuffle")
+def legalize_pixel_shuffle(ctx: LegalizeCtx) -> tir.PrimExpr:
+    """(N, C*r*r, H, W) -> (N, C, H*r, W*r)."""
+    r = int(ctx.attrs["upscale_factor"])
+    shape = ctx.out_shape()
+
+    def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
+        def body(*ax: tir.Var) -> tir.PrimExpr:
+            *lead, c, h, w = ax
+            channel = E.add(E.mul(c, r * r), E.add(E.mul(E.floormod(h, r), r), E.floormod(w, r)))
+            return x.load([*lead, channel, E.floordiv(h, r), E.floordiv(w, r)])
+
+        return kb.compute(shape, body, "PixelShuffle")
+
+    return ctx.call_te("pixel_shuffle", build)
+
+
 __all__ = ["softmax_stages", "substitute"]

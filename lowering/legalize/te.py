@@ -12,7 +12,7 @@ become root-block allocations. No state outlives a builder.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tvmlite.dsl import tir
@@ -104,7 +104,8 @@ class Tensor:
 @dataclass(eq=False)
 class Stage:
     """One TE operation: spatial `axis` vars over `shape`, and either plain bodies
-    (one per output) or a `Reduce`."""
+    (one per output) or a `Reduce`; or an extern operation (`te.extern`), whose
+    `extern` statement reads `extern_inputs` and writes the outputs itself."""
 
     name: str
     axis: tuple[tir.Var, ...]
@@ -112,6 +113,8 @@ class Stage:
     bodies: tuple[tir.PrimExpr, ...] | Reduce
     outputs: list[Tensor] = field(default_factory=list)
     annotations: tuple[tuple[str, Any], ...] = ()
+    extern: tir.Stmt | None = None
+    extern_inputs: tuple[Tensor, ...] = ()
 
 
 def make_buffer(name: str, shape: Sequence[E.Expr], dtype: str) -> tir.Buffer:
@@ -173,7 +176,35 @@ class KernelBuilder:
 
     # ------------------------------------------------------------ emission
 
+    def extern(
+        self,
+        name: str,
+        outputs: Sequence[tuple[str, Sequence[E.Expr], str, bool]],
+        inputs: Sequence[Tensor],
+        fbody: Callable[[list[tir.Buffer], list[tir.Buffer]], tir.Stmt],
+    ) -> list[Tensor]:
+        """A `te.extern` stage: `outputs` are (name, shape, dtype, has_offset);
+        `fbody(input buffers, output buffers)` gives the statement. Inputs that
+        are placeholders get a symbolic `elem_offset`, as TVM declares them."""
+        for t in inputs:
+            if t.stage is None and t.buffer.elem_offset is None:
+                del self._by_buffer[t.buffer]
+                t.buffer = replace(t.buffer, elem_offset=tir.Var("elem_offset", INDEX))
+                self._by_buffer[t.buffer] = t
+        stage = Stage(name, (), (), (), extern_inputs=tuple(inputs))
+        for bname, shape, dtype, offset in outputs:
+            buf = make_buffer(bname, shape, dtype)
+            if offset:
+                buf = replace(buf, elem_offset=tir.Var("elem_offset", INDEX))
+            out = Tensor(buf, stage)
+            stage.outputs.append(out)
+            self._by_buffer[buf] = out
+        stage.extern = fbody([t.buffer for t in inputs], [o.buffer for o in stage.outputs])
+        return stage.outputs
+
     def _inputs(self, stage: Stage) -> list[Tensor]:
+        if stage.extern is not None:
+            return list(stage.extern_inputs)
         exprs = stage.bodies.source if isinstance(stage.bodies, Reduce) else stage.bodies
         found: list[Tensor] = []
         for load in collect_loads(exprs, post_order=True):
@@ -242,6 +273,9 @@ def _block_names(stages: list[Stage]) -> list[str]:
 
 def emit_stage(stage: Stage, block_name: str) -> tir.Stmt:
     """The loop nest and block of one stage."""
+    if stage.extern is not None:
+        block = tir.Block(block_name, (), (), (), stage.extern)
+        return tir.BlockRealize((), tir.IntImm("bool", 1), block)
     reduce = stage.bodies if isinstance(stage.bodies, Reduce) else None
     raxes = reduce.axes if reduce else ()
     loop_vars = [*stage.axis, *(r.var for r in raxes)]

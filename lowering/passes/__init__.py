@@ -1,5 +1,9 @@
 """The passes over IRModules, one per file."""
 
+from tvmlite.lowering.passes.annotate_tir_op_pattern import AnnotateTIROpPattern
+from tvmlite.lowering.passes.dead_code_elimination import DeadCodeElimination
+from tvmlite.lowering.passes.fuse_ops import FuseOps
+from tvmlite.lowering.passes.fuse_tir import FuseTIR
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 
-__all__ = ["LegalizeOps"]
+__all__ = ["AnnotateTIROpPattern", "DeadCodeElimination", "FuseOps", "FuseTIR", "LegalizeOps"]

@@ -2,7 +2,13 @@
 sequences, and decorators to write passes of your own."""
 
 from tvmlite.lowering.legalize import op_info, register_legalize
-from tvmlite.lowering.passes import LegalizeOps
+from tvmlite.lowering.passes import (
+    AnnotateTIROpPattern,
+    DeadCodeElimination,
+    FuseOps,
+    FuseTIR,
+    LegalizeOps,
+)
 from tvmlite.lowering.transform import (
     FunctionPass,
     ModulePass,
@@ -18,6 +24,10 @@ from tvmlite.lowering.transform import (
 )
 
 __all__ = [
+    "AnnotateTIROpPattern",
+    "DeadCodeElimination",
+    "FuseOps",
+    "FuseTIR",
     "FunctionPass",
     "LegalizeOps",
     "ModulePass",

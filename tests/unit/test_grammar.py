@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lark import Lark
 from tvmlite.dsl import syntax as S
 from tvmlite.grammar import GRAMMAR, _parser, parse_expression, parse_syntax
+from tvmlite.grammar.indenter import UNSUPPORTED_KEYWORDS
 from tvmlite.grammar.lexer import TvmsLexer
 
 from tvmlite.diagnostics import ParseError, Source, Span
@@ -98,7 +99,8 @@ def assert_like_python(text: str) -> None:
 
 
 def test_every_rule_has_a_builder_method() -> None:
-    lark, builder = _parser()
+    parser = _parser()
+    lark, builder = parser.lark, parser.builder
     for rule in lark.rules:
         name = rule.alias or rule.origin.name
         inlined = name.startswith("_") or (rule.options.expand1 and len(rule.expansion) == 1)
@@ -111,17 +113,31 @@ LEXER_SAMPLES = [
     "a <<= b >>= c **= d //= e -> f @ g @= h != i == j >= k <= l\n",
     "def f[n](a: int = 1, *b, **c):  # comment\n    return (x,\n            y)\n",
     "with T.sblock('x'):\n\tpass\\\n  ; is_not, not_in, isnot, notin, not  in, is\tnot\n",
+    "T.axis.remap(a . b, f(x).y.z, True.real, x.if_, x.True, 1.e5, a.b.1, x.\\\n y)  \t",
 ]
 
 
 @pytest.mark.parametrize("text", LEXER_SAMPLES)
 def test_lexer_agrees_with_larks_lexer(text: str) -> None:
     # TvmsLexer's speed rests on assumptions about tvms.lark (see its docstring).
-    lark, _ = _parser()
+    lexer = _parser().lexer
     reference = Lark(GRAMMAR.read_text(), parser="lalr", lexer="basic", start="module")
-    ours = [(t.type, t.value) for t in lark.parser.lexer.lexer.lexer.lex(text)]
-    assert ours == [(t.type, t.value) for t in reference.lex(text)]
-    assert isinstance(lark.parser.lexer.lexer.lexer, TvmsLexer)
+    ours = [(t.type, t.value, t.start_pos, t.line, t.column, t.end_line, t.end_column)
+            for t in lexer.tokenize(text)]  # fmt: skip
+    expected = [(t.type, t.value, t.start_pos, t.line, t.column, t.end_line, t.end_column)
+                for t in reference.lex(text)]  # fmt: skip
+    assert ours == expected
+    assert isinstance(lexer, TvmsLexer)
+
+
+def test_dotted_names_never_hold_keywords() -> None:
+    # DOTTED_NAME must leave out every word that lexes as something other than a NAME,
+    # or `True.real` and `x.yield` would change meaning or error.
+    lexer = _parser().lexer
+    for word in [*lexer.words, *UNSUPPORTED_KEYWORDS]:
+        for text in (f"{word}.x", f"x.{word}", f"x.{word}.y"):
+            tokens = lexer.tokenize(text)
+            assert all(word not in t.value.split(".") for t in tokens if t.type == "DOTTED_NAME")
 
 
 # ------------------------------------------------------------------ expressions
@@ -294,6 +310,27 @@ def test_spans() -> None:
     )  # fmt: skip
 
 
+def test_dotted_names_are_attribute_chains() -> None:
+    # `T.axis.remap` is one token; its nodes and spans are those of `T . axis . remap`.
+    def where(node: S.Node) -> tuple[int, int, int, int]:
+        return (node.span.line, node.span.column, node.span.end_line, node.span.end_column)
+
+    remap = stmt("x = (T.axis.remap, f(a).b.c)\n").value.elts
+    assert remap[0] == expr("T . axis . remap") and S.dotted(remap[0]) == "T.axis.remap"
+    assert [where(remap[0]), where(remap[0].value), where(remap[0].value.value)] == [
+        (1, 6, 1, 18), (1, 6, 1, 12), (1, 6, 1, 7)
+    ]  # fmt: skip
+    assert remap[1] == expr("f(a) . b . c")
+    assert [where(remap[1]), where(remap[1].value)] == [(1, 20, 1, 28), (1, 20, 1, 26)]
+    assert expr("True.real") == S.Attribute(S.Constant(True), "real")
+    assert stmt("import a.b.c as d") == S.Import("a.b.c", (("a.b.c", "d"),))
+    assert stmt("from a.b import c") == S.Import("a.b", (("c", None),))
+    node = parse_expression("n.m + 1", Span(Source('x = R.Tensor(("n.m + 1",))'), 1, 15, 1, 24))
+    assert (node.left.span.column, node.left.span.end_column, node.left.value.span.end_column) == (
+        16, 19, 17
+    )  # fmt: skip
+
+
 def test_expression_spans_map_into_the_enclosing_literal() -> None:
     text = 'x = R.Tensor(("n + 1",))'
     literal = Span(Source(text, "f.tvms"), 1, 15, 1, 22)
@@ -341,6 +378,14 @@ ERRORS = [
     ("class A(metaclass=M):\n    pass\n", 1, 9, "class keyword arguments"),
     ("x = 1j\n", 1, 5, "complex literals"),
     ("for x in y:\n    pass\nelse:\n    pass\n", 3, 1, "unexpected keyword 'else'"),
+    # A problem found while lexing waits until the parser gets there.
+    ("x = )\ny = $\n", 1, 5, "unexpected ')'"),
+    ("x = )\n  y = 1\n", 1, 5, "unexpected ')'"),
+    # A dotted name fails where its first name or dot would.
+    ("def f.g():\n    pass\n", 1, 6, "unexpected '.', expected '(' or '['"),
+    ("x = 1 a.b\n", 1, 7, "unexpected name 'a'"),
+    ("x = a.b.if\n", 1, 9, "unexpected keyword 'if', expected a name"),
+    ("x = a.yield\n", 1, 7, "'yield' is not supported"),
 ]
 
 

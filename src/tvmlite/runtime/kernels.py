@@ -31,8 +31,8 @@ class PrimFuncKernel:
     turns a failed assert into `TVMLiteError`. Returns None (outputs are written
     into the arrays passed in)."""
 
-    def __init__(self, library: KernelLibrary, sig: KernelSignature, address: int) -> None:
-        self.library = library  # keeps the machine code alive
+    def __init__(self, library: Any, sig: KernelSignature, address: int) -> None:
+        self.library = library  # whatever owns the machine code: keeps it alive
         self.signature = sig
         self.name = sig.name
         self._binder = ArgumentBinder(sig)
@@ -64,12 +64,9 @@ class KernelLibrary:
 
     def __init__(self, funcs: Mapping[str, tir.PrimFunc], *, optimize: bool = True) -> None:
         start = time.perf_counter()
-        self.lowered: dict[str, tir.PrimFunc] = {}
-        self.signatures: dict[str, KernelSignature] = {}
-        for name, func in funcs.items():
-            lowered = _with_context(name, lower_prim_func, func)
-            self.lowered[name] = lowered
-            self.signatures[name] = kernel_signature(func, name, lowered.body)
+        kernels = lower_kernels(funcs)
+        self.lowered = {name: lowered for name, (lowered, _) in kernels.items()}
+        self.signatures = {name: sig for name, (_, sig) in kernels.items()}
         stamp = time.perf_counter()
         module = ir.Module(name="tvmlite")
         for name, lowered in self.lowered.items():
@@ -98,6 +95,17 @@ class KernelLibrary:
     @property
     def total_ms(self) -> float:
         return sum(self.timings.values())
+
+
+def lower_kernels(
+    funcs: Mapping[str, tir.PrimFunc],
+) -> dict[str, tuple[tir.PrimFunc, KernelSignature]]:
+    """Each prim function lowered for codegen, with its calling convention."""
+    out: dict[str, tuple[tir.PrimFunc, KernelSignature]] = {}
+    for name, func in funcs.items():
+        lowered = _with_context(name, lower_prim_func, func)
+        out[name] = (lowered, kernel_signature(func, name, lowered.body))
+    return out
 
 
 def _with_context(name: str, fn: Any, *args: Any) -> Any:

@@ -61,14 +61,16 @@ class Options:
     of a statement sequence or binding block. `dtypes` are the scalar and element
     dtypes to draw from; `symbolic` allows symbolic dims (`n = T.int64()`, `"n"`).
     `dialect` is the spelling the program is meant for: constructs only 0.27 can
-    express are built only for it."""
+    express are built only for it. Names are drawn from a small pool so that the
+    printer must de-duplicate them, unless `unique_names`."""
 
-    max_depth: int = 3
+    max_depth: int = 2
     max_stmts: int = 3
     dtypes: tuple[str, ...] = DEFAULT_DTYPES
     symbolic: bool = True
     constructs: frozenset[str] = field(default=ALL_CONSTRUCTS)
     dialect: str = CLASSIC
+    unique_names: bool = False  # no two vars share a name hint (no de-duplication)
 
     def has(self, construct: str) -> bool:
         if construct == "bind" and self.dialect != TVM027:

@@ -16,6 +16,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.ops.registry import REQUIRED
+from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
 from tvmlite.testing.tir_func import draw_prim_func
 from tvmlite.testing.tir_gen import VAR_NAMES, Draw
@@ -64,9 +65,14 @@ class RelaxGen:
         floats = [d for d in numeric if dt.is_float(d)]
         self.tensor_dtypes = tuple(floats or numeric or ["float32"])
         self.ops = simple_ops()
+        self.named = 0
 
     def name(self) -> str:
-        return self.draw(st.sampled_from(VAR_NAMES))
+        base = pick(self.draw, VAR_NAMES)
+        if not self.options.unique_names:
+            return base
+        self.named += 1
+        return f"{base}{self.named}"
 
     def has(self, construct: str) -> bool:
         return self.options.has(construct)
@@ -74,14 +80,14 @@ class RelaxGen:
     # ------------------------------------------------------------ struct info
 
     def dim(self, static: bool = False) -> tir.PrimExpr:
-        if not static and self.shape_vars and self.draw(st.integers(0, 3)) == 0:
-            return self.draw(st.sampled_from(self.shape_vars))
-        return tir.IntImm(I64, self.draw(st.integers(1, 4)))
+        if not static and self.shape_vars and self.draw(ints(0, 3)) == 0:
+            return pick(self.draw, self.shape_vars)
+        return tir.IntImm(I64, self.draw(ints(1, 4)))
 
     def tensor(self, static: bool = False, ndim: int | None = None) -> relax.TensorStructInfo:
-        rank = self.draw(st.integers(0, 3)) if ndim is None else ndim
+        rank = self.draw(ints(0, 3)) if ndim is None else ndim
         shape = tuple(self.dim(static) for _ in range(rank))
-        dtype = self.draw(st.sampled_from(self.tensor_dtypes))
+        dtype = pick(self.draw, self.tensor_dtypes)
         return relax.TensorStructInfo(shape=shape, dtype=dtype, ndim=rank)
 
     # ------------------------------------------------------------ bindings
@@ -92,15 +98,18 @@ class RelaxGen:
         tensors = [v for v in env if isinstance(v.struct_info, relax.TensorStructInfo)]
         if self.has("tuples") and env:
             kinds.append("tuple")
-            if any(isinstance(v.struct_info, relax.TupleStructInfo) and v.struct_info.fields for v in env):
+            if any(
+                isinstance(v.struct_info, relax.TupleStructInfo) and v.struct_info.fields
+                for v in env
+            ):
                 kinds.append("get_item")
         if self.has("match_cast") and tensors:
             kinds.append("match_cast")
         if self.has("constants"):
             kinds.append("constant")
-        kind = self.draw(st.sampled_from(kinds))
+        kind = pick(self.draw, kinds)
         if kind == "match_cast":
-            value = self.draw(st.sampled_from(tensors))
+            value = pick(self.draw, tensors)
             target = self.cast_target(value.struct_info)
             return relax.MatchCast(var_class(self.name(), target), value, target)
         value = getattr(self, "_" + kind)(env)
@@ -111,15 +120,15 @@ class RelaxGen:
         if not tensors:
             return self._constant(env)
         for _ in range(4):
-            op = self.draw(st.sampled_from(self.ops))
+            op = pick(self.draw, self.ops)
             count = sum(1 for a in op.arg_names if not a.optional)
-            first = self.draw(st.sampled_from(tensors))
+            first = pick(self.draw, tensors)
             same = [v for v in tensors if v.struct_info == first.struct_info]
-            args = [first] + [self.draw(st.sampled_from(same)) for _ in range(count - 1)]
+            args = [first] + [pick(self.draw, same) for _ in range(count - 1)]
             call = _try_call(op.name, args)
             if call is not None:
                 return call
-        first = self.draw(st.sampled_from(tensors))
+        first = pick(self.draw, tensors)
         call = _try_call("relax.add", [first, first]) or _try_call("relax.abs", [first])
         return call if call is not None else relax.Tuple((first,))
 
@@ -129,24 +138,34 @@ class RelaxGen:
 
     def _get_item(self, env: list[relax.Var]) -> relax.Expr:
         tuples = [
-            v for v in env if isinstance(v.struct_info, relax.TupleStructInfo) and v.struct_info.fields
+            v
+            for v in env
+            if isinstance(v.struct_info, relax.TupleStructInfo) and v.struct_info.fields
         ]
-        var = self.draw(st.sampled_from(tuples))
-        index = self.draw(st.integers(0, len(var.struct_info.fields) - 1))
+        var = pick(self.draw, tuples)
+        index = self.draw(ints(0, len(var.struct_info.fields) - 1))
         return relax.TupleGetItem(var, index)
 
     def _constant(self, env: list[relax.Var]) -> relax.Expr:
-        dtype = self.draw(st.sampled_from(self.tensor_dtypes))
-        value = self.draw(st.integers(-8, 8) if not dt.is_float(dtype) else st.sampled_from([0.0, -0.0, 0.5, 1.25, -3.0]))
+        dtype = pick(self.draw, self.tensor_dtypes)
+        value = self.draw(
+            ints(-8, 8) if not dt.is_float(dtype) else st.sampled_from([0.0, -0.0, 0.5, 1.25, -3.0])
+        )
         return relax.Constant(np.array(value, dtype=dtype))
 
     def cast_target(self, sinfo: relax.TensorStructInfo) -> relax.TensorStructInfo:
         """The struct info a match_cast checks: the same rank, with some dims
         replaced by fresh symbolic vars (defined by the cast)."""
-        assert isinstance(sinfo.shape, tuple)
-        shape = []
-        for dim in sinfo.shape:
-            if self.options.symbolic and self.draw(st.booleans()):
+        dims: tuple[tir.PrimExpr | None, ...]
+        if isinstance(sinfo.shape, tuple):
+            dims = sinfo.shape
+        else:  # unknown shape: the cast states one
+            dims = (None,) * (sinfo.ndim if sinfo.ndim >= 0 else self.draw(ints(0, 2)))
+        shape: list[tir.PrimExpr] = []
+        for dim in dims:
+            if dim is None and not self.options.symbolic:
+                shape.append(self.dim(static=True))
+            elif self.options.symbolic and (dim is None or self.draw(BOOLS)):
                 var = tir.Var(self.name(), I64)
                 self.shape_vars.append(var)
                 shape.append(var)
@@ -173,17 +192,19 @@ def struct_info_strategy(gen: RelaxGen, depth: int) -> st.SearchStrategy[relax.S
         kinds = ["tensor", "tensor", "shape", "prim", "object", "unknown"]
         if depth > 0:
             kinds.append("tuple")
-        kind = draw(st.sampled_from(kinds))
+        kind = pick(draw, kinds)
         if kind == "tensor":
             return gen.tensor()
         if kind == "unknown":
-            ndim = draw(st.integers(-1, 3))
-            return relax.TensorStructInfo(shape=None, dtype=draw(st.sampled_from(gen.tensor_dtypes)), ndim=ndim)
+            ndim = draw(ints(-1, 3))
+            return relax.TensorStructInfo(
+                shape=None, dtype=pick(draw, gen.tensor_dtypes), ndim=ndim
+            )
         if kind == "shape":
-            values = tuple(gen.dim() for _ in range(draw(st.integers(0, 3))))
+            values = tuple(gen.dim() for _ in range(draw(ints(0, 3))))
             return relax.ShapeStructInfo(values=values, ndim=len(values))
         if kind == "prim":
-            return relax.PrimStructInfo(draw(st.sampled_from(gen.options.dtypes)))
+            return relax.PrimStructInfo(pick(draw, gen.options.dtypes))
         if kind == "object":
             return relax.ObjectStructInfo()
         fields = draw(st.lists(struct_info_strategy(gen, depth - 1), max_size=3))
@@ -208,27 +229,33 @@ def draw_relax_function(
     Prim functions that `R.call_tir` needs are added to `module`."""
     gen = RelaxGen(draw, options)
     if options.symbolic:
-        gen.shape_vars = [tir.Var(gen.name(), I64) for _ in range(draw(st.integers(0, 2)))]
-    params = [relax.Var(gen.name(), gen.tensor()) for _ in range(draw(st.integers(1, 3)))]
+        gen.shape_vars = [tir.Var(gen.name(), I64) for _ in range(draw(ints(0, 2)))]
+    params = [relax.Var(gen.name(), gen.tensor()) for _ in range(draw(ints(1, 3)))]
     for var in list(gen.shape_vars):  # a shape var must be defined by some param
         if not any(var in _dims(p.struct_info) for p in params):
-            params.append(relax.Var(gen.name(), relax.TensorStructInfo((var,), gen.tensor_dtypes[0], 1)))
-    if options.has("relax_if") and draw(st.booleans()):
+            params.append(
+                relax.Var(gen.name(), relax.TensorStructInfo((var,), gen.tensor_dtypes[0], 1))
+            )
+    if options.has("relax_if") and draw(BOOLS):
         params.append(relax.Var(gen.name(), relax.PrimStructInfo("bool")))
     env: list[relax.Var] = list(params)
     blocks: list[relax.BindingBlock] = []
-    if options.has("dataflow") and draw(st.booleans()):
+    if options.has("dataflow") and draw(BOOLS):
         blocks.append(_dataflow_block(gen, env))
     bindings = []
-    for _ in range(draw(st.integers(0, options.max_stmts))):
+    for _ in range(draw(ints(0, options.max_stmts))):
         binding = _plain_binding(gen, env, module, callees)
         bindings.append(binding)
         env.append(binding.var)
     if bindings:
         blocks.append(relax.BindingBlock(tuple(bindings)))
-    body: relax.Expr = draw(st.sampled_from([v for v in env if not isinstance(v, relax.DataflowVar)]))
+    body: relax.Expr = draw(
+        st.sampled_from([v for v in env if not isinstance(v, relax.DataflowVar)])
+    )
     attrs = (("global_symbol", name),) if public else ()
-    return relax.Function(tuple(params), relax.SeqExpr(tuple(blocks), body), ops.sinfo_of(body), attrs=attrs)
+    return relax.Function(
+        tuple(params), relax.SeqExpr(tuple(blocks), body), ops.sinfo_of(body), attrs=attrs
+    )
 
 
 def _dims(sinfo: relax.StructInfo) -> tuple[tir.PrimExpr, ...]:
@@ -238,8 +265,8 @@ def _dims(sinfo: relax.StructInfo) -> tuple[tir.PrimExpr, ...]:
 
 
 def _dataflow_block(gen: RelaxGen, env: list[relax.Var]) -> relax.BindingBlock:
-    count = gen.draw(st.integers(1, gen.options.max_stmts))
-    outputs = gen.draw(st.integers(1, count))
+    count = gen.draw(ints(1, gen.options.max_stmts))
+    outputs = gen.draw(ints(1, count))
     local = list(env)
     bindings = []
     for index in range(count):
@@ -264,7 +291,7 @@ def _plain_binding(
         kinds.append("call_tir")
     if callees:
         kinds.append("call")
-    kind = gen.draw(st.sampled_from(kinds))
+    kind = pick(gen.draw, kinds)
     if kind == "if":
         return _if_binding(gen, env)
     if kind == "call_tir":
@@ -272,32 +299,34 @@ def _plain_binding(
         return _call_tir(gen, static, module)
     if kind == "call":
         assert callees
-        callee_name = gen.draw(st.sampled_from(sorted(callees)))
+        callee_name = pick(gen.draw, sorted(callees))
         callee = callees[callee_name]
         args = []
         for param in callee.params:
-            same = [v for v in env if v.struct_info == param.struct_info and _static(param.struct_info)]
+            same = [
+                v for v in env if v.struct_info == param.struct_info and _static(param.struct_info)
+            ]
             if not same:
                 return gen.binding(env, dataflow=False, output=True)
-            args.append(gen.draw(st.sampled_from(same)))
+            args.append(pick(gen.draw, same))
         call = relax.Call(relax.GlobalVar(callee_name), tuple(args))
         return relax.VarBinding(relax.Var(gen.name(), callee.ret_struct_info), call)
     return gen.binding(env, dataflow=False, output=True)
 
 
 def _if_binding(gen: RelaxGen, env: list[relax.Var]) -> relax.Binding:
-    cond = gen.draw(st.sampled_from([v for v in env if _is_bool(v)]))
+    cond = pick(gen.draw, [v for v in env if _is_bool(v)])
     tensors = [v for v in env if isinstance(v.struct_info, relax.TensorStructInfo)]
-    chosen = gen.draw(st.sampled_from(tensors or env))
+    chosen = pick(gen.draw, tensors or env)
     branches = []
     for _ in range(2):
         branch_env = list(env)
         bindings = []
-        if gen.draw(st.booleans()):
+        if gen.draw(BOOLS):
             binding = gen.binding(branch_env, dataflow=False, output=True)
             bindings.append(binding)
         same = [v for v in env if v.struct_info == chosen.struct_info]
-        result = gen.draw(st.sampled_from(same))
+        result = pick(gen.draw, same)
         blocks = (relax.BindingBlock(tuple(bindings)),) if bindings else ()
         branches.append(relax.SeqExpr(blocks, result))
     value = relax.If(cond, branches[0], branches[1])
@@ -306,7 +335,7 @@ def _if_binding(gen: RelaxGen, env: list[relax.Var]) -> relax.Binding:
 
 def _call_tir(gen: RelaxGen, static: list[relax.Var], module: dict[str, Any]) -> relax.Binding:
     args = gen.draw(st.lists(st.sampled_from(static), min_size=1, max_size=2))
-    out = gen.tensor(static=True, ndim=gen.draw(st.integers(1, 2)))
+    out = gen.tensor(static=True, ndim=gen.draw(ints(1, 2)))
     name = f"tir_{len(module)}"
     while name in module:
         name += "_"
@@ -314,7 +343,9 @@ def _call_tir(gen: RelaxGen, static: list[relax.Var], module: dict[str, Any]) ->
     params += ((_shape_ints(out), out.dtype),)
     module[name] = draw_prim_func(gen.draw, gen.options, name, public=False, tensor_params=params)
     call = relax.Call(
-        relax.Op("relax.call_tir"), (relax.GlobalVar(name), relax.Tuple(tuple(args))), sinfo_args=(out,)
+        relax.Op("relax.call_tir"),
+        (relax.GlobalVar(name), relax.Tuple(tuple(args))),
+        sinfo_args=(out,),
     )
     return relax.VarBinding(relax.Var(gen.name(), out), call)
 

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.testing.draws import BOOLS, ints
 from tvmlite.testing.options import ALL_CONSTRUCTS, DEFAULT_DTYPES, Options, make_options
 from tvmlite.testing.relax_gen import RelaxGen, draw_relax_function, struct_info_strategy
 from tvmlite.testing.tir_func import draw_prim_func
@@ -108,16 +109,16 @@ def ir_modules(**knobs: Any) -> st.SearchStrategy[IRModule]:
     @st.composite
     def build(draw: Any) -> IRModule:
         functions: dict[str, Any] = {}
-        for index in range(draw(st.integers(0, 2))):
+        for index in range(draw(ints(0, 1))):
             name = f"prim{index}"
-            functions[name] = draw_prim_func(draw, options, name, public=draw(st.booleans()))
+            functions[name] = draw_prim_func(draw, options, name, public=draw(BOOLS))
         callees: dict[str, Any] = {}
         names = draw(st.lists(st.sampled_from(("main", "helper", "f")), max_size=2, unique=True))
         if not names and not functions:
             names = ["main"]
         for name in sorted(names, key=_main_last):
             func = draw_relax_function(
-                draw, options, name, public=draw(st.booleans()), module=functions, callees=callees
+                draw, options, name, public=draw(BOOLS), module=functions, callees=callees
             )
             functions[name] = func
             callees[name] = func

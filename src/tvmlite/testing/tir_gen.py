@@ -9,6 +9,7 @@ with their element dtype), so that printing and parsing back is the identity.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import TVM027
+from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -41,8 +43,10 @@ def int_range(dtype: str) -> tuple[int, int]:
     return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
 
 
+@functools.lru_cache(maxsize=64)
 def literals(dtype: str) -> st.SearchStrategy[tir.PrimExpr]:
-    """Immediates of `dtype`, edge cases first: extremes, -0.0, inf, nan."""
+    """Immediates of `dtype`, edge cases first: extremes, -0.0, inf, nan. Cached
+    like `draws.ints`: an immutable strategy, built once per dtype."""
     if dt.is_float(dtype):
         width = {16: 16, 32: 32}.get(dt.bits(dtype), 64)
         edges = st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, math.inf, -math.inf, math.nan])
@@ -50,7 +54,7 @@ def literals(dtype: str) -> st.SearchStrategy[tir.PrimExpr]:
         return values.map(lambda v: tir.FloatImm(dtype, v))
     lo, hi = int_range(dtype)
     edges = st.sampled_from(sorted({lo, hi, 0, 1, max(lo, -1)}))
-    return st.one_of(edges, st.integers(lo, hi)).map(lambda v: tir.IntImm(dtype, v))
+    return st.one_of(edges, ints(lo, hi)).map(lambda v: tir.IntImm(dtype, v))
 
 
 @dataclass
@@ -78,9 +82,14 @@ class TIRGen:
         self.dtypes = tuple(d for d in options.dtypes if d not in ("handle", "void"))
         self.numeric = tuple(d for d in self.dtypes if not dt.is_bool(d)) or ("int32",)
         self.saw_block = False
+        self.named = 0
 
-    def name(self) -> str:
-        return self.draw(st.sampled_from(VAR_NAMES))
+    def name(self, pool: tuple[str, ...] = VAR_NAMES) -> str:
+        base = pick(self.draw, pool)
+        if not self.options.unique_names:
+            return base
+        self.named += 1
+        return f"{base}{self.named}"
 
     def has(self, construct: str) -> bool:
         return self.options.has(construct)
@@ -100,60 +109,64 @@ class TIRGen:
                 kinds += ["select", "if_then_else"]
             if self.has("cast"):
                 kinds.append("cast")
-        kind = self.draw(st.sampled_from(kinds))
+        kind = pick(self.draw, kinds)
         return getattr(self, "_" + kind)(dtype, scope, depth - 1)
 
     def _literal(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         return self.draw(literals(dtype))
 
     def _var(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
-        return self.draw(st.sampled_from([v for v in scope.vars if v.dtype == dtype]))
+        return pick(self.draw, [v for v in scope.vars if v.dtype == dtype])
 
     def _load(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
-        buffer = self.draw(st.sampled_from([b for b in scope.buffers if b.dtype == dtype]))
+        buffer = pick(self.draw, [b for b in scope.buffers if b.dtype == dtype])
         return tir.BufferLoad(buffer, self.indices(buffer, scope, depth), dtype)
 
     def _arith(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         ops = FLOAT_ARITH if dt.is_float(dtype) else INT_ARITH
-        kind = self.draw(st.sampled_from(ops))
+        kind = pick(self.draw, ops)
         a, b = self.expr(dtype, scope, depth), self.expr(dtype, scope, depth)
         return tir.BinaryOp(kind, a, b, dtype)
 
     def _compare(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
-        operand = self.draw(st.sampled_from(self.numeric))
-        kind = self.draw(st.sampled_from(tir.COMPARE_OPS))
+        operand = pick(self.draw, self.numeric)
+        kind = pick(self.draw, tir.COMPARE_OPS)
         a, b = self.expr(operand, scope, depth), self.expr(operand, scope, depth)
         return tir.BinaryOp(kind, a, b, "bool")
 
     def _logic(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
-        kind = self.draw(st.sampled_from(tir.LOGIC_OPS))
-        return tir.BinaryOp(kind, self.expr("bool", scope, depth), self.expr("bool", scope, depth), "bool")
+        kind = pick(self.draw, tir.LOGIC_OPS)
+        return tir.BinaryOp(
+            kind, self.expr("bool", scope, depth), self.expr("bool", scope, depth), "bool"
+        )
 
     def _not(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         return tir.Not(self.expr("bool", scope, depth))
 
     def _select(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         cond = self.expr("bool", scope, depth)
-        return tir.Select(cond, self.expr(dtype, scope, depth), self.expr(dtype, scope, depth), dtype)
+        return tir.Select(
+            cond, self.expr(dtype, scope, depth), self.expr(dtype, scope, depth), dtype
+        )
 
     def _if_then_else(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         args = (self.expr("bool", scope, depth), self.expr(dtype, scope, depth))
         return tir.Call(dtype, "if_then_else", (*args, self.expr(dtype, scope, depth)))
 
     def _cast(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
-        source = self.draw(st.sampled_from([d for d in self.dtypes if d != dtype] or [dtype]))
+        source = pick(self.draw, [d for d in self.dtypes if d != dtype] or [dtype])
         return tir.Cast(dtype, self.expr(source, scope, depth))
 
     def index(self, scope: Scope, depth: int) -> tir.PrimExpr:
         """An int32 index: a literal in range, a var, or arithmetic over them."""
-        if any(v.dtype == "int32" for v in scope.vars) and self.draw(st.booleans()):
+        if any(v.dtype == "int32" for v in scope.vars) and self.draw(BOOLS):
             base = self._var("int32", scope, 0)
-            if depth > 0 and self.draw(st.booleans()):
-                kind = self.draw(st.sampled_from(("add", "mul", "floordiv", "floormod")))
-                step = tir.IntImm("int32", self.draw(st.integers(2, 4)))
+            if depth > 0 and self.draw(BOOLS):
+                kind = pick(self.draw, ("add", "mul", "floordiv", "floormod"))
+                step = tir.IntImm("int32", self.draw(ints(2, 4)))
                 return tir.BinaryOp(kind, base, step, "int32")
             return base
-        return tir.IntImm("int32", self.draw(st.integers(0, 3)))
+        return tir.IntImm("int32", self.draw(ints(0, 3)))
 
     def indices(self, buffer: tir.Buffer, scope: Scope, depth: int) -> tuple[tir.PrimExpr, ...]:
         return tuple(self.index(scope, depth) for _ in buffer.shape)
@@ -162,7 +175,7 @@ class TIRGen:
 
     def seq(self, scope: Scope, depth: int) -> tir.Stmt:
         """One to `max_stmts` statements; a Bind or LetStmt scopes over what follows."""
-        count = self.draw(st.integers(1, self.options.max_stmts))
+        count = self.draw(ints(1, self.options.max_stmts))
         items: list[tir.Stmt] = []
         for index in range(count):
             last = index == count - 1
@@ -171,17 +184,21 @@ class TIRGen:
                 kinds += self._compound_kinds(scope)
             if self.has("bind") and not last:
                 kinds.append("bind")
-            kind = self.draw(st.sampled_from(kinds))
+            kind = pick(self.draw, kinds)
             if kind == "let":  # the body is the rest of the sequence
-                var = tir.Var(self.name(), self.draw(st.sampled_from(self.numeric)))
+                var = tir.Var(self.name(), pick(self.draw, self.numeric))
                 value = self.expr(var.dtype, scope, depth)
                 scope = scope.child()
                 scope.vars.append(var)
-                rest = self.seq(scope, depth - 1) if last else self._rest(scope, depth, count - index - 1)
+                rest = (
+                    self.seq(scope, depth - 1)
+                    if last
+                    else self._rest(scope, depth, count - index - 1)
+                )
                 items.append(tir.LetStmt(var, value, rest))
                 break
             if kind == "bind":
-                var = tir.Var(self.name(), self.draw(st.sampled_from(self.numeric)))
+                var = tir.Var(self.name(), pick(self.draw, self.numeric))
                 items.append(tir.Bind(var, self.expr(var.dtype, scope, depth)))
                 scope = scope.child()
                 scope.vars.append(var)
@@ -218,23 +235,23 @@ class TIRGen:
     def _store(self, scope: Scope, depth: int) -> tir.Stmt:
         if not scope.buffers:
             return tir.Evaluate(tir.IntImm("int32", 1))
-        buffer = self.draw(st.sampled_from(scope.buffers))
+        buffer = pick(self.draw, scope.buffers)
         value = self.expr(buffer.dtype, scope, max(depth, 1))
         return tir.BufferStore(buffer, value, self.indices(buffer, scope, 1))
 
     def _loop(self, scope: Scope, depth: int) -> tir.Stmt:
-        kind = self.draw(st.sampled_from(LOOP_KINDS))
+        kind = pick(self.draw, LOOP_KINDS)
         var = tir.Var(self.name(), "int32")
-        start = self.draw(st.sampled_from((0, 0, 1, 3)))
-        extent: tir.PrimExpr = tir.IntImm("int32", self.draw(st.integers(1, 8)))
+        start = pick(self.draw, (0, 0, 1, 3))
+        extent: tir.PrimExpr = tir.IntImm("int32", self.draw(ints(1, 8)))
         symbolic = [v for v in scope.vars if v.dtype == "int32" and v not in _loop_vars(scope)]
-        if start == 0 and symbolic and self.draw(st.booleans()):
-            extent = self.draw(st.sampled_from(symbolic))
+        if start == 0 and symbolic and self.draw(BOOLS):
+            extent = pick(self.draw, symbolic)
         return self._for_body(var, tir.IntImm("int32", start), extent, kind, scope, depth)
 
     def _grid(self, scope: Scope, depth: int) -> tir.Stmt:
-        loop_vars = [tir.Var(self.name(), "int32") for _ in range(self.draw(st.integers(2, 3)))]
-        extents = [tir.IntImm("int32", self.draw(st.integers(1, 6))) for _ in loop_vars]
+        loop_vars = [tir.Var(self.name(), "int32") for _ in range(self.draw(ints(2, 3)))]
+        extents = [tir.IntImm("int32", self.draw(ints(1, 6))) for _ in loop_vars]
         inner = scope.child()
         loops = []
         for var, extent in zip(loop_vars, extents, strict=True):
@@ -264,7 +281,7 @@ class TIRGen:
     def _if(self, scope: Scope, depth: int) -> tir.Stmt:
         cond = self.expr("bool", scope, 1)
         then = self.seq(scope.child(), depth)
-        orelse = self.seq(scope.child(), depth) if self.draw(st.booleans()) else None
+        orelse = self.seq(scope.child(), depth) if self.draw(BOOLS) else None
         return tir.IfThenElse(cond, then, orelse)
 
     def _while(self, scope: Scope, depth: int) -> tir.Stmt:

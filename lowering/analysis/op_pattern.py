@@ -1,0 +1,303 @@
+"""Which fusion pattern a prim function follows, read from its blocks and indices.
+
+A port of TVM's `PatternKindAnalyzer` (relax/analysis/tir_op_pattern_kind.cc):
+every non-root block must store to one place; its loads, compared with that
+store's indices, make it elementwise, broadcast or injective; otherwise a block
+with reduce iter vars is a reduction (a multiply-add or a non-pure reduction such
+as pooling is out_ewise_fusible). The function's kind is the worst block's.
+Fusion only needs this one number, so it works for hand-written kernels too.
+
+Differences from TVM, all on IR that TVM's own legalization never produces: a
+function with no block at all, a `while` loop, or an extern/packed call is
+opaque (TVM would call the first elementwise and not look at the others).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import IntEnum
+from typing import Any
+
+from tvmlite.dsl import tir
+
+
+class OpPatternKind(IntEnum):
+    """TVM's `OpPatternKind`: the order matters (a bigger kind fuses less)."""
+
+    kElemWise = 0
+    kBroadcast = 1
+    kInjective = 2
+    kCommReduce = 3
+    kOutEWiseFusable = 4
+    kTuple = 7
+    kOpaque = 8
+
+
+# The spelling of each kind in LegalizeOps' `op_kind` attribute (dsl/ops/registry.py).
+KIND_NAMES: dict[OpPatternKind, str] = {
+    OpPatternKind.kElemWise: "elementwise",
+    OpPatternKind.kBroadcast: "broadcast",
+    OpPatternKind.kInjective: "injective",
+    OpPatternKind.kCommReduce: "comm_reduce",
+    OpPatternKind.kOutEWiseFusable: "out_ewise_fusible",
+    OpPatternKind.kTuple: "tuple",
+    OpPatternKind.kOpaque: "opaque",
+}
+KIND_BY_NAME: dict[str, OpPatternKind] = {name: kind for kind, name in KIND_NAMES.items()}
+
+# Calls into code the analysis cannot see: the kernel may do anything.
+OPAQUE_CALLS = frozenset(
+    {
+        "call_extern",
+        "call_packed",
+        "call_cpacked",
+        "call_packed_lowered",
+        "call_cpacked_lowered",
+        "tvm_call_packed",
+        "tvm_call_cpacked",
+        "call_llvm_intrin",
+    }
+)
+
+
+def analyze_op_pattern(func: tir.PrimFunc) -> OpPatternKind:
+    """The fusion pattern of `func` (TVM's `AnalyzeOpPatternKind`)."""
+    if _has_opaque_construct(func.body):
+        return OpPatternKind.kOpaque
+    analyzer = _PatternAnalyzer({buf for _, buf in func.buffer_map})
+    analyzer.stmt(func.body)
+    if not analyzer.saw_block:
+        return OpPatternKind.kOpaque
+    return analyzer.kind
+
+
+def _has_opaque_construct(body: tir.Stmt) -> bool:
+    stack: list[Any] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tir.While):
+            return True
+        if isinstance(node, tir.Call) and node.op in OPAQUE_CALLS:
+            return True
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, (tir.Stmt, tir.PrimExpr)):
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node))
+    return False
+
+
+def expr_vars(expr: tir.PrimExpr) -> set[tir.Var]:
+    """The vars an expression reads (not the vars inside the buffers it loads from)."""
+    out: set[tir.Var] = set()
+    stack: list[Any] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tir.Var):
+            out.add(node)
+        elif isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, tir.PrimExpr):
+            stack.extend(
+                getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "buffer"
+            )
+    return out
+
+
+def _loads(node: Any, out: list[tir.BufferLoad]) -> None:
+    """Every load in an expression, outer before inner (TVM's visiting order)."""
+    stack: list[Any] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, tir.PrimExpr):
+            if isinstance(item, tir.BufferLoad):
+                out.append(item)
+            fields = [getattr(item, f.name) for f in dataclasses.fields(item)]
+            stack.extend(reversed([f for f in fields if isinstance(f, (tir.PrimExpr, tuple))]))
+
+
+class _PatternAnalyzer:
+    """The visitor: state is shared across nested blocks exactly as in TVM."""
+
+    def __init__(self, param_buffers: set[tir.Buffer]) -> None:
+        self.param_buffers = param_buffers
+        self.store: tir.BufferStore | None = None
+        self.loads: list[tir.BufferLoad] = []
+        self.kind = OpPatternKind.kElemWise
+        self.saw_block = False
+
+    def stmt(self, s: tir.Stmt | None) -> None:
+        if s is None:
+            return
+        if isinstance(s, tir.Block):
+            self.block(s)
+        elif isinstance(s, tir.BufferStore):
+            self.buffer_store(s)
+        elif isinstance(s, tir.SeqStmt):
+            for item in s.seq:
+                self.stmt(item)
+        elif isinstance(s, tir.BlockRealize):
+            self.exprs((*s.iter_values, s.predicate))
+            self.stmt(s.block)
+        elif isinstance(s, tir.IfThenElse):
+            self.exprs((s.condition,))
+            self.stmt(s.then_case)
+            self.stmt(s.else_case)
+        elif isinstance(s, tir.For):
+            self.exprs((s.min, s.extent))
+            self.stmt(s.body)
+        elif isinstance(s, (tir.LetStmt, tir.Bind)):
+            self.exprs((s.value,))
+            self.stmt(getattr(s, "body", None))
+        elif isinstance(s, tir.AttrStmt):
+            self.stmt(s.body)
+        elif isinstance(s, tir.Evaluate):
+            self.exprs((s.value,))
+
+    def exprs(self, items: tuple[tir.PrimExpr, ...]) -> None:
+        _loads(items, self.loads)
+
+    def buffer_store(self, s: tir.BufferStore) -> None:
+        # TVM supports one store location per block (what TE compute emits).
+        if self.store is not None and self.store.indices != s.indices:
+            self.kind = OpPatternKind.kOpaque
+            return
+        self.store = s
+        self.exprs((s.value, *s.indices))
+
+    def block(self, block: tir.Block) -> None:
+        if block.name == "root":
+            self.stmt(block.body)
+            return
+        self.saw_block = True
+        self.loads = []
+        self.store = None
+        self.stmt(block.body)
+        if self.store is None:
+            self.kind = OpPatternKind.kOpaque
+            return
+        store = self.store
+        index_kind = OpPatternKind.kElemWise
+        has_elemwise = False
+        for load in self.loads:
+            if _is_elemwise(store, load):
+                has_elemwise = True
+            elif _is_broadcast(store, load):
+                index_kind = max(index_kind, OpPatternKind.kBroadcast)
+            elif _is_injective(store, load):
+                index_kind = max(index_kind, OpPatternKind.kInjective)
+            else:
+                index_kind = OpPatternKind.kOpaque
+                break
+        # C[i, j] = A[i, j] + B[j] is elementwise: one operand keeps the full index.
+        if index_kind == OpPatternKind.kBroadcast and has_elemwise:
+            index_kind = OpPatternKind.kElemWise
+        if index_kind != OpPatternKind.kOpaque:
+            # softmax-like: a reduction followed by an injective output block.
+            if self._is_output_block(block) and self.kind == OpPatternKind.kCommReduce:
+                self.kind = OpPatternKind.kOutEWiseFusable
+            else:
+                self.kind = max(self.kind, index_kind)
+            return
+        reduce_vars = [iv.var for iv in block.iter_vars if iv.kind == tir.REDUCE]
+        if not reduce_vars:
+            self.kind = OpPatternKind.kOpaque
+            return
+        if _is_fma(block.body) or not all(
+            _is_pure_reduce(reduce_vars, load.indices) for load in self.loads
+        ):
+            # matmul/conv (multiply-add) and pooling (window indices) take epilogues.
+            self.kind = max(self.kind, OpPatternKind.kOutEWiseFusable)
+            return
+        self.kind = max(self.kind, OpPatternKind.kCommReduce)
+
+    def _is_output_block(self, block: tir.Block) -> bool:
+        return any(region.buffer in self.param_buffers for region in block.writes)
+
+
+def _is_elemwise(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
+    return store.indices == load.indices
+
+
+def _is_const(e: tir.PrimExpr, value: int) -> bool:
+    return isinstance(e, tir.IntImm) and e.value == value
+
+
+def _is_broadcast(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
+    """Load indices are store indices, in order (unit dims read at 0 skipped)."""
+    j = 0
+    n_store = len(store.indices)
+    for i, index in enumerate(load.indices):
+        if (
+            i < len(load.buffer.shape)
+            and _is_const(load.buffer.shape[i], 1)
+            and _is_const(index, 0)
+        ):
+            continue
+        while j < n_store and store.indices[j] != index:
+            j += 1
+        if j == n_store:
+            return False
+    return True
+
+
+def _is_injective(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
+    """Store indices are plain vars and the load reads no var beyond them."""
+    if not all(isinstance(i, tir.Var) for i in store.indices):
+        return False
+    allowed = set(store.indices)
+    return all(expr_vars(i) <= allowed for i in load.indices)
+
+
+def _allows_reuse(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
+    """Some store var is missing from the load (the load is reused across it)."""
+    if not all(isinstance(i, tir.Var) for i in store.indices):
+        return False
+    used: set[tir.Var] = set()
+    for index in load.indices:
+        used |= expr_vars(index)
+    return bool(set(store.indices) - used)
+
+
+def _strip_cast(e: tir.PrimExpr) -> tir.PrimExpr:
+    while isinstance(e, tir.Cast):
+        e = e.value
+    return e
+
+
+def _is_fma(body: tir.Stmt) -> bool:
+    """`C[i, j] = C[i, j] + A[..] * B[..]` with both operands reused (matmul, conv)."""
+    if not isinstance(body, tir.BufferStore):
+        return False
+    add = _strip_cast(body.value)
+    if not (isinstance(add, tir.BinaryOp) and add.kind == "add"):
+        return False
+    mul = _strip_cast(add.b)
+    if not (isinstance(mul, tir.BinaryOp) and mul.kind == "mul"):
+        return False
+    acc = _strip_cast(add.a)
+    if not (
+        isinstance(acc, tir.BufferLoad)
+        and acc.buffer is body.buffer
+        and acc.indices == body.indices
+    ):
+        return False
+    lhs, rhs = _strip_cast(mul.a), _strip_cast(mul.b)
+    if not (isinstance(lhs, tir.BufferLoad) and isinstance(rhs, tir.BufferLoad)):
+        return False
+    return _allows_reuse(body, lhs) and _allows_reuse(body, rhs)
+
+
+def _is_pure_reduce(reduce_vars: list[tir.Var], indices: tuple[tir.PrimExpr, ...]) -> bool:
+    """Every index that mentions a reduce var is exactly that var (`sum(B[i, k])`)."""
+    for index in indices:
+        used = [v for v in reduce_vars if v in expr_vars(index)]
+        if used and index is not used[0]:
+            return False
+    return True
+
+
+def pattern_name(kind: int) -> str:
+    """`op_kind` spelling of a pattern number (`0` -> "elementwise")."""
+    return KIND_NAMES[OpPatternKind(kind)]

@@ -1,0 +1,367 @@
+"""The C ABI of compiled graph functions: DLPack structs, status codes, and the
+helper functions every host module contains (allocate, release, copy, name a
+dtype). See docs/abi.md for the contract these implement.
+
+Tensors cross every boundary as DLPack structs, so a compiled module can be
+loaded from C and fed by any DLPack producer. Tensors the host allocates are
+one `aligned_alloc` block: a `DLManagedTensorVersioned` header (DLPack 1.0, so
+NumPy imports them writable), the shape, then the data at a 64-byte boundary;
+the deleter is libc `free`, so a block outlives the code that made it (NumPy may
+free it long after the JIT engine is gone).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.lowering.codegen import llvm_types as ty
+
+I8, I16, I32, I64, PTR = ty.I8, ir.IntType(16), ty.I32, ty.I64, ty.PTR
+DEVICE = ir.LiteralStructType([I32, I32])
+DTYPE = ir.LiteralStructType([I8, I8, I16])
+DLTENSOR = ir.LiteralStructType([PTR, DEVICE, I32, DTYPE, PTR, PTR, I64])
+VERSION = ir.LiteralStructType([I32, I32])
+MANAGED = ir.LiteralStructType([VERSION, PTR, PTR, I64, DLTENSOR])  # DLManagedTensorVersioned
+TENSOR_OFFSET = 32  # offsetof(DLManagedTensorVersioned, dl_tensor)
+HEADER_BYTES = 80  # sizeof(DLManagedTensorVersioned)
+ALIGN = 64
+DLPACK_MAJOR, DLPACK_MINOR = 1, 0
+# DLTensor fields.
+DATA, DEV, NDIM, DT, SHAPE, STRIDES, OFFSET = range(7)
+KDL_CPU = 1
+DLPACK_CODES = {"int": 0, "uint": 1, "float": 2, "bfloat": 4, "bool": 6}
+CODE_NAMES = ("int", "uint", "float", "opaque", "bfloat", "complex", "bool")
+
+# Entry and packed-function signature:
+#   int32_t f(DLTensor* const* args, int32_t num_args,
+#             DLManagedTensorVersioned** outs, int32_t num_outs, char* err, int64_t err_len)
+ENTRY_TYPE = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
+
+STATUS_OK = 0
+STATUS_ARGUMENT = 1  # an argument does not match the signature
+STATUS_RUNTIME = 2  # a check inside the body failed (match_cast, kernel assert)
+STATUS_OOM = 3
+STATUS_PACKED = 4  # a packed function reported an error (its message is kept)
+
+ALLOC = "tvmlite_alloc_tensor"
+RELEASE = "tvmlite_release"
+COPY = "tvmlite_copy_tensor"
+DTYPE_NAME = "tvmlite_dtype_name"
+IS_COMPACT = "tvmlite_is_compact"
+
+
+class FnPtr(ir.PointerType):
+    """An opaque pointer known to point at a function of `pointee` type: what
+    llvmlite needs to emit an indirect call (deleters, packed functions)."""
+
+    def __init__(self, fnty: ir.FunctionType) -> None:
+        super().__init__()
+        self.pointee = fnty
+
+
+def packed_dtype(dtype: str) -> int:
+    """DLDataType as the i32 it is in memory (code | bits << 8 | lanes << 16)."""
+    elem = dt.element_of(dtype)
+    code = DLPACK_CODES[dt.code(elem)]
+    bits = 8 if dt.is_bool(elem) else dt.bits(elem)
+    return code | (bits << 8) | (dt.lanes(dtype) << 16)
+
+
+def item_bytes(dtype: str) -> int:
+    return ty.byte_size(dtype)
+
+
+def field_ptr(b: ir.IRBuilder, tensor: ir.Value, index: int) -> ir.Value:
+    return b.gep(
+        tensor, [ty.constant("int32", 0), ty.constant("int32", index)], source_etype=DLTENSOR
+    )
+
+
+def load_field(b: ir.IRBuilder, tensor: ir.Value, index: int, kind: ir.Type) -> ir.Value:
+    return b.load(field_ptr(b, tensor, index), typ=kind)
+
+
+def data_pointer(b: ir.IRBuilder, tensor: ir.Value) -> ir.Value:
+    """`data + byte_offset` of a DLTensor."""
+    data = load_field(b, tensor, DATA, PTR)
+    offset = load_field(b, tensor, OFFSET, I64)
+    return b.gep(data, [offset], source_etype=I8)
+
+
+def tensor_of(b: ir.IRBuilder, block: ir.Value) -> ir.Value:
+    """The DLTensor inside a DLManagedTensorVersioned."""
+    return b.gep(block, [ty.constant("int64", TENSOR_OFFSET)], source_etype=I8)
+
+
+def load_dim(b: ir.IRBuilder, tensor: ir.Value, axis: int) -> ir.Value:
+    shape = load_field(b, tensor, SHAPE, PTR)
+    return b.load(b.gep(shape, [ty.constant("int64", axis)], source_etype=I64), typ=I64)
+
+
+def dtype_bits(b: ir.IRBuilder, tensor: ir.Value) -> ir.Value:
+    """The DLDataType of a tensor as one packed i32."""
+    return b.load(field_ptr(b, tensor, DT), typ=I32)
+
+
+def c_function(
+    module: ir.Module, name: str, ret: ir.Type, params: list[ir.Type], **kw
+) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, params, **kw), name)
+    return fn
+
+
+def cstring(module: ir.Module, text: str, prefix: str = ".str") -> ir.GlobalVariable:
+    """A private NUL-terminated string constant (shared between equal texts)."""
+    data = bytearray(text.encode()) + b"\0"
+    name = f"{prefix}.{len(module.globals)}"
+    cache: dict[bytes, ir.GlobalVariable] = module.__dict__.setdefault("_tvmlite_strings", {})
+    found = cache.get(bytes(data))
+    if found is not None:
+        return found
+    g = global_var(module, ir.ArrayType(I8, len(data)), name)
+    g.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
+    g.global_constant = True
+    g.linkage = "private"
+    cache[bytes(data)] = g
+    return g
+
+
+def global_var(module: ir.Module, kind: ir.Type, name: str) -> ir.GlobalVariable:
+    """A global whose address is a plain `ptr` (llvmlite types globals as typed
+    pointers, which `select` and `phi` refuse to mix)."""
+    g = ir.GlobalVariable(module, kind, name)
+    g.type = PTR
+    return g
+
+
+def add_helpers(module: ir.Module) -> None:
+    """Define the allocation, release, copy and dtype-naming helpers once."""
+    if ALLOC in module.globals:
+        return
+    _define_alloc(module)
+    _define_release(module)
+    _define_copy(module)
+    _define_dtype_name(module)
+    _define_is_compact(module)
+    for name in (ALLOC, RELEASE, COPY, DTYPE_NAME, IS_COMPACT):
+        module.globals[name].attributes.add("noinline")  # called often: keep one copy
+
+
+def _define_alloc(module: ir.Module) -> None:
+    """`DLManagedTensorVersioned* tvmlite_alloc_tensor(int32 ndim, const int64* shape,
+    int32 dtype)`: NULL when a dim is negative, the size overflows or memory runs out."""
+    fn = ir.Function(module, ir.FunctionType(PTR, [I32, PTR, I32]), ALLOC)
+    ndim, shape, dtype = fn.args
+    entry, loop, body, done, fail = (
+        fn.append_basic_block(n) for n in ("entry", "loop", "body", "done", "fail")
+    )
+    b = ir.IRBuilder(entry)
+    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
+    lanes = b.lshr(dtype, ty.constant("int32", 16))
+    item = b.udiv(b.add(b.mul(bits, lanes), ty.constant("int32", 7)), ty.constant("int32", 8))
+    count = b.sext(ndim, I64)
+    item64 = b.zext(item, I64)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64, "i")
+    size = b.phi(I64, "size")
+    i.add_incoming(ty.constant("int64", 0), entry)
+    size.add_incoming(item64, entry)
+    b.cbranch(b.icmp_signed("<", i, count), body, done)
+    b.position_at_end(body)
+    dim = b.load(b.gep(shape, [i], source_etype=I64), typ=I64)
+    pair = ir.LiteralStructType([I64, ty.I1])
+    smul = module.declare_intrinsic(
+        "llvm.smul.with.overflow", [I64], ir.FunctionType(pair, [I64, I64])
+    )
+    product = b.call(smul, [size, dim])
+    bad = b.or_(b.extract_value(product, 1), b.icmp_signed("<", dim, ty.constant("int64", 0)))
+    i.add_incoming(b.add(i, ty.constant("int64", 1)), body)
+    size.add_incoming(b.extract_value(product, 0), body)
+    b.cbranch(bad, fail, loop)
+    b.position_at_end(fail)
+    b.ret(ir.Constant(PTR, None))
+    b.position_at_end(done)
+    shape_bytes = b.mul(count, ty.constant("int64", 8))
+    head = _round_up(b, b.add(shape_bytes, ty.constant("int64", HEADER_BYTES)))
+    data_bytes = _round_up(b, size)
+    too_big = b.icmp_signed("<", data_bytes, size)  # the round-up overflowed
+    total = b.add(head, data_bytes)
+    alloc = c_function(module, "aligned_alloc", PTR, [I64, I64])
+    block = b.call(alloc, [ty.constant("int64", ALIGN), total])
+    null = b.icmp_unsigned("==", block, ir.Constant(PTR, None))
+    ok = fn.append_basic_block("ok")
+    b.cbranch(b.or_(null, too_big), fail, ok)
+    b.position_at_end(ok)
+    shape_ptr = b.gep(block, [ty.constant("int64", HEADER_BYTES)], source_etype=I8)
+    data = b.gep(block, [head], source_etype=I8)
+    memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+    b.call(memcpy, [shape_ptr, shape, shape_bytes, ir.Constant(ty.I1, 0)])
+    free = c_function(module, "free", ir.VoidType(), [PTR])
+    null_ptr = ir.Constant(PTR, None)
+    version = ir.Constant(
+        VERSION, [ty.constant("int32", DLPACK_MAJOR), ty.constant("int32", DLPACK_MINOR)]
+    )
+    tensor = ir.Constant(
+        DLTENSOR,
+        [
+            null_ptr,
+            ir.Constant(DEVICE, [ty.constant("int32", KDL_CPU), ty.constant("int32", 0)]),
+            ty.constant("int32", 0),
+            ir.Constant(DTYPE, [ir.Constant(I8, 0), ir.Constant(I8, 0), ir.Constant(I16, 0)]),
+            null_ptr,
+            null_ptr,
+            ty.constant("int64", 0),
+        ],
+    )
+    b.store(ir.Constant(MANAGED, [version, null_ptr, free, ty.constant("int64", 0), tensor]), block)
+    t = tensor_of(b, block)
+    b.store(data, field_ptr(b, t, DATA))
+    b.store(ndim, field_ptr(b, t, NDIM))
+    b.store(dtype, field_ptr(b, t, DT))
+    b.store(shape_ptr, field_ptr(b, t, SHAPE))
+    b.ret(block)
+
+
+def _round_up(b: ir.IRBuilder, n: ir.Value) -> ir.Value:
+    return b.and_(b.add(n, ty.constant("int64", ALIGN - 1)), ty.constant("int64", -ALIGN))
+
+
+def _define_release(module: ir.Module) -> None:
+    """`void tvmlite_release(DLManagedTensorVersioned*)`: call the deleter, if any."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR]), RELEASE)
+    fn.linkage = "internal"
+    (block,) = fn.args
+    entry, call, done = (fn.append_basic_block(n) for n in ("entry", "call", "done"))
+    b = ir.IRBuilder(entry)
+    null = ir.Constant(PTR, None)
+    deleter_ptr = b.gep(
+        block, [ty.constant("int32", 0), ty.constant("int32", 2)], source_etype=MANAGED
+    )
+    b.cbranch(b.icmp_unsigned("==", block, null), done, call)
+    b.position_at_end(call)
+    deleter = b.load(deleter_ptr, typ=FnPtr(ir.FunctionType(ir.VoidType(), [PTR])))
+    has = fn.append_basic_block("has")
+    b.cbranch(b.icmp_unsigned("==", deleter, null), done, has)
+    b.position_at_end(has)
+    b.call(deleter, [block])
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+def _define_copy(module: ir.Module) -> None:
+    """`DLManagedTensorVersioned* tvmlite_copy_tensor(const DLTensor*)`: a compact copy
+    (the source is compact: every tensor the host sees was checked or made so)."""
+    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), COPY)
+    fn.linkage = "internal"
+    (src,) = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ndim = load_field(b, src, NDIM, I32)
+    dtype = dtype_bits(b, src)
+    block = b.call(module.globals[ALLOC], [ndim, load_field(b, src, SHAPE, PTR), dtype])
+    ok = fn.append_basic_block("ok")
+    fail = fn.append_basic_block("fail")
+    b.cbranch(b.icmp_unsigned("==", block, ir.Constant(PTR, None)), fail, ok)
+    b.position_at_end(fail)
+    b.ret(block)
+    b.position_at_end(ok)
+    # The size is the one the allocation computed: data to the end of the block
+    # is at least nbytes; recompute it exactly to copy no more than the source has.
+    loop, body, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
+    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
+    lanes = b.lshr(dtype, ty.constant("int32", 16))
+    item = b.udiv(b.add(b.mul(bits, lanes), ty.constant("int32", 7)), ty.constant("int32", 8))
+    count = b.sext(ndim, I64)
+    item64 = b.zext(item, I64)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64)
+    size = b.phi(I64)
+    i.add_incoming(ty.constant("int64", 0), ok)
+    size.add_incoming(item64, ok)
+    b.cbranch(b.icmp_signed("<", i, count), body, done)
+    b.position_at_end(body)
+    i.add_incoming(b.add(i, ty.constant("int64", 1)), body)
+    size.add_incoming(b.mul(size, load_dim_dynamic(b, src, i)), body)
+    b.branch(loop)
+    b.position_at_end(done)
+    memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+    dst = load_field(b, tensor_of(b, block), DATA, PTR)
+    b.call(memcpy, [dst, data_pointer(b, src), size, ir.Constant(ty.I1, 0)])
+    b.ret(block)
+
+
+def load_dim_dynamic(b: ir.IRBuilder, tensor: ir.Value, axis: ir.Value) -> ir.Value:
+    shape = load_field(b, tensor, SHAPE, PTR)
+    return b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
+
+
+def _define_dtype_name(module: ir.Module) -> None:
+    """`const char* tvmlite_dtype_name(int32 dtype, char* buf)`: "float32", "bool",
+    "int8x4", for error messages about what a caller passed."""
+    fn = ir.Function(module, ir.FunctionType(PTR, [I32, PTR]), DTYPE_NAME)
+    fn.linkage = "internal"
+    dtype, buf = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    code = b.and_(dtype, ty.constant("int32", 0xFF))
+    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
+    lanes = b.lshr(dtype, ty.constant("int32", 16))
+    names = [cstring(module, n) for n in (*CODE_NAMES, "code")]
+    name = names[-1]
+    for k in range(len(CODE_NAMES)):
+        name = b.select(b.icmp_unsigned("==", code, ty.constant("int32", k)), names[k], name)
+    is_bool = b.and_(
+        b.icmp_unsigned("==", code, ty.constant("int32", DLPACK_CODES["bool"])),
+        b.icmp_unsigned("==", bits, ty.constant("int32", 8)),
+    )
+    plain = b.select(is_bool, cstring(module, "%s"), cstring(module, "%s%u"))
+    fmt = b.select(
+        b.icmp_unsigned("==", lanes, ty.constant("int32", 1)),
+        plain,
+        cstring(module, "%s%ux%u"),
+    )
+    snprintf = c_function(module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
+    b.call(snprintf, [buf, ty.constant("int64", 32), fmt, name, bits, lanes])
+    b.ret(buf)
+
+
+def _define_is_compact(module: ir.Module) -> None:
+    """`bool tvmlite_is_compact(const DLTensor*)`: strides NULL, or equal to the
+    row-major ones on every axis longer than 1 (DLPack allows any stride there)."""
+    fn = ir.Function(module, ir.FunctionType(ty.I1, [PTR]), IS_COMPACT)
+    fn.linkage = "internal"
+    (src,) = fn.args
+    entry, loop, body, step, yes, no = (
+        fn.append_basic_block(n) for n in ("entry", "loop", "body", "step", "yes", "no")
+    )
+    b = ir.IRBuilder(entry)
+    strides = load_field(b, src, STRIDES, PTR)
+    ndim = b.sext(load_field(b, src, NDIM, I32), I64)
+    b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), yes, loop)
+    b.position_at_end(loop)
+    # Walk axes from the last: `expect` is the product of the dims after axis i.
+    i = b.phi(I64)
+    expect = b.phi(I64)
+    i.add_incoming(ndim, entry)
+    expect.add_incoming(ty.constant("int64", 1), entry)
+    b.cbranch(b.icmp_signed(">", i, ty.constant("int64", 0)), body, yes)
+    b.position_at_end(body)
+    axis = b.sub(i, ty.constant("int64", 1))
+    dim = load_dim_dynamic(b, src, axis)
+    stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
+    fine = b.or_(
+        b.icmp_signed("==", stride, expect), b.icmp_signed("==", dim, ty.constant("int64", 1))
+    )
+    b.cbranch(fine, step, no)
+    b.position_at_end(step)
+    i.add_incoming(axis, step)
+    expect.add_incoming(b.mul(expect, dim), step)
+    b.branch(loop)
+    b.position_at_end(yes)
+    b.ret(ir.Constant(ty.I1, 1))
+    b.position_at_end(no)
+    b.ret(ir.Constant(ty.I1, 0))

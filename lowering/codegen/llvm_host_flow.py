@@ -1,0 +1,221 @@
+"""Control flow and calls of host code: `R.If`, nested sequences,
+`R.match_cast`, and the dispatch of `Call` nodes by what they call.
+
+Calls are dispatched on the callee: an `Op` by name (only the call intrinsics
+have native code; any other operator means legalization did not run), a
+`GlobalVar` to another graph function, an `ExternFunc` to the packed table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_values import (
+    PrimVal,
+    ShapeVal,
+    TensorVal,
+    TupleVal,
+    Val,
+    leaves,
+    rebuild,
+    val_leaves,
+)
+
+
+class HostFlow:
+    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+
+    b: ir.IRBuilder
+    fn: ir.Function
+    vars: dict[tir.Var, ir.Value]
+
+    def _op_calls(self) -> dict[str, Callable[[relax.Call, relax.Var | None], Val]]:
+        return {
+            "relax.call_tir": self.op_call_tir,
+            "relax.call_dps_packed": self.op_call_dps_packed,
+            "relax.call_pure_packed": self.op_call_pure_packed,
+            "relax.call_packed": self.op_call_pure_packed,
+        }
+
+    def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
+        op = e.op
+        what = f"'{var.name}'" if var is not None else "a call"
+        if isinstance(op, relax.Op):
+            handler = self._op_calls().get(op.name)
+            if handler is None:
+                short = op.name.removeprefix("relax.")
+                raise TVMLiteError(
+                    f"{self.prefix}operator R.{short} (bound to {what}) reached code generation: "
+                    "it has no native lowering; build with legalization on (the default) or "
+                    "run tvmlite.transform.LegalizeOps() first"
+                )
+            return handler(e, var)
+        if isinstance(op, relax.GlobalVar):
+            if var is None:
+                raise TVMLiteError(f"{self.prefix}a call of '{op.name}' must be bound to a var")
+            return self.call_function(e, var, what)
+        if isinstance(op, relax.ExternFunc):
+            args = [leaf for a in e.args for leaf in val_leaves(self.value(a))]
+            sinfo = e.sinfo_args[0] if e.sinfo_args else None
+            return self.call_packed(op.global_symbol, args, sinfo, dps=False)
+        raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
+
+    def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
+        return self.call_tir(e, "R.call_tir")
+
+    def op_call_dps_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
+        func, args = e.args[0], e.args[1]
+        if not isinstance(func, relax.ExternFunc):
+            raise TVMLiteError(f"{self.prefix}R.call_dps_packed needs a function name")
+        sinfo = e.sinfo_args[0] if e.sinfo_args else None
+        return self.call_packed(func.global_symbol, val_leaves(self.value(args)), sinfo, dps=True)
+
+    def op_call_pure_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
+        func = e.args[0]
+        if not isinstance(func, relax.ExternFunc):
+            raise TVMLiteError(f"{self.prefix}R.call_pure_packed needs a function name")
+        args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
+        sinfo = e.sinfo_args[0] if e.sinfo_args else None
+        return self.call_packed(func.global_symbol, args, sinfo, dps=False)
+
+    # ------------------------------------------------------------ control flow
+
+    def visit_seq(self, e: relax.SeqExpr, var: relax.Var | None) -> Val:
+        for block in e.blocks:
+            for bd in block.bindings:
+                self.emit_binding(bd)
+        return self.value(e.body)
+
+    def condition(self, val: Val) -> ir.Value:
+        if isinstance(val, PrimVal):
+            if val.dtype == "bool":
+                return val.value
+            zero = ty.constant(val.dtype, 0)
+            if val.dtype.startswith("float"):
+                return self.b.fcmp_unordered("!=", val.value, zero)
+            return self.b.icmp_unsigned("!=", val.value, zero)
+        if isinstance(val, TensorVal):
+            if val.dtype != "bool" or val.ndim != 0:
+                self.check_header(val.ptr, "bool", 0, "the condition of R.If", abi.STATUS_RUNTIME)
+            byte = self.b.load(abi.data_pointer(self.b, val.ptr), typ=abi.I8)
+            return self.b.icmp_unsigned("!=", byte, ty.constant("int8", 0))
+        raise TVMLiteError(f"{self.prefix}the condition of R.If must be a bool tensor or scalar")
+
+    def visit_if(self, e: relax.If, var: relax.Var | None) -> Val:
+        cond = self.condition(self.value(e.condition))
+        then_block = self.fn.append_basic_block("if.then")
+        else_block = self.fn.append_basic_block("if.else")
+        merge = self.fn.append_basic_block("if.merge")
+        self.b.cbranch(cond, then_block, else_block)
+        ends: list[tuple[Val, ir.Block]] = []
+        for block, branch in ((then_block, e.true_branch), (else_block, e.false_branch)):
+            saved = dict(self.vars)
+            self.b.position_at_end(block)
+            val = self.value(branch)
+            ends.append((val, self.b.block))
+            self.b.branch(merge)
+            self.vars = saved
+        self.b.position_at_end(merge)
+        (a, from_a), (c, from_c) = ends
+        return self.merge(a, from_a, c, from_c)
+
+    def merge(self, a: Val, from_a: ir.Block, c: Val, from_c: ir.Block) -> Val:
+        """Phis joining the two branches' values, leaf by leaf."""
+        if isinstance(a, TupleVal) and isinstance(c, TupleVal) and len(a.fields) == len(c.fields):
+            return TupleVal(
+                tuple(
+                    self.merge(x, from_a, y, from_c)
+                    for x, y in zip(a.fields, c.fields, strict=True)
+                )
+            )
+        if isinstance(a, TensorVal) and isinstance(c, TensorVal):
+            ptr = self._phi(PTR_TYPE, a.ptr, from_a, c.ptr, from_c)
+            dtype = a.dtype if a.dtype == c.dtype else "void"
+            return TensorVal(ptr, dtype, a.ndim if a.ndim == c.ndim else -1)
+        if isinstance(a, PrimVal) and isinstance(c, PrimVal) and a.dtype == c.dtype:
+            return PrimVal(self._phi(a.value.type, a.value, from_a, c.value, from_c), a.dtype)
+        if isinstance(a, ShapeVal) and isinstance(c, ShapeVal) and len(a.dims) == len(c.dims):
+            return ShapeVal(
+                tuple(
+                    self._phi(abi.I64, x, from_a, y, from_c)
+                    for x, y in zip(a.dims, c.dims, strict=True)
+                )
+            )
+        raise TVMLiteError(f"{self.prefix}the branches of R.If give values of different kinds")
+
+    def _phi(self, kind: ir.Type, x: ir.Value, bx: ir.Block, y: ir.Value, by: ir.Block) -> ir.Value:
+        phi = self.b.phi(kind)
+        phi.add_incoming(x, bx)
+        phi.add_incoming(y, by)
+        return phi
+
+    def match_cast(self, val: Val, sinfo: relax.StructInfo, name: str) -> Val:
+        """Check `val` against `sinfo` at run time and bind the dims it introduces."""
+        what = f"R.match_cast to '{name}'"
+        if isinstance(sinfo, relax.ObjectStructInfo):
+            return val
+        flat = val_leaves(val)
+        try:
+            want = leaves(sinfo, name)
+        except TVMLiteError:
+            return val
+        if len(flat) != len(want):
+            raise TVMLiteError(
+                f"{self.prefix}{what}: the value has {len(flat)} parts, the type {len(want)}"
+            )
+        out: list[Val] = []
+        for leaf, v in zip(want, flat, strict=True):
+            label = what if len(want) == 1 else f"{what}, part {leaf.label}"
+            if isinstance(v, TensorVal) and isinstance(leaf.sinfo, relax.TensorStructInfo):
+                out.append(self.check_tensor(v.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+            elif isinstance(v, PrimVal) and isinstance(leaf.sinfo, relax.PrimStructInfo):
+                self.bind_prim(v.value, leaf.sinfo, label, abi.STATUS_RUNTIME)
+                out.append(v)
+            elif isinstance(v, ShapeVal) and isinstance(leaf.sinfo, relax.ShapeStructInfo):
+                values = leaf.sinfo.values or ()
+                if values and len(values) != len(v.dims):
+                    raise TVMLiteError(f"{self.prefix}{label}: shape rank differs")
+                for k, d in enumerate(values):
+                    self.bind_prim(
+                        v.dims[k], relax.PrimStructInfo("int64", d), label, abi.STATUS_RUNTIME
+                    )
+                out.append(v)
+            else:
+                raise TVMLiteError(
+                    f"{self.prefix}{label}: the value is not a {type(leaf.sinfo).__name__}"
+                )
+        return rebuild(sinfo, out)
+
+
+PTR_TYPE = abi.PTR
+
+
+def referenced_vars(node: Any) -> list[relax.Var]:
+    """Every Relax var a node mentions, nested expressions included."""
+    found: dict[relax.Var, None] = {}
+    _walk(node, found)
+    return list(found)
+
+
+def _walk(node: Any, found: dict[relax.Var, None]) -> None:
+    if isinstance(node, relax.Var):
+        found.setdefault(node)
+        return
+    if isinstance(node, tuple):
+        for item in node:
+            _walk(item, found)
+        return
+    if isinstance(node, relax.Expr | relax.BindingBlock | relax.VarBinding | relax.MatchCast):
+        if isinstance(node, relax.Constant | relax.Function):
+            return
+        for f in dataclasses.fields(node):
+            if f.name not in ("span", "sinfo_args", "struct_info", "attrs"):
+                _walk(getattr(node, f.name), found)

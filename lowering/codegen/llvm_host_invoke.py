@@ -1,0 +1,137 @@
+"""Calls from host code to other graph functions and to packed functions
+(through the module's callback table), both with the entry ABI of docs/abi.md.
+
+What a callee returns is owned by the caller from then on (a slot each) and is
+checked against the struct info the caller expects before anything uses it.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_calls import NULL, PACKED_TABLE
+from tvmlite.lowering.codegen.llvm_host_values import (
+    UNIT,
+    Leaf,
+    Val,
+    leaves,
+    rebuild,
+    val_leaves,
+)
+
+
+class HostInvoke:
+    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+
+    b: ir.IRBuilder
+    module: ir.Module
+
+    def call_function(self, call: relax.Call, var: relax.Var, what: str) -> Val:
+        name = call.op.name
+        callee = self.ctx.functions.get(name)
+        if callee is None:
+            raise TVMLiteError(f"{self.prefix}call of '{name}', which is not a graph function here")
+        args = [leaf for a in call.args for leaf in val_leaves(self.value(a))]
+        expected = sum(len(leaves(p.struct_info, p.name)) for p in callee.params)
+        if len(args) != expected:
+            raise TVMLiteError(
+                f"{self.prefix}call of '{name}' passes {len(args)} values, it takes {expected}"
+            )
+        ret = self._result_leaves(var.struct_info, callee.ret_struct_info)
+        outs = self.pointer_array([NULL] * len(ret))
+        status = self.b.call(
+            self.ctx.entries[name],
+            [
+                self.pointer_array([self.as_dltensor(a) for a in args]),
+                ty.constant("int32", len(args)),
+                outs,
+                ty.constant("int32", len(ret)),
+                self.err,
+                self.err_len,
+            ],
+        )
+        self.propagate(status)
+        return rebuild(
+            self._result_sinfo(var.struct_info, callee.ret_struct_info),
+            self.received(outs, ret, f"result of '{name}'"),
+        )
+
+    def call_packed(
+        self, symbol: str, args: list[Val], sinfo: relax.StructInfo | None, dps: bool
+    ) -> Val:
+        index = self.ctx.packed_index(symbol)
+        table = self.module.globals[PACKED_TABLE]
+        entry = self.b.gep(
+            table,
+            [ty.constant("int32", 0), ty.constant("int32", index)],
+            source_etype=table.value_type,
+        )
+        fn = self.b.load(entry, typ=abi.FnPtr(abi.ENTRY_TYPE))
+        self.check(
+            self.b.icmp_unsigned("!=", fn, NULL),
+            abi.STATUS_PACKED,
+            f"packed function '{symbol}' is not registered (tvmlite.register_func)",
+        )
+        ret: list[Leaf] = []
+        result: Val = UNIT
+        if dps:
+            out_leaves = leaves(sinfo, "output") if sinfo is not None else []
+            outs_v = [
+                self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of '{symbol}'")
+                for leaf in out_leaves
+            ]
+            args = [*args, *outs_v]
+            result = rebuild(sinfo, list(outs_v)) if sinfo is not None else UNIT
+        elif sinfo is not None and not isinstance(sinfo, relax.ObjectStructInfo):
+            ret = leaves(sinfo, "result")
+        outs = self.pointer_array([NULL] * len(ret))
+        status = self.b.call(
+            fn,
+            [
+                self.pointer_array([self.as_dltensor(a) for a in args]),
+                ty.constant("int32", len(args)),
+                outs,
+                ty.constant("int32", len(ret)),
+                self.err,
+                self.err_len,
+            ],
+        )
+        self.propagate(status)
+        if ret:
+            assert sinfo is not None
+            result = rebuild(sinfo, self.received(outs, ret, f"value returned by '{symbol}'"))
+        return result
+
+    def _result_leaves(self, mine: relax.StructInfo, theirs: relax.StructInfo) -> list[Leaf]:
+        return leaves(self._result_sinfo(mine, theirs), "result")
+
+    @staticmethod
+    def _result_sinfo(mine: relax.StructInfo, theirs: relax.StructInfo) -> relax.StructInfo:
+        """The binding's struct info (the caller's vars) when it has the callee's
+        structure, else the callee's with shapes erased (its vars mean nothing here)."""
+        try:
+            if [type(x.sinfo) for x in leaves(mine, "r")] == [
+                type(x.sinfo) for x in leaves(theirs, "r")
+            ]:
+                return mine
+        except TVMLiteError:
+            pass
+        return _erase_shapes(theirs)
+
+
+def _erase_shapes(sinfo: relax.StructInfo) -> relax.StructInfo:
+    if isinstance(sinfo, relax.TupleStructInfo):
+        return relax.TupleStructInfo(tuple(_erase_shapes(f) for f in sinfo.fields))
+    if isinstance(sinfo, relax.TensorStructInfo):
+        ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
+        return relax.TensorStructInfo(None, sinfo.dtype, ndim)
+    if isinstance(sinfo, relax.PrimStructInfo):
+        return relax.PrimStructInfo(sinfo.dtype)
+    if isinstance(sinfo, relax.ShapeStructInfo):
+        n = len(sinfo.values) if sinfo.values is not None else sinfo.ndim
+        return relax.ShapeStructInfo(None, n)
+    return sinfo

@@ -1,0 +1,198 @@
+"""One LLVM module for a whole IRModule: every prim function as a kernel, every
+graph function as a host entry (`tvmlite_entry_<name>`), the helpers, the
+constants, the packed-function callback table and a JSON manifest.
+
+The callback table is data, not code: `tvmlite_packed_funcs` holds one function
+pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
+(the JIT runtime now, a C loader for an exported library later).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host import HostEmitter
+from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
+from tvmlite.lowering.codegen.llvm_host_values import leaves
+from tvmlite.lowering.codegen.llvm_kernel import build_kernel
+from tvmlite.lowering.tir.signature import KernelSignature
+
+PACKED_NAMES = "tvmlite_packed_names"
+PACKED_COUNT = "tvmlite_packed_count"
+MANIFEST = "tvmlite_manifest"
+
+
+def entry_symbol(name: str) -> str:
+    return "tvmlite_entry_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+@dataclass
+class HostContext:
+    """What every host function of one module shares."""
+
+    module: ir.Module
+    functions: dict[str, relax.Function]
+    kernels: dict[str, Kernel] = field(default_factory=dict)
+    entries: dict[str, ir.Function] = field(default_factory=dict)
+    packed: dict[str, int] = field(default_factory=dict)
+    _constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
+
+    def packed_index(self, symbol: str) -> int:
+        return self.packed[symbol]
+
+    def constant(self, data: np.ndarray) -> ir.Value:
+        """A DLTensor global for a tensor constant (data 64-byte aligned)."""
+        found = self._constants.get(id(data))
+        if found is not None:
+            return found[1]
+        m = self.module
+        k = len(self._constants)
+        data = np.ascontiguousarray(data)
+        raw = data.astype(np.uint8) if data.dtype == np.bool_ else data
+        blob = bytearray(raw.tobytes()) or bytearray(b"\0")
+        store = abi.global_var(m, ir.ArrayType(abi.I8, len(blob)), f"tvmlite_const_data.{k}")
+        store.initializer = ir.Constant(ir.ArrayType(abi.I8, len(blob)), blob)
+        store.align = abi.ALIGN
+        store.linkage = "private"
+        dims = [ty.constant("int64", d) for d in data.shape] or [ty.constant("int64", 0)]
+        shape = abi.global_var(m, ir.ArrayType(abi.I64, len(dims)), f"tvmlite_const_shape.{k}")
+        shape.initializer = ir.Constant(ir.ArrayType(abi.I64, len(dims)), dims)
+        shape.global_constant = True
+        shape.linkage = "private"
+        packed = abi.packed_dtype(str(data.dtype))
+        header = abi.global_var(m, abi.DLTENSOR, f"tvmlite_const.{k}")
+        header.initializer = ir.Constant(
+            abi.DLTENSOR,
+            [
+                store,
+                ir.Constant(
+                    abi.DEVICE, [ty.constant("int32", abi.KDL_CPU), ty.constant("int32", 0)]
+                ),
+                ty.constant("int32", data.ndim),
+                ir.Constant(
+                    abi.DTYPE,
+                    [
+                        ir.Constant(abi.I8, packed & 0xFF),
+                        ir.Constant(abi.I8, (packed >> 8) & 0xFF),
+                        ir.Constant(abi.I16, packed >> 16),
+                    ],
+                ),
+                shape,
+                ir.Constant(abi.PTR, None),
+                ty.constant("int64", 0),
+            ],
+        )
+        header.global_constant = True
+        header.linkage = "private"
+        self._constants[id(data)] = (data, header)
+        return header
+
+
+def build_host_module(
+    prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]],
+    graphs: Mapping[str, relax.Function],
+) -> tuple[ir.Module, list[str]]:
+    """The LLVM module of lowered prim functions (with their signatures) and graph
+    functions; also returns the packed-function names, in table order."""
+    module = ir.Module(name="tvmlite")
+    abi.add_helpers(module)
+    helpers.add_check_helpers(module)
+    ctx = HostContext(module, dict(graphs))
+    for name, (lowered, sig) in prims.items():
+        fn = build_kernel(module, lowered, sig)
+        # Inlining a kernel into host code would optimize its loops twice.
+        fn.attributes.add("noinline")
+        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig))
+    names = collect_packed(graphs.values())
+    ctx.packed = {n: i for i, n in enumerate(names)}
+    _packed_table(module, names)
+    taken = {fn.name for fn in module.functions}
+    for name in graphs:
+        symbol = entry_symbol(name)
+        if symbol in taken:
+            raise TVMLiteError(f"the entry symbol of '{name}' clashes with '{symbol}'")
+        fn = ir.Function(module, abi.ENTRY_TYPE, symbol)
+        fn.attributes.add("nounwind")
+        fn.attributes.add("optsize")  # straight-line checks and calls: nothing to unroll
+        ctx.entries[name] = fn
+    for name, func in graphs.items():
+        HostEmitter(ctx, name, func).emit()  # its errors name the function already
+    _manifest(module, graphs, names)
+    return module, names
+
+
+def _error_table(module: ir.Module, name: str, sig: KernelSignature) -> ir.GlobalVariable:
+    messages = ["kernel failed", *sig.errors]
+    table_type = ir.ArrayType(abi.PTR, len(messages))
+    table = abi.global_var(module, table_type, f"tvmlite_errors.{name}")
+    table.initializer = ir.Constant(table_type, [abi.cstring(module, m) for m in messages])
+    table.global_constant = True
+    table.linkage = "private"
+    return table
+
+
+def _packed_table(module: ir.Module, names: list[str]) -> None:
+    count = max(1, len(names))
+    table = abi.global_var(module, ir.ArrayType(abi.PTR, count), PACKED_TABLE)
+    table.initializer = ir.Constant(ir.ArrayType(abi.PTR, count), [None] * count)
+    strings = [abi.cstring(module, n) for n in names] or [ir.Constant(abi.PTR, None)]
+    table_names = abi.global_var(module, ir.ArrayType(abi.PTR, count), PACKED_NAMES)
+    table_names.initializer = ir.Constant(ir.ArrayType(abi.PTR, count), strings)
+    table_names.global_constant = True
+    number = abi.global_var(module, abi.I32, PACKED_COUNT)
+    number.initializer = ty.constant("int32", len(names))
+    number.global_constant = True
+
+
+def collect_packed(funcs: Any) -> list[str]:
+    """ExternFunc symbols called by graph functions, in first-use order."""
+    found: dict[str, None] = {}
+    _walk(tuple(funcs), found)
+    return list(found)
+
+
+def _walk(node: Any, found: dict[str, None]) -> None:
+    if isinstance(node, relax.ExternFunc):
+        found.setdefault(node.global_symbol)
+    elif isinstance(node, tuple):
+        for item in node:
+            _walk(item, found)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, relax.StructInfo | relax.Constant):
+        if isinstance(node, tir.PrimExpr):
+            return
+        for f in dataclasses.fields(node):
+            if f.name not in ("span", "sinfo_args", "struct_info", "ret_struct_info"):
+                _walk(getattr(node, f.name), found)
+
+
+def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:
+    """A JSON description of the entries, for loaders of an exported library."""
+    info = {
+        "abi": 1,
+        "functions": {
+            name: {
+                "symbol": entry_symbol(name),
+                "params": [leaf.label for p in f.params for leaf in leaves(p.struct_info, p.name)],
+                "num_outputs": len(leaves(f.ret_struct_info, "result")),
+            }
+            for name, f in graphs.items()
+        },
+        "packed": names,
+    }
+    data = bytearray(json.dumps(info).encode()) + b"\0"
+    g = abi.global_var(module, ir.ArrayType(abi.I8, len(data)), MANIFEST)
+    g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
+    g.global_constant = True

@@ -1,0 +1,98 @@
+"""Helpers for kernels that TOPI writes with the IR builder (`te.extern`):
+flat element positions, loops and local scalars, built as TVM prints them.
+
+The IR builder addresses every buffer through a flat pointer; when TVM turns
+the extern into a prim function the flat index of an N-d buffer becomes
+`(i // stride0, i % stride0 // stride1, ..., i % last)`. Building through
+these helpers keeps that form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tvmlite.dsl import tir
+from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.registry import LegalizeUnsupported
+
+
+def static_dims(shape: Sequence[tir.PrimExpr], what: str) -> list[int]:
+    """`shape` as Python ints; IR-builder kernels here need known extents."""
+    dims = [E.value_of(d) for d in shape]
+    if not all(isinstance(d, int) for d in dims):
+        raise LegalizeUnsupported(f"{what} with a symbolic shape")
+    return dims  # type: ignore[return-value]
+
+
+def product(dims: Sequence[int]) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def unflatten(buf: tir.Buffer, flat: tir.PrimExpr) -> list[tir.PrimExpr]:
+    """The N-d indices of flat position `flat` in `buf`."""
+    dims = static_dims(buf.shape, "an extern buffer")
+    if len(dims) == 1:
+        return [flat]
+    strides = [product(dims[d + 1 :]) for d in range(len(dims))]
+    out = [E.floordiv(flat, strides[0])]
+    for d in range(1, len(dims) - 1):
+        out.append(E.floordiv(E.floormod(flat, strides[d - 1]), strides[d]))
+    out.append(E.floormod(flat, dims[-1]))
+    return out
+
+
+def load(buf: tir.Buffer, flat: tir.PrimExpr) -> tir.BufferLoad:
+    return tir.BufferLoad(buf, tuple(unflatten(buf, flat)), buf.dtype)
+
+
+def store(buf: tir.Buffer, value: tir.PrimExpr, flat: tir.PrimExpr) -> tir.BufferStore:
+    return tir.BufferStore(buf, value, tuple(unflatten(buf, flat)))
+
+
+def loop(var: tir.Var, extent: int, body: tir.Stmt, kind: str = tir.SERIAL) -> tir.For:
+    return tir.For(var, E.idx(0), E.idx(extent), kind, body)
+
+
+def index_var(name: str = "v") -> tir.Var:
+    return tir.Var(name, E.INDEX)
+
+
+def local_scalar(name: str, dtype: str) -> tir.Buffer:
+    """A one-element local buffer (`ib.allocate(dtype, (1,), scope="local")`)."""
+    data = tir.Var(name, "handle", (dtype, "local"))
+    return tir.Buffer(name, data, dtype, (E.idx(1),), scope="local")
+
+
+def at0(buf: tir.Buffer) -> tir.BufferLoad:
+    return tir.BufferLoad(buf, (E.idx(0),), buf.dtype)
+
+
+def set0(buf: tir.Buffer, value: tir.PrimExpr) -> tir.BufferStore:
+    return tir.BufferStore(buf, value, (E.idx(0),))
+
+
+def seq(*stmts: tir.Stmt) -> tir.Stmt:
+    return stmts[0] if len(stmts) == 1 else tir.SeqStmt(tuple(stmts))
+
+
+def pragma_seq() -> tir.AttrStmt:
+    """`T.attr(0, "pragma_scope", "seq")` in its flat form (scoping what follows)."""
+    return tir.AttrStmt(tir.IntImm("int32", 0), "pragma_scope", tir.StringImm("seq"), None)
+
+
+def reduce_value(mode: str, old: tir.PrimExpr, new: tir.PrimExpr) -> tir.PrimExpr:
+    """The stored value of a scatter with reduction `mode`."""
+    if mode == "update":
+        return new
+    if mode == "add":
+        return E.add(old, new)
+    if mode == "mul":
+        return E.mul(old, new)
+    if mode == "min":
+        return E.minimum(old, new)
+    if mode == "max":
+        return E.maximum(old, new)
+    raise LegalizeUnsupported(f"scatter reduction {mode!r}")

@@ -1,0 +1,213 @@
+"""Pools: max_pool/avg_pool/adaptive_avg_pool in 1, 2 and 3 spatial dims, any
+layout with D/H/W letters.
+
+Kernels follow TOPI's `pool_impl_nd`: an optional `pad_temp` stage, a
+reduction over `rv0, rv1, ...` at `ax * stride + rv * dilation`, and for
+averages a `pool_avg` stage dividing by the window size; the blocks carry the
+`schedule_rule` annotations TVM's meta schedule keys on.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.legalize import te
+from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.padding import pad_compute, spatial_axes
+from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
+
+
+def _rule_attr(name: str) -> tuple[tuple[str, str], ...]:
+    return (("schedule_rule", f"meta_schedule.{name}"),)
+
+
+def _static(e: tir.PrimExpr, what: str) -> int:
+    v = E.value_of(e)
+    if not isinstance(v, int):
+        raise LegalizeUnsupported(f"pool with a symbolic {what}")
+    return v
+
+
+def _window_load(
+    src: te.Tensor, ax: tuple[tir.Var, ...], sp: list[int], rvs: list[te.RAxis], attrs: dict
+) -> tir.PrimExpr:
+    index: list[tir.PrimExpr] = list(ax)
+    for j, axis in enumerate(sp):
+        step = E.mul(ax[axis], attrs["strides"][j])
+        index[axis] = E.add(step, E.mul(rvs[j].var, attrs["dilation"][j]))
+    return src.load(index)
+
+
+def _padded(
+    kb: te.KernelBuilder, x: te.Tensor, sp: list[int], out: tuple, attrs: dict, value: tir.PrimExpr
+) -> te.Tensor:
+    """`pad_temp` when any side is padded (ceil mode pads what its last window needs)."""
+    n = len(sp)
+    pads = list(attrs["padding"])
+    if len(pads) == n:
+        pads = pads + pads
+    before: list[E.Expr] = [0] * x.ndim
+    after: list[E.Expr] = [0] * x.ndim
+    for j, axis in enumerate(sp):
+        before[axis], after[axis] = pads[j], pads[j + n]
+        if attrs.get("ceil_mode"):
+            dim, o = _static(x.shape[axis], "shape"), _static(out[axis], "shape")
+            k, s, d = attrs["pool_size"][j], attrs["strides"][j], attrs["dilation"][j]
+            after[axis] = max(0, (o - 1) * s + (k - 1) * d + 1 - dim - pads[j])
+    if all(E.value_of(E.idx(p)) == 0 for p in (*before, *after)):
+        return x
+    return pad_compute(kb, x, before, after, value, "pad_temp")
+
+
+def max_pool_compute(
+    kb: te.KernelBuilder, x: te.Tensor, attrs: dict, out: tuple[tir.PrimExpr, ...]
+) -> te.Tensor:
+    sp = spatial_axes(attrs["layout"])
+    src = _padded(kb, x, sp, out, attrs, E.min_value(x.dtype))
+
+    def body(*ax: tir.Var) -> te.Reduce:
+        rvs = [te.reduce_axis(k, f"rv{j}") for j, k in enumerate(attrs["pool_size"])]
+        return te.max_(_window_load(src, ax, sp, rvs, attrs), rvs)
+
+    return kb.compute(out, body, "pool_max", annotations=_rule_attr("pool_max"))
+
+
+def _count(ax: tuple[tir.Var, ...], sp: list[int], x: te.Tensor, attrs: dict) -> tir.PrimExpr:
+    """Elements of the window at `ax` that lie inside the (unpadded) input."""
+    n = len(sp)
+    pads = list(attrs["padding"])
+    if len(pads) == n:
+        pads = pads + pads
+    total: tir.PrimExpr | None = None
+    for j, axis in enumerate(sp):
+        k, s, d, p = (attrs[a][j] for a in ("pool_size", "strides", "dilation", "padding"))
+        dim, a = x.shape[axis], ax[axis]
+        if p == 0 and d == 1:  # the form TVM's simplifier leaves
+            term = E.add(
+                E.mul(E.minimum(a, E.idx(0)), s),
+                E.minimum(E.add(E.mul(a, s), k - 1), E.sub(dim, 1)),
+            )
+            term = E.sub(E.add(term, 1), E.mul(a, s))
+        else:
+            start = E.sub(E.mul(a, s), p)
+            lo = E.maximum(E.floordiv(E.add(E.sub(E.idx(0), start), d - 1), d), E.idx(0))
+            hi = E.minimum(E.floordiv(E.sub(E.sub(dim, 1), start), d), E.idx(k - 1))
+            term = E.add(E.sub(hi, lo), 1)
+        total = term if total is None else E.mul(total, term)
+    assert total is not None
+    return E.maximum(total, E.idx(1))
+
+
+def avg_pool_compute(
+    kb: te.KernelBuilder, x: te.Tensor, attrs: dict, out: tuple[tir.PrimExpr, ...]
+) -> te.Tensor:
+    sp = spatial_axes(attrs["layout"])
+    src = _padded(kb, x, sp, out, attrs, E.const(0, x.dtype))
+
+    def total(*ax: tir.Var) -> te.Reduce:
+        rvs = [te.reduce_axis(k, f"rv{j}") for j, k in enumerate(attrs["pool_size"])]
+        return te.sum_(_window_load(src, ax, sp, rvs, attrs), rvs)
+
+    pool_sum = kb.compute(out, total, "pool_sum")
+    include = bool(attrs.get("count_include_pad")) and not attrs.get("ceil_mode")
+
+    def body(*ax: tir.Var) -> tir.PrimExpr:
+        if include:
+            size = 1
+            for k in attrs["pool_size"]:
+                size *= k
+            return E.div(pool_sum[ax], E.const(size, x.dtype))
+        return E.div(pool_sum[ax], E.cast(_count(ax, sp, x, attrs), x.dtype))
+
+    return kb.compute(out, body, "pool_avg", annotations=_rule_attr("pool_avg"))
+
+
+_POOLS = {"max_pool": max_pool_compute, "avg_pool": avg_pool_compute}
+
+
+def _pool_rule(kind: str, n: int):  # noqa: ANN202 - returns a rule
+    compute = _POOLS[kind]
+
+    def rule(ctx: LegalizeCtx) -> relax.Expr:
+        attrs = ctx.attrs
+        if attrs.get("out_layout") not in (None, attrs["layout"]):
+            raise LegalizeUnsupported("pool with a different out_layout")
+        out = ctx.out_shape()
+
+        def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
+            return compute(kb, x, attrs, out)
+
+        return ctx.call_te(f"{kind}{n}d", build)
+
+    rule.__name__ = f"legalize_{kind}{n}d"
+    return rule
+
+
+def adaptive_avg_pool_compute(
+    kb: te.KernelBuilder, x: te.Tensor, layout: str, out: tuple[tir.PrimExpr, ...]
+) -> te.Tensor:
+    """TOPI's adaptive pool: window `[o*in//out, ceil((o+1)*in/out))`. Even splits
+    give fixed windows as TVM prints them; uneven ones reduce over the widest
+    window with out-of-window elements masked to zero."""
+    sp = spatial_axes(layout)
+    sizes = [(_static(x.shape[a], "shape"), _static(out[a], "output size")) for a in sp]
+    even = all(i % o == 0 for i, o in sizes)
+
+    def window(ax: tuple[tir.Var, ...], j: int) -> tuple[tir.PrimExpr, tir.PrimExpr]:
+        i, o = sizes[j]
+        a = ax[sp[j]]
+        start = E.floordiv(E.mul(a, i), o)
+        end = E.floordiv(E.add(E.mul(a, i), i + o - 1), o)
+        return start, end
+
+    def total(*ax: tir.Var) -> te.Reduce:
+        widths = [i // o if even else -(-i // o) + 1 for i, o in sizes]
+        rvs = [te.reduce_axis(w, f"rv{j}") for j, w in enumerate(widths)]
+        index: list[tir.PrimExpr] = list(ax)
+        inside: tir.PrimExpr | None = None
+        for j, axis in enumerate(sp):
+            start, end = window(ax, j)
+            index[axis] = E.add(start, rvs[j].var)
+            ok = E.binary("lt", index[axis], end)
+            inside = ok if inside is None else E.logical_and(inside, ok)
+        value = x.load(index) if even else E.if_then_else(inside, x.load(index), 0.0)
+        return te.sum_(value, rvs)
+
+    pool_sum = kb.compute(out, total, "adaptive_pool_sum")
+
+    def body(*ax: tir.Var) -> tir.PrimExpr:
+        if even:
+            size = 1
+            for i, o in sizes:
+                size *= i // o
+            return E.div(pool_sum[ax], E.const(size, x.dtype))
+        count: tir.PrimExpr | None = None
+        for j in range(len(sp)):
+            start, end = window(ax, j)
+            width = E.cast(E.sub(end, start), x.dtype)
+            count = width if count is None else E.mul(count, width)
+        return E.div(pool_sum[ax], count)
+
+    annotations = _rule_attr("adaptive_pool_avg")
+    return kb.compute(out, body, "adaptive_pool_avg", annotations=annotations)
+
+
+def _adaptive_rule(n: int):  # noqa: ANN202 - returns a rule
+    def rule(ctx: LegalizeCtx) -> relax.Expr:
+        attrs = ctx.attrs
+        if attrs.get("out_layout") not in (None, attrs["layout"]):
+            raise LegalizeUnsupported("pool with a different out_layout")
+        out = ctx.out_shape()
+
+        def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
+            return adaptive_avg_pool_compute(kb, x, attrs["layout"], out)
+
+        return ctx.call_te(f"adaptive_avg_pool{n}d", build)
+
+    rule.__name__ = f"legalize_adaptive_avg_pool{n}d"
+    return rule
+
+
+for _n in (1, 2, 3):
+    for _kind in _POOLS:
+        register_legalize(f"relax.nn.{_kind}{_n}d")(_pool_rule(_kind, _n))
+    register_legalize(f"relax.nn.adaptive_avg_pool{_n}d")(_adaptive_rule(_n))

@@ -1,0 +1,173 @@
+"""Calling a compiled graph function from Python.
+
+Arguments are flattened the way the entry ABI wants them (tuples into their
+fields; prim values as 0-d arrays; shapes as int64 arrays) and described as
+DLTensors over the caller's own memory. What can only be known in Python (is
+it an array at all, does its dtype exist in DLPack) is checked here; shapes,
+dtypes, ranks and strides are checked by the native entry, which reports in
+the error buffer.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import relax
+from tvmlite.lowering.codegen.llvm_host_values import Leaf, leaves
+from tvmlite.runtime import dlpack
+
+if TYPE_CHECKING:
+    from tvmlite.runtime.executable import Executable
+
+ERROR_BYTES = 1024
+ENTRY_SIGNATURE = ctypes.CFUNCTYPE(
+    ctypes.c_int32,
+    ctypes.c_void_p,
+    ctypes.c_int32,
+    ctypes.c_void_p,
+    ctypes.c_int32,
+    ctypes.c_char_p,
+    ctypes.c_int64,
+)
+
+
+class GraphFunction:
+    """A compiled graph function: `f(*args)` returns arrays, tuples, Python
+    scalars (prim results) or tuples of ints (shape results)."""
+
+    def __init__(self, executable: Executable, name: str, func: relax.Function, address: int):
+        self.executable = executable  # keeps the machine code alive
+        self.name = name
+        self.params = func.params
+        self.leaves = [leaf for p in func.params for leaf in leaves(p.struct_info, p.name)]
+        self.ret = func.ret_struct_info
+        self.ret_leaves = leaves(func.ret_struct_info, "result")
+        self._cfunc = ENTRY_SIGNATURE(address)
+
+    def __repr__(self) -> str:
+        return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)})>"
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != len(self.params):
+            names = ", ".join(p.name for p in self.params)
+            raise TVMLiteError(
+                f"{self.name}() takes {len(self.params)} arguments ({names}), got {len(args)}"
+            )
+        if self.executable.has_missing_packed:
+            self.executable.resolve_packed()
+        arrays: list[np.ndarray] = []
+        for p, arg in zip(self.params, args, strict=True):
+            _flatten(p.struct_info, arg, p.name, arrays, self.name)
+        tensors = (dlpack.DLTensor * max(1, len(arrays)))()
+        keep: list[Any] = []
+        for t, arr in zip(tensors, arrays, strict=False):
+            dlpack.fill_tensor(t, arr, keep)
+        size = ctypes.sizeof(dlpack.DLTensor)
+        base = ctypes.addressof(tensors)
+        pointers = (ctypes.c_void_p * max(1, len(arrays)))(
+            *(base + k * size for k in range(len(arrays)))
+        )
+        outs = (ctypes.c_void_p * max(1, len(self.ret_leaves)))()
+        err = ctypes.create_string_buffer(ERROR_BYTES)
+        status = self._cfunc(pointers, len(arrays), outs, len(self.ret_leaves), err, ERROR_BYTES)
+        if status:
+            raise TVMLiteError(err.value.decode(errors="replace") or f"{self.name}: failed")
+        results = [_to_python(leaf, outs[k]) for k, leaf in enumerate(self.ret_leaves)]
+        return _rebuild(self.ret, results)
+
+
+def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray], fn: str) -> None:
+    """Append the arrays `arg` contributes to the entry's argument list."""
+    if isinstance(sinfo, relax.TupleStructInfo):
+        if not isinstance(arg, tuple | list) or len(arg) != len(sinfo.fields):
+            raise TVMLiteError(
+                f"{fn}: parameter '{label}': expected a tuple of {len(sinfo.fields)}, "
+                f"got {_describe(arg)}"
+            )
+        for k, (f, a) in enumerate(zip(sinfo.fields, arg, strict=True)):
+            _flatten(f, a, f"{label}[{k}]", out, fn)
+    elif isinstance(sinfo, relax.TensorStructInfo):
+        out.append(_tensor(arg, sinfo, label, fn))
+    elif isinstance(sinfo, relax.PrimStructInfo):
+        out.append(_prim(arg, sinfo.dtype, label, fn))
+    elif isinstance(sinfo, relax.ShapeStructInfo):
+        try:
+            out.append(np.array([int(v) for v in arg], dtype="int64"))
+        except (TypeError, ValueError):
+            raise TVMLiteError(
+                f"{fn}: parameter '{label}': expected a shape (ints), got {_describe(arg)}"
+            ) from None
+    else:
+        raise TVMLiteError(f"{fn}: parameter '{label}' cannot be passed to compiled code")
+
+
+def _tensor(arg: Any, sinfo: relax.TensorStructInfo, label: str, fn: str) -> np.ndarray:
+    if not isinstance(arg, np.ndarray):
+        if not hasattr(arg, "__dlpack__") or isinstance(arg, np.generic):
+            raise TVMLiteError(
+                f"{fn}: parameter '{label}': expected a tensor (numpy.ndarray or an object "
+                f"with __dlpack__), got {_describe(arg)}"
+            )
+        try:
+            arg = np.from_dlpack(arg)  # zero-copy
+        except (BufferError, TypeError, ValueError, RuntimeError) as err:
+            raise TVMLiteError(
+                f"{fn}: parameter '{label}': cannot import via DLPack: {err}"
+            ) from None
+    if dlpack.dl_dtype(arg.dtype) is None:
+        want = sinfo.dtype if sinfo.dtype != "void" else "a DLPack dtype"
+        raise TVMLiteError(f"{fn}: parameter '{label}': expected dtype {want}, got {arg.dtype}")
+    if arg.ndim and any(s % arg.itemsize for s in arg.strides):
+        raise TVMLiteError(f"{fn}: parameter '{label}': strides are not whole elements")
+    return arg
+
+
+def _prim(arg: Any, dtype: str, label: str, fn: str) -> np.ndarray:
+    if isinstance(arg, np.ndarray) and arg.ndim == 0 or isinstance(arg, np.generic):
+        arg = arg.item()
+    ok = isinstance(arg, bool | int | float) and not (
+        isinstance(arg, float) and not dt.is_float(dtype)
+    )
+    if not ok:
+        raise TVMLiteError(
+            f"{fn}: parameter '{label}': expected a {dtype} scalar, got {_describe(arg)}"
+        )
+    if not dt.is_float(dtype):
+        info = np.iinfo(dtype) if dtype != "bool" else None
+        value = int(arg)
+        low, high = (0, 1) if info is None else (int(info.min), int(info.max))
+        if not low <= value <= high:
+            raise TVMLiteError(f"{fn}: parameter '{label}': value {value} does not fit in {dtype}")
+    return np.array(arg, dtype=dtype)
+
+
+def _describe(arg: Any) -> str:
+    if isinstance(arg, np.ndarray):
+        return f"an array of shape {arg.shape} and dtype {arg.dtype}"
+    return type(arg).__name__
+
+
+def _to_python(leaf: Leaf, address: int) -> Any:
+    array = dlpack.take_managed(address)
+    if isinstance(leaf.sinfo, relax.PrimStructInfo):
+        return array.item()
+    if isinstance(leaf.sinfo, relax.ShapeStructInfo):
+        return tuple(int(v) for v in array)
+    return array
+
+
+def _rebuild(sinfo: relax.StructInfo, flat: Sequence[Any]) -> Any:
+    items = list(flat)
+    return _take(sinfo, items)
+
+
+def _take(sinfo: relax.StructInfo, items: list[Any]) -> Any:
+    if isinstance(sinfo, relax.TupleStructInfo):
+        return tuple(_take(f, items) for f in sinfo.fields)
+    return items.pop(0)
