@@ -22,10 +22,10 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
-from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host import HostEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
+from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_host_values import leaves
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.lowering.tir.signature import KernelSignature
@@ -108,8 +108,7 @@ def build_host_module(
     """The LLVM module of lowered prim functions (with their signatures) and graph
     functions; also returns the packed-function names, in table order."""
     module = ir.Module(name="tvmlite")
-    abi.add_helpers(module)
-    helpers.add_check_helpers(module)
+    declare_support(module)
     ctx = HostContext(module, dict(graphs))
     for name, (lowered, sig) in prims.items():
         fn = build_kernel(module, lowered, sig)

@@ -22,6 +22,7 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module, entry_symbol
+from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_kernel import symbol_name
 from tvmlite.runtime import registry
 from tvmlite.runtime.graph_call import GraphFunction
@@ -44,6 +45,7 @@ class Executable:
             "lower": (stamp - start) * 1e3,
             "codegen": (time.perf_counter() - stamp) * 1e3,
         }
+        support_library()  # the functions host code calls, compiled once per process
         self.jit = JitModule(module, optimize=optimize)
         self.timings |= self.jit.timings
         self._installed: list[Any] = []  # packed trampolines the table points to

@@ -1,0 +1,56 @@
+"""The support library of host code: allocation, release, copy and the argument
+checks, compiled once per process and shared by every module built after.
+
+Host modules only declare these functions; the JIT resolves them through the
+process symbol table (`llvmlite.binding.add_symbol`). Compiling them into each
+module cost more than the host code itself. An exported shared library links
+`support_module()` in instead, so it stays self-contained.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen.jit import JitModule
+
+I32, I64, PTR = abi.I32, abi.I64, abi.PTR
+# Functions host code calls, with their C types.
+EXPORTED: dict[str, ir.FunctionType] = {
+    abi.ALLOC: ir.FunctionType(PTR, [I32, PTR, I32]),
+    abi.RELEASE: ir.FunctionType(ir.VoidType(), [PTR]),
+    abi.COPY: ir.FunctionType(PTR, [PTR]),
+    helpers.CHECK_TENSOR: ir.FunctionType(I32, [PTR, I32, I32, I32, PTR, PTR, I64]),
+    helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
+}
+
+
+def support_module() -> ir.Module:
+    """The support functions as a fresh LLVM module (external linkage)."""
+    module = ir.Module(name="tvmlite_support")
+    abi.add_helpers(module)
+    helpers.add_check_helpers(module)
+    for name in EXPORTED:
+        module.globals[name].linkage = ""
+    return module
+
+
+@functools.cache
+def support_library() -> JitModule:
+    """Compiled once, kept for the life of the process (results and compiled
+    modules call into it), its symbols published to the JIT linker."""
+    jit = JitModule(support_module())
+    for name in EXPORTED:
+        llvm.add_symbol(name, jit.address(name))
+    return jit
+
+
+def declare_support(module: ir.Module) -> None:
+    for name, fnty in EXPORTED.items():
+        if name not in module.globals:
+            fn = ir.Function(module, fnty, name)
+            fn.attributes.add("nounwind")
