@@ -15,7 +15,7 @@ from tvmlite.diagnostics import Span
 SPAN = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Node:
     """Base of syntax nodes; every subclass has a `span`."""
 
@@ -23,13 +23,13 @@ class Node:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Name(Node):
     id: str
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attribute(Node):
     """`value.attr`; `dotted()` gives `"T.axis.remap"` for a chain of names."""
 
@@ -38,7 +38,7 @@ class Attribute(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Constant(Node):
     """int, float, str, bool or None. Negative numbers are `UnaryOp("-", ...)`."""
 
@@ -46,14 +46,14 @@ class Constant(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Keyword(Node):
     name: str
     value: Node
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call(Node):
     func: Node
     args: tuple[Node, ...]
@@ -61,7 +61,7 @@ class Call(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Slice(Node):
     """`start:stop:step` inside a subscript; parts may be None."""
 
@@ -71,7 +71,7 @@ class Slice(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Subscript(Node):
     """`value[i, j]` has `indices == (i, j)`; `value[()]` has `()`. A single index
     written with a trailing comma (`value[i,]`) is the same as `value[i]`."""
@@ -81,7 +81,7 @@ class Subscript(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnaryOp(Node):
     """op: `-`, `+`, `~`, `not`."""
 
@@ -90,7 +90,7 @@ class UnaryOp(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BinOp(Node):
     """op: `+ - * / // % ** << >> & | ^ @`."""
 
@@ -100,7 +100,7 @@ class BinOp(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BoolOp(Node):
     """op: `and` / `or`; left-associative pairs."""
 
@@ -110,7 +110,7 @@ class BoolOp(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Compare(Node):
     """`a < b <= c` is `Compare(a, ("<", "<="), (b, c))`; ops include `==`, `!=`,
     `in`, `not in`, `is`, `is not`."""
@@ -121,7 +121,7 @@ class Compare(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IfExp(Node):
     """`body if test else orelse`."""
 
@@ -131,7 +131,7 @@ class IfExp(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Tuple(Node):
     """`(a, b)`, `(a,)`, `()`, or a bare `a, b` (`parenthesized` False)."""
 
@@ -140,20 +140,20 @@ class Tuple(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class List(Node):
     elts: tuple[Node, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Dict(Node):
     keys: tuple[Node, ...]
     values: tuple[Node, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lambda(Node):
     """Parsed so that it can be rejected with a clear message where it is not allowed."""
 
@@ -165,13 +165,13 @@ class Lambda(Node):
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExprStmt(Node):
     value: Node
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Assign(Node):
     """`a = v`, `a, b = v` (target a `Tuple`), `a = b = v` (several targets)."""
 
@@ -180,7 +180,7 @@ class Assign(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AnnAssign(Node):
     """`x: ann = v` or a bare `x: ann` (value None)."""
 
@@ -190,7 +190,7 @@ class AnnAssign(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AugAssign(Node):
     """`x += v`: parsed so it can be rejected or lowered with a located message."""
 
@@ -200,7 +200,7 @@ class AugAssign(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class For(Node):
     target: Node
     iter: Node
@@ -208,14 +208,14 @@ class For(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class While(Node):
     test: Node
     body: tuple[Node, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class If(Node):
     """`elif` chains arrive as an `If` alone in `orelse`."""
 
@@ -225,49 +225,49 @@ class If(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WithItem(Node):
     context: Node
     target: Node | None = None
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class With(Node):
     items: tuple[WithItem, ...]
     body: tuple[Node, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Assert(Node):
     test: Node
     msg: Node | None = None
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Return(Node):
     value: Node | None = None
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pass(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Break(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Continue(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Import(Node):
     """`import x` / `from x import y as z`: only `from __future__ import annotations`
     is meaningful; the rest is rejected by the parser with this span."""
@@ -277,7 +277,7 @@ class Import(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Param(Node):
     name: str
     annotation: Node | None = None
@@ -285,7 +285,7 @@ class Param(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionDef(Node):
     """`type_params` holds PEP 695 names (`def f[n, m](...)`)."""
 
@@ -298,7 +298,7 @@ class FunctionDef(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClassDef(Node):
     name: str
     bases: tuple[Node, ...]
@@ -307,7 +307,7 @@ class ClassDef(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Module(Node):
     body: tuple[Node, ...]
     span: Span | None = SPAN

@@ -13,7 +13,6 @@ One method per rule or alias of `tvms.lark`; a test checks that none is missing.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import re
 import threading
 import unicodedata
@@ -21,11 +20,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax as S
 from tvmlite.grammar.lexer import Tok
 from tvmlite.grammar.operators import fold
-
-from tvmlite.diagnostics import ParseError, Source, Span
 
 Item = Tok | S.Node
 _SIMPLE_ESCAPES = {
@@ -66,18 +64,10 @@ class SyntaxBuilder:
     def parsing(self, placement: Placement) -> Iterator[None]:
         with self._lock:
             previous, self._where = self._where, placement
-            # A parse allocates a few objects per character of text and frees none of
-            # them until it ends, so the cycle collector would walk the growing heap
-            # again and again (a tenth of the parse time) to find nothing: tokens and
-            # syntax nodes never form cycles. Collection resumes when the parse ends.
-            collecting = gc.isenabled()
-            gc.disable()
             try:
                 yield
             finally:
                 self._where = previous
-                if collecting:
-                    gc.enable()
 
     # -------------------------------------------------------------- spans and errors
 

@@ -24,7 +24,7 @@ class Source:
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Span:
     """A 1-based line/column range in a `Source` (end is exclusive)."""
 
