@@ -15,7 +15,7 @@ import time
 
 import tvmlite
 
-HEADER_RELAX = '# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n'
+HEADER_RELAX = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 HEADER_TIR = (
     "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n"
     "# from tvm.tirx.layout import Axis\n# from tvm.script import relax as R\n\n"
@@ -101,8 +101,10 @@ def measure(label: str, text: str, repeat: int) -> None:
     tvm_mod = from_source(text)
     tvm_parse = best_of(lambda: from_source(text), 1)
     tvm_print = best_of(tvm_mod.script, repeat)
-    print(f"  TVM     parse {tvm_parse * 1e3:9.1f} ms  -> tvmlite is {tvm_parse / parse_s:6.1f}x faster")
-    print(f"  TVM     print {tvm_print * 1e3:9.1f} ms  -> tvmlite takes {print_s / tvm_print:6.2f}x TVM's time")
+    faster = tvm_parse / parse_s
+    share = print_s / tvm_print
+    print(f"  TVM     parse {tvm_parse * 1e3:9.1f} ms  -> tvmlite is {faster:6.1f}x faster")
+    print(f"  TVM     print {tvm_print * 1e3:9.1f} ms  -> tvmlite takes {share:6.2f}x TVM's time")
 
 
 def main() -> None:
@@ -111,7 +113,8 @@ def main() -> None:
     ap.add_argument("--funcs", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    measure(f"(a) Relax function, {args.bindings} bindings", relax_chain(args.bindings), args.repeat)
+    label_a = f"(a) Relax function, {args.bindings} bindings"
+    measure(label_a, relax_chain(args.bindings), args.repeat)
     measure(f"(b) {args.funcs} legalized prim functions", legalized_module(args.funcs), args.repeat)
 
 

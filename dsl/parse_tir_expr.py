@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_ops import (
@@ -27,8 +28,6 @@ from tvmlite.dsl.parse_tir_ops import (
     pair,
 )
 from tvmlite.dsl.scope import ParseContext, Scope
-
-from tvmlite.diagnostics import ParseError
 
 # Names that need Python to run; rejected wherever they appear.
 META_BUILTINS = ("meta_var", "macro", "inline", "comm_reducer", "index_map", "iter_var")

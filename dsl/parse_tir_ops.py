@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-
-from tvmlite.diagnostics import Span
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 

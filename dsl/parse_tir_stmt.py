@@ -13,13 +13,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from tvmlite.diagnostics import Span
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_assign import Result, Scoped
 from tvmlite.dsl.parse_tir_block import FUNCTION
 from tvmlite.dsl.parse_tir_control import ControlParser
 from tvmlite.dsl.scope import ParseContext, Scope
-
-from tvmlite.diagnostics import Span
 
 
 def seq(stmts: list[tir.Stmt], span: Span | None = None) -> tir.Stmt:

@@ -90,7 +90,7 @@ def structural_equal(a: Any, b: Any) -> bool:
             continue
         if len(xs) != len(ys):
             return False
-        stack.extend(zip(reversed(xs), reversed(ys)))
+        stack.extend(zip(reversed(xs), reversed(ys), strict=True))
     return True
 
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lark import Lark, LarkError
+
+from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
 from tvmlite.grammar.lalr import LalrParser
 from tvmlite.grammar.lexer import TvmsLexer
-
-from tvmlite.diagnostics import ParseError, Source, Span
 
 __all__ = ["parse_expression", "parse_syntax"]
 

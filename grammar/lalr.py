@@ -19,6 +19,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedToken
 from lark.grammar import Rule
 from lark.parsers.lalr_analysis import Shift
+
 from tvmlite.grammar.builder import SyntaxBuilder
 from tvmlite.grammar.lexer import DeferredError, Tok
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tvmlite.diagnostics import ParseError, Span
 from tvmlite.dsl import syntax as S
 from tvmlite.grammar.lexer import Tok
-
-from tvmlite.diagnostics import ParseError, Span
 
 # Binding strength, loosest first, as in the Python reference's precedence table.
 TERNARY, OR, AND, NOT, COMPARE = 0, 1, 2, 3, 4

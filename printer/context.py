@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.dsl.module import CLASSIC, DIALECTS, TVM027
 from tvmlite.printer.names import NameTable
-
-from tvmlite.diagnostics import TVMLiteError
 
 if TYPE_CHECKING:
     from tvmlite.printer.tir import TIRPrinter
@@ -52,11 +51,10 @@ class PrintContext:
 
     def metadata_ref(self, const: relax.Constant) -> str:
         """`metadata["<key>"][i]`, deduplicated by value like TVM's AddMetadata."""
-        for index, seen in enumerate(self.constants):
-            if seen == const:
-                break
-        else:
-            index = len(self.constants)
+        index = next(
+            (k for k, seen in enumerate(self.constants) if seen == const), len(self.constants)
+        )
+        if index == len(self.constants):
             self.constants.append(const)
         return f'metadata["{CONSTANT_KEY[self.dialect]}"][{index}]'
 

@@ -7,13 +7,12 @@ Relax call imports `T`), so the class body is printed first and the header last.
 
 from __future__ import annotations
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.relax import RelaxPrinter, indent
-
-from tvmlite.diagnostics import TVMLiteError
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
 from tvmlite.dsl import relax, tir
 from tvmlite.printer.context import PrintContext
 from tvmlite.printer.literals import float_text, is_special, special_text, string_text

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from tvmlite.diagnostics import ParseError, Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef
-
-from tvmlite.diagnostics import ParseError, Span
 
 _SCALARS = (bool, int, float)
 

@@ -1,9 +1,9 @@
 """tvmlite: a pure-Python, TVMScript-compatible compiler toolkit.
 
-    mod = tvmlite.parse(text)          # IRModule (or a lone function)
-    print(mod.script())                # canonical text, in the dialect it came in
-    tvmlite.structural_equal(a, b)     # equal up to renaming of bound variables
-    ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
+mod = tvmlite.parse(text)          # IRModule (or a lone function)
+print(mod.script())                # canonical text, in the dialect it came in
+tvmlite.structural_equal(a, b)     # equal up to renaming of bound variables
+ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 """
 
 from typing import Any
@@ -15,7 +15,6 @@ from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.runtime.registry import get_global_func, register_func
 
 __version__ = "0.1.0"
-
 
 
 def build(mod: Any, target: Any = "llvm", pipeline: Any = None) -> Any:

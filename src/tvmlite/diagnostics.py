@@ -65,7 +65,8 @@ def render(message: str, span: Span | None, filename: str | None = None) -> str:
     if span is None:
         return f"{filename or '<string>'}:1:1: error: {message}"
     text = span.source.line(span.line)
-    width = (span.end_column - span.column) if span.end_line == span.line else len(text) - span.column + 1
+    to_eol = len(text) - span.column + 1
+    width = (span.end_column - span.column) if span.end_line == span.line else to_eol
     width = max(1, min(width, max(1, len(text) - span.column + 1)))
     # Tabs keep their width so the caret lines up under the offending token.
     pad = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])

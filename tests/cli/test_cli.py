@@ -12,7 +12,7 @@ import pytest
 from tvmlite.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mlp.tvms"
-GOOD = '''# from tvm.script import ir as I
+GOOD = """# from tvm.script import ir as I
 # from tvm.script import tir as T
 
 @I.ir_module
@@ -22,7 +22,7 @@ class Module:
         T.func_attr({"tir.noalias": T.bool(True)})
         for i in range(4):
             B[i] = A[i] + T.float32(1.0)
-'''
+"""
 
 
 def run(argv, capsys, stdin: str | None = None, monkeypatch=None):
@@ -65,7 +65,11 @@ def test_fmt_check_and_diff(tmp_path, capsys):
     code, _, err = run(["fmt", "--check", str(path)], capsys)
     assert code == 1 and "would reformat" in err
     code, out, _ = run(["fmt", "--diff", str(path)], capsys)
-    assert code == 1 and "-        for i in T.serial(4):" in out and "+        for i in range(4):" in out
+    assert (
+        code == 1
+        and "-        for i in T.serial(4):" in out
+        and "+        for i in range(4):" in out
+    )
     assert path.read_text() == messy  # --check and --diff never write
 
 

@@ -42,7 +42,11 @@ def _mutate(text: str, rng: random.Random) -> str:
         return text.replace(rng.choice(tokens), "", 1)
     elif op == 5:
         i = rng.randrange(len(text))
-        return text[:i] + rng.choice(["\x00", "\u200b", "é", "(", "]", ":", "\t", "\\", "'''"]) + text[i:]
+        return (
+            text[:i]
+            + rng.choice(["\x00", "\u200b", "é", "(", "]", ":", "\t", "\\", "'''"])
+            + text[i:]
+        )
     elif op == 6:
         words = [t for t in tokens if t.isidentifier()]
         a, b = rng.sample(words, 2)
@@ -71,11 +75,46 @@ def test_random_text_fails_cleanly(text):
     _parse_or_located_error(text)
 
 
-@given(st.lists(st.sampled_from(
-    ["@I.ir_module", "class", "Module", ":", "\n", "    ", "def", "main", "(", ")", "x", ",",
-     "R.Tensor", "T.Buffer", "=", "with", "T.sblock", "for", "in", "T.grid", "[", "]", "1",
-     "return", "->", '"float32"', "R.add", "T.prim_func", "@R.function", "if", "else"]),
-    max_size=60))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "@I.ir_module",
+                "class",
+                "Module",
+                ":",
+                "\n",
+                "    ",
+                "def",
+                "main",
+                "(",
+                ")",
+                "x",
+                ",",
+                "R.Tensor",
+                "T.Buffer",
+                "=",
+                "with",
+                "T.sblock",
+                "for",
+                "in",
+                "T.grid",
+                "[",
+                "]",
+                "1",
+                "return",
+                "->",
+                '"float32"',
+                "R.add",
+                "T.prim_func",
+                "@R.function",
+                "if",
+                "else",
+            ]
+        ),
+        max_size=60,
+    )
+)
 def test_random_token_soup_fails_cleanly(tokens):
     _parse_or_located_error(" ".join(tokens))
 
@@ -85,8 +124,10 @@ def test_deep_nesting_is_parsed_or_rejected_cleanly():
     _parse_or_located_error(deep)
     body = "".join("    " * (k + 1) + f'with T.sblock("b{k}"):\n' for k in range(200))
     text = (
-        "@T.prim_func\ndef main(A: T.Buffer((1,), \"float32\")):\n" + body
-        + "    " * 201 + "A[0] = T.float32(1.0)\n"
+        '@T.prim_func\ndef main(A: T.Buffer((1,), "float32")):\n'
+        + body
+        + "    " * 201
+        + "A[0] = T.float32(1.0)\n"
     )
     _parse_or_located_error(text)
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
+
+from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax as S
 from tvmlite.grammar import GRAMMAR, _parser, parse_expression, parse_syntax
 from tvmlite.grammar.indenter import UNSUPPORTED_KEYWORDS
 from tvmlite.grammar.lexer import TvmsLexer
-
-from tvmlite.diagnostics import ParseError, Source, Span
 
 
 def expr(text: str) -> S.Node:

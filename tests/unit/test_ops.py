@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tvmlite.dsl import ops, relax, tir
-from tvmlite.dsl.ops import shape_arith as sa
 
 from tvmlite.diagnostics import ParseError
+from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.ops import shape_arith as sa
 
 # ---------------------------------------------------------------- tiny helpers
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
+from tvmlite import IRModule, ParseError, parse, parse_file
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027
 from tvmlite.dsl.parser import RawCall, detect_dialect
-
-from tvmlite import IRModule, ParseError, parse, parse_file
 
 
 def src(text: str) -> str:

@@ -8,10 +8,10 @@ import textwrap
 
 import numpy as np
 import pytest
-from tvmlite.dsl import relax, tir
-from tvmlite.dsl.verify_relax import verify_function
 
 from tvmlite import ParseError, parse
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.verify_relax import verify_function
 
 
 def src(text: str) -> str:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
+from tvmlite.diagnostics import ParseError, Source, VerifyError
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
 from tvmlite.dsl.scope import ParseContext, Scope
 from tvmlite.grammar import parse_expression, parse_syntax
-
-from tvmlite.diagnostics import ParseError, Source, VerifyError
 
 CLASSIC, NEW = "classic", "tvm-0.27"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax as R
 from tvmlite.dsl import tir as T
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer import script
-
-from tvmlite.diagnostics import TVMLiteError
 
 CLASSIC, TVM027 = "classic", "tvm-0.27"
 

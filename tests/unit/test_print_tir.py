@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
 from tvmlite.dsl import tir
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir import TIRPrinter
