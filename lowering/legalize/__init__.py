@@ -19,8 +19,10 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     norm,
     pool,
     reduce,
+    scan,
     scatter,
     search,
+    sort,
 )
 from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,

@@ -39,6 +39,7 @@ TIR_CONSTRUCTS = frozenset(
         "strides",  # buffer params with explicit strides
         "select",  # T.Select / T.if_then_else
         "cast",
+        "intrinsics",  # exact math and bit intrinsics (T.sqrt, T.popcount, ...); runnable only
     }
 )
 RELAX_CONSTRUCTS = frozenset(
@@ -62,7 +63,13 @@ class Options:
     dtypes to draw from; `symbolic` allows symbolic dims (`n = T.int64()`, `"n"`).
     `dialect` is the spelling the program is meant for: constructs only 0.27 can
     express are built only for it. Names are drawn from a small pool so that the
-    printer must de-duplicate them, unless `unique_names`."""
+    printer must de-duplicate them, unless `unique_names`.
+
+    `runnable` draws programs that can also be run and give one defined answer:
+    static shapes, indices inside the buffer, loops and `while`s of few steps
+    (a counter bounds every `while`), allocations written before they are read,
+    float-to-int casts only of values the target holds, shifts below the bit
+    width. Signed add/sub/mul may still wrap: see `tvmlite.testing.reference`."""
 
     max_depth: int = 2
     max_stmts: int = 3
@@ -71,6 +78,7 @@ class Options:
     constructs: frozenset[str] = field(default=ALL_CONSTRUCTS)
     dialect: str = CLASSIC
     unique_names: bool = False  # no two vars share a name hint (no de-duplication)
+    runnable: bool = False  # programs with one defined result (see above)
 
     def has(self, construct: str) -> bool:
         if construct == "bind" and self.dialect != TVM027:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from tvmlite.dsl import tir
+from tvmlite.testing import tir_runnable as runnable
 from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
 from tvmlite.testing.tir_gen import BUFFER_NAMES, TRUE, Draw, Scope, TIRGen, is_modern
@@ -47,17 +48,24 @@ def draw_block(gen: TIRGen, scope: Scope, depth: int) -> tir.Stmt:
     if draw(BOOLS):
         bound = i32(draw(ints(1, 6)))
         predicate = tir.BinaryOp("lt", chosen[0].loop_var, bound, "bool")
+    # An iter var takes its loop var's values (when the program is runnable).
+    ranges = {
+        iv.var: scope.ranges[loop.loop_var]
+        for iv, loop in zip(iter_vars, chosen, strict=True)
+        if loop.loop_var in scope.ranges
+    }
     inner = Scope(
         [*scope.func_vars, *(iv.var for iv in iter_vars)],
         list(scope.buffers),
         [],
         True,
         scope.func_vars,
+        ranges,
     )
     reduce_vars = [iv.var for iv in iter_vars if iv.kind == tir.REDUCE]
     read_scope = inner
     if init_wanted:  # a spatial axis that is only read would have to be a reduce axis
-        read_scope = Scope([*scope.func_vars, *reduce_vars], inner.buffers, [], True)
+        read_scope = Scope([*scope.func_vars, *reduce_vars], inner.buffers, [], True, (), ranges)
     reads = tuple(_region(gen, read_scope) for _ in range(draw(ints(0, 2))) if inner.buffers)
     writes = (_region(gen, inner),) if inner.buffers else ()
     init = gen._store(inner, 1) if init_wanted else None
@@ -92,7 +100,7 @@ def draw_prim_func(
     dtype each, as a `call_tir` caller needs); otherwise they are drawn."""
     gen = TIRGen(draw, options)
     shape_vars: list[tir.Var] = []
-    if tensor_params is None and options.symbolic:
+    if tensor_params is None and options.symbolic and not options.runnable:
         count = draw(ints(0, 2))
         shape_vars = [tir.Var(gen.name(), pick(draw, ("int64", "int32"))) for _ in range(count)]
     buffers = _param_buffers(gen, shape_vars, tensor_params)
@@ -111,6 +119,10 @@ def draw_prim_func(
     func_vars = tuple(scalars + shape_vars)
     scope = Scope(list(func_vars), buffers + allocs, [], False, func_vars)
     body = gen.seq(scope, options.max_depth)
+    if options.runnable and allocs:  # scratch memory is written before anything reads it
+        fills = [runnable.fill(b, tir.const(0, b.dtype), ["i", "j"]) for b in allocs]
+        rest = body.seq if isinstance(body, tir.SeqStmt) else (body,)
+        body = tir.SeqStmt((*fills, *rest))
     rooted = gen.saw_block or bool(allocs)
     if rooted:
         root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(allocs))

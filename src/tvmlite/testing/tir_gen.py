@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import TVM027
+from tvmlite.testing import tir_runnable as runnable
 from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
 
@@ -66,10 +67,20 @@ class Scope:
     loops: list[tir.For] = field(default_factory=list)  # enclosing, outermost first
     in_block: bool = False
     func_vars: tuple[tir.Var, ...] = ()  # params and shape vars: visible inside blocks
+    # Runnable programs only: the values an int var can take (loop and iter vars),
+    # and whether `break`/`continue` may appear (inside a serial loop, not a block).
+    ranges: dict[tir.Var, tuple[int, int]] = field(default_factory=dict)
+    breakable: bool = False
 
     def child(self) -> Scope:
         return Scope(
-            list(self.vars), list(self.buffers), list(self.loops), self.in_block, self.func_vars
+            list(self.vars),
+            list(self.buffers),
+            list(self.loops),
+            self.in_block,
+            self.func_vars,
+            dict(self.ranges),
+            self.breakable,
         )
 
 
@@ -109,6 +120,8 @@ class TIRGen:
                 kinds += ["select", "if_then_else"]
             if self.has("cast"):
                 kinds.append("cast")
+            if self.options.runnable and self.has("intrinsics"):
+                kinds.append("intrinsic")
         kind = pick(self.draw, kinds)
         return getattr(self, "_" + kind)(dtype, scope, depth - 1)
 
@@ -155,10 +168,19 @@ class TIRGen:
 
     def _cast(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
         source = pick(self.draw, [d for d in self.dtypes if d != dtype] or [dtype])
-        return tir.Cast(dtype, self.expr(source, scope, depth))
+        value = self.expr(source, scope, depth)
+        if self.options.runnable:
+            return runnable.cast_in_range(value, dtype)
+        return tir.Cast(dtype, value)
 
-    def index(self, scope: Scope, depth: int) -> tir.PrimExpr:
-        """An int32 index: a literal in range, a var, or arithmetic over them."""
+    def _intrinsic(self, dtype: str, scope: Scope, depth: int) -> tir.PrimExpr:
+        return runnable.intrinsic(self, dtype, scope, depth)
+
+    def index(self, scope: Scope, depth: int, extent: int | None = None) -> tir.PrimExpr:
+        """An int32 index: a literal in range, a var, or arithmetic over them. Inside
+        `[0, extent)` when that is given (runnable programs)."""
+        if extent is not None:
+            return runnable.index(self, scope, depth, extent)
         if any(v.dtype == "int32" for v in scope.vars) and self.draw(BOOLS):
             base = self._var("int32", scope, 0)
             if depth > 0 and self.draw(BOOLS):
@@ -169,6 +191,8 @@ class TIRGen:
         return tir.IntImm("int32", self.draw(ints(0, 3)))
 
     def indices(self, buffer: tir.Buffer, scope: Scope, depth: int) -> tuple[tir.PrimExpr, ...]:
+        if self.options.runnable:
+            return tuple(self.index(scope, depth, runnable.extent(d)) for d in buffer.shape)
         return tuple(self.index(scope, depth) for _ in buffer.shape)
 
     # ------------------------------------------------------------ statements
@@ -184,6 +208,8 @@ class TIRGen:
                 kinds += self._compound_kinds(scope)
             if self.has("bind") and not last:
                 kinds.append("bind")
+            if scope.breakable:
+                kinds.append("jump")
             kind = pick(self.draw, kinds)
             if kind == "let":  # the body is the rest of the sequence
                 var = tir.Var(self.name(), pick(self.draw, self.numeric))
@@ -247,17 +273,21 @@ class TIRGen:
         symbolic = [v for v in scope.vars if v.dtype == "int32" and v not in _loop_vars(scope)]
         if start == 0 and symbolic and self.draw(BOOLS):
             extent = pick(self.draw, symbolic)
+            if self.options.runnable:
+                extent = runnable.few_steps(extent)
         return self._for_body(var, tir.IntImm("int32", start), extent, kind, scope, depth)
 
     def _grid(self, scope: Scope, depth: int) -> tir.Stmt:
         loop_vars = [tir.Var(self.name(), "int32") for _ in range(self.draw(ints(2, 3)))]
         extents = [tir.IntImm("int32", self.draw(ints(1, 6))) for _ in loop_vars]
         inner = scope.child()
+        inner.breakable = self.options.runnable
         loops = []
         for var, extent in zip(loop_vars, extents, strict=True):
             loop = tir.For(var, tir.IntImm("int32", 0), extent, tir.SERIAL, tir.Evaluate(TRUE))
             inner.vars.append(var)
             inner.loops.append(loop)
+            inner.ranges[var] = (0, extent.value - 1)
             loops.append(loop)
         body = self.seq(inner, depth)
         for var, extent in reversed(list(zip(loop_vars, extents, strict=True))):
@@ -276,6 +306,9 @@ class TIRGen:
         inner = scope.child()
         inner.vars.append(var)
         inner.loops.append(tir.For(var, start, extent, kind, tir.Evaluate(TRUE)))
+        if self.options.runnable:
+            inner.ranges[var] = runnable.loop_range(start, extent)
+            inner.breakable = kind in (tir.SERIAL, tir.UNROLLED)  # a block resets it
         return tir.For(var, start, extent, kind, self.seq(inner, depth))
 
     def _if(self, scope: Scope, depth: int) -> tir.Stmt:
@@ -285,7 +318,12 @@ class TIRGen:
         return tir.IfThenElse(cond, then, orelse)
 
     def _while(self, scope: Scope, depth: int) -> tir.Stmt:
+        if self.options.runnable:
+            return runnable.bounded_while(self, scope, depth)
         return tir.While(self.expr("bool", scope, 1), self.seq(scope.child(), depth))
+
+    def _jump(self, scope: Scope, depth: int) -> tir.Stmt:
+        return runnable.jump(self, scope)
 
     def _block(self, scope: Scope, depth: int) -> tir.Stmt:
         from tvmlite.testing.tir_func import draw_block  # blocks live with functions
