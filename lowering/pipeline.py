@@ -1,50 +1,106 @@
-"""Named compilation pipelines: what `build(mod, pipeline="name")` runs before
-code generation.
+"""Named compilation pipelines: what `build(mod, pipeline="name")` runs between a
+target's "before_legalize" and "after_legalize" passes.
 
-A pipeline is a function returning a fresh pass (a `Sequential`), looked up by
-name, so a target or a user can add one without touching `build`. For now
-"minimal" and "default" both only legalize; scheduling and fusion join
-"default" as they land.
+A pipeline is registered as a function `(target) -> Pass` under a name, so a
+target or a user adds one without touching `build`:
+
+    @register_pipeline("mine")
+    def mine(target: Target) -> Pass:
+        return Sequential([LegalizeOps(), MyPass()], name="mine")
+
+Built in: "minimal", only what running needs (LegalizeOps: `build`'s default),
+and "default", minimal plus the graph-level optimizations of TVM's pipeline
+(AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination). Both leave an
+already-lowered module as it is, so a module a user optimized by hand (the
+seed's workflow 1) and one built straight from operators (workflow 2) both work.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.lowering.transform import Pass, Sequential
+from tvmlite.dsl import relax
+from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.transform import Pass, PassContext, Sequential
 
-PipelineFn = Callable[[], Pass]
+if TYPE_CHECKING:
+    from tvmlite.lowering.target import Target
 
-
-def legalize_pass() -> Pass:
-    """LegalizeOps, imported here only: the one place build depends on it."""
-    from tvmlite.lowering.passes import LegalizeOps
-
-    return LegalizeOps()
-
-
-def minimal() -> Pass:
-    return Sequential([legalize_pass()], name="minimal")
+PipelineFn = Callable[["Target"], Pass]
+LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 
 
-def default() -> Pass:
-    return Sequential([legalize_pass()], name="default")
+@dataclass(frozen=True)
+class LegalizeIfEnabled(Pass):
+    """LegalizeOps unless the PassContext config `relax.transform.apply_legalize_ops`
+    is False (as in TVM, for tests that want unfused ops to fail the build), and
+    skipped outright when no graph function is left to legalize."""
+
+    name: str = "LegalizeOps"
+
+    def run(self, mod: IRModule) -> IRModule:
+        from tvmlite.lowering.passes import LegalizeOps
+
+        if not PassContext.current().get(LEGALIZE_KEY, True):
+            return mod
+        if not any(isinstance(f, relax.Function) for f in mod.functions.values()):
+            return mod
+        return LegalizeOps().run(mod)
+
+
+def minimal(target: Target | None = None) -> Pass:
+    """Only what is needed to run: legalize the operators."""
+    return Sequential([LegalizeIfEnabled()], name="minimal")
+
+
+def default(target: Target | None = None) -> Pass:
+    """Minimal, then fusion: kernels deduce their pattern, groups fuse into one
+    kernel each, and what fusion left unused goes away."""
+    from tvmlite.lowering.passes import (
+        AnnotateTIROpPattern,
+        DeadCodeElimination,
+        FuseOps,
+        FuseTIR,
+    )
+
+    passes = [LegalizeIfEnabled(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
+    return Sequential([*passes, DeadCodeElimination()], name="default")
 
 
 PIPELINES: dict[str, PipelineFn] = {"minimal": minimal, "default": default}
 
 
-def register_pipeline(name: str, make: PipelineFn, override: bool = False) -> None:
-    """Make `build(mod, pipeline=name)` run `make()`."""
-    if name in PIPELINES and not override:
-        raise TVMLiteError(f"pipeline '{name}' already exists (override=True replaces it)")
-    PIPELINES[name] = make
+def register_pipeline(
+    name: str, make: PipelineFn | None = None, override: bool = False
+) -> Callable[[PipelineFn], PipelineFn] | PipelineFn:
+    """Make `build(mod, pipeline=name)` run `make(target)`; a decorator when `make`
+    is omitted."""
+
+    def register(fn: PipelineFn) -> PipelineFn:
+        if name in PIPELINES and not override:
+            raise TVMLiteError(f"pipeline '{name}' already exists (override=True replaces it)")
+        PIPELINES[name] = fn
+        return fn
+
+    return register if make is None else register(make)
 
 
-def get_pipeline(name: str) -> Pass:
+def get_pipeline(name: str, target: Target | str | None = None) -> Pass:
+    """A fresh pass for pipeline `name` (for `target`, default the host)."""
+    from tvmlite.lowering.target import Target
+
     make = PIPELINES.get(name)
     if make is None:
         known = ", ".join(sorted(PIPELINES))
         raise TVMLiteError(f"unknown pipeline '{name}' (known: {known})")
-    return make()
+    result = make(Target.of(target))
+    if not isinstance(result, Pass):
+        raise TVMLiteError(f"pipeline '{name}' made a {type(result).__name__}, not a pass")
+    return result
+
+
+def list_pipelines() -> list[str]:
+    return sorted(PIPELINES)

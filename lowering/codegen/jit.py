@@ -19,8 +19,16 @@ class JitModule:
     """Optimized, compiled and loaded code of one LLVM module. `timings` holds the
     milliseconds spent per stage."""
 
-    def __init__(self, module: ir.Module, *, optimize: bool = True) -> None:
+    def __init__(
+        self,
+        module: ir.Module,
+        *,
+        optimize: bool = True,
+        machine: target.MachineOptions | None = None,
+    ) -> None:
         start = time.perf_counter()
+        # The machine code is for: the caller's, else the current target's.
+        self.machine = target.current_options() if machine is None else machine
         text = str(module)
         stamp = time.perf_counter()
         self.timings: dict[str, float] = {"print": (stamp - start) * 1e3}
@@ -28,10 +36,12 @@ class JitModule:
         self.timings["parse"] = (time.perf_counter() - stamp) * 1e3
         stamp = time.perf_counter()
         if optimize:
-            target.optimize(self.module)
+            target.optimize(self.module, self.machine)
         self.timings["optimize"] = (time.perf_counter() - stamp) * 1e3
         stamp = time.perf_counter()
-        self.engine = llvm.create_mcjit_compiler(self.module, target.new_target_machine())
+        self.engine = llvm.create_mcjit_compiler(
+            self.module, target.new_target_machine(self.machine)
+        )
         self.engine.finalize_object()
         self.engine.run_static_constructors()
         self.timings["machine_code"] = (time.perf_counter() - stamp) * 1e3
@@ -47,4 +57,4 @@ class JitModule:
         return str(self.module)
 
     def assembly(self) -> str:
-        return target.host_target_machine().emit_assembly(self.module)
+        return target.host_target_machine(self.machine).emit_assembly(self.module)

@@ -26,8 +26,8 @@ from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host import HostEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
-from tvmlite.lowering.codegen.llvm_host_values import leaves
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
+from tvmlite.lowering.codegen.manifest import manifest_info
 from tvmlite.lowering.tir.signature import KernelSignature
 
 PACKED_NAMES = "tvmlite_packed_names"
@@ -179,18 +179,7 @@ def _walk(node: Any, found: dict[str, None]) -> None:
 
 def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:
     """A JSON description of the entries, for loaders of an exported library."""
-    info = {
-        "abi": 1,
-        "functions": {
-            name: {
-                "symbol": entry_symbol(name),
-                "params": [leaf.label for p in f.params for leaf in leaves(p.struct_info, p.name)],
-                "num_outputs": len(leaves(f.ret_struct_info, "result")),
-            }
-            for name, f in graphs.items()
-        },
-        "packed": names,
-    }
+    info = manifest_info(graphs, {name: entry_symbol(name) for name in graphs}, names)
     data = bytearray(json.dumps(info).encode()) + b"\0"
     g = abi.global_var(module, ir.ArrayType(abi.I8, len(data)), MANIFEST)
     g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)

@@ -17,6 +17,7 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen.jit import JitModule
+from tvmlite.lowering.codegen.target import HOST
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -43,7 +44,7 @@ def support_module() -> ir.Module:
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
     modules call into it), its symbols published to the JIT linker."""
-    jit = JitModule(support_module())
+    jit = JitModule(support_module(), machine=HOST)  # shared: never a build's -mcpu
     for name in EXPORTED:
         llvm.add_symbol(name, jit.address(name))
     return jit

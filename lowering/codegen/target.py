@@ -9,12 +9,47 @@ native ones) must stay loaded while any compiled kernel may run.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes.util
 import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
 SPEED_LEVEL = 3
+
+
+@dataclass(frozen=True)
+class MachineOptions:
+    """What a `Target` asks of the machine: CPU name, feature string ("+avx2,-fma")
+    and optimization level; None means the host's (or the default level)."""
+
+    cpu: str | None = None
+    features: str | None = None
+    opt_level: int | None = None
+
+
+HOST = MachineOptions()
+# The machine code is generated for; `tvmlite.build` sets it from its target.
+_CURRENT: contextvars.ContextVar[MachineOptions] = contextvars.ContextVar(
+    "tvmlite_machine", default=HOST
+)
+
+
+@contextlib.contextmanager
+def machine_options(options: MachineOptions) -> Iterator[MachineOptions]:
+    """Compile for `options` inside the block (a ContextVar: threads see their own)."""
+    token = _CURRENT.set(options)
+    try:
+        yield options
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_options() -> MachineOptions:
+    return _CURRENT.get()
 
 
 @functools.cache
@@ -29,25 +64,42 @@ def _initialised() -> bool:
     return True
 
 
+def host_target_machine(options: MachineOptions | None = None) -> llvm.TargetMachine:
+    """The target machine for `options` (default: the current ones), used to
+    optimize and to emit objects; one per distinct options in the process."""
+    return _shared_machine(current_options() if options is None else options)
+
+
 @functools.cache
-def host_target_machine() -> llvm.TargetMachine:
-    """The process's target machine, used to optimize and to emit objects."""
-    return new_target_machine()
+def _shared_machine(options: MachineOptions) -> llvm.TargetMachine:
+    return new_target_machine(options)
 
 
-def new_target_machine() -> llvm.TargetMachine:
-    """Host CPU name and features, O3, position-independent code (objects may end
-    up in a shared library). An MCJIT engine takes ownership of (and frees) the
-    machine it is given, so each engine gets its own from here."""
+def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMachine:
+    """Host CPU name and features unless `options` (default: the current ones) say
+    otherwise, O3, position-independent code (objects may end up in a shared
+    library). An MCJIT engine takes ownership of (and frees) the machine it is
+    given, so each engine gets its own from here."""
     _initialised()
+    options = current_options() if options is None else options
     target = llvm.Target.from_default_triple()
+    if options.cpu is None:
+        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+        if options.features:
+            features = f"{features},{options.features}" if features else options.features
+    else:
+        cpu, features = options.cpu, options.features or ""
     return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=SPEED_LEVEL,
+        cpu=cpu,
+        features=features,
+        opt=_speed(options),
         reloc="pic",
         codemodel="jitdefault",
     )
+
+
+def _speed(options: MachineOptions) -> int:
+    return SPEED_LEVEL if options.opt_level is None else options.opt_level
 
 
 def host_triple() -> str:
@@ -59,13 +111,15 @@ def host_triple() -> str:
 def data_layout() -> str:
     """Computed once: each `target_data` access makes an LLVM object whose disposal
     is unsafe to repeat."""
-    return str(host_target_machine().target_data)
+    return str(host_target_machine(HOST).target_data)
 
 
-def optimize(module: llvm.ModuleRef) -> None:
-    """Run the new pass manager's O3 pipeline tuned for the host machine."""
-    tm = host_target_machine()
-    options = llvm.create_pipeline_tuning_options(speed_level=SPEED_LEVEL)
+def optimize(module: llvm.ModuleRef, machine: MachineOptions | None = None) -> None:
+    """Run the new pass manager's pipeline (O3 unless the options say otherwise)
+    tuned for the machine of `machine` (default: the current options)."""
+    machine = current_options() if machine is None else machine
+    tm = host_target_machine(machine)
+    options = llvm.create_pipeline_tuning_options(speed_level=_speed(machine))
     options.loop_vectorization = True
     options.slp_vectorization = True
     # Automatic unrolling fully unrolls every small constant-trip loop and triples

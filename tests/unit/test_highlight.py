@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -183,10 +184,22 @@ def test_bad_options_are_errors(mod):
 
 
 def test_notebook_gets_html(mod, monkeypatch):
+    """In a kernel, show() hands HTML to IPython's display (a stand-in here: IPython
+    is never a dependency, so the test must not need it installed)."""
     shown: list[object] = []
-    display_module = pytest.importorskip("IPython.display")
-    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", object()))
-    monkeypatch.setattr(display_module, "display", shown.append)
+    display_module = types.ModuleType("IPython.display")
+
+    class HTML:
+        def __init__(self, data: str) -> None:
+            self.data = data
+
+    display_module.HTML = HTML
+    display_module.display = shown.append
+    ipython = types.ModuleType("IPython")
+    ipython.display = display_module
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", display_module)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     show(mod)
     assert len(shown) == 1 and "<span" in shown[0].data
     assert 'style="' in shown[0].data  # inline styles, no stylesheet needed

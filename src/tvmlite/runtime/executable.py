@@ -13,7 +13,9 @@ copy; NumPy frees them). Every callable and the Executable share one
 from __future__ import annotations
 
 import ctypes
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
@@ -24,6 +26,7 @@ from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module, entry_symbol
 from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_kernel import symbol_name
+from tvmlite.lowering.codegen.manifest import manifest_info
 from tvmlite.runtime import registry
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel, lower_kernels
@@ -41,6 +44,8 @@ class Executable:
         kernels = lower_kernels(prims)
         stamp = time.perf_counter()
         module, self.packed_names = build_host_module(kernels, graphs)
+        symbols = {name: entry_symbol(name) for name in graphs}
+        self.manifest = manifest_info(graphs, symbols, self.packed_names)
         self.timings = {
             "lower": (stamp - start) * 1e3,
             "codegen": (time.perf_counter() - stamp) * 1e3,
@@ -59,7 +64,9 @@ class Executable:
         self._private: set[str] = set()
         for name, func in graphs.items():
             address = self.jit.address(entry_symbol(name))
-            self._entries[name] = GraphFunction(self, name, func, address)
+            self._entries[name] = GraphFunction(
+                self, name, func.params, func.ret_struct_info, address
+            )
             if func.attr("global_symbol") is None:
                 self._private.add(name)
         for name, (_, sig) in kernels.items():
@@ -98,6 +105,13 @@ class Executable:
 
     def assembly(self) -> str:
         return self.jit.assembly()
+
+    def export_library(self, path: str | os.PathLike) -> Path:
+        """Write a self-contained shared library of the graph functions and its C
+        header (`path` with suffix `.h`); see docs/abi.md. Returns the path."""
+        from tvmlite.runtime.export import export_library
+
+        return export_library(self.llvm_ir(), self.manifest, path)
 
     # ------------------------------------------------------------ packed functions
 

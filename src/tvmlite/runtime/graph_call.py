@@ -24,6 +24,7 @@ from tvmlite.runtime import dlpack
 
 if TYPE_CHECKING:
     from tvmlite.runtime.executable import Executable
+    from tvmlite.runtime.loader import Library
 
 ERROR_BYTES = 1024
 ENTRY_SIGNATURE = ctypes.CFUNCTYPE(
@@ -41,13 +42,21 @@ class GraphFunction:
     """A compiled graph function: `f(*args)` returns arrays, tuples, Python
     scalars (prim results) or tuples of ints (shape results)."""
 
-    def __init__(self, executable: Executable, name: str, func: relax.Function, address: int):
+    def __init__(
+        self,
+        executable: Executable | Library,
+        name: str,
+        params: Sequence[relax.Var],
+        ret: relax.StructInfo,
+        address: int,
+    ) -> None:
         self.executable = executable  # keeps the machine code alive
         self.name = name
-        self.params = func.params
-        self.leaves = [leaf for p in func.params for leaf in leaves(p.struct_info, p.name)]
-        self.ret = func.ret_struct_info
-        self.ret_leaves = leaves(func.ret_struct_info, "result")
+        self.params = tuple(params)
+        self.leaves = [leaf for p in self.params for leaf in leaves(p.struct_info, p.name)]
+        self.ret = ret
+        self.ret_leaves = leaves(ret, "result")
+        self.address = address
         self._cfunc = ENTRY_SIGNATURE(address)
 
     def __repr__(self) -> str:

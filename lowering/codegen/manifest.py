@@ -1,0 +1,121 @@
+"""Struct info as JSON, for the manifest an exported library carries.
+
+A loader of a `.so` has no IR, only `tvmlite_manifest`; the signature of every
+entry travels there so that `tvmlite.load_module` can flatten and check Python
+arguments exactly as `build()` does, `tvms run --random` can draw inputs, and
+the C header can document each argument. Dims are ints, symbolic variables
+(`{"var": "n"}`), or other expressions (`{"expr": "n * 2"}`, shown but never
+solved by the loader: the native entry checks them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.codegen.llvm_host_values import leaves
+
+ABI_VERSION = 1
+
+
+def dim_to_json(e: tir.PrimExpr) -> Any:
+    if isinstance(e, tir.IntImm):
+        return e.value
+    if isinstance(e, tir.Var):
+        return {"var": e.name, "dtype": e.dtype}
+    return {"expr": _expr_text(e)}
+
+
+def _expr_text(e: tir.PrimExpr) -> str:
+    try:
+        from tvmlite.printer import script
+
+        return script(e).strip()
+    except Exception:  # noqa: BLE001 - display text only; never fail an export on it
+        return type(e).__name__
+
+
+def sinfo_to_json(s: relax.StructInfo) -> dict[str, Any]:
+    if isinstance(s, relax.TupleStructInfo):
+        return {"kind": "tuple", "fields": [sinfo_to_json(f) for f in s.fields]}
+    if isinstance(s, relax.TensorStructInfo):
+        shape = None
+        if isinstance(s.shape, tuple):
+            shape = [dim_to_json(d) for d in s.shape]
+        return {"kind": "tensor", "dtype": s.dtype, "ndim": s.ndim, "shape": shape}
+    if isinstance(s, relax.PrimStructInfo):
+        return {"kind": "prim", "dtype": s.dtype}
+    if isinstance(s, relax.ShapeStructInfo):
+        values = None if s.values is None else [dim_to_json(d) for d in s.values]
+        return {"kind": "shape", "ndim": s.ndim, "values": values}
+    return {"kind": "object"}
+
+
+def sinfo_from_json(data: Mapping[str, Any], names: dict[str, tir.Var]) -> relax.StructInfo:
+    """The inverse of `sinfo_to_json`; `names` shares one tir.Var per symbolic name."""
+    kind = data.get("kind")
+    if kind == "tuple":
+        return relax.TupleStructInfo(tuple(sinfo_from_json(f, names) for f in data["fields"]))
+    if kind == "tensor":
+        shape = data.get("shape")
+        dims = None if shape is None else tuple(_dim_from_json(d, names) for d in shape)
+        return relax.TensorStructInfo(shape=dims, dtype=data["dtype"], ndim=data["ndim"])
+    if kind == "prim":
+        return relax.PrimStructInfo(data["dtype"])
+    if kind == "shape":
+        values = data.get("values")
+        vals = None if values is None else tuple(_dim_from_json(d, names) for d in values)
+        return relax.ShapeStructInfo(values=vals, ndim=data["ndim"])
+    if kind == "object":
+        return relax.ObjectStructInfo()
+    raise TVMLiteError(f"the library's manifest has an unknown struct info kind {kind!r}")
+
+
+def _dim_from_json(d: Any, names: dict[str, tir.Var]) -> tir.PrimExpr:
+    if isinstance(d, int):
+        return tir.IntImm("int64", d)
+    if "var" in d:
+        name = d["var"]
+        if name not in names:
+            names[name] = tir.Var(name, d.get("dtype", "int64"))
+        return names[name]
+    # An expression the loader cannot solve: an anonymous var, checked natively.
+    return tir.Var(d.get("expr", "?"), "int64")
+
+
+def function_info(symbol: str, func: relax.Function) -> dict[str, Any]:
+    """One function's manifest record (`symbol`, `params`, `num_outputs` are the
+    ABI-1 keys; `signature` and `public` let a loader rebuild the callable)."""
+    return {
+        "symbol": symbol,
+        "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
+        "num_outputs": len(leaves(func.ret_struct_info, "result")),
+        "public": func.attr("global_symbol") is not None,
+        "signature": {
+            "params": [[p.name, sinfo_to_json(p.struct_info)] for p in func.params],
+            "ret": sinfo_to_json(func.ret_struct_info),
+        },
+    }
+
+
+def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax.StructInfo]:
+    """Parameters (as relax Vars) and the return struct info of a manifest record."""
+    sig = info.get("signature")
+    if not isinstance(sig, Mapping):
+        raise TVMLiteError("the library's manifest has no signatures (built by an older tvmlite)")
+    names: dict[str, tir.Var] = {}
+    params = [relax.Var(name, sinfo_from_json(s, names)) for name, s in sig["params"]]
+    return params, sinfo_from_json(sig["ret"], names)
+
+
+def manifest_info(
+    graphs: Mapping[str, relax.Function], symbols: Mapping[str, str], packed: list[str]
+) -> dict[str, Any]:
+    """The whole manifest: ABI version, functions by name, packed names."""
+    return {
+        "abi": ABI_VERSION,
+        "functions": {name: function_info(symbols[name], f) for name, f in graphs.items()},
+        "packed": packed,
+    }

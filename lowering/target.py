@@ -1,0 +1,210 @@
+"""Targets: what `build` compiles for, as data (`Target`), and the registry of
+target kinds with their hooks (`register_target_kind`).
+
+    Target("llvm")                                   # the host CPU
+    Target("llvm -mcpu=skylake-avx512 -mattr=+fma")  # another CPU or feature set
+    Target("llvm -libs=blas")                        # and offload matmuls to BLAS
+
+A kind is a name plus hooks, so adding one (a library, an accelerator, a toy in
+a test) touches no central code. A kind may register passes to run at the
+named points of the build flow (`POINTS`), a `relax_to_tir` module pass that
+lowers the graph functions tagged `Compiler="<kind>"` its own way, and a
+`tir_to_runtime` hook that generates code for the prim functions tagged
+`"target": "<kind>"` instead of LLVM. All of it is read from the IRModule's
+attributes: no side tables.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.transform import Pass
+
+# Points of the build flow where a kind's passes run, in order (docs/extending.md).
+POINTS = ("before_legalize", "after_legalize", "before_codegen")
+# Options every kind understands; a kind lists any others it accepts.
+COMMON_OPTIONS = ("mcpu", "mattr", "opt-level", "libs", "keys")
+
+PassFactory = Callable[["Target"], Pass]
+RelaxToTir = Callable[["Target"], Pass]
+# What tir_to_runtime returns per prim function: a Python callable (NumPy arrays
+# in, destination-passing), a ctypes function with the packed signature, or the
+# address of a native packed function (docs/abi.md).
+TirToRuntime = Callable[[IRModule, "Target"], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class TargetKind:
+    """A registered kind: its hooks and the extra `-options` it accepts."""
+
+    name: str
+    passes: Mapping[str, tuple[PassFactory, ...]] = field(default_factory=dict)
+    relax_to_tir: RelaxToTir | None = None
+    tir_to_runtime: TirToRuntime | None = None
+    options: tuple[str, ...] = ()
+
+
+_KINDS: dict[str, TargetKind] = {}
+
+
+def register_target_kind(
+    name: str,
+    *,
+    passes: Mapping[str, Sequence[PassFactory]] | None = None,
+    relax_to_tir: RelaxToTir | None = None,
+    tir_to_runtime: TirToRuntime | None = None,
+    options: Sequence[str] = (),
+    override: bool = False,
+) -> TargetKind:
+    """Register kind `name`. `passes` maps points of `POINTS` to functions
+    `(target) -> Pass`; `relax_to_tir(target)` returns a module pass lowering
+    the functions tagged `Compiler=name`; `tir_to_runtime(mod, target)` returns
+    code for the prim functions of `mod` (those tagged `"target": name`) by name."""
+    if name in _KINDS and not override:
+        raise TVMLiteError(f"target kind '{name}' already exists (override=True replaces it)")
+    for point in passes or {}:
+        if point not in POINTS:
+            raise TVMLiteError(f"unknown point '{point}' (points: {', '.join(POINTS)})")
+    kind = TargetKind(
+        name,
+        {p: tuple(fs) for p, fs in (passes or {}).items()},
+        relax_to_tir,
+        tir_to_runtime,
+        tuple(options),
+    )
+    _KINDS[name] = kind
+    return kind
+
+
+def unregister_target_kind(name: str) -> None:
+    _KINDS.pop(name, None)
+
+
+def get_target_kind(name: str) -> TargetKind:
+    _load_builtin_kinds()
+    kind = _KINDS.get(name)
+    if kind is None:
+        known = ", ".join(sorted(_KINDS))
+        raise TVMLiteError(f"unsupported target '{name}': no such target kind (known: {known})")
+    return kind
+
+
+def list_target_kinds() -> list[str]:
+    _load_builtin_kinds()
+    return sorted(_KINDS)
+
+
+def _load_builtin_kinds() -> None:
+    """The built-in kinds register themselves on import, like any user's would."""
+    import tvmlite.lowering.blas  # noqa: F401
+
+
+@dataclass(frozen=True)
+class Target:
+    """A kind plus options, parsed from `"kind -key=value -flag"`.
+
+    `mcpu`, `mattr` (features, `+avx2` / `-fma`) and `opt_level` go to the LLVM
+    target machine; `libs` names further kinds whose hooks run too (`-libs=blas`);
+    any other option the kind accepts lands in `attrs`."""
+
+    kind: str
+    mcpu: str | None = None
+    mattr: tuple[str, ...] = ()
+    opt_level: int | None = None
+    libs: tuple[str, ...] = ()
+    attrs: tuple[tuple[str, str | bool], ...] = ()
+
+    def __init__(self, spec: str | Target = "llvm", **options: Any) -> None:
+        if isinstance(spec, Target):
+            values = dict(spec.__dict__)
+        else:
+            values = _parse(spec)
+        values.update(options)
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+        get_target_kind(self.kind)
+        for lib in self.libs:
+            get_target_kind(lib)
+
+    @staticmethod
+    def of(target: str | Target | None) -> Target:
+        """`target` as a Target (None: the host)."""
+        if target is None:
+            return Target("llvm")
+        if isinstance(target, Target):
+            return target
+        if isinstance(target, str):
+            return Target(target)
+        raise TVMLiteError(f"a target is a string or a Target, got {type(target).__name__}")
+
+    @property
+    def kinds(self) -> tuple[TargetKind, ...]:
+        """The kind, then every kind of `libs`: whose passes run, in that order."""
+        return tuple(get_target_kind(n) for n in (self.kind, *self.libs))
+
+    def passes_at(self, point: str) -> list[Pass]:
+        """Fresh passes every kind of this target inserts at `point`."""
+        if point not in POINTS:
+            raise TVMLiteError(f"unknown point '{point}' (points: {', '.join(POINTS)})")
+        return [make(self) for kind in self.kinds for make in kind.passes.get(point, ())]
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(key, default)
+
+    def machine_options(self) -> Any:
+        """The codegen machine this target asks for (lowering/codegen/target.py)."""
+        from tvmlite.lowering.codegen.target import MachineOptions
+
+        features = ",".join(self.mattr) or None
+        return MachineOptions(self.mcpu, features, self.opt_level)
+
+    def __str__(self) -> str:
+        parts = [self.kind]
+        if self.mcpu:
+            parts.append(f"-mcpu={self.mcpu}")
+        if self.mattr:
+            parts.append(f"-mattr={','.join(self.mattr)}")
+        if self.opt_level is not None:
+            parts.append(f"-opt-level={self.opt_level}")
+        if self.libs:
+            parts.append(f"-libs={','.join(self.libs)}")
+        parts += [f"-{k}" if v is True else f"-{k}={v}" for k, v in self.attrs]
+        return " ".join(parts)
+
+
+def _parse(spec: str) -> dict[str, Any]:
+    words = shlex.split(spec) if isinstance(spec, str) else []
+    if not words or words[0].startswith("-"):
+        raise TVMLiteError(f"target {spec!r} must start with a kind name, e.g. 'llvm'")
+    kind = get_target_kind(words[0])
+    values: dict[str, Any] = {"kind": words[0]}
+    attrs: list[tuple[str, str | bool]] = []
+    for word in words[1:]:
+        key, eq, value = word.lstrip("-").partition("=")
+        if not word.startswith("-") or not key:
+            raise TVMLiteError(f"target {spec!r}: option {word!r} is not '-key=value'")
+        if key not in COMMON_OPTIONS and key not in kind.options:
+            known = ", ".join(sorted({*COMMON_OPTIONS, *kind.options}))
+            raise TVMLiteError(f"target {spec!r}: unknown option -{key} (known: {known})")
+        if key == "mcpu":
+            values["mcpu"] = value
+        elif key == "mattr":
+            values["mattr"] = tuple(f for f in value.split(",") if f)
+        elif key == "libs":
+            values["libs"] = tuple(n for n in value.split(",") if n)
+        elif key == "opt-level":
+            if not value.isdigit() or int(value) > 3:
+                raise TVMLiteError(f"target {spec!r}: -opt-level must be 0 to 3")
+            values["opt_level"] = int(value)
+        else:
+            attrs.append((key, value if eq else True))
+    values["attrs"] = tuple(attrs)
+    return values
+
+
+register_target_kind("llvm")

@@ -1,0 +1,153 @@
+"""The C side of an exported library: its header, rendered from the manifest,
+and the glue compiled into it.
+
+The header defines the DLPack 1.0 structs itself (a C user needs no dlpack.h;
+one who includes dlpack.h first keeps its definitions), so `cc main.c lib.so`
+is all it takes. Each entry is declared with a comment listing its arguments
+and results, generated from the same manifest the Python loader reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvmlite.lowering.codegen.llvm_host_values import leaves
+from tvmlite.lowering.codegen.manifest import signature_from_info
+
+GLUE_SOURCE = r"""
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+extern const int32_t tvmlite_packed_count;
+extern const char* const tvmlite_packed_names[];
+extern void* tvmlite_packed_funcs[];
+
+int32_t tvmlite_bind_packed(const char* name, void* fn) {
+  int32_t found = -1;
+  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
+    if (strcmp(tvmlite_packed_names[i], name) == 0) { tvmlite_packed_funcs[i] = fn; found = 0; }
+  }
+  return found;
+}
+
+const char* tvmlite_missing_packed(void) {
+  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
+    if (tvmlite_packed_funcs[i] == NULL) return tvmlite_packed_names[i];
+  }
+  return NULL;
+}
+"""
+
+_DLPACK = """\
+#ifndef DLPACK_DLPACK_H_
+/* DLPack 1.0 (https://dmlc.github.io/dlpack), the subset this library uses. */
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;  /* kDLCPU = 1 */
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+typedef struct {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;      /* NULL: compact row-major; in elements */
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct { uint32_t major; uint32_t minor; } DLPackVersion;
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;  /* {1, 0} */
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+#endif
+"""
+
+_API = """\
+/* Status codes of every entry (the message is in `err`). */
+enum {
+  TVMLITE_OK = 0,
+  TVMLITE_ERR_ARGUMENT = 1,  /* an argument does not match the signature */
+  TVMLITE_ERR_RUNTIME = 2,   /* a check inside the body failed */
+  TVMLITE_ERR_NOMEM = 3,     /* out of memory */
+  TVMLITE_ERR_PACKED = 4     /* a packed function failed or is not bound */
+};
+
+/* Entries take the flattened arguments and write owned results to `outs`:
+ * release each result with `outs[k]->deleter(outs[k])`. */
+typedef int32_t (*tvmlite_packed_fn)(DLTensor* const* args, int32_t num_args,
+                                     DLManagedTensorVersioned** outs, int32_t num_outs,
+                                     char* err, int64_t err_len);
+
+/* Packed functions the module calls (R.call_packed): bind every name before
+ * calling an entry that uses it. Returns 0, or -1 if the module does not use
+ * `name`. `tvmlite_missing_packed` names one still unbound (NULL if none). */
+int32_t tvmlite_bind_packed(const char* name, tvmlite_packed_fn fn);
+const char* tvmlite_missing_packed(void);
+extern const int32_t tvmlite_packed_count;
+extern const char* const tvmlite_packed_names[];
+
+/* A tensor in the layout results use (dtype as code | bits << 8 | lanes << 16). */
+DLManagedTensorVersioned* tvmlite_alloc_tensor(int32_t ndim, const int64_t* shape,
+                                               int32_t dtype);
+/* The JSON manifest: functions, their signatures, packed names. */
+extern const char tvmlite_manifest[];
+"""
+
+
+def render_header(manifest: dict[str, Any], library: str, guard: str) -> str:
+    lines = [
+        f"/* {library}: compiled by tvmlite. Generated; do not edit. */",
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "#include <stdint.h>",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        _DLPACK,
+        _API,
+    ]
+    for name, info in manifest.get("functions", {}).items():
+        lines.extend(_entry(name, info))
+    lines += ["#ifdef __cplusplus", "}", "#endif", f"#endif  /* {guard} */", ""]
+    return "\n".join(lines)
+
+
+def _entry(name: str, info: dict[str, Any]) -> list[str]:
+    params, ret = signature_from_info(info)
+    out = [f"/* {name}: arguments (args[k]):"]
+    k = 0
+    for p in params:
+        for leaf in leaves(p.struct_info, p.name):
+            out.append(f" *   [{k}] {leaf.label}: {describe(leaf.sinfo)}")
+            k += 1
+    out.append(" * results (outs[k], owned by the caller):")
+    for k, leaf in enumerate(leaves(ret, "result")):
+        out.append(f" *   [{k}] {leaf.label}: {describe(leaf.sinfo)}")
+    out.append(" */")
+    out.append(f"int32_t {info['symbol']}(DLTensor* const* args, int32_t num_args,")
+    out.append(
+        "    DLManagedTensorVersioned** outs, int32_t num_outs, char* err, int64_t err_len);"
+    )
+    out.append("")
+    return out
+
+
+def describe(sinfo: Any) -> str:
+    """`float32 (n, 784)`, `int64 scalar`, `shape of 2`: a leaf in words."""
+    from tvmlite.dsl import relax, tir
+
+    if isinstance(sinfo, relax.TensorStructInfo):
+        if isinstance(sinfo.shape, tuple):
+            dims = [str(d.value) if isinstance(d, tir.IntImm) else d.name for d in sinfo.shape]
+            shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+        else:
+            shape = f"rank {sinfo.ndim}" if sinfo.ndim >= 0 else "any rank"
+        return f"{sinfo.dtype} {shape}"
+    if isinstance(sinfo, relax.PrimStructInfo):
+        return f"{sinfo.dtype} scalar (0-d tensor)"
+    if isinstance(sinfo, relax.ShapeStructInfo):
+        return "shape (1-d int64 tensor)"
+    return type(sinfo).__name__
