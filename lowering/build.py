@@ -1,10 +1,14 @@
 """`build(mod, target="llvm", pipeline=None) -> Executable`.
 
-The steps: accept a module, a lone function or text-parsed input; run the
-pipeline (by default LegalizeOps, unless the PassContext config
-`relax.transform.apply_legalize_ops` is False; or the passes the caller gives);
-then compile every prim function to a kernel and every graph function to
-native host code in one LLVM module (see `runtime/executable.py`).
+The steps (docs/extending.md): accept a module or a lone function; run the
+target's "before_legalize" passes, the pipeline ("minimal" by default: only
+LegalizeOps; or a registered name, a pass, a list of passes), LegalizeOps on
+whatever is left (a no-op after a legalizing pipeline; off when the PassContext
+config `relax.transform.apply_legalize_ops` is False), the "after_legalize"
+passes, each kind's `relax_to_tir` hook, the "before_codegen" passes, each
+kind's `tir_to_runtime` hook; then compile every remaining prim function to a
+kernel and every graph function to native host code in one LLVM module, for
+the target's machine (see `runtime/executable.py`).
 """
 
 from __future__ import annotations
@@ -16,29 +20,46 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering import pipeline as pipelines
-from tvmlite.lowering.transform import Pass, PassContext, Sequential
+from tvmlite.lowering import target as targets
+from tvmlite.lowering.target import Target
+from tvmlite.lowering.transform import Pass, Sequential
 
-TARGETS = ("llvm",)
-LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
+LEGALIZE_KEY = pipelines.LEGALIZE_KEY
 
 
-def build(mod: Any, target: Any = "llvm", pipeline: Any = None) -> Any:
-    """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for the host."""
+def build(mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True) -> Any:
+    """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
+    (a `Target` or its text, "llvm -mcpu=... -libs=blas"); an identical earlier
+    build is loaded from the compile cache (runtime/cache.py) unless `cache=False`."""
+    from tvmlite.runtime.cache import through_cache
+
+    tgt, module = Target.of(target), as_module(mod)
+    return through_cache(module, tgt, pipeline, cache, lambda: _compile(module, tgt, pipeline))
+
+
+def _compile(mod: IRModule, tgt: Target, pipeline: Any) -> Any:
+    from tvmlite.lowering.codegen.target import machine_options
     from tvmlite.runtime.executable import Executable
 
-    _check_target(target)
-    module = as_module(mod)
-    module = run_pipeline(module, pipeline)
-    return Executable(module)
+    module = lower(mod, tgt, pipeline)
+    with machine_options(tgt.machine_options()):
+        return Executable(module)
 
 
-def _check_target(target: Any) -> None:
-    kind = target if isinstance(target, str) else getattr(target, "kind", None)
-    name = str(kind).split()[0] if kind is not None else ""
-    if name not in TARGETS:
-        raise TVMLiteError(
-            f"unsupported target {target!r}: tvmlite builds for 'llvm' (the host CPU)"
-        )
+def lower(mod: IRModule, target: Target, pipeline: Any = None) -> IRModule:
+    """Every step of `build` before code generation, with the target's hooks."""
+    mod = _at(mod, target, "before_legalize")
+    mod = run_pipeline(mod, pipeline, target)
+    mod = pipelines.LegalizeIfEnabled()(mod)
+    mod = _at(mod, target, "after_legalize")
+    mod = targets.run_relax_to_tir(mod, target)
+    mod = _at(mod, target, "before_codegen")
+    return targets.run_tir_to_runtime(mod, target)
+
+
+def _at(mod: IRModule, target: Target, point: str) -> IRModule:
+    passes = target.passes_at(point)
+    return Sequential(passes, name=point)(mod) if passes else mod
 
 
 def as_module(mod: Any) -> IRModule:
@@ -51,27 +72,15 @@ def as_module(mod: Any) -> IRModule:
     raise TVMLiteError(f"build() takes an IRModule or a function, got {type(mod).__name__}")
 
 
-def run_pipeline(mod: IRModule, pipeline: Any) -> IRModule:
-    """Run `pipeline` (None: the default one, which legalizes unless the current
+def run_pipeline(mod: IRModule, pipeline: Any, target: Target | None = None) -> IRModule:
+    """Run `pipeline` (None: "minimal", which legalizes unless the current
     PassContext says not to; a pass; a list of passes; or a registered name)."""
-    if pipeline is None:
-        if not PassContext.current().get(LEGALIZE_KEY, True):
-            return mod
-        return legalize(mod)
-    return as_pass(pipeline)(mod)
+    return as_pass("minimal" if pipeline is None else pipeline, target)(mod)
 
 
-def legalize(mod: IRModule) -> IRModule:
-    """The one call site of LegalizeOps in build (skipped when nothing is left to
-    legalize, so already-legalized modules build without it)."""
-    if not any(isinstance(f, relax.Function) for f in mod.functions.values()):
-        return mod
-    return pipelines.legalize_pass()(mod)
-
-
-def as_pass(pipeline: Any) -> Pass:
+def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
     if isinstance(pipeline, str):
-        return pipelines.get_pipeline(pipeline)
+        return pipelines.get_pipeline(pipeline, target)
     if isinstance(pipeline, Pass):
         return pipeline
     if isinstance(pipeline, Sequence) and all(isinstance(p, Pass) for p in pipeline):

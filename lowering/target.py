@@ -207,4 +207,106 @@ def _parse(spec: str) -> dict[str, Any]:
     return values
 
 
+# ------------------------------------------------------------ running the hooks
+
+
+def run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
+    """Run the `relax_to_tir` hook of every kind named by a `Compiler` attribute;
+    each must lower (and remove) the functions tagged with its name."""
+    from tvmlite.dsl import relax
+
+    tagged: dict[str, str] = {}
+    for name, f in mod.functions.items():
+        if isinstance(f, relax.Function) and f.attr("Compiler"):
+            tagged.setdefault(str(f.attr("Compiler")), name)
+    for compiler, example in tagged.items():
+        _load_builtin_kinds()
+        kind = _KINDS.get(compiler)
+        if kind is None or kind.relax_to_tir is None:
+            why = "is registered" if kind is None else "has a relax_to_tir hook"
+            raise TVMLiteError(
+                f"function '{example}' is tagged Compiler=\"{compiler}\", but no target kind "
+                f"'{compiler}' {why} (tvmlite.lowering.register_target_kind)"
+            )
+        mod = kind.relax_to_tir(target)(mod)
+        for name, f in mod.functions.items():
+            if isinstance(f, relax.Function) and f.attr("Compiler") == compiler:
+                raise TVMLiteError(
+                    f"relax_to_tir of target kind '{compiler}' left function '{name}' unlowered"
+                )
+    return mod
+
+
+def run_tir_to_runtime(mod: IRModule, target: Target) -> IRModule:
+    """Give each kind with a `tir_to_runtime` hook its prim functions (tagged
+    `"target": kind`, or untagged when the build target is that kind), register
+    the code it returns as packed functions and call those instead (R.call_tir
+    becomes R.call_dps_packed, run natively through the host's packed table).
+    Functions the hook returns no code for are left to LLVM."""
+    from tvmlite.dsl import tir
+
+    assigned: dict[str, dict[str, Any]] = {}
+    for name, f in mod.functions.items():
+        if isinstance(f, tir.PrimFunc):
+            tag = f.attr("target")
+            kind_name = str(tag).split()[0] if tag else target.kind
+            assigned.setdefault(kind_name, {})[name] = f
+    for kind_name, funcs in assigned.items():
+        kind = get_target_kind(kind_name)
+        if kind.tir_to_runtime is None:
+            if kind_name != target.kind and kind_name != "llvm":
+                raise TVMLiteError(
+                    f"prim function '{next(iter(funcs))}' is for target '{kind_name}', "
+                    "which has no tir_to_runtime hook"
+                )
+            continue
+        sub = IRModule(funcs, dialect=mod.dialect)
+        code = kind.tir_to_runtime(sub, target)
+        mod = _call_packed_instead(mod, kind_name, funcs, code)
+    return mod
+
+
+def _call_packed_instead(
+    mod: IRModule, kind: str, funcs: Mapping[str, Any], code: Mapping[str, Any]
+) -> IRModule:
+    from tvmlite.dsl import relax
+    from tvmlite.dsl.structural import structural_hash
+    from tvmlite.lowering.passes.partition_for_compiler import map_bindings
+    from tvmlite.runtime.registry import register_func
+
+    symbols: dict[str, str] = {}
+    for name, func in funcs.items():
+        if name not in code:
+            continue  # declined: LLVM compiles it
+        # Same kind, name and IR: same code, so rebuilding may reuse the name.
+        symbols[name] = f"tvmlite.{kind}.{name}.{structural_hash(func) & 0xFFFFFFFF:08x}"
+        register_func(symbols[name], code[name], override=True)
+
+    def rewrite(binding: relax.Binding) -> relax.Binding:
+        v = binding.value
+        if not (isinstance(v, relax.Call) and isinstance(v.op, relax.Op)):
+            return binding
+        if v.op.name != "relax.call_tir" or not isinstance(v.args[0], relax.GlobalVar):
+            return binding
+        symbol = symbols.get(v.args[0].name)
+        if symbol is None:
+            return binding
+        args = v.args[1]
+        if len(v.args) > 2:  # symbolic vars travel as one more (int64 shape) argument
+            args = relax.Tuple((*args.fields, v.args[2]))  # type: ignore[attr-defined]
+        call = relax.Call(
+            relax.Op("relax.call_dps_packed"), (relax.ExternFunc(symbol), args), (), v.sinfo_args
+        )
+        return relax.VarBinding(binding.var, call, binding.span)
+
+    functions = {
+        n: map_bindings(f, rewrite) if isinstance(f, relax.Function) else f
+        for n, f in mod.functions.items()
+        if n not in symbols
+    }
+    return IRModule(
+        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
+    )
+
+
 register_target_kind("llvm")

@@ -4,6 +4,7 @@ mod = tvmlite.parse(text)          # IRModule (or a lone function)
 print(mod.script())                # canonical text, in the dialect it came in
 tvmlite.structural_equal(a, b)     # equal up to renaming of bound variables
 ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
+ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 """
 
 from typing import Any
@@ -17,13 +18,24 @@ from tvmlite.runtime.registry import get_global_func, register_func
 __version__ = "0.1.0"
 
 
-def build(mod: Any, target: Any = "llvm", pipeline: Any = None) -> Any:
-    """Compile an IRModule (or a lone function) to an `Executable` for the host CPU.
-    LegalizeOps runs first unless `PassContext(config={"relax.transform.
-    apply_legalize_ops": False})`; `pipeline` is a pass, a list of them or a name."""
+def build(mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True) -> Any:
+    """Compile an IRModule (or a lone function) to an `Executable` for `target`
+    ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
+    ("minimal", the default: only LegalizeOps; "default": plus fusion), a pass or
+    a list of them; LegalizeOps also runs on what is left unless `PassContext(
+    config={"relax.transform.apply_legalize_ops": False})`. Builds are cached on
+    disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target=target, pipeline=pipeline)
+    return _build(mod, target=target, pipeline=pipeline, cache=cache)
+
+
+def load_module(path: Any) -> Any:
+    """Load a shared library written by `Executable.export_library` (same calling
+    interface as `build()`'s result; packed functions are bound now, by name)."""
+    from tvmlite.runtime.loader import load_module as _load
+
+    return _load(path)
 
 
 def __getattr__(name: str) -> Any:
@@ -32,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from tvmlite.runtime.executable import Executable
 
         return Executable
+    if name == "Target":
+        from tvmlite.lowering.target import Target
+
+        return Target
     raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
 
 
@@ -40,9 +56,11 @@ __all__ = [
     "IRModule",
     "ParseError",
     "TVMLiteError",
+    "Target",
     "VerifyError",
     "build",
     "get_global_func",
+    "load_module",
     "parse",
     "parse_file",
     "register_func",

@@ -9,6 +9,7 @@ from tvmlite.lowering.passes import (
     FuseTIR,
     LegalizeOps,
 )
+from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
 from tvmlite.lowering.transform import (
     FunctionPass,
     ModulePass,
@@ -35,6 +36,7 @@ __all__ = [
     "PassContext",
     "PassInfo",
     "PassInstrument",
+    "PartitionForCompiler",
     "PassTimingInstrument",
     "PrintAfterAll",
     "Sequential",

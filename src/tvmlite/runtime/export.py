@@ -14,6 +14,7 @@ concurrent reader sees the old library or the new one, never half of one.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -37,31 +38,42 @@ def find_compiler() -> list[str]:
         if found:
             return [found]
     raise TVMLiteError(
-        "no C compiler found to link the shared library: install cc (gcc or clang) "
-        "or set $CC"
+        "no C compiler found to link the shared library: install cc (gcc or clang) or set $CC"
     )
 
 
-def link_shared(obj: bytes, out: Path) -> None:
-    """Link `obj` and the C glue into the shared library `out` (atomically)."""
-    compiler = find_compiler()
+def _run(cmd: list[str], what: str) -> None:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as err:
+        raise TVMLiteError(f"cannot run the C compiler {cmd[0]!r}: {err}") from None
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise TVMLiteError(f"{what} with {cmd[0]} failed: " + " / ".join(detail))
+
+
+@functools.cache
+def _glue_object(compiler: tuple[str, ...]) -> bytes:
+    """The C glue compiled once per process (and compiler)."""
+    with tempfile.TemporaryDirectory(prefix="tvmlite-glue-") as tmp:
+        source, obj = Path(tmp) / "glue.c", Path(tmp) / "glue.o"
+        source.write_text(GLUE_SOURCE)
+        _run([*compiler, "-c", "-fPIC", "-O2", "-o", str(obj), str(source)], "compiling the glue")
+        return obj.read_bytes()
+
+
+def link_shared(objects: list[bytes], out: Path) -> None:
+    """Link `objects` and the C glue into the shared library `out` (atomically)."""
+    compiler = tuple(find_compiler())
+    glue = _glue_object(compiler)
     with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
-        obj_path = Path(tmp) / "module.o"
-        obj_path.write_bytes(obj)
-        glue = Path(tmp) / "glue.c"
-        glue.write_text(GLUE_SOURCE)
+        paths = []
+        for k, data in enumerate([*objects, glue]):
+            paths.append(Path(tmp) / f"part{k}.o")
+            paths[-1].write_bytes(data)
         built = Path(tmp) / "module.so"
-        cmd = [*compiler, "-shared", "-fPIC", "-O2", "-o", str(built), str(obj_path), str(glue)]
-        cmd.append("-lm")
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except OSError as err:
-            raise TVMLiteError(f"cannot run the C compiler {compiler[0]!r}: {err}") from None
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()[-5:]
-            raise TVMLiteError(
-                f"linking {out.name} with {compiler[0]} failed: " + " / ".join(detail)
-            )
+        cmd = [*compiler, "-shared", "-o", str(built), *map(str, paths), "-lm"]
+        _run(cmd, f"linking {out.name}")
         write_atomic(out, built.read_bytes())
 
 
@@ -83,14 +95,23 @@ def header_path(path: Path) -> Path:
     return path.with_suffix(".h")
 
 
-def export_library(optimized_ir: str, manifest: dict[str, Any], path: str | os.PathLike) -> Path:
-    """Emit, link and write `path` and its header; returns the library's path."""
-    from tvmlite.lowering.codegen.objects import emit_object
+def link_library(optimized_ir: str, out: Path, machine: Any = None) -> None:
+    """Emit the objects of a build and link them into `out` (no header)."""
+    from tvmlite.lowering.codegen.objects import emit_objects
+    from tvmlite.lowering.codegen.target import HOST
 
+    link_shared(emit_objects(optimized_ir, machine or HOST), out)
+
+
+def export_library(
+    optimized_ir: str, manifest: dict[str, Any], path: str | os.PathLike, machine: Any = None
+) -> Path:
+    """Write the library `path` and its header; returns the library's path.
+    `machine` is the build's MachineOptions (None: the host's)."""
     out = Path(path)
     if out.suffix in ("", ".h"):
         raise TVMLiteError(f"{out}: give the library a suffix such as .so")
-    link_shared(emit_object(optimized_ir), out)
+    link_library(optimized_ir, out, machine)
     write_atomic(header_path(out), render_header(manifest, out.name, guard_of(out)))
     return out
 

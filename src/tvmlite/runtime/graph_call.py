@@ -58,11 +58,36 @@ class GraphFunction:
         self.ret_leaves = leaves(ret, "result")
         self.address = address
         self._cfunc = ENTRY_SIGNATURE(address)
+        self._fast: Any = None  # the native wrapper's builtin, made on the first call
+        self._fast_owner: Any = None
+        self._fast_tried = False
 
     def __repr__(self) -> str:
         return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)})>"
 
     def __call__(self, *args: Any) -> Any:
+        fast = self._fast
+        if fast is not None:
+            return fast(*args)
+        if not self._fast_tried and not self.executable.has_missing_packed:
+            self._make_fast()
+            if self._fast is not None:
+                return self._fast(*args)
+        return self.call_python(*args)
+
+    def _make_fast(self) -> None:
+        """Compile the native wrapper (docs/abi.md, fast calls) once; it falls back
+        to `call_python` for arguments it does not take. Packed functions must be
+        bound first: the wrapper does not look for late registrations."""
+        from tvmlite.runtime.fastcall import make_fast
+
+        self._fast_tried = True
+        made = make_fast(self.params, self.ret, self.address, self.call_python, self.name)
+        if made is not None:
+            self._fast_owner, self._fast = made, made.function
+
+    def call_python(self, *args: Any) -> Any:
+        """The ctypes path: any DLPack producer, strided views, tuples, scalars."""
         if len(args) != len(self.params):
             names = ", ".join(p.name for p in self.params)
             raise TVMLiteError(
