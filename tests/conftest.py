@@ -1,7 +1,10 @@
-"""Shared test configuration: hypothesis profiles and the golden-file flag."""
+"""Shared test configuration: hypothesis profiles, the golden-file flag, and a
+compile cache that is off and never the user's (tests that want it turn it on)."""
 
 import os
+import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -21,3 +24,18 @@ def pytest_addoption(parser):
         action="store_true",
         help="rewrite golden .tvms files with what tvmlite prints (only for files tvmlite owns)",
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_compile_cache():
+    """No test reads or writes ~/.cache/tvmlite; the cache is off unless a test
+    (tests/lowering/test_cache.py) enables it in its own directory."""
+    with tempfile.TemporaryDirectory(prefix="tvmlite-test-cache-") as tmp:
+        saved = {k: os.environ.get(k) for k in ("TVMLITE_CACHE_DIR", "TVMLITE_NO_CACHE")}
+        os.environ["TVMLITE_CACHE_DIR"], os.environ["TVMLITE_NO_CACHE"] = tmp, "1"
+        yield tmp
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -143,6 +143,8 @@ def infer_meshgrid(ctx: InferCtx) -> relax.StructInfo:
             out = tensor_sinfo(None, dtype, len(tensors))
             return relax.TupleStructInfo((out,) * len(tensors))
         lengths.append(shape[0] if shape else sa.const(1))
-    # TVM 0.27 keeps the inputs' order for "xy" too (its printed results show it).
+    # Cartesian ("xy") indexing swaps the first two output dims, as NumPy and TVM do.
+    if ctx.attr("indexing") == "xy" and len(lengths) >= 2:
+        lengths[0], lengths[1] = lengths[1], lengths[0]
     out = tensor_sinfo(tuple(lengths), dtype)
     return relax.TupleStructInfo((out,) * len(tensors))

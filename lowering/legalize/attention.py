@@ -48,18 +48,27 @@ def _ewise(kb: te.KernelBuilder, a: te.Tensor, rhs: object, kind: str, name: str
 
 
 def _causal_softmax(kb: te.KernelBuilder, p: te.Tensor, offset: tir.PrimExpr) -> te.Tensor:
-    """Lower-triangular mask then a softmax written with topi max/exp/sum/divide."""
+    """Softmax over the visible keys (`k <= q + offset`) only, as TVM's legalization
+    computes it: masked scores are filled with the dtype's minimum so they never win
+    the max, and masked again after the exp so they get zero weight in the sum."""
+
+    def visible(i: tuple[tir.Var, ...]) -> tir.PrimExpr:
+        return E.binary("le", i[-1], E.add(i[-2], offset))
 
     def tril(*i: tir.Var) -> tir.PrimExpr:
-        keep = E.binary("le", i[-1], E.add(i[-2], offset))
-        return E.select(keep, p[i], E.const(0, p.dtype))
+        return E.select(visible(i), p[i], E.min_value(p.dtype))
 
     masked = kb.compute(p.shape, tril, "trilu", prefix="i")
     top = reduce_over(kb, masked, [2], True, "max")
     shifted = kb.compute(
         p.shape, lambda *i: E.sub(masked[i], top[i[0], i[1], E.idx(0)]), "T_subtract"
     )
-    ex = kb.compute(p.shape, lambda *i: E.call("exp", p.dtype, shifted[i]), "compute", prefix="i")
+
+    def masked_exp(*i: tir.Var) -> tir.PrimExpr:
+        ex = E.call("exp", p.dtype, shifted[i])
+        return E.select(visible(i), ex, E.const(0, p.dtype))
+
+    ex = kb.compute(p.shape, masked_exp, "compute", prefix="i")
     total = reduce_over(kb, ex, [2], True, "sum")
     return kb.compute(p.shape, lambda *i: E.div(ex[i], total[i[0], i[1], E.idx(0)]), "T_divide")
 

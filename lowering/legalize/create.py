@@ -134,7 +134,7 @@ def legalize_eye_like(ctx: LegalizeCtx) -> relax.Expr:
 
 @register_legalize("relax.hamming_window")
 def legalize_hamming_window(ctx: LegalizeCtx) -> relax.Expr:
-    """`alpha - beta * cos(2 pi n / N')`, N' = size if periodic else size - 1."""
+    """`alpha - beta * cos(2 pi n / N')`, N' = size if periodic else size - 1; [1.0] if size 1."""
     size, periodic, alpha, beta = (_prim_arg(ctx, i) for i in range(4))
     shape, dtype = ctx.out_shape(), ctx.out_dtype()
 
@@ -145,7 +145,10 @@ def legalize_hamming_window(ctx: LegalizeCtx) -> relax.Expr:
             denom = E.maximum(denom, E.const(1, "float64"))
             phase = E.div(E.mul(E.const(6.283185307179586, "float64"), E.cast(i, "float64")), denom)
             a, b = E.cast(alpha, "float64"), E.cast(beta, "float64")
-            return E.cast(E.sub(a, E.mul(b, E.call("cos", "float64", phase))), dtype)
+            value = E.sub(a, E.mul(b, E.call("cos", "float64", phase)))
+            # A one-point window is [1.0] (TVM's topi and torch special-case it).
+            single = E.binary("eq", E.cast(size, "int64"), E.idx(1))
+            return E.cast(E.select(single, E.const(1, "float64"), value), dtype)
 
         return kb.compute(shape, body, "T_hamming_window")
 

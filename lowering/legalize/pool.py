@@ -71,17 +71,22 @@ def max_pool_compute(
     return kb.compute(out, body, "pool_max", annotations=_rule_attr("pool_max"))
 
 
-def _count(ax: tuple[tir.Var, ...], sp: list[int], x: te.Tensor, attrs: dict) -> tir.PrimExpr:
-    """Elements of the window at `ax` that lie inside the (unpadded) input."""
+def _count(
+    ax: tuple[tir.Var, ...], sp: list[int], x: te.Tensor, attrs: dict, with_pad: bool = False
+) -> tir.PrimExpr:
+    """Elements of the window at `ax` that lie inside the input, or with `with_pad`
+    inside the input plus its declared padding (never ceil mode's extra overhang)."""
     n = len(sp)
     pads = list(attrs["padding"])
     if len(pads) == n:
         pads = pads + pads
     total: tir.PrimExpr | None = None
     for j, axis in enumerate(sp):
-        k, s, d, p = (attrs[a][j] for a in ("pool_size", "strides", "dilation", "padding"))
+        k, s, d = (attrs[a][j] for a in ("pool_size", "strides", "dilation"))
+        p, after = pads[j], pads[j + n]
         dim, a = x.shape[axis], ax[axis]
-        if p == 0 and d == 1:  # the form TVM's simplifier leaves
+        low, high = (-p, E.add(dim, after - 1)) if with_pad else (0, E.sub(dim, 1))
+        if p == 0 and d == 1 and not with_pad:  # the form TVM's simplifier leaves
             term = E.add(
                 E.mul(E.minimum(a, E.idx(0)), s),
                 E.minimum(E.add(E.mul(a, s), k - 1), E.sub(dim, 1)),
@@ -89,8 +94,8 @@ def _count(ax: tuple[tir.Var, ...], sp: list[int], x: te.Tensor, attrs: dict) ->
             term = E.sub(E.add(term, 1), E.mul(a, s))
         else:
             start = E.sub(E.mul(a, s), p)
-            lo = E.maximum(E.floordiv(E.add(E.sub(E.idx(0), start), d - 1), d), E.idx(0))
-            hi = E.minimum(E.floordiv(E.sub(E.sub(dim, 1), start), d), E.idx(k - 1))
+            lo = E.maximum(E.floordiv(E.add(E.sub(E.idx(low), start), d - 1), d), E.idx(0))
+            hi = E.minimum(E.floordiv(E.sub(high, start), d), E.idx(k - 1))
             term = E.add(E.sub(hi, lo), 1)
         total = term if total is None else E.mul(total, term)
     assert total is not None
@@ -108,15 +113,18 @@ def avg_pool_compute(
         return te.sum_(_window_load(src, ax, sp, rvs, attrs), rvs)
 
     pool_sum = kb.compute(out, total, "pool_sum")
-    include = bool(attrs.get("count_include_pad")) and not attrs.get("ceil_mode")
+    include = bool(attrs.get("count_include_pad"))
+    # Ceil mode's last windows can hang past the declared padding; those positions
+    # are not counted, so the divisor varies per window there.
+    full_window = include and not attrs.get("ceil_mode")
 
     def body(*ax: tir.Var) -> tir.PrimExpr:
-        if include:
+        if full_window:
             size = 1
             for k in attrs["pool_size"]:
                 size *= k
             return E.div(pool_sum[ax], E.const(size, x.dtype))
-        return E.div(pool_sum[ax], E.cast(_count(ax, sp, x, attrs), x.dtype))
+        return E.div(pool_sum[ax], E.cast(_count(ax, sp, x, attrs, include), x.dtype))
 
     return kb.compute(out, body, "pool_avg", annotations=_rule_attr("pool_avg"))
 

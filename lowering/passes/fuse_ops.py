@@ -166,6 +166,10 @@ class GroupFunction:
         return len(self.outputs) - 1
 
     def _use(self, arg: relax.Expr) -> None:
+        if isinstance(arg, relax.Tuple):  # `(y,)[0]`: the fields are what is read
+            for f in arg.fields:
+                self._use(f)
+            return
         if any(a is arg for a in self.arguments) or id(arg) in self.defined:
             return
         if not isinstance(arg, (relax.Var, relax.Constant)):

@@ -1,4 +1,5 @@
-"""The `tvms` command: check, format and show `.tvms` files.
+"""The `tvms` command: check, format, show, build and run `.tvms` files
+(docs/cli.md; build and run live in cli_build.py and cli_run.py).
 
 Exit codes: 0 success, 1 diagnostics or user error, 2 usage, 3 internal error
 (the traceback only with `--traceback`). Results go to stdout, diagnostics to
@@ -9,11 +10,15 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from tvmlite.cli_build import EMITS, add_build_options
+from tvmlite.cli_run import add_run_arguments
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import DIALECTS
 from tvmlite.dsl.parser import parse
@@ -22,7 +27,7 @@ from tvmlite.printer import script, show
 OK, USER_ERROR, USAGE, INTERNAL = 0, 1, 2, 3
 
 
-def _read(path: str) -> tuple[str, str]:
+def read_text(path: str) -> tuple[str, str]:
     """(text, display name) of a file argument; `-` is standard input."""
     if path == "-":
         return sys.stdin.read(), "<stdin>"
@@ -36,7 +41,7 @@ def _check(args: argparse.Namespace) -> int:
     status = OK
     for path in args.files:
         try:
-            text, name = _read(path)
+            text, name = read_text(path)
             parse(text, filename=name)
         except TVMLiteError as err:
             print(err, file=sys.stderr)
@@ -48,7 +53,7 @@ def _fmt(args: argparse.Namespace) -> int:
     status = OK
     for path in args.files:
         try:
-            text, name = _read(path)
+            text, name = read_text(path)
             out = script(parse(text, filename=name), dialect=args.dialect)
         except TVMLiteError as err:
             print(err, file=sys.stderr)
@@ -77,16 +82,54 @@ def _fmt(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     try:
-        text, name = _read(args.file)
-        show(parse(text, filename=name), dialect=args.dialect, color=args.color)
+        text, name = read_text(args.file)
+        mod = parse(text, filename=name)
+        if args.after:
+            from tvmlite.cli_build import show_after
+            from tvmlite.lowering.build import as_module
+
+            mod = show_after(args, as_module(mod))
+        show(mod, dialect=args.dialect, color=args.color)
     except TVMLiteError as err:
         print(err, file=sys.stderr)
         return USER_ERROR
     return OK
 
 
+def _guarded(command: Any) -> Any:
+    """Run a build/run command: user errors are messages and exit code 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        from tvmlite.cli_run import UsageError
+
+        try:
+            return command(args)
+        except TVMLiteError as err:
+            print(err, file=sys.stderr)
+            return USER_ERROR
+        except UsageError as err:
+            print(f"tvms {args.command}: error: {err}", file=sys.stderr)
+            return USAGE
+
+    return run
+
+
+def _build(args: argparse.Namespace) -> int:
+    from tvmlite.cli_build import build_command
+
+    return build_command(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tvmlite.cli_run import run_command
+
+    return run_command(args)
+
+
 def _parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="tvms", description="Parse, format and show .tvms files.")
+    top = argparse.ArgumentParser(
+        prog="tvms", description="Check, format, show, build and run .tvms files."
+    )
     top.add_argument("--traceback", action="store_true", help="show tracebacks of internal errors")
     sub = top.add_subparsers(dest="command", required=True)
 
@@ -106,7 +149,23 @@ def _parser() -> argparse.ArgumentParser:
     show_cmd.add_argument("file", metavar="FILE")
     show_cmd.add_argument("--dialect", choices=DIALECTS)
     show_cmd.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    show_cmd.add_argument("--after", metavar="PASS", help="show the module after this pass")
+    add_build_options(show_cmd)
     show_cmd.set_defaults(run=_show)
+
+    build = sub.add_parser("build", help="compile a file to a shared library (or IR, asm...)")
+    build.add_argument("file", metavar="FILE")
+    build.add_argument("-o", "--output", required=True, metavar="OUT", help="output (- stdout)")
+    build.add_argument("--emit", choices=EMITS, help="what to write (default: from OUT's suffix)")
+    build.add_argument("--time-passes", action="store_true", help="time every pass (stderr)")
+    build.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
+    add_build_options(build)
+    build.set_defaults(run=_guarded(_build))
+
+    run = sub.add_parser("run", help="call a function of a file or a built library")
+    add_run_arguments(run)
+    add_build_options(run)
+    run.set_defaults(run=_guarded(_run))
     return top
 
 
@@ -120,6 +179,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except KeyboardInterrupt:
         return USER_ERROR
+    except BrokenPipeError:  # `tvms run ... | head`: the reader left, nothing is wrong
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return OK
     except Exception:  # noqa: BLE001 - the one place internal errors become exit code 3
         if args.traceback:
             traceback.print_exc()

@@ -3,12 +3,17 @@ helpers the case modules share: module text, seeded inputs, references."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+import tvmlite
+from tvmlite.dsl import relax
+from tvmlite.dsl.module import IRModule
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 NAMES = ("x", "y", "z", "w", "u", "v")
@@ -19,13 +24,16 @@ Ref = Callable[..., Any]
 @dataclass(frozen=True)
 class Case:
     """One operator call: `expr` over the parameters x, y, z, ... bound to
-    `inputs`, checked against `ref(*inputs)`; `tol` overrides the float tolerance."""
+    `inputs`, checked against `ref(*inputs)`; `tol` overrides the float tolerance.
+    `rename` builds the call under another operator name (one TVMScript cannot
+    spell because its parser expands it, like `R.nn.relu6`)."""
 
     id: str
     expr: str
     inputs: tuple[np.ndarray, ...]
     ref: Ref
     tol: float | None = None
+    rename: str | None = None
 
     def text(self) -> str:
         params = ", ".join(
@@ -42,12 +50,27 @@ class Case:
             + "        return gv\n"
         )
 
+    def module(self) -> IRModule:
+        mod = tvmlite.parse(self.text())
+        if self.rename is None:
+            return mod
+        main = mod.functions["main"]
+        block, *blocks = main.body.blocks
+        first, *rest = block.bindings
+        call = dataclasses.replace(first.value, op=relax.Op(self.rename))
+        block = dataclasses.replace(block, bindings=(dataclasses.replace(first, value=call), *rest))
+        body = dataclasses.replace(main.body, blocks=(block, *blocks))
+        mod.functions["main"] = dataclasses.replace(main, body=body)
+        return mod
 
-def case(id: str, expr: str, inputs: Any, ref: Ref, tol: float | None = None) -> Case:
+
+def case(
+    id: str, expr: str, inputs: Any, ref: Ref, tol: float | None = None, rename: str | None = None
+) -> Case:
     """A Case; `inputs` is one array or a sequence of them."""
     if isinstance(inputs, np.ndarray):
         inputs = (inputs,)
-    return Case(id, expr, tuple(inputs), ref, tol)
+    return Case(id, expr, tuple(inputs), ref, tol, rename)
 
 
 class Inputs:

@@ -262,8 +262,8 @@ def attention_ref(
     s = np.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(q.shape[-1])
     if bias is not None:
         s = s + bias
-    if causal:
-        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, 0.0)
+    if causal:  # masked keys leave the softmax entirely
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True))
     p = p / p.sum(-1, keepdims=True)
     return np.einsum("bhqk,bkhd->bqhd", p, v)

@@ -82,6 +82,9 @@ class Interpreter:
         self.env: dict[tir.Var, Value] = {}
         self.storage: dict[tir.Var, Storage] = {}
         self.views: dict[tir.Buffer, Layout] = {}
+        # Per run, not per module: shapes of static buffers and values of literals.
+        self._static: dict[tir.Buffer, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+        self._literals: dict[tir.PrimExpr, Value] = {}
         self._expr: dict[type, Callable[[Any], Value]] = {}
         self._stmt: dict[type, Callable[[Any], None]] = {}
         for name in dir(self):
@@ -145,7 +148,8 @@ class Interpreter:
             raise ValueError(f"'{buffer.name}' has shape {layout.shape}, got {arr.shape}")
         for k, (stride, step) in enumerate(zip(layout.strides, arr.strides, strict=True)):
             if arr.shape[k] > 1 and stride * arr.itemsize != step:
-                raise ValueError(f"'{buffer.name}' has strides {layout.strides}, got {arr.strides}")
+                got = tuple(s // arr.itemsize for s in arr.strides)
+                raise ValueError(f"'{buffer.name}' has strides {layout.strides}, got {got}")
 
     # ------------------------------------------------------------ memory
 
@@ -157,12 +161,18 @@ class Interpreter:
         storage = self.storage.get(buffer.data)
         if storage is None:
             raise TVMLiteError(f"buffer '{buffer.name}' has no storage here")
+        static = self._static.get(buffer)
+        if static is not None:
+            return Layout(storage, *static)
         shape = tuple(self.index_value(d) for d in buffer.shape)
         if buffer.strides:
             strides = tuple(self.index_value(s) for s in buffer.strides)
         else:
             strides = _row_major(shape)
         offset = 0 if buffer.elem_offset is None else self.index_value(buffer.elem_offset)
+        parts = (*buffer.shape, *buffer.strides, buffer.elem_offset)
+        if all(p is None or isinstance(p, tir.IntImm) for p in parts):
+            self._static[buffer] = (shape, strides, offset)
         return Layout(storage, shape, strides, offset)
 
     def index_value(self, e: tir.PrimExpr) -> int:
@@ -178,10 +188,13 @@ class Interpreter:
             raise TVMLiteError(f"'{buffer.name}' has {len(layout.shape)} dims")
         values = [self.expr(i) for i in indices]
         lanes = max((len(v) for v in values if isinstance(v, tuple)), default=0)
-        rows = [
-            [int(v[lane]) if isinstance(v, tuple) else int(v) for v in values]
-            for lane in range(max(lanes, 1))
-        ]
+        if not lanes:
+            rows = [[int(v) for v in values]]
+        else:
+            rows = [
+                [int(v[lane]) if isinstance(v, tuple) else int(v) for v in values]
+                for lane in range(lanes)
+            ]
         out = []
         for row in rows:
             for i, extent in zip(row, layout.shape, strict=True):
@@ -214,10 +227,16 @@ class Interpreter:
         return self.env[e]
 
     def visit_IntImm(self, e: tir.IntImm) -> Value:
-        return ops.make(e.value, e.dtype)
+        value = self._literals.get(e)
+        if value is None:
+            value = self._literals[e] = ops.make(e.value, e.dtype)
+        return value
 
     def visit_FloatImm(self, e: tir.FloatImm) -> Value:
-        return ops.make(e.value, e.dtype)
+        value = self._literals.get(e)
+        if value is None:
+            value = self._literals[e] = ops.make(e.value, e.dtype)
+        return value
 
     def visit_StringImm(self, e: tir.StringImm) -> Value:
         raise NotImplementedError("strings have no value in the reference evaluator")
@@ -436,7 +455,9 @@ class Interpreter:
             raise TVMLiteError(f"match_buffer '{view.name}' has more dims than its region")
         offset = src.offset + sum(m * st for m, st in zip(mins, src.strides, strict=True))
         layout = Layout(
-            src.storage, tuple(extents[len(extents) - rank :]), src.strides[len(extents) - rank :],
+            src.storage,
+            tuple(extents[len(extents) - rank :]),
+            src.strides[len(extents) - rank :],
             offset,
         )
         declared = [

@@ -11,6 +11,7 @@ more) raises `UndefinedBehavior`: compiled code may do anything there.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -30,34 +31,43 @@ class UndefinedBehavior(Exception):
     """The program did something TIR leaves undefined."""
 
 
+@functools.lru_cache(maxsize=64)
+def _kind(dtype: str) -> tuple[str, int, type]:
+    """(bool/int/uint/float, bits, NumPy scalar type): asked for every value made,
+    so cached (a pure function of an immutable string, and bounded)."""
+    code = "float" if dt.is_float(dtype) else dt.code(dtype)
+    return code, dt.bits(dtype), np.dtype(dtype).type
+
+
 def int_range(dtype: str) -> tuple[int, int]:
-    bits = dt.bits(dtype)
-    if dt.is_bool(dtype):
+    code, bits, _ = _kind(dtype)
+    if code == "bool":
         return 0, 1
-    if dt.is_uint(dtype):
+    if code == "uint":
         return 0, (1 << bits) - 1
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def wrap(value: int, dtype: str) -> int:
     """Two's-complement wrap of `value` into integer `dtype` (bool keeps bit 0)."""
-    if dt.is_bool(dtype):
+    code, bits, _ = _kind(dtype)
+    if code == "bool":
         return value & 1
-    bits = dt.bits(dtype)
     value &= (1 << bits) - 1
-    if dt.is_int(dtype) and value >= 1 << (bits - 1):
+    if code == "int" and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
 
 
 def make(value: int | float | bool, dtype: str) -> Scalar:
     """A scalar of `dtype`: integers wrap, floats round to nearest."""
-    if dt.is_bool(dtype):
+    code, _, scalar_type = _kind(dtype)
+    if code == "bool":
         return np.bool_(bool(value))
-    if dt.is_float(dtype):
+    if code == "float":
         with np.errstate(all="ignore"):
-            return np.dtype(dtype).type(value)
-    return np.dtype(dtype).type(wrap(int(value), dtype))
+            return scalar_type(value)
+    return scalar_type(wrap(int(value), dtype))
 
 
 def lanewise(fn: Callable[..., Scalar], *values: Value) -> Value:

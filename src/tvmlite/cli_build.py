@@ -1,0 +1,163 @@
+"""`tvms build` and `tvms show --after`: compile a `.tvms` file and write what
+the user asked for (a shared library, an object, LLVM IR, assembly, the
+module after the graph passes, or the lowered prim functions).
+
+Every failure the user can fix raises `TVMLiteError`; the CLI turns it into a
+message on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.parser import parse
+
+EMITS = ("so", "obj", "ll", "asm", "relax", "tir")
+_BY_SUFFIX = {".so": "so", ".o": "obj", ".ll": "ll", ".s": "asm", ".tvms": "relax"}
+LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
+
+
+def read_module(path: str) -> IRModule:
+    """Parse a file argument (`-` is standard input) into an IRModule."""
+    from tvmlite.cli import read_text
+    from tvmlite.lowering.build import as_module
+
+    text, name = read_text(path)
+    return as_module(parse(text, filename=name))
+
+
+def target_of(args: argparse.Namespace) -> Any:
+    from tvmlite.lowering.target import Target
+
+    options: dict[str, Any] = {}
+    if getattr(args, "opt", None) is not None:
+        options["opt_level"] = args.opt
+    return Target(args.target, **options)
+
+
+@contextlib.contextmanager
+def pass_context(args: argparse.Namespace, dump: Any) -> Iterator[Any]:
+    """The PassContext of the flags: legalization, timing, printing."""
+    from tvmlite.lowering.transform import PassContext, PassTimingInstrument, PrintAfterAll
+
+    instruments: list[Any] = []
+    timing = PassTimingInstrument() if getattr(args, "time_passes", False) else None
+    if timing is not None:
+        instruments.append(timing)
+    if getattr(args, "print_after_all", False):
+        instruments.append(PrintAfterAll(dump))
+    config = {LEGALIZE_KEY: False} if getattr(args, "no_legalize", False) else {}
+    with PassContext(config=config, instruments=instruments) as ctx:
+        yield ctx
+    if timing is not None:
+        print(timing.render(), file=sys.stderr)
+
+
+def lower_module(args: argparse.Namespace, mod: IRModule) -> IRModule:
+    from tvmlite.lowering.build import lower
+
+    return lower(mod, target_of(args), args.pipeline)
+
+
+def build_command(args: argparse.Namespace) -> int:
+    mod = read_module(args.file)
+    emit = args.emit or _BY_SUFFIX.get(Path(args.output).suffix, "so")
+    to_stdout = args.output == "-"
+    if to_stdout and emit in ("so", "obj"):
+        raise TVMLiteError(f"--emit {emit} writes a binary file: give -o a path")
+    dump = sys.stderr if to_stdout else sys.stdout
+    with pass_context(args, dump):
+        result = _emit(args, mod, emit)
+    if isinstance(result, str):
+        if to_stdout:
+            sys.stdout.write(result)
+        else:
+            _write(Path(args.output), result.encode())
+    elif isinstance(result, bytes):
+        _write(Path(args.output), result)
+    return 0
+
+
+def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | None:
+    import tvmlite
+
+    if emit == "relax":
+        return lower_module(args, mod).script()
+    if emit == "tir":
+        return lowered_tir(lower_module(args, mod)).script()
+    cache = not args.no_cache and not (args.time_passes or args.print_after_all)
+    ex = tvmlite.build(mod, target=target_of(args), pipeline=args.pipeline, cache=cache)
+    if emit == "so":
+        ex.export_library(args.output)
+        return None
+    if emit == "ll":
+        return ex.llvm_ir()
+    if emit == "asm":
+        return ex.assembly()
+    from tvmlite.lowering.codegen.objects import emit_objects
+
+    machine = (
+        getattr(getattr(ex, "jit", None), "machine", None) or target_of(args).machine_options()
+    )
+    return emit_objects(ex.llvm_ir(), machine)[0]
+
+
+def lowered_tir(mod: IRModule) -> IRModule:
+    """The prim functions as codegen sees them (after TIR lowering)."""
+    from tvmlite.dsl import tir
+    from tvmlite.runtime.kernels import lower_kernels
+
+    prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
+    return IRModule({name: lowered for name, (lowered, _) in lower_kernels(prims).items()})
+
+
+def _write(path: Path, data: bytes) -> None:
+    from tvmlite.runtime.export import write_atomic
+
+    try:
+        write_atomic(path, data)
+    except OSError as err:
+        raise TVMLiteError(f"{path}: cannot write: {err.strerror or err}") from None
+
+
+def show_after(args: argparse.Namespace, mod: IRModule) -> IRModule:
+    """The module right after the first run of the pass named `args.after`."""
+    from tvmlite.lowering.transform import PassContext, PassInstrument
+
+    class _Capture(PassInstrument):
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+            self.found: IRModule | None = None
+
+        def run_after_pass(self, m: IRModule, info: Any) -> None:
+            self.seen.append(info.name)
+            if self.found is None and info.name == args.after:
+                self.found = m
+
+    capture = _Capture()
+    with PassContext(instruments=[capture]):
+        lower_module(args, mod)
+    if capture.found is None:
+        ran = ", ".join(dict.fromkeys(capture.seen)) or "none"
+        raise TVMLiteError(f"pass '{args.after}' did not run (passes that ran: {ran})")
+    return capture.found
+
+
+def add_build_options(p: argparse.ArgumentParser) -> None:
+    """Options build, run and show --after share."""
+    p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
+    p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
+    p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
+    p.add_argument("--no-cache", action="store_true", help="do not use the compile cache")
+    for level in range(4):
+        p.add_argument(
+            f"-O{level}", dest="opt", action="store_const", const=level,
+            help="LLVM optimization level" if level == 3 else argparse.SUPPRESS,
+        )  # fmt: skip

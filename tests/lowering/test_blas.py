@@ -1,0 +1,135 @@
+"""The built-in `blas` target kind: matmuls run in NumPy's own OpenBLAS through a
+native packed function, and reproduce NumPy's results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite.lowering.blas import blas_available, library
+from tvmlite.lowering.build import lower
+from tvmlite.lowering.target import Target
+
+pytestmark = pytest.mark.skipif(not blas_available(), reason="no OpenBLAS next to NumPy")
+HEADER = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n"
+
+
+def module(params: str, ret: str, body: str) -> str:
+    lines = "".join(f"            {line}\n" for line in body.strip().splitlines())
+    return (
+        HEADER
+        + f"""@I.ir_module
+class Module:
+    @R.function
+    def main({params}) -> {ret}:
+        with R.dataflow():
+{lines}            R.output(gv)
+        return gv
+"""
+    )
+
+
+def t(shape: str, dtype: str = "float32") -> str:
+    return f'R.Tensor(({shape}), dtype="{dtype}")'
+
+
+CASES = [
+    # (params, ret, body, input shapes, reference)
+    ("2-D", "4, 8", "8, 5", None, "4, 5", (4, 8), (8, 5), None),
+    ("batched", "3, 4, 8", "3, 8, 5", None, "3, 4, 5", (3, 4, 8), (3, 8, 5), None),
+    ("shared weight", "3, 4, 8", "8, 5", None, "3, 4, 5", (3, 4, 8), (8, 5), None),
+    ("shared input", "4, 8", "2, 8, 5", None, "2, 4, 5", (4, 8), (2, 8, 5), None),
+    ("bias", "4, 8", "8, 5", "5,", "4, 5", (4, 8), (8, 5), (5,)),
+    ("bias 2-D", "3, 4, 8", "8, 5", "4, 5", "3, 4, 5", (3, 4, 8), (8, 5), (4, 5)),
+    ("bias ones", "3, 4, 8", "3, 8, 5", "1, 1, 5", "3, 4, 5", (3, 4, 8), (3, 8, 5), (1, 1, 5)),
+    ("bias full", "2, 4, 8", "8, 5", "2, 4, 5", "2, 4, 5", (2, 4, 8), (8, 5), (2, 4, 5)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_matmul_matches_numpy(case: tuple, dtype: str) -> None:
+    _, sa, sb, sbias, sout, shape_a, shape_b, shape_bias = case
+    params = f"a: {t(sa, dtype)}, b: {t(sb, dtype)}"
+    body = "gv = R.matmul(a, b)"
+    if sbias is not None:
+        params += f", d: {t(sbias, dtype)}"
+        body = "lv = R.matmul(a, b)\ngv = R.add(d, lv)"  # the bias on either side
+    mod = tvmlite.parse(module(params, t(sout, dtype), body))
+    lowered = lower(mod, Target("llvm -libs=blas"))
+    text = lowered.script()
+    assert "tvmlite.blas.gemm" in text and "R.matmul" not in text and "call_tir" not in text
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s).astype(dtype) for s in (shape_a, shape_b, shape_bias) if s]
+    want = inputs[0] @ inputs[1] + (inputs[2] if len(inputs) == 3 else 0)
+    for pipeline in ("minimal", "default"):
+        got = tvmlite.build(mod, target="llvm -libs=blas", pipeline=pipeline)["main"](*inputs)
+        rtol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+
+
+def test_symbolic_shapes_and_epilogue_after_blas() -> None:
+    x_type, out_type = t('"n", 16'), t('"n", 8')
+    params = f"x: {x_type}, w: {t('16, 8')}, b: {t('8,')}"
+    body = "lv = R.matmul(x, w)\nlv1 = R.add(lv, b)\ngv = R.nn.relu(lv1)"
+    text = module(params, out_type, body).replace(
+        "        with", "        n = T.int64()\n        with"
+    )
+    mod = tvmlite.parse(text.replace("as R\n", "as R\nfrom tvm.script import tir as T\n"))
+    ex = tvmlite.build(mod, target="blas", pipeline="default")
+    for n in (1, 7, 64):
+        x = np.random.rand(n, 16).astype("float32") - 0.5
+        w = np.random.rand(16, 8).astype("float32") - 0.5
+        b = np.random.rand(8).astype("float32") - 0.5
+        np.testing.assert_allclose(
+            ex["main"](x, w, b), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6
+        )
+
+
+@pytest.mark.parametrize(
+    ("params", "ret", "body"),
+    [
+        (
+            f"a: {t('4, 8', 'int32')}, b: {t('8, 5', 'int32')}",
+            t("4, 5", "int32"),
+            "gv = R.matmul(a, b)",
+        ),
+        (f"a: {t('8,')}, b: {t('8, 5')}", t("5,"), "gv = R.matmul(a, b)"),
+        (
+            f"a: {t('4, 8')}, b: {t('8, 5')}, d: {t('4, 1')}",
+            t("4, 5"),
+            "lv = R.matmul(a, b)\ngv = R.add(lv, d)",
+        ),
+    ],
+    ids=["int32", "vector", "column bias"],
+)
+def test_unsupported_cases_stay_with_llvm(params: str, ret: str, body: str) -> None:
+    mod = tvmlite.parse(module(params, ret, body))
+    text = lower(mod, Target("llvm -libs=blas")).script()
+    if "column" in params or "d:" in params:
+        # The matmul alone still goes to BLAS; the column bias add does not.
+        assert "gemm_float32" in text and "gemm_bias" not in text
+    else:
+        assert "tvmlite.blas" not in text
+    rng = np.random.default_rng(1)
+    dtypes = ["int32" if "int32" in params else "float32"]
+    shapes = [(4, 8), (8, 5), (4, 1)] if "d:" in params else [(4, 8), (8, 5)]
+    if "8,)" in params:
+        shapes = [(8,), (8, 5)]
+    inputs = [(rng.standard_normal(s) * 4).astype(dtypes[0]) for s in shapes]
+    want = inputs[0] @ inputs[1] + (inputs[2] if len(inputs) == 3 else 0)
+    got = tvmlite.build(mod, target="llvm -libs=blas")["main"](*inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    library.find_gemm.cache_clear()
+    monkeypatch.setattr(library, "candidate_libraries", lambda: [])
+    try:
+        with pytest.raises(tvmlite.TVMLiteError, match="BLAS offload needs one of"):
+            library.find_gemm("float32")
+        with pytest.raises(tvmlite.TVMLiteError, match="float32 and float64"):
+            library.find_gemm("float16")
+    finally:
+        library.find_gemm.cache_clear()
