@@ -44,6 +44,13 @@ LIBM_UNARY = frozenset(
 LIBM_BINARY = frozenset(["atan2", "hypot", "nextafter"])
 
 
+def intrinsic_suffix(t: ir.Type) -> str:
+    """LLVM's mangling of an overloaded type in an intrinsic's name: `f32`, `v4f32`."""
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{intrinsic_suffix(t.element)}"
+    return t.intrinsic_name
+
+
 class CallEmitter:
     """Mixin of the code emitter: needs `b`, `module`, `expr` and `cast`."""
 
@@ -93,7 +100,16 @@ class CallEmitter:
     # ------------------------------------------------------------ helpers
 
     def _intrinsic(self, name: str, args: list[Value]) -> Value:
-        fn = self.module.declare_intrinsic(name, [args[0].type])
+        """Call LLVM intrinsic `name` overloaded on its first argument's type
+        (`llvm.copysign.f32`, `llvm.exp.v4f32`, `llvm.ctlz.v8i16`): returns that type,
+        takes the arguments' types. llvmlite's `declare_intrinsic` gets both wrong for
+        binary intrinsics other than pow, and has no names for vector types."""
+        overload = args[0].type
+        symbol = f"{name}.{intrinsic_suffix(overload)}"
+        fn = self.module.globals.get(symbol)
+        if fn is None:
+            fnty = ir.FunctionType(overload, [a.type for a in args])
+            fn = ir.Function(self.module, fnty, symbol)
         return self.b.call(fn, args)
 
     def _libm_function(self, name: str, elem: str, arity: int) -> ir.Function:
@@ -169,10 +185,10 @@ class CallEmitter:
     # ------------------------------------------------------------ bits
 
     def _popcount(self, e: tir.Call) -> Value:
-        return self.b.ctpop(self.expr(e.args[0]))
+        return self._intrinsic("llvm.ctpop", [self.expr(e.args[0])])
 
     def _clz(self, e: tir.Call) -> Value:
-        return self.b.ctlz(self.expr(e.args[0]), ir.Constant(ty.I1, 0))
+        return self._intrinsic("llvm.ctlz", [self.expr(e.args[0]), ir.Constant(ty.I1, 0)])
 
     def _shift_left(self, e: tir.Call) -> Value:
         a, b = self._args(e)

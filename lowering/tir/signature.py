@@ -33,8 +33,9 @@ class Param:
 
 @dataclass(frozen=True, slots=True)
 class KernelSignature:
-    """`sym_vars` are the extra int64 arguments; `written` names the buffer
-    parameters the body stores to; `errors` holds each assert's message."""
+    """Param names are distinct (see `_unique`). `sym_vars` are the extra int64
+    arguments; `written` names the buffer parameters the body stores to; `errors`
+    holds each assert's message."""
 
     name: str
     params: tuple[Param, ...]
@@ -95,11 +96,29 @@ def _param_name(var: tir.Var, buffer: tir.Buffer | None) -> str:
     return var.name
 
 
+def _unique(names: list[str]) -> list[str]:
+    """Distinct names, as the printer makes them: a repeated `B` becomes `B_1`, `B_2`.
+    Params may share a name hint; the runtime names (and `written` holds) these."""
+    taken: set[str] = set()
+    out = []
+    for base in names:
+        name, k = base, 0
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        taken.add(name)
+        out.append(name)
+    return out
+
+
 def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> KernelSignature:
     """The signature of `func`, whose body lowered to `lowered` (asserts are
     numbered in `lowered`'s order, which codegen follows)."""
     buffers = dict(func.buffer_map)
-    params = tuple(Param(_param_name(v, buffers.get(v)), v, buffers.get(v)) for v in func.params)
+    names = _unique([_param_name(v, buffers.get(v)) for v in func.params])
+    params = tuple(
+        Param(name, v, buffers.get(v)) for name, v in zip(names, func.params, strict=True)
+    )
     param_vars = set(func.params)
     sym: dict[tir.Var, None] = {}
     for p in params:

@@ -7,7 +7,7 @@ with `runnable=True` (defined results only); integers must agree exactly, floats
 bit for bit (NaN matching NaN) except math intrinsics, which may differ by a few
 ulps between libm and NumPy. Signed add/sub/mul that wrap are LLVM poison (the
 codegen marks them `nsw`, as TVM does), so a result may differ only when the
-evaluator saw one. Known codegen bugs are kept as strict xfails at the end.
+evaluator saw one. Regression tests for bugs the evaluator found are at the end.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 import tvmlite
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.walk import walk
 from tvmlite.runtime import compile_prim_funcs
 from tvmlite.testing import reference_ops
 from tvmlite.testing import strategies as tst
@@ -32,9 +31,6 @@ INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
 FLOATS = ("float16", "float32", "float64")
 DTYPES = ("bool", *INTS, *FLOATS)
 SEEDS = st.integers(0, 2**32 - 1)
-# Ops the codegen cannot compile yet (see the xfails below): programs using them are
-# skipped rather than filtered, so the strategies stay as users get them.
-BROKEN_OPS = frozenset({"copysign"})
 
 
 # ---------------------------------------------------------------- harness
@@ -135,15 +131,9 @@ def assert_same(got: np.ndarray, want: np.ndarray, ulps: int = 0) -> None:
     assert worst <= ulps, f"{worst} ulps apart:\nkernel    {got}\nreference {want}"
 
 
-def uses_broken_op(func: tir.PrimFunc) -> bool:
-    return any(isinstance(n, tir.Call) and n.op in BROKEN_OPS for n in walk(func))
-
-
 def check_program(func: tir.PrimFunc, seed: int, ulps: int = 0) -> None:
     """Compile `func`, run it and the reference on the same random arguments, and
     compare every buffer's whole memory (strided ones include the gaps)."""
-    if uses_broken_op(func):
-        return
     arguments = Arguments(func, np.random.default_rng(seed))
     kernel = compile_prim_funcs({"main": func})["main"]
     kernel_bases, kernel_args = arguments.fresh()
@@ -169,7 +159,7 @@ def parse_func(text: str) -> tir.PrimFunc:
 # ---------------------------------------------------------------- generated programs
 
 
-@given(tst.prim_funcs(runnable=True, unique_names=True, dtypes=DTYPES), SEEDS)
+@given(tst.prim_funcs(runnable=True, dtypes=DTYPES), SEEDS)
 def test_programs_match_reference(func: tir.PrimFunc, seed: int) -> None:
     check_program(func, seed)
 
@@ -177,7 +167,6 @@ def test_programs_match_reference(func: tir.PrimFunc, seed: int) -> None:
 @given(
     tst.prim_funcs(
         runnable=True,
-        unique_names=True,
         max_depth=3,
         include={"loops", "grid", "blocks", "alloc", "strides", "let"},
     ),
@@ -189,7 +178,7 @@ def test_loop_kinds_and_reductions_match_reference(func: tir.PrimFunc, seed: int
     check_program(func, seed)
 
 
-@given(tst.prim_funcs(runnable=True, unique_names=True, dialect="tvm-0.27"), SEEDS)
+@given(tst.prim_funcs(runnable=True, dialect="tvm-0.27"), SEEDS)
 def test_027_programs_match_reference(func: tir.PrimFunc, seed: int) -> None:
     """The 0.27 dialect adds flat `Bind`s, scoped over the rest of a sequence."""
     check_program(func, seed)
@@ -391,8 +380,8 @@ def main(A: T.Buffer(({n},), "{d}"), B: T.Buffer(({n},), "{d}"), C: T.Buffer(({n
     for i in range({n}):
         C[i] = T.{op}({args})
 """
-BINARY_MATH = ["pow", "atan2", "hypot", "fmod", "nextafter"]
-UNARY_MATH = sorted(set(reference_ops.FLOAT_INTRINSICS) - {"ldexp", "copysign", *BINARY_MATH})
+BINARY_MATH = ["pow", "atan2", "hypot", "fmod", "nextafter", "copysign"]
+UNARY_MATH = sorted(set(reference_ops.FLOAT_INTRINSICS) - {"ldexp", *BINARY_MATH})
 
 
 @st.composite
@@ -648,30 +637,63 @@ def main(A: T.Buffer((1,), "int64"), x: T.int64):
     assert out[0] == 2**63 - 4 and interpreter.overflows
 
 
-# ---------------------------------------------------------------- known codegen bugs
+# ---------------------------------------------------------------- regressions
+# Bugs the reference evaluator found, each fixed at its source.
 
-
-KNOWN_BUGS = {
-    "copysign_does_not_compile": (
-        # llvm.copysign is declared with one overloaded type: LLVM's verifier rejects it.
-        """
+REGRESSIONS = {
+    # llvm.copysign was declared unary (llvmlite's default signature): the verifier
+    # rejected it, for every float dtype.
+    **{
+        f"copysign_{d}": (
+            f"""
 @T.prim_func
-def main(A: T.Buffer((2,), "float32")):
+def main(A: T.Buffer((2,), "{d}")):
     A[0] = T.copysign(A[0], A[1])
 """,
-        [np.array([1.5, -2.0], "float32")],
+            [np.array([1.5, -2.0], d)],
+        )
+        for d in FLOATS
+    },
+    "copysign_vector": (
+        """
+@T.prim_func
+def main(A: T.Buffer((8,), "float64"), B: T.Buffer((4,), "float64")):
+    B[T.Ramp(0, 1, 4)] = T.copysign(A[T.Ramp(0, 1, 4)], A[T.Ramp(4, 1, 4)])
+""",
+        [np.array([1.5, -2, 0, -0.0, -1, 1, -0.0, 0.0]), np.zeros(4)],
     ),
-    "vector_llvm_intrinsic_crashes": (
-        # declare_intrinsic on a vector type: AttributeError 'VectorType' ... 'intrinsic_name'.
+    # Intrinsics on vector types crashed: llvmlite has no `intrinsic_name` for them.
+    **{
+        f"vector_{op}_{d}": (
+            f"""
+@T.prim_func
+def main(A: T.Buffer((4,), "{d}"), B: T.Buffer((4,), "{d}")):
+    B[T.Ramp(0, 1, 4)] = T.{op}(A[T.Ramp(0, 1, 4)])
+""",
+            [np.array([0.0, 1.5, -2.25, 4.0], d), np.zeros(4, d)],
+        )
+        for op in ("exp", "floor", "sqrt", "fabs", "round")
+        for d in FLOATS
+    },
+    "vector_pow": (
         """
 @T.prim_func
 def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-    B[T.Ramp(0, 1, 4)] = T.exp(A[T.Ramp(0, 1, 4)])
+    B[T.Ramp(0, 1, 4)] = T.pow(A[T.Ramp(0, 1, 4)], A[T.Ramp(0, 1, 4)])
 """,
-        [np.arange(4, dtype="float32"), np.zeros(4, "float32")],
+        [np.array([0.5, 1.5, 2.0, 3.0], "float32"), np.zeros(4, "float32")],
     ),
-    "params_sharing_a_name_are_confused": (
-        # The argument binder keys buffers by name: B's dtype is checked against B_1's.
+    "vector_popcount_clz": (
+        """
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), B: T.Buffer((8,), "int32")):
+    B[T.Ramp(0, 1, 4)] = T.popcount(A[T.Ramp(0, 1, 4)])
+    B[T.Ramp(4, 1, 4)] = T.clz(A[T.Ramp(0, 1, 4)])
+""",
+        [np.array([1, 7, -1, 1024], "int32"), np.zeros(8, "int32")],
+    ),
+    # The argument binder keyed buffers by name: B's dtype was checked against B_1's.
+    "params_sharing_a_name": (
         """
 @T.prim_func
 def main(B: T.Buffer((1,), "int8"), B_1: T.Buffer((1,), "bool")):
@@ -695,15 +717,29 @@ def _named_alike(func: tir.PrimFunc) -> tir.PrimFunc:
     return tir.PrimFunc(tuple(h for h, _ in buffers), tuple(buffers), body, attrs=func.attrs)
 
 
-@pytest.mark.xfail(strict=True, reason="codegen/runtime bugs found by the reference evaluator")
-@pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
-def test_known_codegen_bugs(name: str) -> None:
-    text, args = KNOWN_BUGS[name]
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_regressions(name: str) -> None:
+    text, args = REGRESSIONS[name]
     func = parse_func(text)
-    if name == "params_sharing_a_name_are_confused":
+    if name == "params_sharing_a_name":
         func = _named_alike(func)
     want = [a.copy() for a in args]
     run_prim_func(func, *want)
     compile_prim_funcs({"main": func})["main"](*args)
     for got, expected in zip(args, want, strict=True):
-        assert_same(got, expected)
+        assert_same(got, expected, ulps=1)
+
+
+def test_params_sharing_a_name_are_told_apart() -> None:
+    """Checks and messages go by position; the messages use the printed names."""
+    text, _ = REGRESSIONS["params_sharing_a_name"]
+    func = _named_alike(parse_func(text))
+    kernel = compile_prim_funcs({"main": func})["main"]
+    assert repr(kernel) == "<PrimFuncKernel main(B, B_1)>"
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 'B_1': expected dtype bool"):
+        kernel(np.zeros(1, "int8"), np.zeros(1, "int8"))
+    read_only = np.zeros(1, "int8")
+    read_only.flags.writeable = False
+    kernel(np.zeros(1, "int8"), read_only.view("bool"))  # B_1 is only read
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 'B': the array is read-only"):
+        kernel(read_only, np.zeros(1, "bool"))

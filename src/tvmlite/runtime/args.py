@@ -84,7 +84,10 @@ class ArgumentBinder:
         self.name = sig.name
         self.buffers = [(i, p) for i, p in enumerate(sig.params) if p.buffer is not None]
         self.static = {i: _static_shape(p.buffer) for i, p in self.buffers if p.buffer}
-        self.dtypes = {p.name: np.dtype(p.buffer.dtype) for _, p in self.buffers if p.buffer}
+        # By position: params may share a name in the IR. (`sig.written` can go by
+        # name because the signature gives params distinct names: `B`, `B_1`.)
+        self.dtypes = {i: np.dtype(p.buffer.dtype) for i, p in self.buffers if p.buffer}
+        self.written = {i for i, p in self.buffers if p.name in sig.written}
         # Buffers that declare vars (shape, strides, offset) to solve on each call.
         self.symbolic = [(i, p) for i, p in self.buffers if p.buffer and buffer_vars(p.buffer)]
 
@@ -101,9 +104,9 @@ class ArgumentBinder:
         env: dict[tir.Var, int] = {}
         origin: dict[tir.Var, str] = {}
         values: list[Any] = []
-        for p, arg in zip(params, args, strict=True):
+        for i, (p, arg) in enumerate(zip(params, args, strict=True)):
             if p.is_pointer:
-                self._check_array(p, arg)
+                self._check_array(i, p, arg)
                 values.append(arg.ctypes.data)
             else:
                 value = self._scalar(p, arg)
@@ -115,7 +118,7 @@ class ArgumentBinder:
             self._solve(p, args[i], env, origin)
         for i, p in self.buffers:
             self._check_shape(i, p, args[i], env, origin)
-        if self.sig.noalias and self.sig.written:
+        if self.sig.noalias and self.written:
             self._check_overlap(args)
         for var in self.sig.sym_vars:
             values.append(env.get(var, 0))
@@ -123,20 +126,20 @@ class ArgumentBinder:
 
     # ------------------------------------------------------------ pieces
 
-    def _check_array(self, p: Param, arg: Any) -> None:
+    def _check_array(self, i: int, p: Param, arg: Any) -> None:
         if not isinstance(arg, np.ndarray):
             raise self.error(p, f"expected a numpy.ndarray, got {type(arg).__name__}")
         b = p.buffer
         if b is None:
             return
-        want = self.dtypes[p.name]
+        want = self.dtypes[i]
         if arg.dtype != want:
             raise self.error(p, f"expected dtype {b.dtype}, got {arg.dtype}")
         if arg.ndim != len(b.shape):
             raise self.error(p, f"expected {len(b.shape)} dimensions, got {arg.ndim}")
         if not arg.flags.aligned:
             raise self.error(p, "the array is not aligned to its element size")
-        if p.name in self.sig.written and not arg.flags.writeable:
+        if i in self.written and not arg.flags.writeable:
             raise self.error(p, "the array is read-only, but the function writes it")
 
     def _scalar(self, p: Param, arg: Any) -> int | float:
@@ -231,7 +234,7 @@ class ArgumentBinder:
 
     def _check_overlap(self, args: Sequence[Any]) -> None:
         for i, p in self.buffers:
-            if p.name not in self.sig.written:
+            if i not in self.written:
                 continue
             for j, q in self.buffers:
                 if i != j and np.may_share_memory(args[i], args[j]):
