@@ -14,12 +14,9 @@ calls after a warm-up, in milliseconds; the best is shown too.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from _timing import timings
 
 import tvmlite
 
@@ -37,17 +34,6 @@ class Module:
             R.output(gv)
         return gv
 """
-
-
-def timings(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """(median, best) of `repeat` calls in ms, after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times), min(times)
 
 
 def main() -> None:

@@ -15,12 +15,11 @@ Times are medians of `--repeat` calls after a warm-up, in milliseconds.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _timing import timings
 
 import tvmlite
 
@@ -70,13 +69,7 @@ class Module:
 
 
 def median_ms(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return timings(fn, repeat)[0]
 
 
 def mlp_numpy(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, *rest: Any) -> Any:

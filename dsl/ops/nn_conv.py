@@ -8,6 +8,8 @@ becomes the data layout, as TVM's wrappers set it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
@@ -16,6 +18,7 @@ from tvmlite.dsl.ops.registry import (
     ArgDef,
     AttrDef,
     BuildCtx,
+    InferFn,
     OpDef,
     register,
 )
@@ -172,58 +175,20 @@ def _pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
     )
 
 
-def infer_conv1d(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 1, transpose=False)
+def _bind(shape_fn: Callable[..., relax.StructInfo], name: str, n: int, **kw: bool) -> InferFn:
+    """The inference function of the `n`-d op that `shape_fn` computes."""
+
+    def infer(ctx: InferCtx) -> relax.StructInfo:
+        return shape_fn(ctx, n, **kw)
+
+    infer.__name__ = infer.__qualname__ = f"infer_{name}"
+    return infer
 
 
-def infer_conv2d(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 2, transpose=False)
-
-
-def infer_conv3d(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 3, transpose=False)
-
-
-def infer_conv1d_transpose(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 1, transpose=True)
-
-
-def infer_conv2d_transpose(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 2, transpose=True)
-
-
-def infer_conv3d_transpose(ctx: InferCtx) -> relax.StructInfo:
-    return _conv(ctx, 3, transpose=True)
-
-
-def infer_pool1d(ctx: InferCtx) -> relax.StructInfo:
-    return _pool(ctx, 1)
-
-
-def infer_pool2d(ctx: InferCtx) -> relax.StructInfo:
-    return _pool(ctx, 2)
-
-
-def infer_pool3d(ctx: InferCtx) -> relax.StructInfo:
-    return _pool(ctx, 3)
-
-
-def infer_adaptive1d(ctx: InferCtx) -> relax.StructInfo:
-    return _adaptive_pool(ctx, 1)
-
-
-def infer_adaptive2d(ctx: InferCtx) -> relax.StructInfo:
-    return _adaptive_pool(ctx, 2)
-
-
-def infer_adaptive3d(ctx: InferCtx) -> relax.StructInfo:
-    return _adaptive_pool(ctx, 3)
-
-
-_CONV = {1: infer_conv1d, 2: infer_conv2d, 3: infer_conv3d}
-_CONV_T = {1: infer_conv1d_transpose, 2: infer_conv2d_transpose, 3: infer_conv3d_transpose}
-_POOL = {1: infer_pool1d, 2: infer_pool2d, 3: infer_pool3d}
-_ADAPTIVE = {1: infer_adaptive1d, 2: infer_adaptive2d, 3: infer_adaptive3d}
+_CONV = {n: _bind(_conv, f"conv{n}d", n, transpose=False) for n in (1, 2, 3)}
+_CONV_T = {n: _bind(_conv, f"conv{n}d_transpose", n, transpose=True) for n in (1, 2, 3)}
+_POOL = {n: _bind(_pool, f"pool{n}d", n) for n in (1, 2, 3)}
+_ADAPTIVE = {n: _bind(_adaptive_pool, f"adaptive{n}d", n) for n in (1, 2, 3)}
 # The Python signature puts padding before dilation; the attributes do not.
 POOL_SIGNATURE = (
     "data",
@@ -239,49 +204,30 @@ POOL_SIGNATURE = (
 
 for _n in (1, 2, 3):
     _d = f"{_n}d"
-    register(
-        OpDef(
-            f"relax.nn.conv{_d}",
-            (ArgDef("data"), ArgDef("weight")),
-            _conv_attrs(_n, False),
-            OUT_EWISE_FUSIBLE,
-            _CONV[_n],
-            build_out_layout,
+    for _suffix, _transpose, _infer in (("", False, _CONV), ("_transpose", True, _CONV_T)):
+        register(
+            OpDef(
+                f"relax.nn.conv{_d}{_suffix}",
+                (ArgDef("data"), ArgDef("weight")),
+                _conv_attrs(_n, _transpose),
+                OUT_EWISE_FUSIBLE,
+                _infer[_n],
+                build_out_layout,
+            )
         )
-    )
-    register(
-        OpDef(
-            f"relax.nn.conv{_d}_transpose",
-            (ArgDef("data"), ArgDef("weight")),
-            _conv_attrs(_n, True),
-            OUT_EWISE_FUSIBLE,
-            _CONV_T[_n],
-            build_out_layout,
-        )
-    )
-    register(
-        OpDef(
-            f"relax.nn.max_pool{_d}",
-            (ArgDef("data"),),
-            _pool_attrs(_n, False),
-            OUT_EWISE_FUSIBLE,
-            _POOL[_n],
-            build_out_layout,
-            signature=POOL_SIGNATURE,
-        )
-    )
     # TVM's avg_pool1d/3d default count_include_pad to True, avg_pool2d to False.
-    register(
-        OpDef(
-            f"relax.nn.avg_pool{_d}",
-            (ArgDef("data"),),
-            _pool_attrs(_n, _n != 2),
-            OUT_EWISE_FUSIBLE,
-            _POOL[_n],
-            build_out_layout,
-            signature=POOL_SIGNATURE,
+    for _kind, _include_pad in (("max", False), ("avg", _n != 2)):
+        register(
+            OpDef(
+                f"relax.nn.{_kind}_pool{_d}",
+                (ArgDef("data"),),
+                _pool_attrs(_n, _include_pad),
+                OUT_EWISE_FUSIBLE,
+                _POOL[_n],
+                build_out_layout,
+                signature=POOL_SIGNATURE,
+            )
         )
-    )
     register(
         OpDef(
             f"relax.nn.adaptive_avg_pool{_d}",

@@ -7,6 +7,8 @@ scale/shift vectors that match the normalized dims when both are static.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of
 from tvmlite.dsl.ops.registry import OUT_EWISE_FUSIBLE, ArgDef, AttrDef, define
@@ -32,6 +34,31 @@ def _check_params(
             ctx.check_dims(dim, shape[axis], f"{ctx.arg_name(index)} does not match the data")
 
 
+def _checked_data(
+    ctx: InferCtx,
+    last: int,
+    param_axes: Callable[[relax.TensorStructInfo, int], list[int]],
+) -> relax.TensorStructInfo:
+    """Check that the data is float and, at known rank, that arguments 1..last-1
+    match the dims `param_axes(data, ndim)` picks (after its own checks)."""
+    data = ctx.tensor(0)
+    ctx.require_float(data, "data")
+    ndim = ndim_of(data)
+    if ndim >= 0:
+        _check_params(ctx, data, param_axes(data, ndim), 1, last)
+    return data
+
+
+def _attr_axes(ctx: InferCtx) -> Callable[[relax.TensorStructInfo, int], list[int]]:
+    return lambda _data, ndim: ctx.axes(ctx.attr("axes"), ndim, "axes")
+
+
+def _channel_axis(ctx: InferCtx, ndim: int) -> int:
+    channel = ctx.axis(ctx.attr("channel_axis"), ndim, "channel_axis")
+    ctx.axes(ctx.attr("axes"), ndim, "axes")
+    return channel
+
+
 @define(
     "relax.nn.batch_norm",
     ("data", "gamma", "beta", "moving_mean", "moving_var"),
@@ -45,12 +72,7 @@ def _check_params(
     OUT_EWISE_FUSIBLE,
 )
 def infer_batch_norm(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_float(data, "data")
-    ndim = ndim_of(data)
-    if ndim >= 0:
-        axis = ctx.axis(ctx.attr("axis"), ndim)
-        _check_params(ctx, data, [axis], 1, 5)
+    data = _checked_data(ctx, 5, lambda _data, ndim: [ctx.axis(ctx.attr("axis"), ndim)])
     mean, var = ctx.tensor(3), ctx.tensor(4)
     return relax.TupleStructInfo((like(data), like(mean), like(var)))
 
@@ -62,12 +84,7 @@ def infer_batch_norm(ctx: InferCtx) -> relax.StructInfo:
     OUT_EWISE_FUSIBLE,
 )
 def infer_layer_norm(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_float(data, "data")
-    if ndim_of(data) >= 0:
-        axes = ctx.axes(ctx.attr("axes"), ndim_of(data), "axes")
-        _check_params(ctx, data, axes, 1, 3)
-    return like(data)
+    return like(_checked_data(ctx, 3, _attr_axes(ctx)))
 
 
 @define(
@@ -83,12 +100,8 @@ def infer_layer_norm(ctx: InferCtx) -> relax.StructInfo:
     OUT_EWISE_FUSIBLE,
 )
 def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_float(data, "data")
-    ndim = ndim_of(data)
-    if ndim >= 0:
-        channel = ctx.axis(ctx.attr("channel_axis"), ndim, "channel_axis")
-        ctx.axes(ctx.attr("axes"), ndim, "axes")
+    def group_channel(data: relax.TensorStructInfo, ndim: int) -> list[int]:
+        channel = _channel_axis(ctx, ndim)
         shape = known_shape(data)
         groups = ctx.attr("num_groups")
         if groups <= 0:
@@ -97,8 +110,9 @@ def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
             channels = getattr(shape[channel], "value", None)
             if isinstance(channels, int) and channels % groups:
                 ctx.fail(f"channels {channels} are not divisible by num_groups {groups}")
-        _check_params(ctx, data, [channel], 1, 3)
-    return like(data)
+        return [channel]
+
+    return like(_checked_data(ctx, 3, group_channel))
 
 
 @define(
@@ -108,14 +122,7 @@ def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
     OUT_EWISE_FUSIBLE,
 )
 def infer_instance_norm(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_float(data, "data")
-    ndim = ndim_of(data)
-    if ndim >= 0:
-        channel = ctx.axis(ctx.attr("channel_axis"), ndim, "channel_axis")
-        ctx.axes(ctx.attr("axes"), ndim, "axes")
-        _check_params(ctx, data, [channel], 1, 3)
-    return like(data)
+    return like(_checked_data(ctx, 3, lambda _data, ndim: [_channel_axis(ctx, ndim)]))
 
 
 @define(
@@ -125,9 +132,4 @@ def infer_instance_norm(ctx: InferCtx) -> relax.StructInfo:
     OUT_EWISE_FUSIBLE,
 )
 def infer_rms_norm(ctx: InferCtx) -> relax.StructInfo:
-    data = ctx.tensor(0)
-    ctx.require_float(data, "data")
-    if ndim_of(data) >= 0:
-        axes = ctx.axes(ctx.attr("axes"), ndim_of(data), "axes")
-        _check_params(ctx, data, axes, 1, 2)
-    return like(data)
+    return like(_checked_data(ctx, 2, _attr_axes(ctx)))

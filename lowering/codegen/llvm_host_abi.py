@@ -159,19 +159,7 @@ def _define_alloc(module: ir.Module) -> None:
         fn.append_basic_block(n) for n in ("entry", "loop", "body", "done", "fail")
     )
     b = ir.IRBuilder(entry)
-    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
-    lanes = b.lshr(dtype, ty.constant("int32", 16))
-    item = b.udiv(b.add(b.mul(bits, lanes), ty.constant("int32", 7)), ty.constant("int32", 8))
-    count = b.sext(ndim, I64)
-    item64 = b.zext(item, I64)
-    b.branch(loop)
-    b.position_at_end(loop)
-    i = b.phi(I64, "i")
-    size = b.phi(I64, "size")
-    i.add_incoming(ty.constant("int64", 0), entry)
-    size.add_incoming(item64, entry)
-    b.cbranch(b.icmp_signed("<", i, count), body, done)
-    b.position_at_end(body)
+    count, i, size = _size_loop(b, ndim, dtype, entry, (loop, body, done))
     dim = b.load(b.gep(shape, [i], source_etype=I64), typ=I64)
     pair = ir.LiteralStructType([I64, ty.I1])
     smul = module.declare_intrinsic(
@@ -226,6 +214,34 @@ def _define_alloc(module: ir.Module) -> None:
     b.ret(block)
 
 
+def _size_loop(
+    b: ir.IRBuilder,
+    ndim: ir.Value,
+    dtype: ir.Value,
+    start: ir.Block,
+    blocks: tuple[ir.Block, ir.Block, ir.Block],
+) -> tuple[ir.Value, ir.PhiInstr, ir.PhiInstr]:
+    """Branch from `start` into the `loop` of `blocks` (loop, body, done) over the
+    dims: phis `i` from 0 and `size` from the item bytes of the packed `dtype`
+    (the body adds their next values), on to `body` while `i < ndim`, else to
+    `done`. Leaves `b` at the start of `body`; returns `ndim` as int64, `i`, `size`."""
+    loop, body, done = blocks
+    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
+    lanes = b.lshr(dtype, ty.constant("int32", 16))
+    item = b.udiv(b.add(b.mul(bits, lanes), ty.constant("int32", 7)), ty.constant("int32", 8))
+    count = b.sext(ndim, I64)
+    item64 = b.zext(item, I64)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64, "i")
+    size = b.phi(I64, "size")
+    i.add_incoming(ty.constant("int64", 0), start)
+    size.add_incoming(item64, start)
+    b.cbranch(b.icmp_signed("<", i, count), body, done)
+    b.position_at_end(body)
+    return count, i, size
+
+
 def _round_up(b: ir.IRBuilder, n: ir.Value) -> ir.Value:
     return b.and_(b.add(n, ty.constant("int64", ALIGN - 1)), ty.constant("int64", -ALIGN))
 
@@ -272,19 +288,7 @@ def _define_copy(module: ir.Module) -> None:
     # The size is the one the allocation computed: data to the end of the block
     # is at least nbytes; recompute it exactly to copy no more than the source has.
     loop, body, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
-    bits = b.and_(b.lshr(dtype, ty.constant("int32", 8)), ty.constant("int32", 0xFF))
-    lanes = b.lshr(dtype, ty.constant("int32", 16))
-    item = b.udiv(b.add(b.mul(bits, lanes), ty.constant("int32", 7)), ty.constant("int32", 8))
-    count = b.sext(ndim, I64)
-    item64 = b.zext(item, I64)
-    b.branch(loop)
-    b.position_at_end(loop)
-    i = b.phi(I64)
-    size = b.phi(I64)
-    i.add_incoming(ty.constant("int64", 0), ok)
-    size.add_incoming(item64, ok)
-    b.cbranch(b.icmp_signed("<", i, count), body, done)
-    b.position_at_end(body)
+    _, i, size = _size_loop(b, ndim, dtype, ok, (loop, body, done))
     i.add_incoming(b.add(i, ty.constant("int64", 1)), body)
     size.add_incoming(b.mul(size, load_dim_dynamic(b, src, i)), body)
     b.branch(loop)

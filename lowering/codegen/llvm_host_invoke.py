@@ -42,19 +42,7 @@ class HostInvoke:
                 f"{self.prefix}call of '{name}' passes {len(args)} values, it takes {expected}"
             )
         ret = self._result_leaves(var.struct_info, callee.ret_struct_info)
-        outs = self.pointer_array([NULL] * len(ret))
-        status = self.b.call(
-            self.ctx.entries[name],
-            [
-                self.pointer_array([self.as_dltensor(a) for a in args]),
-                ty.constant("int32", len(args)),
-                outs,
-                ty.constant("int32", len(ret)),
-                self.err,
-                self.err_len,
-            ],
-        )
-        self.propagate(status)
+        outs = self._call_entry(self.ctx.entries[name], args, len(ret))
         return rebuild(
             self._result_sinfo(var.struct_info, callee.ret_struct_info),
             self.received(outs, ret, f"result of '{name}'"),
@@ -88,23 +76,29 @@ class HostInvoke:
             result = rebuild(sinfo, list(outs_v)) if sinfo is not None else UNIT
         elif sinfo is not None and not isinstance(sinfo, relax.ObjectStructInfo):
             ret = leaves(sinfo, "result")
-        outs = self.pointer_array([NULL] * len(ret))
+        outs = self._call_entry(fn, args, len(ret))
+        if ret:
+            assert sinfo is not None
+            result = rebuild(sinfo, self.received(outs, ret, f"value returned by '{symbol}'"))
+        return result
+
+    def _call_entry(self, fn: ir.Value, args: list[Val], num_outs: int) -> ir.Value:
+        """Call `fn` with the entry ABI on `args` and room for `num_outs` results,
+        propagate a failure, and return the array of (now owned) results."""
+        outs = self.pointer_array([NULL] * num_outs)
         status = self.b.call(
             fn,
             [
                 self.pointer_array([self.as_dltensor(a) for a in args]),
                 ty.constant("int32", len(args)),
                 outs,
-                ty.constant("int32", len(ret)),
+                ty.constant("int32", num_outs),
                 self.err,
                 self.err_len,
             ],
         )
         self.propagate(status)
-        if ret:
-            assert sinfo is not None
-            result = rebuild(sinfo, self.received(outs, ret, f"value returned by '{symbol}'"))
-        return result
+        return outs
 
     def _result_leaves(self, mine: relax.StructInfo, theirs: relax.StructInfo) -> list[Leaf]:
         return leaves(self._result_sinfo(mine, theirs), "result")

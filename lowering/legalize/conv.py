@@ -10,6 +10,8 @@ reduce stages (`data_dilate`, `data_pad`, `kernel`, `compute`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
@@ -20,6 +22,11 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported,
 _OUT_NAMES = {"N": "nn", "C": "ff"}
 _SPATIAL_NAMES = ("yy", "xx", "zz")
 _REDUCE_NAMES = ("ry", "rx", "rz")
+
+# (builder, data, weight, attrs, out_shape, out_dtype) -> the output tensor
+ConvCompute = Callable[
+    [te.KernelBuilder, te.Tensor, te.Tensor, dict, tuple[tir.PrimExpr, ...], str], te.Tensor
+]
 
 
 def _check_layouts(data: str, kernel: str, out: str | None, n: int) -> None:
@@ -85,19 +92,28 @@ def conv_compute(
     return kb.compute(out_shape, body, name, names=names)
 
 
-def _conv_rule(n: int):  # noqa: ANN202 - returns a rule
+def _rule(name: str, check: Callable[[dict], None], compute: ConvCompute):  # noqa: ANN202 - returns a rule
+    """The rule that checks the attributes, then calls `compute` as the TE kernel `name`."""
+
     def rule(ctx: LegalizeCtx) -> relax.Expr:
         attrs = ctx.attrs
-        _check_layouts(attrs["data_layout"], attrs["kernel_layout"], attrs.get("out_layout"), n)
+        check(attrs)
         shape, dtype = ctx.out_shape(), ctx.out_dtype()
 
         def build(kb: te.KernelBuilder, x: te.Tensor, w: te.Tensor) -> te.Tensor:
-            return conv_compute(kb, x, w, attrs, shape, dtype)
+            return compute(kb, x, w, attrs, shape, dtype)
 
-        return ctx.call_te(f"conv{n}d", build)
+        return ctx.call_te(name, build)
 
-    rule.__name__ = f"legalize_conv{n}d"
+    rule.__name__ = f"legalize_{name}"
     return rule
+
+
+def _conv_rule(n: int):  # noqa: ANN202 - returns a rule
+    def check(attrs: dict) -> None:
+        _check_layouts(attrs["data_layout"], attrs["kernel_layout"], attrs.get("out_layout"), n)
+
+    return _rule(f"conv{n}d", check, conv_compute)
 
 
 for _n in (1, 2, 3):
@@ -171,22 +187,14 @@ def conv_transpose_compute(
 
 
 def _conv_transpose_rule(n: int):  # noqa: ANN202 - returns a rule
-    def rule(ctx: LegalizeCtx) -> relax.Expr:
-        attrs = ctx.attrs
+    def check(attrs: dict) -> None:
         data_layout, kernel_layout = _TRANSPOSE_LAYOUTS[n]
         if attrs["data_layout"] != data_layout or attrs["kernel_layout"] != kernel_layout:
             raise LegalizeUnsupported("conv_transpose layouts other than NC*/IO*")
         if attrs.get("out_layout") not in (None, data_layout):
             raise LegalizeUnsupported("conv_transpose out_layout")
-        shape, dtype = ctx.out_shape(), ctx.out_dtype()
 
-        def build(kb: te.KernelBuilder, x: te.Tensor, w: te.Tensor) -> te.Tensor:
-            return conv_transpose_compute(kb, x, w, attrs, shape, dtype)
-
-        return ctx.call_te(f"conv{n}d_transpose", build)
-
-    rule.__name__ = f"legalize_conv{n}d_transpose"
-    return rule
+    return _rule(f"conv{n}d_transpose", check, conv_transpose_compute)
 
 
 for _n in (1, 2, 3):

@@ -10,6 +10,7 @@ import math
 from tvmlite.dsl import tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.padding import padded_load
 from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
 from tvmlite.lowering.legalize.tir_util import substitute
 
@@ -186,18 +187,7 @@ def legalize_pad(ctx: LegalizeCtx) -> tir.PrimExpr:
                 return x.load(
                     [_pad_index(mode, v, b, n) for v, b, n in zip(i, befores, x.shape, strict=True)]
                 )
-            conds: list[tir.PrimExpr] = []
-            index: list[tir.PrimExpr] = []
-            for v, b, a, n in zip(i, befores, afters, x.shape, strict=True):
-                index.append(E.sub(v, b))
-                if b or a:
-                    conds += [E.binary("le", E.idx(b), v), E.binary("lt", v, E.add(n, b))]
-            if not conds:
-                return x.load(index)
-            cond = conds[0]
-            for c in conds[1:]:
-                cond = E.logical_and(cond, c)
-            return E.if_then_else(cond, x.load(index), E.const(value, x.dtype))
+            return padded_load(x, i, befores, afters, lambda: E.const(value, x.dtype))
 
         return kb.compute(shape, body, block, prefix="i")
 

@@ -8,7 +8,7 @@ sees their every node.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tvmlite.dsl import tir
 from tvmlite.lowering.legalize import te
@@ -31,22 +31,35 @@ def pad_compute(
     shape = [E.add(E.add(s, b), a) for s, b, a in zip(x.shape, before, after, strict=True)]
 
     def body(*i: tir.Var) -> tir.PrimExpr:
-        conds: list[tir.PrimExpr] = []
-        index: list[tir.PrimExpr] = []
-        for v, b, a, n in zip(i, before, after, x.shape, strict=True):
-            if _is_zero(b) and _is_zero(a):
-                index.append(v)
-                continue
-            index.append(E.sub(v, b))
-            conds += [E.binary("le", E.idx(b), v), E.binary("lt", v, E.add(n, b))]
-        if not conds:
-            return x.load(index)
-        cond = conds[0]
-        for c in conds[1:]:
-            cond = E.logical_and(cond, c)
-        return E.if_then_else(cond, x.load(index), value)
+        return padded_load(x, i, before, after, lambda: value)
 
     return kb.compute(shape, body, name, prefix="i")
+
+
+def padded_load(
+    x: te.Tensor,
+    i: Sequence[tir.Var],
+    before: Sequence[E.Expr],
+    after: Sequence[E.Expr],
+    fill: Callable[[], tir.PrimExpr],
+) -> tir.PrimExpr:
+    """The element at `i` of `x` padded by `before`/`after` per axis: a plain load
+    when nothing is padded, else `T.if_then_else` over one condition per padded axis
+    with `fill()` (made only then) outside the data."""
+    conds: list[tir.PrimExpr] = []
+    index: list[tir.PrimExpr] = []
+    for v, b, a, n in zip(i, before, after, x.shape, strict=True):
+        if _is_zero(b) and _is_zero(a):
+            index.append(v)
+            continue
+        index.append(E.sub(v, b))
+        conds += [E.binary("le", E.idx(b), v), E.binary("lt", v, E.add(n, b))]
+    if not conds:
+        return x.load(index)
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = E.logical_and(cond, c)
+    return E.if_then_else(cond, x.load(index), fill())
 
 
 def dilate_compute(

@@ -9,6 +9,8 @@ averages a `pool_avg` stage dividing by the window size; the blocks carry the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
@@ -129,11 +131,13 @@ def avg_pool_compute(
     return kb.compute(out, body, "pool_avg", annotations=_rule_attr("pool_avg"))
 
 
-_POOLS = {"max_pool": max_pool_compute, "avg_pool": avg_pool_compute}
+# (builder, data, attrs, out_shape) -> the output tensor
+PoolCompute = Callable[[te.KernelBuilder, te.Tensor, dict, tuple[tir.PrimExpr, ...]], te.Tensor]
+_POOLS: dict[str, PoolCompute] = {"max_pool": max_pool_compute, "avg_pool": avg_pool_compute}
 
 
-def _pool_rule(kind: str, n: int):  # noqa: ANN202 - returns a rule
-    compute = _POOLS[kind]
+def _pool_rule(name: str, compute: PoolCompute):  # noqa: ANN202 - returns a rule
+    """The rule that calls `compute` as the TE kernel `name` (no other out_layout)."""
 
     def rule(ctx: LegalizeCtx) -> relax.Expr:
         attrs = ctx.attrs
@@ -144,9 +148,9 @@ def _pool_rule(kind: str, n: int):  # noqa: ANN202 - returns a rule
         def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
             return compute(kb, x, attrs, out)
 
-        return ctx.call_te(f"{kind}{n}d", build)
+        return ctx.call_te(name, build)
 
-    rule.__name__ = f"legalize_{kind}{n}d"
+    rule.__name__ = f"legalize_{name}"
     return rule
 
 
@@ -199,23 +203,14 @@ def adaptive_avg_pool_compute(
     return kb.compute(out, body, "adaptive_pool_avg", annotations=annotations)
 
 
-def _adaptive_rule(n: int):  # noqa: ANN202 - returns a rule
-    def rule(ctx: LegalizeCtx) -> relax.Expr:
-        attrs = ctx.attrs
-        if attrs.get("out_layout") not in (None, attrs["layout"]):
-            raise LegalizeUnsupported("pool with a different out_layout")
-        out = ctx.out_shape()
-
-        def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-            return adaptive_avg_pool_compute(kb, x, attrs["layout"], out)
-
-        return ctx.call_te(f"adaptive_avg_pool{n}d", build)
-
-    rule.__name__ = f"legalize_adaptive_avg_pool{n}d"
-    return rule
+def _adaptive_compute(
+    kb: te.KernelBuilder, x: te.Tensor, attrs: dict, out: tuple[tir.PrimExpr, ...]
+) -> te.Tensor:
+    return adaptive_avg_pool_compute(kb, x, attrs["layout"], out)
 
 
 for _n in (1, 2, 3):
-    for _kind in _POOLS:
-        register_legalize(f"relax.nn.{_kind}{_n}d")(_pool_rule(_kind, _n))
-    register_legalize(f"relax.nn.adaptive_avg_pool{_n}d")(_adaptive_rule(_n))
+    for _kind, _compute in _POOLS.items():
+        register_legalize(f"relax.nn.{_kind}{_n}d")(_pool_rule(f"{_kind}{_n}d", _compute))
+    _name = f"adaptive_avg_pool{_n}d"
+    register_legalize(f"relax.nn.{_name}")(_pool_rule(_name, _adaptive_compute))

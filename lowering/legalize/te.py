@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from tvmlite.dsl import tir
 from tvmlite.lowering.legalize import texpr as E
@@ -122,6 +122,14 @@ def make_buffer(name: str, shape: Sequence[E.Expr], dtype: str) -> tir.Buffer:
     return tir.Buffer(name, data, dtype, tuple(E.idx(d) for d in shape))
 
 
+class ComputeOptions(TypedDict, total=False):
+    """The optional arguments of `KernelBuilder.compute_multi`."""
+
+    names: Sequence[str] | None
+    prefix: str
+    annotations: tuple[tuple[str, Any], ...]
+
+
 class KernelBuilder:
     """Builds one prim function from placeholders and compute stages."""
 
@@ -138,13 +146,10 @@ class KernelBuilder:
         shape: Sequence[E.Expr],
         fcompute: Callable[..., Any],
         name: str,
-        names: Sequence[str] | None = None,
-        prefix: str = "ax",
-        annotations: tuple[tuple[str, Any], ...] = (),
+        **options: Unpack[ComputeOptions],
     ) -> Tensor:
-        """`fcompute(*axis_vars)` gives an expression, a `Reduce`, or a tuple of
-        expressions (several outputs named `name_v0`, ...) ."""
-        return self.compute_multi(shape, fcompute, name, names, prefix, annotations)[0]
+        """The first output of `compute_multi` (which takes the same `options`)."""
+        return self.compute_multi(shape, fcompute, name, **options)[0]
 
     def compute_multi(
         self,
@@ -155,6 +160,9 @@ class KernelBuilder:
         prefix: str = "ax",
         annotations: tuple[tuple[str, Any], ...] = (),
     ) -> list[Tensor]:
+        """`fcompute(*axis_vars)` gives an expression, a `Reduce`, or a tuple of
+        expressions (several outputs named `name_v0`, ...); `names` (or `prefix`
+        and the position) name the axis vars."""
         shape = tuple(E.idx(d) for d in shape)
         names = list(names) if names is not None else [f"{prefix}{i}" for i in range(len(shape))]
         axis = tuple(tir.Var(n, INDEX) for n in names)

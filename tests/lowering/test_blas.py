@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from relax_text import dataflow_main
 
 import tvmlite
 from tvmlite.lowering.blas import blas_available, library
@@ -16,18 +17,7 @@ HEADER = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n"
 
 
 def module(params: str, ret: str, body: str) -> str:
-    lines = "".join(f"            {line}\n" for line in body.strip().splitlines())
-    return (
-        HEADER
-        + f"""@I.ir_module
-class Module:
-    @R.function
-    def main({params}) -> {ret}:
-        with R.dataflow():
-{lines}            R.output(gv)
-        return gv
-"""
-    )
+    return dataflow_main(params, ret, body.strip() + "\nR.output(gv)", HEADER)
 
 
 def t(shape: str, dtype: str = "float32") -> str:

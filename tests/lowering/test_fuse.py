@@ -5,6 +5,7 @@ DeadCodeElimination."""
 from __future__ import annotations
 
 import numpy as np
+from relax_text import dataflow_main
 
 import tvmlite
 from tvmlite.dsl import relax, tir
@@ -22,18 +23,7 @@ F32 = 'dtype="float32"'
 
 
 def _module(params: str, ret: str, body: str, extra: str = "") -> str:
-    lines = "\n".join("            " + line for line in body.strip().splitlines())
-    return (
-        HEADER
-        + f"""@I.ir_module
-class Module:
-    @R.function
-    def main({params}) -> {ret}:
-        with R.dataflow():
-{lines}
-        return gv
-{extra}"""
-    )
+    return dataflow_main(params, ret, body, HEADER, extra)
 
 
 def _fuse_ops(text: str) -> IRModule:

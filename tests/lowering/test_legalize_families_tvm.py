@@ -4,13 +4,7 @@ TVM 0.27 printed for the same module (texts copied from the reference corpus).""
 
 from __future__ import annotations
 
-import pytest
-
-import tvmlite
-from tvmlite.dsl import tir
-from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.legalize import OP_ATTRS, OP_KIND, OP_NAME
-from tvmlite.transform import LegalizeOps
+from legalize_tvm_common import tvm_comparison_tests
 
 CASES = {
     "nn_conv2d_depthwise": (
@@ -40,26 +34,4 @@ CASES = {
 }
 
 
-def strip_op_info(mod: IRModule) -> IRModule:
-    """The module without the op-info attributes TVM does not print."""
-    functions = {}
-    for name, f in mod.functions.items():
-        if isinstance(f, tir.PrimFunc):
-            attrs = tuple(a for a in f.attrs if a[0] not in (OP_NAME, OP_KIND, OP_ATTRS))
-            f = tir.PrimFunc(f.params, f.buffer_map, f.body, f.ret_type, attrs, f.s_tir)
-        functions[name] = f
-    return IRModule(functions, mod.attrs, mod.global_infos, mod.metadata, mod.dialect)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_tvm(name: str) -> None:
-    source, expected = CASES[name]
-    got = LegalizeOps(dialect="tvm-0.27")(tvmlite.parse(source))
-    assert tvmlite.structural_equal(strip_op_info(got), tvmlite.parse(expected)), got.script()
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_printed_kernels_reparse(name: str) -> None:
-    got = LegalizeOps(dialect="tvm-0.27")(tvmlite.parse(CASES[name][0]))
-    again = tvmlite.parse(got.script())
-    assert tvmlite.structural_equal(strip_op_info(again), strip_op_info(got))
+test_matches_tvm, test_printed_kernels_reparse = tvm_comparison_tests(CASES)

@@ -667,38 +667,35 @@ def test_verify_region_rank():
     assert where(error) == (6, 21)
 
 
-def test_verify_reduction_axis_declared_spatial():
-    error = _verify_err(
-        """
-        for i, k in T.grid(16, 4):
-            with T.block("sum"):
-                vi, vk = T.axis.remap("SS", [i, k])
-                T.reads(A[vi, vk])
-                T.writes(B[vi])
-                with T.init():
-                    B[vi] = T.float32(0)
-                B[vi] = B[vi] + A[vi, vk]
-        """,
+# A row sum of A (16x4) into B whose block declares its axes with `{axes}`.
+_ROW_SUM = """
+for i, k in T.grid(16, 4):
+    with T.block("sum"):
+{axes}
+        T.reads(A[vi, vk])
+        T.writes(B[vi])
+        with T.init():
+            B[vi] = T.float32(0)
+        B[vi] = B[vi] + A[vi, vk]
+"""
+
+
+def _row_sum_err(*axes: str) -> VerifyError:
+    decls = "\n".join(" " * 8 + axis for axis in axes)
+    return _verify_err(
+        _ROW_SUM.format(axes=decls),
         'A: T.Buffer((16, 4), "float32"), B: T.Buffer((16,), "float32")',
     )
+
+
+def test_verify_reduction_axis_declared_spatial():
+    error = _row_sum_err('vi, vk = T.axis.remap("SS", [i, k])')
     assert "no reduce axis" in error.message
 
 
 def test_verify_only_read_axis_must_be_reduce():
-    error = _verify_err(
-        """
-        for i, k in T.grid(16, 4):
-            with T.block("sum"):
-                vi = T.axis.spatial(16, i)
-                vk = T.axis.spatial(4, k)
-                vr = T.axis.reduce(1, 0)
-                T.reads(A[vi, vk])
-                T.writes(B[vi])
-                with T.init():
-                    B[vi] = T.float32(0)
-                B[vi] = B[vi] + A[vi, vk]
-        """,
-        'A: T.Buffer((16, 4), "float32"), B: T.Buffer((16,), "float32")',
+    error = _row_sum_err(
+        "vi = T.axis.spatial(16, i)", "vk = T.axis.spatial(4, k)", "vr = T.axis.reduce(1, 0)"
     )
     assert "block axis 'vk' of 'sum' is only read" in error.message and where(error) == (6, 13)
 
