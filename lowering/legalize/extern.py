@@ -78,6 +78,31 @@ def seq(*stmts: tir.Stmt) -> tir.Stmt:
     return stmts[0] if len(stmts) == 1 else tir.SeqStmt(tuple(stmts))
 
 
+def in_range(index: tir.PrimExpr, extent: int) -> tir.PrimExpr:
+    """`0 <= index < extent`, in `index`'s dtype."""
+    lo = E.binary("le", E.const(0, index.dtype), index)
+    return E.logical_and(lo, E.binary("lt", index, E.const(extent, index.dtype)))
+
+
+def index_check(op: str, axis: int, index: tir.PrimExpr, extent: int) -> tir.AssertStmt:
+    """The assert tvmlite puts before a store or load at a data-dependent index
+    (TVM does not check; an out-of-range index would write or read out of bounds):
+    `R.<op>: index out of range for axis <axis>`. The kind is RuntimeError, the one
+    the classic `assert cond, "msg"` form prints and parses back as."""
+    message = f"R.{op}: {INDEX_CHECK_TEXT} {axis}"
+    return tir.AssertStmt(in_range(index, extent), "RuntimeError", (message,))
+
+
+INDEX_CHECK_TEXT = "index out of range for axis"
+
+
+def is_index_check(s: tir.Stmt) -> bool:
+    """Whether `s` is an assert `index_check` made (a tvmlite addition TVM lacks)."""
+    return (
+        isinstance(s, tir.AssertStmt) and len(s.message) == 1 and INDEX_CHECK_TEXT in s.message[0]
+    )
+
+
 def pragma_seq() -> tir.AttrStmt:
     """`T.attr(0, "pragma_scope", "seq")` in its flat form (scoping what follows)."""
     return tir.AttrStmt(tir.IntImm("int32", 0), "pragma_scope", tir.StringImm("seq"), None)

@@ -14,6 +14,7 @@ from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.broadcast import bcast_load, broadcast_shape
 from tvmlite.lowering.legalize.extern import (
+    index_check,
     index_var,
     load,
     loop,
@@ -63,7 +64,8 @@ def legalize_scatter_elements(ctx: LegalizeCtx) -> relax.Expr:
             shifted = E.add(k_new, E.mul(negative, E.idx(axis_range)))
             index2 = E.add(pre2, E.mul(shifted, after))
             value = reduce_value(mode, load(out, index2), load(updates, index1))
-            inner = loop(k, ind_axis, store(out, value, index2))
+            check = index_check("scatter_elements", axis, shifted, axis_range)
+            inner = loop(k, ind_axis, seq(check, store(out, value, index2)))
             scatter = loop(fused, ind_before * ind_after, inner, tir.PARALLEL)
             return seq(pragma_seq(), _copy(data, out, tir.PARALLEL), scatter)
 
@@ -100,14 +102,17 @@ def legalize_scatter_nd(ctx: LegalizeCtx) -> relax.Expr:
             (out,) = outs
             i, j = index_var(), index_var()
             offset, index = fused_updates, j
+            checks: list[tir.Stmt] = []
             for m in reversed(range(ishape[0])):
                 pick = load(indices, E.add(i, E.mul(E.idx(m), fused_indices)))
+                checks.insert(0, index_check("scatter_nd", m, pick, dshape[m]))
                 index = E.add(index, E.mul(offset, pick))
                 offset *= dshape[m]
             src = load(updates, E.add(E.mul(i, fused_updates), j))
             value = reduce_value(mode, load(out, index), src)
             inner = loop(j, fused_updates, store(out, value, index), tir.PARALLEL)
-            return seq(pragma_seq(), _copy(data, out, tir.SERIAL), loop(i, fused_indices, inner))
+            scatter = loop(i, fused_indices, seq(*checks, inner))
+            return seq(pragma_seq(), _copy(data, out, tir.SERIAL), scatter)
 
         outs = [("out_buf", x.shape, x.dtype, False)]
         return kb.extern("scatter_nd_generic", outs, [x, tidx, upd], body)[0]
@@ -140,6 +145,7 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
                 E.floormod(E.floordiv(i, product(lead[d + 1 :])), lead[d]) for d in range(len(lead))
             ]
             flat: tir.PrimExpr = E.idx(0)
+            checks: list[tir.Stmt] = []
             for d, buf in enumerate(indices):
                 bdims = static_dims(buf.shape, "index_put")
                 off = len(lead) - len(bdims)
@@ -157,6 +163,7 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
                     ),
                     E.INDEX,
                 )
+                checks.append(index_check("index_put", d, sub, dims[d]))
                 flat = E.add(E.mul(flat, dims[d]), sub)
             flat = E.add(E.mul(flat, inner), j)
             vpos = [
@@ -174,7 +181,7 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
             value = tir.BufferLoad(values, tuple(vat), values.dtype)
             if accumulate:
                 value = E.add(load(out, flat), value)
-            scatter = loop(i, count, loop(j, inner, store(out, value, flat)))
+            scatter = loop(i, count, seq(*checks, loop(j, inner, store(out, value, flat))))
             return seq(_copy(data, out, tir.PARALLEL), scatter)
 
         outs = [("out_buf", x.shape, x.dtype, False)]
