@@ -10,10 +10,15 @@ these helpers keeps that form.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import sinfo_of
 from tvmlite.lowering.legalize import texpr as E
-from tvmlite.lowering.legalize.registry import LegalizeUnsupported
+from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.legalize import te
 
 
 def static_dims(shape: Sequence[tir.PrimExpr], what: str) -> list[int]:
@@ -101,6 +106,49 @@ def is_index_check(s: tir.Stmt) -> bool:
     return (
         isinstance(s, tir.AssertStmt) and len(s.message) == 1 and INDEX_CHECK_TEXT in s.message[0]
     )
+
+
+def checked_indices(
+    ctx: LegalizeCtx, op: str, arg: relax.Expr, axes: Sequence[tuple[int, int | None]]
+) -> relax.Expr:
+    """`arg` (an index tensor a gather reads through) passed through a separate
+    `<op>_index_check` kernel, bound before the gather: it copies the indices and
+    asserts each is in range (`index_check`), so the gather's own TE kernel stays
+    as TVM builds it and runs only after the check. The element at flat position
+    `p` is checked against `axes[p % len(axes)]` ((axis, extent) pairs; gather_nd
+    cycles through the tuple's axes). With a symbolic shape or extent the check is
+    left out and `arg` is returned as it is (the gather then reads unchecked, as
+    in TVM)."""
+    extents = [e for _, e in axes]
+    sinfo = sinfo_of(arg)
+    shape = getattr(sinfo, "shape", None)
+    if not isinstance(shape, tuple) or not all(isinstance(e, int) for e in extents):
+        return arg
+    dims = [E.value_of(d) for d in shape]
+    if not all(isinstance(d, int) for d in dims):
+        return arg
+    name = f"{op}_index_check"
+
+    def build(kb: te.KernelBuilder, idx: te.Tensor) -> te.Tensor:
+        k = len(axes)
+        count = product(dims) // k  # type: ignore[arg-type]
+
+        def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
+            (src,), (dst,) = ins, outs
+            i = index_var("i")
+            stmts: list[tir.Stmt] = []
+            for j, (axis, extent) in enumerate(axes):
+                flat = E.add(E.mul(i, k), j) if k > 1 else i
+                at = tuple(unflatten(src, flat)) if dims else ()
+                value = tir.BufferLoad(src, at, src.dtype)
+                stmts.append(index_check(op, axis, value, extent))  # type: ignore[arg-type]
+                stmts.append(tir.BufferStore(dst, value, at))
+            return loop(i, count, seq(*stmts))
+
+        outs = [("out_buf", idx.shape, idx.dtype, False)]
+        return kb.extern(name, outs, [idx], body)[0]
+
+    return ctx.emit(ctx.call_te(name, build, args=[arg], out_sinfo=sinfo, kind="opaque"))
 
 
 def pragma_seq() -> tir.AttrStmt:

@@ -1,15 +1,33 @@
-"""Indexing: take, one_hot, gather_elements, gather_nd, meshgrid."""
+"""Indexing: take, one_hot, gather_elements, gather_nd, meshgrid.
+
+The gathers (take in mode "fast", gather_elements, gather_nd) read through
+data-dependent indices TVM leaves unchecked; tvmlite first passes the index
+tensor through an `<op>_index_check` kernel (`extern.checked_indices`), so the
+gather kernels themselves stay as TVM builds them."""
 
 from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.extern import checked_indices
 from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
 
 
 def _axis(a: int, ndim: int) -> int:
     return a + ndim if a < 0 else a
+
+
+def _dims(ctx: LegalizeCtx, arg: int) -> list[int | None]:
+    """The dims of tensor argument `arg`, None where symbolic (or all unknown: [])."""
+    shape = getattr(ctx.arg_sinfo[arg], "shape", None)
+    if not isinstance(shape, tuple):
+        return []
+    return [v if isinstance(v := E.value_of(d), int) else None for d in shape]
+
+
+def _dim(dims: list[int | None], axis: int) -> int | None:
+    return dims[axis] if 0 <= axis < len(dims) else None
 
 
 def _bound(index: tir.PrimExpr, dim: tir.PrimExpr, mode: str) -> tir.PrimExpr:
@@ -27,12 +45,15 @@ def _bound(index: tir.PrimExpr, dim: tir.PrimExpr, mode: str) -> tir.PrimExpr:
 def legalize_take(ctx: LegalizeCtx) -> relax.Expr:
     shape = ctx.out_shape()
     mode = ctx.attrs.get("mode", "fast")
+    xdims = _dims(ctx, 0)
+    axis_attr = ctx.attrs.get("axis")
+    axis = _axis(axis_attr or 0, len(xdims)) if axis_attr is not None else None
+    args = ctx.args
+    if mode not in ("clip", "wrap"):  # "fast" reads unchecked in TVM
+        extent = (xdims[0] if len(xdims) == 1 else None) if axis is None else _dim(xdims, axis)
+        args = (args[0], checked_indices(ctx, "take", args[1], [(axis or 0, extent)]))
 
     def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
-        axis = (
-            _axis(ctx.attrs.get("axis") or 0, x.ndim) if ctx.attrs.get("axis") is not None else None
-        )
-
         def body(*ax: tir.Var) -> tir.PrimExpr:
             if axis is None:
                 return x.load([_bound(idx[ax], x.shape[0], mode)])
@@ -42,7 +63,7 @@ def legalize_take(ctx: LegalizeCtx) -> relax.Expr:
 
         return kb.compute(shape, body, "T_take")
 
-    return ctx.call_te("take", build)
+    return ctx.call_te("take", build, args=args)
 
 
 @register_legalize("relax.one_hot")
@@ -65,9 +86,11 @@ def legalize_one_hot(ctx: LegalizeCtx) -> relax.Expr:
 
 @register_legalize("relax.gather_elements")
 def legalize_gather_elements(ctx: LegalizeCtx) -> relax.Expr:
-    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
-        axis = _axis(ctx.attrs.get("axis", 0), x.ndim)
+    xdims = _dims(ctx, 0)
+    axis = _axis(ctx.attrs.get("axis", 0), len(xdims))
+    checked = checked_indices(ctx, "gather_elements", ctx.args[1], [(axis, _dim(xdims, axis))])
 
+    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
         def body(*ax: tir.Var) -> tir.PrimExpr:
             index = list(ax)
             index[axis] = idx[ax]
@@ -75,13 +98,17 @@ def legalize_gather_elements(ctx: LegalizeCtx) -> relax.Expr:
 
         return kb.compute(idx.shape, body, "T_gather_elements")
 
-    return ctx.call_te("gather_elements", build)
+    return ctx.call_te("gather_elements", build, args=[ctx.args[0], checked])
 
 
 @register_legalize("relax.gather_nd")
 def legalize_gather_nd(ctx: LegalizeCtx) -> relax.Expr:
     shape = ctx.out_shape()
     batch = ctx.attrs.get("batch_dims", 0)
+    xdims, idims = _dims(ctx, 0), _dims(ctx, 1)
+    m = idims[-1] if idims and isinstance(idims[-1], int) else 0
+    axes = [(batch + j, _dim(xdims, batch + j)) for j in range(m)]
+    checked = checked_indices(ctx, "gather_nd", ctx.args[1], axes) if axes else ctx.args[1]
 
     def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
         # TOPI moves the index-tuple axis first, then gathers.
@@ -104,7 +131,7 @@ def legalize_gather_nd(ctx: LegalizeCtx) -> relax.Expr:
 
         return kb.compute(shape, body, "T_gather_nd")
 
-    return ctx.call_te("te_gather_nd", build)
+    return ctx.call_te("te_gather_nd", build, args=[ctx.args[0], checked])
 
 
 @register_legalize("relax.meshgrid")

@@ -129,12 +129,14 @@ class LegalizeCtx:
         args: Sequence[relax.Expr] | None = None,
         scalar_consts: bool = False,
         out_sinfo: relax.StructInfo | None = None,
+        kind: str | None = None,
     ) -> relax.Call:
         """Build a kernel with `fbuild(kb, *inputs)` and call it through call_tir.
 
         Tensor arguments become placeholders named after their vars, a tuple
         argument a list of them; with `scalar_consts`, 0-d constants are passed
-        as immediates instead (as TVM's binary legalizations do)."""
+        as immediates instead (as TVM's binary legalizations do). `kind` overrides
+        the op kind recorded on the kernel (the op's pattern by default)."""
         kb = te.KernelBuilder()
         inputs: list[Any] = []
         tensor_args: list[relax.Expr] = []
@@ -146,7 +148,10 @@ class LegalizeCtx:
         params: list[te.Tensor | tir.Var] = [*placeholders, *outputs]
         extra = _undefined_vars(params)
         inverse = {kv: rv for rv, kv in self.vmap.items()}
-        func = kb.build([*params, *extra], self.table.kernel_attrs(self), self.table.s_tir)
+        attrs = self.table.kernel_attrs(self)
+        if kind is not None:
+            attrs = tuple((k, kind if k == OP_KIND else v) for k, v in attrs)
+        func = kb.build([*params, *extra], attrs, self.table.s_tir)
         gv = self.table.add_kernel(name, func)
         call_args: list[relax.Expr] = [gv, relax.Tuple(tuple(tensor_args))]
         if extra:

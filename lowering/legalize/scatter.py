@@ -4,7 +4,8 @@ slice_scatter, index_tensor.
 The scatters are TOPI IR-builder kernels (`te.extern`): an opaque
 `*_generic` block that copies the data, then stores the updates through
 flat indices, serial where updates may collide. slice_scatter and
-index_tensor are ordinary TE stages.
+index_tensor are ordinary TE stages (index_tensor's index tensors first go
+through `index_tensor_index_check` kernels, see `extern.checked_indices`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.broadcast import bcast_load, broadcast_shape
 from tvmlite.lowering.legalize.extern import (
+    checked_indices,
     index_check,
     index_var,
     load,
@@ -198,6 +200,12 @@ def legalize_index_tensor(ctx: LegalizeCtx) -> relax.Expr:
     if not isinstance(sinfo, relax.TupleStructInfo):
         raise LegalizeUnsupported("index_tensor needs a tuple of index tensors")
     fields = [ctx.emit(relax.TupleGetItem(indices, i)) for i in range(len(sinfo.fields))]
+    xshape = getattr(ctx.arg_sinfo[0], "shape", None) or ()
+    xdims = [E.value_of(d) for d in xshape]
+    fields = [
+        checked_indices(ctx, "index_tensor", f, [(d, xdims[d] if d < len(xdims) else None)])
+        for d, f in enumerate(fields)
+    ]
     shape = ctx.out_shape()
 
     def build(kb: te.KernelBuilder, x: te.Tensor, *idxs: te.Tensor) -> te.Tensor:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 import tvmlite
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.legalize import OP_ATTRS, OP_KIND, OP_NAME
 from tvmlite.lowering.legalize.extern import is_index_check
@@ -29,11 +31,78 @@ class _DropIndexChecks(StmtExprMutator):
         return replace(s, seq=kept) if len(kept) != len(s.seq) else super().visit_SeqStmt(s)
 
 
+def _is_check_kernel(name: str, f: Any) -> bool:
+    """Whether `f` is an `<op>_index_check` kernel (`extern.checked_indices`): so
+    named (maybe with a uniquing suffix), and asserting index checks only."""
+    if not isinstance(f, tir.PrimFunc) or "_index_check" not in name:
+        return False
+    found: list[bool] = []
+
+    class _Find(StmtExprMutator):
+        def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+            found.append(is_index_check(s))
+            return s
+
+    _Find().stmt(f.body)
+    return bool(found) and all(found)
+
+
+def _substitute(node: Any, mapping: dict[relax.Var, relax.Expr]) -> Any:
+    """`node` with the relax vars in `mapping` replaced (a generic dataclass walk)."""
+    if isinstance(node, relax.Var):
+        return mapping.get(node, node)
+    if isinstance(node, tuple):
+        return tuple(_substitute(x, mapping) for x in node)
+    if isinstance(node, (relax.Expr, relax.VarBinding, relax.MatchCast, relax.BindingBlock)):
+        if dataclasses.is_dataclass(node) and not isinstance(node, relax.Function):
+            changes = {}
+            for fld in dataclasses.fields(node):
+                old = getattr(node, fld.name)
+                new = _substitute(old, mapping)
+                if new is not old:
+                    changes[fld.name] = new
+            return dataclasses.replace(node, **changes) if changes else node
+    return node
+
+
+def _drop_check_calls(f: relax.Function, checks: set[str]) -> relax.Function:
+    """`f` without the bindings `v = R.call_tir(<check kernel>, (a,), ...)`, `v`
+    replaced by `a` where used."""
+    mapping: dict[relax.Var, relax.Expr] = {}
+    blocks = []
+    for block in f.body.blocks:
+        kept = []
+        for b in block.bindings:
+            v = b.value if isinstance(b, relax.VarBinding) else None
+            if (
+                isinstance(v, relax.Call)
+                and v.op == relax.Op("relax.call_tir")
+                and isinstance(v.args[0], relax.GlobalVar)
+                and v.args[0].name in checks
+            ):
+                mapping[b.var] = _substitute(v.args[1].fields[0], mapping)
+                continue
+            kept.append(_substitute(b, mapping))
+        blocks.append(dataclasses.replace(block, bindings=tuple(kept)))
+    body = dataclasses.replace(f.body, blocks=tuple(blocks), body=_substitute(f.body.body, mapping))
+    return dataclasses.replace(f, body=body)
+
+
 def strip_op_info(mod: IRModule) -> IRModule:
     """The module without the op-info attributes TVM does not print, and without
-    the index-range asserts tvmlite adds (see `_DropIndexChecks`)."""
+    the index-range asserts tvmlite adds (see `_DropIndexChecks`). A gather reads
+    through data-dependent indices inside a TE compute stage, where no assert can
+    go, so tvmlite checks its index tensor first in a separate `<op>_index_check`
+    kernel whose copy of the indices the gather then reads (`extern.checked_indices`);
+    those kernels and their calls are dropped too (the call's result replaced by
+    its argument), leaving the gather kernel and call TVM builds."""
+    checks = {name for name, f in mod.functions.items() if _is_check_kernel(name, f)}
     functions = {}
     for name, f in mod.functions.items():
+        if name in checks:
+            continue
+        if isinstance(f, relax.Function) and checks:
+            f = _drop_check_calls(f, checks)
         if isinstance(f, tir.PrimFunc):
             attrs = tuple(a for a in f.attrs if a[0] not in (OP_NAME, OP_KIND, OP_ATTRS))
             body = _DropIndexChecks().stmt(f.body)

@@ -1,7 +1,8 @@
-"""Data-dependent store indices are range-checked: an out-of-range index in
-scatter_elements, scatter_nd or index_put raises tvmlite.TVMLiteError naming the
-op and the axis (TVM writes out of bounds), while in-range and negative-wrapped
-indices still work."""
+"""Data-dependent indices are range-checked: an out-of-range index in
+scatter_elements, scatter_nd or index_put (stores), or in take (mode "fast"),
+gather_elements, gather_nd or index_tensor (loads), raises tvmlite.TVMLiteError
+naming the op and the axis (TVM writes or reads out of bounds), while in-range and
+negative-wrapped indices still work."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from tvmlite.transform import LegalizeOps
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 X = np.arange(12, dtype="float32").reshape(3, 4)
@@ -100,3 +102,108 @@ def test_index_put_out_of_range(rows: list, cols: list, axis: int) -> None:
         tvmlite.TVMLiteError, match=f"R.index_put: index out of range for axis {axis}"
     ):
         ex["main"](X, i64(rows), i64(cols), np.ones((2,), "float32"))
+
+
+# Read side: take ("fast"), gather_elements, gather_nd and index_tensor read through
+# data-dependent indices in a TE stage; a separate `<op>_index_check` kernel checks
+# the index tensor first. None of them wraps negative indices, so those raise too.
+
+
+def build_read(params: str, call: str, out: tuple[int, ...]) -> tvmlite.Executable:
+    src = (
+        HEADER
+        + "@I.ir_module\nclass Module:\n    @R.function\n"
+        + f"    def main({params}) -> {t(out)}:\n        gv = {call}\n        return gv\n"
+    )
+    return tvmlite.build(tvmlite.parse(src))
+
+
+TAKE = f"x: {t((3, 4))}, i: {t((2,), 'int64')}"
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_in_range(axis: int) -> None:
+    out = (2, 4) if axis == 0 else (3, 2)
+    ex = build_read(TAKE, f"R.take(x, i, axis={axis})", out)
+    idx = i64([2, 0])
+    np.testing.assert_array_equal(ex["main"](X, idx), np.take(X, idx, axis=axis))
+
+
+@pytest.mark.parametrize(("axis", "bad", "named"), [(0, 3, 0), (1, 4, 1), (-1, -1, 1)])
+def test_take_out_of_range(axis: int, bad: int, named: int) -> None:
+    out = (2, 4) if axis == 0 else (3, 2)
+    ex = build_read(TAKE, f"R.take(x, i, axis={axis})", out)
+    with pytest.raises(tvmlite.TVMLiteError, match=f"R.take: index out of range for axis {named}"):
+        ex["main"](X, i64([0, bad]))
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_take_clip_and_wrap_stay_unchecked_and_in_range(mode: str) -> None:
+    src = f'R.take(x, i, axis=1, mode="{mode}")'
+    ex = build_read(TAKE, src, (3, 2))
+    idx = i64([-1, 9])
+    np.testing.assert_array_equal(ex["main"](X, idx), np.take(X, idx, axis=1, mode=mode))
+    mod = LegalizeOps()(
+        tvmlite.parse(
+            HEADER
+            + "@I.ir_module\nclass Module:\n    @R.function\n"
+            + f"    def main({TAKE}) -> {t((3, 2))}:\n        gv = {src}\n        return gv\n"
+        )
+    )
+    assert not any(name.endswith("_index_check") for name in mod.functions)
+
+
+GATHER_ELEMENTS = f"x: {t((3, 4))}, i: {t((3, 2), 'int64')}"
+
+
+def test_gather_elements_in_range() -> None:
+    ex = build_read(GATHER_ELEMENTS, "R.gather_elements(x, i, axis=1)", (3, 2))
+    idx = i64([[0, 3], [1, 2], [3, 3]])
+    np.testing.assert_array_equal(ex["main"](X, idx), np.take_along_axis(X, idx, axis=1))
+
+
+@pytest.mark.parametrize(("axis", "bad", "named"), [(1, 4, 1), (-1, -1, 1), (0, 3, 0)])
+def test_gather_elements_out_of_range(axis: int, bad: int, named: int) -> None:
+    ex = build_read(GATHER_ELEMENTS, f"R.gather_elements(x, i, axis={axis})", (3, 2))
+    with pytest.raises(
+        tvmlite.TVMLiteError, match=f"R.gather_elements: index out of range for axis {named}"
+    ):
+        ex["main"](X, i64([[0, 0], [0, bad], [0, 0]]))
+
+
+GATHER_ND = f"x: {t((3, 4))}, i: {t((2, 2), 'int64')}"
+
+
+def test_gather_nd_in_range() -> None:
+    ex = build_read(GATHER_ND, "R.gather_nd(x, i)", (2,))
+    idx = i64([[0, 3], [2, 1]])
+    np.testing.assert_array_equal(ex["main"](X, idx), X[idx[:, 0], idx[:, 1]])
+
+
+@pytest.mark.parametrize(
+    ("idx", "axis"), [([[0, 4], [0, 0]], 1), ([[0, 0], [3, 0]], 0), ([[0, 0], [0, -1]], 1)]
+)
+def test_gather_nd_out_of_range(idx: list, axis: int) -> None:
+    ex = build_read(GATHER_ND, "R.gather_nd(x, i)", (2,))
+    with pytest.raises(
+        tvmlite.TVMLiteError, match=f"R.gather_nd: index out of range for axis {axis}"
+    ):
+        ex["main"](X, i64(idx))
+
+
+INDEX_TENSOR = f"x: {t((3, 4))}, r: {t((2,), 'int64')}, c: {t((2,), 'int64')}"
+
+
+def test_index_tensor_in_range() -> None:
+    ex = build_read(INDEX_TENSOR, "R.index_tensor(x, (r, c))", (2,))
+    rows, cols = i64([2, 0]), i64([3, 1])
+    np.testing.assert_array_equal(ex["main"](X, rows, cols), X[rows, cols])
+
+
+@pytest.mark.parametrize(("rows", "cols", "axis"), [([0, 3], [0, 0], 0), ([0, 0], [4, 0], 1)])
+def test_index_tensor_out_of_range(rows: list, cols: list, axis: int) -> None:
+    ex = build_read(INDEX_TENSOR, "R.index_tensor(x, (r, c))", (2,))
+    with pytest.raises(
+        tvmlite.TVMLiteError, match=f"R.index_tensor: index out of range for axis {axis}"
+    ):
+        ex["main"](X, i64(rows), i64(cols))
