@@ -12,7 +12,8 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_assign import AssignParser, Result
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const
+from tvmlite.dsl.parse_tir_expr import literal_is_int
+from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
 
 _LOOP_KINDS = {
     "T.serial": tir.SERIAL,
@@ -78,8 +79,23 @@ class ControlParser(AssignParser):
                 f"T.grid has {len(call.args)} extents for {len(targets)} loop variables",
                 node.target,
             )
-        extents = [self.expr(arg) for arg in call.args]
+        extents = [self.grid_extent(arg) for arg in call.args]
         return self.loop_nest(list(zip(targets, extents, strict=True)), node)
+
+    def grid_extent(self, node: syntax.Node) -> tir.PrimExpr:
+        """A bare integer in `T.grid` is an int32 extent, as in TVM (which prints a
+        wider one as `T.int64(n)`)."""
+        value = self.value(node)
+        if (
+            isinstance(value, Lit)
+            and literal_is_int(value)
+            and dt.range_error("int32", value.value)
+        ):
+            raise self.error(
+                f"T.grid extent {value.value} does not fit int32: write T.int64({value.value})",
+                node,
+            )
+        return materialize(value, "int32")
 
     def loop_nest(
         self, levels: list[tuple[syntax.Node, tir.PrimExpr]], node: syntax.For

@@ -16,12 +16,14 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_ops import (
     Lit,
+    LiteralError,
     TypeMismatch,
     Value,
     binary,
     cast,
     const_int,
     difference,
+    fold_literals,
     make_const,
     match_types,
     materialize,
@@ -42,6 +44,8 @@ _BITWISE = {
     "<<": "shift_left",
     ">>": "shift_right",
 }
+# Operators whose literal operands TVM's parser computes in Python (`2**31`, `4 * 4`).
+_FOLDABLE = frozenset(["+", "-", "*", "//", "%", "**"])
 _COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 
@@ -205,6 +209,11 @@ class ExprParser:
 
     def _binop(self, node: syntax.BinOp) -> Value:
         a, b = self.value(node.left), self.value(node.right)
+        if node.op in _FOLDABLE and _is_number(a) and _is_number(b):
+            try:
+                return Lit(fold_literals(node.op, a.value, b.value), node.span)
+            except LiteralError as exc:
+                raise self.error(str(exc), node) from None
         if node.op in _BITWISE:
             return self.bitwise(_BITWISE[node.op], a, b, node)
         if node.op == "**":
@@ -328,6 +337,10 @@ class ExprParser:
 
     def _lambda(self, node: syntax.Lambda) -> Value:
         raise self.error("lambda is not supported: it needs Python evaluation", node)
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, Lit) and not isinstance(value.value, bool)
 
 
 def literal_is_int(lit: Lit) -> bool:

@@ -62,6 +62,14 @@ class TensorStructInfo(StructInfo):
     vdevice: str | None = None
     span: Span | None = SPAN
 
+    def __post_init__(self) -> None:
+        if isinstance(self.shape, tuple):
+            for k, dim in enumerate(self.shape):
+                problem = tir.dim_problem(dim)
+                if problem is not None:
+                    where = f"relax.TensorStructInfo.shape[{k}]"
+                    raise tir.invalid(problem, dim.span or self.span, where)
+
 
 @dataclass(frozen=True, slots=True)
 class TupleStructInfo(StructInfo):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.diagnostics import Span
+from tvmlite.diagnostics import ParseError, Span, TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.printable import Printable
 
@@ -37,11 +37,31 @@ class Var(PrimExpr):
     span: Span | None = SPAN
 
 
+def invalid(problem: str, span: Span | None, built_as: str) -> TVMLiteError:
+    """The error for a node that breaks a constructor's invariant: located when the
+    node came from text (it has a span), else naming the constructor and parameter."""
+    if span is not None:
+        return ParseError(problem, span)
+    return TVMLiteError(f"{built_as}: {problem}")
+
+
+def _check_immediate(kind: str, dtype: str, value: float, span: Span | None) -> None:
+    """An immediate must fit its dtype, as TVM's IntImm/FloatImm constructors check."""
+    problem = dt.range_error(dtype, value)
+    if problem is not None:
+        raise invalid(problem, span, f"tir.{kind}(dtype={dtype!r}, value=...)")
+
+
 @dataclass(frozen=True, slots=True)
 class IntImm(PrimExpr):
+    """`value` fits `dtype` (checked on construction)."""
+
     dtype: str
     value: int
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_immediate("IntImm", self.dtype, self.value, self.span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +72,9 @@ class FloatImm(PrimExpr):
     dtype: str
     value: float
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_immediate("FloatImm", self.dtype, self.value, self.span)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -183,6 +206,27 @@ class Buffer:
     align: int = 0
     offset_factor: int = 0
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        for k, dim in enumerate(self.shape):
+            problem = dim_problem(dim)
+            if problem is not None:
+                raise invalid(
+                    problem, dim.span or self.span, f"tir.Buffer({self.name!r}).shape[{k}]"
+                )
+
+
+def dim_problem(dim: PrimExpr) -> str | None:
+    """Why `dim` cannot be a shape dimension: not a scalar integer, or a negative
+    constant. (Only constants can be judged before run time.)"""
+    if dim.dtype not in _DIM_DTYPES:
+        return f"a shape dimension must be an integer, got {dim.dtype}"
+    if isinstance(dim, IntImm) and dim.value < 0:
+        return f"a shape dimension must not be negative, got {dim.value}"
+    return None
+
+
+_DIM_DTYPES = frozenset(f"{code}{bits}" for code in ("int", "uint") for bits in (8, 16, 32, 64))
 
 
 @dataclass(frozen=True, slots=True)
