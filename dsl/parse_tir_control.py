@@ -65,6 +65,8 @@ class ControlParser(AssignParser):
         annotations = self.attr_dict(kwargs["annotations"]) if "annotations" in kwargs else ()
         lo, hi = self.matched(start, stop, call)
         step = self.expr(step_node, lo.dtype) if step_node is not None else None
+        if isinstance(step, tir.IntImm) and step.value <= 0:
+            raise self.error(f"a loop step must be positive, got {step.value}", step_node)
         if step is not None and isinstance(step, tir.IntImm) and step.value == 1:
             step = None
         extent = difference(hi, lo, call.span)

@@ -124,6 +124,15 @@ class ExprParser:
             return value.value
         raise self.error(f"{what} must be an integer constant", node)
 
+    def lanes_arg(self, node: syntax.Node, what: str) -> int:
+        """A vector width: an integer constant from 1 to `dtype.MAX_LANES`."""
+        return self.check_lanes(self.int_arg(node, what), node, what)
+
+    def check_lanes(self, lanes: int, node: syntax.Node, what: str) -> int:
+        if not 1 <= lanes <= dt.MAX_LANES:
+            raise self.error(f"{what} must be from 1 to {dt.MAX_LANES}, got {lanes}", node)
+        return lanes
+
     def buffer(self, node: syntax.Node) -> tir.Buffer:
         """A buffer named by `node` (a name bound to a buffer)."""
         if isinstance(node, syntax.Name):
@@ -217,8 +226,7 @@ class ExprParser:
         if node.op in _BITWISE:
             return self.bitwise(_BITWISE[node.op], a, b, node)
         if node.op == "**":
-            x, y = self.matched(a, b, node)
-            return tir.Call(x.dtype, "pow", (x, y), node.span)
+            return self.power(a, b, node)
         kind = _ARITH.get(node.op)
         if kind is None:
             raise self.error(f"operator '{node.op}' is not supported in TIR", node)
@@ -229,6 +237,13 @@ class ExprParser:
                 node,
             )
         return result
+
+    def power(self, a: Value, b: Value, node: syntax.Node) -> tir.PrimExpr:
+        """`x ** y` / `T.pow(x, y)`: floats only, as in TVM (LLVM has no integer pow)."""
+        x, y = self.matched(a, b, node)
+        if not dt.is_float(dt.element_of(x.dtype)):
+            raise self.error(f"power needs float operands, got {x.dtype}", node)
+        return tir.Call(x.dtype, "pow", (x, y), node.span)
 
     def bitwise(self, op: str, a: Value, b: Value | None, node: syntax.Node) -> tir.PrimExpr:
         """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or."""
@@ -242,6 +257,13 @@ class ExprParser:
                 return tir.BinaryOp(op[8:], x, y, x.dtype, node.span)
         if not dt.is_integer_like(dt.element_of(x.dtype)):
             raise self.error(f"bitwise operation on {x.dtype}: operands must be integers", node)
+        amount = args[-1]
+        if op in ("shift_left", "shift_right") and isinstance(amount, tir.IntImm):
+            bits = dt.bits(dt.element_of(x.dtype))
+            if not 0 <= amount.value < bits:
+                raise self.error(
+                    f"shift amount {amount.value} is not from 0 to {bits - 1} for {x.dtype}", node
+                )
         return tir.Call(x.dtype, op, args, node.span)
 
     def _boolop(self, node: syntax.BoolOp) -> Value:
@@ -309,7 +331,7 @@ class ExprParser:
         span_value = const_int(difference(stop, start))
         if step_value is None or span_value is None or step_value <= 0:
             raise self.error("a vector index slice needs constant extent and step", node)
-        lanes = -(-span_value // step_value)
+        lanes = self.check_lanes(-(-span_value // step_value), node, "the lanes of a slice")
         stride = step if step is not None else make_const(1, start.dtype, node.span)
         return tir.Ramp(start, stride, lanes, dt.with_lanes(start.dtype, lanes), node.span)
 

@@ -213,13 +213,13 @@ def _let(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) ->
 
 def _ramp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     base, stride = p.matched(p.value(args[0]), p.value(args[1]), node)
-    lanes = p.int_arg(args[2], "lanes of T.Ramp")
+    lanes = p.lanes_arg(args[2], "the lanes of T.Ramp")
     return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes), node.span)
 
 
 def _broadcast(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
-    lanes = p.int_arg(args[1], "lanes of T.Broadcast")
+    lanes = p.lanes_arg(args[1], "the lanes of T.Broadcast")
     return tir.Broadcast(value, lanes, dt.with_lanes(value.dtype, lanes), node.span)
 
 

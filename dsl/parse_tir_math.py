@@ -116,6 +116,8 @@ def _bits(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
 
 
 def _math2(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    if name == "pow":
+        return p.power(p.value(args[0]), p.value(args[1]), node)
     x, y = p.matched(p.value(args[0]), p.value(args[1]), node)
     if name in FLOAT_BINARY and not dt.is_float(dt.element_of(x.dtype)):
         raise p.error(f"T.{name} expects float arguments, got {x.dtype}", node)

@@ -347,6 +347,17 @@ class For(Stmt):
     step: PrimExpr | None = None
     span: Span | None = SPAN
 
+    def __post_init__(self) -> None:
+        # Bounds wider than the loop var would be truncated to it (an int32 var with
+        # extent 2**31 never runs), so they must share its dtype, as in TVM.
+        want = self.loop_var.dtype
+        for name in ("min", "extent", "step"):
+            bound = getattr(self, name)
+            if bound is not None and bound.dtype != want:
+                problem = f"the loop bound {name} is {bound.dtype}, its var is {want}"
+                where = f"tir.For({self.loop_var.name!r}).{name}"
+                raise invalid(problem, bound.span or self.span, where)
+
 
 @dataclass(frozen=True, slots=True)
 class While(Stmt):

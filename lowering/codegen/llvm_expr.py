@@ -17,7 +17,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_arith import Arith
-from tvmlite.lowering.codegen.llvm_math import CallEmitter
+from tvmlite.lowering.codegen.llvm_math import CallEmitter, check_lane_count
 from tvmlite.lowering.tir.mutator import EXPR_CLASSES
 
 Value = ir.Value
@@ -158,6 +158,7 @@ class ExprEmitter(Arith, CallEmitter):
             ptr = self.element_pointer(e.buffer, base)
             value = self.b.load(ptr, typ=ty.memory_type(vector_dtype), align=align)
             return self._from_memory(value, vector_dtype)
+        check_lane_count(lanes, f"a load of '{e.buffer.name}' at a non-contiguous index")
         indices = self.expr(index)
         result: Value = ir.Constant(ty.memory_type(vector_dtype), ir.Undefined)
         elem_type = ty.memory_type(elem)
@@ -183,6 +184,7 @@ class ExprEmitter(Arith, CallEmitter):
         if base is not None:
             self.b.store(value, self.element_pointer(s.buffer, base), align=align)
             return
+        check_lane_count(lanes, f"a store to '{s.buffer.name}' at a non-contiguous index")
         indices = self.expr(index)
         elem_type = ty.memory_type(elem)
         for lane in range(lanes):

@@ -21,6 +21,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
+from tvmlite.lowering.codegen.llvm_host_abi import c_function
 from tvmlite.lowering.tir.mutator import STMT_CLASSES, StmtExprMutator
 from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
 
@@ -69,7 +70,7 @@ class KernelEmitter(ExprEmitter):
         self.leave(0)
         self.b.unreachable()
         exit_builder = ir.IRBuilder(self.exit)
-        free = self._c_function("free", ir.VoidType(), [ty.PTR])
+        free = c_function(self.module, "free", ir.VoidType(), [ty.PTR])
         for ptr in self.heap:
             exit_builder.call(free, [ptr])
         exit_builder.ret(self.status)
@@ -95,12 +96,6 @@ class KernelEmitter(ExprEmitter):
             arg = next(args)
             arg.name = var.name
             self.vars[var] = self.cast(arg, "int64", var.dtype)
-
-    def _c_function(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(ret, params), name)
-        return fn
 
     def _allocate(self, body: tir.Stmt) -> None:
         collect = _Allocations()
@@ -129,7 +124,12 @@ class KernelEmitter(ExprEmitter):
             nbytes = self.b.and_(
                 self.b.add(nbytes, ty.constant("int64", ALIGN)), ty.constant("int64", -ALIGN)
             )
-            alloc_fn = self._c_function("aligned_alloc", ty.PTR, [ty.I64, ty.I64])
+            # A negative count or a byte size beyond int64 asks for 2**64 - 64 bytes,
+            # which fails (out of memory) instead of wrapping to a small block.
+            limit = ty.constant("int64", (2**63 - 1 - ALIGN) // item)
+            too_big = self.b.icmp_unsigned(">", count, limit)
+            nbytes = self.b.select(too_big, ty.constant("int64", -ALIGN), nbytes)
+            alloc_fn = c_function(self.module, "aligned_alloc", ty.PTR, [ty.I64, ty.I64])
             ptr = self.b.call(alloc_fn, [ty.constant("int64", ALIGN), nbytes], name=b.name)
             self.vars[b.data] = ptr
             self.heap.append(ptr)
