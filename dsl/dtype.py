@@ -125,11 +125,6 @@ def int_range(dtype: str) -> tuple[int, int] | None:
     return 0, (1 << width) - 1
 
 
-def max_finite(dtype: str) -> float | None:
-    """The largest finite value of a scalar float dtype; None for others."""
-    return _FLOAT_MAX.get(dtype)
-
-
 def range_error(dtype: str, value: float) -> str | None:
     """Why `value` cannot be an immediate of scalar `dtype`, or None when it can.
     Floats may be inf or nan (TVM allows both), but not finite beyond the dtype's range."""

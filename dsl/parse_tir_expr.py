@@ -124,6 +124,15 @@ class ExprParser:
             return value.value
         raise self.error(f"{what} must be an integer constant", node)
 
+    def integer(self, node: syntax.Node, what: str) -> Value:
+        """The value of `node`, which must not be a float or bool literal: `what` (a
+        loop bound, an index) is an integer. Checked before the literal gets a dtype,
+        so that `range(1e308)` says so rather than that 1e308 overflows float32."""
+        value = self.value(node)
+        if isinstance(value, Lit) and not literal_is_int(value):
+            raise self.error(f"{what} must be an integer, got {value.value!r}", node)
+        return value
+
     def lanes_arg(self, node: syntax.Node, what: str) -> int:
         """A vector width: an integer constant from 1 to `dtype.MAX_LANES`."""
         return self.check_lanes(self.int_arg(node, what), node, what)
@@ -317,15 +326,22 @@ class ExprParser:
         out = []
         for index in node.indices:
             if isinstance(index, syntax.Slice):
-                out.append(self.ramp_of(index))
+                expr = self.ramp_of(index)
             else:
-                out.append(self.expr(index))
+                expr = materialize(self.integer(index, "a buffer index"))
+            if not tir.is_index_dtype(expr.dtype):
+                raise self.error(f"a buffer index must be an integer, got {expr.dtype}", index)
+            out.append(expr)
         return tuple(out)
 
     def ramp_of(self, node: syntax.Slice) -> tir.PrimExpr:
         if node.start is None or node.stop is None:
             raise self.error("a vector index slice needs both start and stop", node)
-        start, stop = self.matched(self.value(node.start), self.value(node.stop), node)
+        start, stop = self.matched(
+            self.integer(node.start, "a slice bound"),
+            self.integer(node.stop, "a slice bound"),
+            node,
+        )
         step = self.expr(node.step, start.dtype) if node.step is not None else None
         step_value = 1 if step is None else const_int(step)
         span_value = const_int(difference(stop, start))

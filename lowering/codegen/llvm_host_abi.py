@@ -124,8 +124,9 @@ def c_function(
 
 
 def cstring(module: ir.Module, text: str, prefix: str = ".str") -> ir.GlobalVariable:
-    """A private NUL-terminated string constant (shared between equal texts)."""
-    data = bytearray(text.encode()) + b"\0"
+    """A private NUL-terminated string constant (shared between equal texts). A lone
+    surrogate (IR built in code may hold one) is written as its escape."""
+    data = bytearray(text.encode(errors="backslashreplace")) + b"\0"
     name = f"{prefix}.{len(module.globals)}"
     cache: dict[bytes, ir.GlobalVariable] = module.__dict__.setdefault("_tvmlite_strings", {})
     found = cache.get(bytes(data))

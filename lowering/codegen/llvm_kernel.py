@@ -232,7 +232,11 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(header)
         index = self.b.phi(ty.value_type(var.dtype), name=var.name)
         index.add_incoming(start, preheader)
-        self.b.cbranch(self.b.icmp_signed("<", index, end), body, done)
+        more = self.b.icmp_signed("<", index, end)
+        if s.step is not None and not isinstance(s.step, tir.IntImm):
+            # A step that is 0 or negative at run time would loop forever: no iterations.
+            more = self.b.and_(more, self.b.icmp_signed(">", step, ty.constant(var.dtype, 0)))
+        self.b.cbranch(more, body, done)
         self.b.position_at_end(body)
         self.vars[var] = index
         self.loops.append((latch, done))
@@ -242,7 +246,14 @@ class KernelEmitter(ExprEmitter):
         self.b.branch(latch)
         self.b.position_at_end(latch)
         index.add_incoming(self.b.add(index, step, flags=("nsw",)), latch)
-        back = self.b.branch(header)
+        if s.step is None:
+            back = self.b.branch(header)
+        else:
+            # index + step may pass the dtype's maximum and wrap (range(2**31 - 60,
+            # 2**31 - 1, 100) would never end): leave once the step reaches end - index,
+            # which is exact when read unsigned since index < end.
+            last = self.b.icmp_unsigned(">=", step, self.b.sub(end, index))
+            back = self.b.cbranch(last, done, header)
         hint = self._loop_hint(s)
         if hint is not None:
             back.set_metadata("llvm.loop", hint)
