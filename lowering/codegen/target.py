@@ -168,9 +168,15 @@ def _check_machine(cpu: str, features: str, options: MachineOptions) -> None:
             raise TVMLiteError(
                 f"target feature '{feature.strip()}' would break the host calling convention"
             )
-    probe = subprocess.run(
-        [sys.executable, "-c", _PROBE, cpu, features], capture_output=True, text=True, timeout=120
-    )
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", _PROBE, cpu, features],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):  # no interpreter to run it: cannot tell
+        return
     lines = probe.stderr.splitlines()
     problems = [line for line in lines if "is not a recognized" in line]
     if probe.returncode != 0 and not problems:
