@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
 from tvmlite.lowering.transform import Pass
+from tvmlite.printer.relax_expr import index_map_script
 
 SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 
@@ -174,7 +176,10 @@ class KernelTable:
 
 
 def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples)."""
+    """Operator attributes as function-attribute values (lists become tuples, an
+    index map its text)."""
+    if isinstance(value, IndexMap):
+        return index_map_script(value)
     if isinstance(value, list):
         return tuple(_attr_value(v) for v in value)
     return value

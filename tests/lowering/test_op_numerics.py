@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import op_cases_elementwise
+import op_cases_layout
 import op_cases_nn
 import op_cases_tensor
 import pytest
@@ -17,7 +18,9 @@ import tvmlite
 from tvmlite.dsl import relax
 from tvmlite.lowering.legalize import legalized_ops
 
-CASES = op_cases_elementwise.CASES + op_cases_tensor.CASES + op_cases_nn.CASES
+CASES = (
+    op_cases_elementwise.CASES + op_cases_tensor.CASES + op_cases_nn.CASES + op_cases_layout.CASES
+)
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;
 # every entry says why.
