@@ -17,6 +17,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     conv,
     create,
     elementwise,
+    grid,
     image,
     index,
     layout,

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import op_cases_elementwise
+import op_cases_image
 import op_cases_layout
 import op_cases_nn
 import op_cases_tensor
@@ -19,7 +20,11 @@ from tvmlite.dsl import relax
 from tvmlite.lowering.legalize import legalized_ops
 
 CASES = (
-    op_cases_elementwise.CASES + op_cases_tensor.CASES + op_cases_nn.CASES + op_cases_layout.CASES
+    op_cases_elementwise.CASES
+    + op_cases_tensor.CASES
+    + op_cases_nn.CASES
+    + op_cases_layout.CASES
+    + op_cases_image.CASES
 )
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;

@@ -618,6 +618,39 @@ CORPUS = [
         "R.Tensor((4, 8), 'bool')",
     ),
     ("", "relax.isnan", {"x": ((4, 8), F32)}, ("x",), {}, "R.Tensor((4, 8), 'bool')"),
+    # TVM 0.27's grid_sample: the grid is (N, 2, H_out, W_out), (N, 3, D, H, W) in 3-d.
+    (
+        'method="bilinear", layout="NCHW", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 5, 6), F32), "y": ((2, 2, 4, 7), F32)},
+        ("x", "y"),
+        {},
+        "R.Tensor((2, 3, 4, 7), 'float32')",
+    ),
+    (
+        'method="bilinear", layout="NCDHW", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 4, 5, 6), F32), "y": ((2, 3, 2, 4, 7), F32)},
+        ("x", "y"),
+        {"layout": "NCDHW"},
+        "R.Tensor((2, 3, 2, 4, 7), 'float32')",
+    ),
+    (
+        'method="bilinear", layout="NHWC", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 5, 6), F32), "y": ((2, 4, 7, 2), F32)},
+        ("x", "y"),
+        {"layout": "NHWC"},
+        "R.Tensor((2, 7, 2, 6), 'float32')",
+    ),
+    (
+        "align_corners=True",
+        "relax.image.affine_grid",
+        {"x": ((2, 3, 4), F32)},
+        ("x", (3, 4, 5)),
+        {},
+        "R.Tensor((2, 3, 3, 4, 5), 'float32')",
+    ),
 ]
 
 
