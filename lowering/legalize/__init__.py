@@ -28,6 +28,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     pool,
     qdq,
     reduce,
+    sampling,
     scan,
     scatter,
     search,

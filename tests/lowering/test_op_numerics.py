@@ -11,6 +11,7 @@ import op_cases_elementwise
 import op_cases_image
 import op_cases_layout
 import op_cases_nn
+import op_cases_sampling
 import op_cases_tensor
 import pytest
 from op_cases_common import Case
@@ -25,6 +26,7 @@ CASES = (
     + op_cases_nn.CASES
     + op_cases_layout.CASES
     + op_cases_image.CASES
+    + op_cases_sampling.CASES
 )
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;
