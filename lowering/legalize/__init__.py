@@ -16,6 +16,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     binary,
     conv,
     create,
+    dynamic,
     elementwise,
     grid,
     image,

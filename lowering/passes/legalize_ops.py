@@ -7,7 +7,10 @@ naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`. Functions marked
 `Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
 have no rule or already are `call_tir`, so running the pass twice changes
-nothing.
+nothing. A binding whose legalized value knows a shape its var does not (an
+output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
+later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
+the operators after it can be legalized.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.dsl.verify_relax import compatible
+from tvmlite.lowering.analysis.relax_util import remap
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
 from tvmlite.lowering.transform import Pass
@@ -70,6 +75,7 @@ class KernelTable:
     _by_hash: dict[int, list[str]] = field(default_factory=dict)
     _pending: list[relax.Binding] = field(default_factory=list)
     _dataflow: bool = False
+    _sharpened: dict[int, relax.Var] = field(default_factory=dict)  # by id of the old var
 
     def kernel_attrs(self, ctx: LegalizeCtx) -> tuple[tuple[str, Any], ...]:
         noalias = "tirx.noalias" if self.s_tir else "tir.noalias"
@@ -100,6 +106,13 @@ class KernelTable:
         cls = relax.DataflowVar if self._dataflow else relax.Var
         var = cls("lv", sinfo_of(value))
         self._pending.append(relax.VarBinding(var, value))
+        return var
+
+    def emit_match_cast(self, expr: relax.Expr, sinfo: relax.StructInfo) -> relax.Var:
+        """Bind `R.match_cast(expr, sinfo)` (which defines `sinfo`'s new vars)."""
+        cls = relax.DataflowVar if self._dataflow else relax.Var
+        var = cls("lv", sinfo)
+        self._pending.append(relax.MatchCast(var, self.legalize_expr(expr), sinfo))
         return var
 
     # ------------------------------------------------------------ rewriting
@@ -135,7 +148,7 @@ class KernelTable:
     def _seq(self, seq: relax.SeqExpr) -> relax.SeqExpr:
         blocks = tuple(self._block(b) for b in seq.blocks)
         self._dataflow = False
-        body = self._value(seq.body)
+        body = self._value(remap(seq.body, self._sharpened))
         if self._pending:  # helpers of a call in return position
             blocks = (*blocks, relax.BindingBlock(tuple(self._pending)))
             self._pending.clear()
@@ -148,7 +161,7 @@ class KernelTable:
         changed = False
         for binding in block.bindings:
             self._dataflow = block.is_dataflow
-            value = self._value(binding.value)
+            value = self._value(remap(binding.value, self._sharpened))
             out.extend(self._pending)
             changed = changed or bool(self._pending) or value is not binding.value
             self._pending.clear()
@@ -157,22 +170,45 @@ class KernelTable:
             elif isinstance(binding, relax.MatchCast):
                 out.append(relax.MatchCast(binding.var, value, binding.struct_info, binding.span))
             else:
-                out.append(relax.VarBinding(binding.var, value, binding.span))
+                out.append(relax.VarBinding(self._sharpen(binding.var, value), value, binding.span))
         if not changed:
             return block
         return relax.BindingBlock(tuple(out), block.is_dataflow, block.span)
 
+    def _sharpen(self, var: relax.Var, value: relax.Expr) -> relax.Var:
+        """`var`, or a new var of the same name when `value` knows more of its shape."""
+        sinfo = sinfo_of(value)
+        if not _sharper(var.struct_info, sinfo):
+            return var
+        new = type(var)(var.name, sinfo, var.span)
+        self._sharpened[id(var)] = new
+        return new
+
     def _value(self, value: relax.Expr) -> relax.Expr:
         if isinstance(value, relax.If):
+            cond = remap(value.condition, self._sharpened)
             t, f = self._seq(value.true_branch), self._seq(value.false_branch)
-            if t is value.true_branch and f is value.false_branch:
+            if cond is value.condition and t is value.true_branch and f is value.false_branch:
                 return value
-            return relax.If(value.condition, t, f, value.span)
+            return relax.If(cond, t, f, value.span)
         if isinstance(value, relax.SeqExpr):
             return self._seq(value)
         if isinstance(value, relax.Function):
             return value if _skipped(value) else self.rewrite_function(value)
         return self.legalize_expr(value)
+
+
+def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
+    """Whether `new` gives a shape where `old` has none, and agrees with it elsewhere."""
+    if isinstance(old, relax.TensorStructInfo) and isinstance(new, relax.TensorStructInfo):
+        return old.shape is None and isinstance(new.shape, tuple) and compatible(old, new)
+    if isinstance(old, relax.TupleStructInfo) and isinstance(new, relax.TupleStructInfo):
+        pairs = list(zip(old.fields, new.fields, strict=False))
+        if len(old.fields) != len(new.fields):
+            return False
+        sharper = [_sharper(a, b) for a, b in pairs]
+        return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
+    return False
 
 
 def _attr_value(value: Any) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import op_cases_dynamic
 import op_cases_elementwise
 import op_cases_image
 import op_cases_layout
@@ -27,6 +28,7 @@ CASES = (
     + op_cases_layout.CASES
     + op_cases_image.CASES
     + op_cases_sampling.CASES
+    + op_cases_dynamic.CASES
 )
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;

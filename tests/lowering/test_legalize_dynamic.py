@@ -1,0 +1,96 @@
+"""Outputs sized at run time (nonzero, unique, dynamic_strided_slice): the
+count -> `R.tensor_to_shape` -> `R.match_cast` -> fill pattern LegalizeOps emits,
+the sharper var later operators see, and `R.tensor_to_shape` in host code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from relax_text import dataflow_main
+
+import tvmlite
+from tvmlite.dsl import relax
+from tvmlite.transform import LegalizeOps
+
+HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
+
+
+def _module(params: str, body: str, ret: str = 'R.Tensor(dtype="int64", ndim=2)') -> str:
+    return dataflow_main(params, ret, body, HEADER)
+
+
+NONZERO_THEN_ADD = _module(
+    'x: R.Tensor((2, 3), dtype="float32")',
+    "nz = R.nonzero(x)\ngv = R.add(nz, nz)\nR.output(gv)",
+)
+
+
+def test_nonzero_binds_its_count_with_match_cast() -> None:
+    main = LegalizeOps()(tvmlite.parse(NONZERO_THEN_ADD)).functions["main"]
+    bindings = [b for block in main.body.blocks for b in block.bindings]
+    (cast,) = [b for b in bindings if isinstance(b, relax.MatchCast)]
+    (dim,) = cast.struct_info.values
+    assert dim.name == "num_nonzero"
+    ops = [b.value.op.name for b in bindings if isinstance(b.value, relax.Call)]
+    assert ops == ["relax.call_tir", "relax.tensor_to_shape", "relax.call_tir", "relax.call_tir"]
+    # The nonzero var is re-bound with the run-time shape, so `R.add` was legalized.
+    nz = bindings[3].var
+    assert nz.name == "nz" and nz.struct_info.shape[1] is dim
+    assert bindings[4].value.args[1].fields == (nz, nz)
+
+
+def test_nonzero_result_feeds_later_operators() -> None:
+    ex = tvmlite.build(tvmlite.parse(NONZERO_THEN_ADD))
+    x = np.array([[0, 1, 0], [2, 0, 3]], "float32")
+    np.testing.assert_array_equal(ex["main"](x), 2 * np.stack(np.nonzero(x)))
+    assert ex["main"](np.zeros((2, 3), "float32")).shape == (2, 0)
+
+
+def test_legalized_nonzero_prints_and_parses_back() -> None:
+    mod = LegalizeOps()(tvmlite.parse(NONZERO_THEN_ADD))
+    text = mod.script()
+    assert "R.match_cast(" in text and "R.tensor_to_shape(" in text
+    assert tvmlite.structural_equal(tvmlite.parse(text), mod)
+
+
+TO_SHAPE = """\
+@I.ir_module
+class Module:
+    @R.function
+    def main(t: R.Tensor((2,), dtype="int64")) -> R.Tensor(dtype="float32", ndim=2):
+        a = T.int64()
+        b = T.int64()
+        s = R.tensor_to_shape(t)
+        s2 = R.match_cast(s, R.Shape([a, b]))
+        z = R.zeros(s2, "float32")
+        return z
+"""
+
+
+def test_tensor_to_shape_sizes_an_allocation() -> None:
+    ex = tvmlite.build(tvmlite.parse(HEADER + TO_SHAPE))
+    assert ex["main"](np.array([2, 3])).shape == (2, 3)
+    assert ex["main"](np.array([0, 4])).shape == (0, 4)
+    with pytest.raises(tvmlite.TVMLiteError, match="negative"):
+        ex["main"](np.array([2, -3]))
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 't': expected dtype int64"):
+        ex["main"](np.array([2, 3], "int32"))
+
+
+@pytest.mark.parametrize(
+    ("sig", "message"),
+    [
+        ('R.Tensor((2,), dtype="float32")', "input must have dtype int64"),
+        ('R.Tensor((2, 2), dtype="int64")', "input must be 1-d"),
+    ],
+)
+def test_tensor_to_shape_rejects_what_is_no_shape(sig: str, message: str) -> None:
+    src = HEADER + TO_SHAPE.replace('R.Tensor((2,), dtype="int64")', sig)
+    with pytest.raises(tvmlite.ParseError, match=message):
+        tvmlite.parse(src)
+
+
+def test_tensor_to_shape_needs_a_known_length() -> None:
+    src = HEADER + TO_SHAPE.replace('R.Tensor((2,), dtype="int64")', 'R.Tensor(("n",), "int64")')
+    with pytest.raises(tvmlite.TVMLiteError, match="1-d tensor of known length"):
+        tvmlite.build(tvmlite.parse(src))
