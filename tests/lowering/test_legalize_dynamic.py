@@ -94,3 +94,60 @@ def test_tensor_to_shape_needs_a_known_length() -> None:
     src = HEADER + TO_SHAPE.replace('R.Tensor((2,), dtype="int64")', 'R.Tensor(("n",), "int64")')
     with pytest.raises(tvmlite.TVMLiteError, match="1-d tensor of known length"):
         tvmlite.build(tvmlite.parse(src))
+
+
+def _slice_module(bounds: str = 'R.Tensor((2,), "int64")') -> str:
+    params = f'x: R.Tensor((8, 9), "float32"), b: {bounds}, e: {bounds}, s: {bounds}'
+    body = "gv = R.dynamic_strided_slice(x, b, e, s)\nR.output(gv)"
+    return _module(params, body, 'R.Tensor(dtype="float32", ndim=2)')
+
+
+def test_dynamic_strided_slice_binds_one_dim_per_axis() -> None:
+    main = LegalizeOps()(tvmlite.parse(_slice_module())).functions["main"]
+    bindings = [b for block in main.body.blocks for b in block.bindings]
+    (cast,) = [b for b in bindings if isinstance(b, relax.MatchCast)]
+    dims = cast.struct_info.values
+    assert len(dims) == 2 and dims[0] is not dims[1]
+    assert bindings[-1].var.struct_info.shape == dims
+
+
+def test_dynamic_strided_slice_with_symbolic_input_and_int32_bounds() -> None:
+    params = 'x: R.Tensor(("n", 9), "float32"), b: R.Tensor((2,), "int32")'
+    body = (
+        "e = R.add(b, R.const(3, 'int32'))\ngv = R.dynamic_strided_slice(x, b, e, b)\nR.output(gv)"
+    )
+    ex = tvmlite.build(tvmlite.parse(_module(params, body, 'R.Tensor(dtype="float32", ndim=2)')))
+    x = np.arange(54, dtype="float32").reshape(6, 9)
+    b = np.array([1, 2], "int32")
+    np.testing.assert_array_equal(ex["main"](x, b), x[1:4:1, 2:5:2])
+
+
+@pytest.mark.parametrize("strides", [[0, 1], [2, 0]])
+def test_dynamic_strided_slice_rejects_a_zero_stride(strides: list[int]) -> None:
+    ex = tvmlite.build(tvmlite.parse(_slice_module()))
+    x, b, e = np.zeros((8, 9), "float32"), np.array([0, 0]), np.array([8, 9])
+    axis = strides.index(0)
+    with pytest.raises(tvmlite.TVMLiteError, match=f"strides must not be zero, axis {axis}"):
+        ex["main"](x, b, e, np.array(strides))
+
+
+def test_dynamic_strided_slice_checks_bounds_of_unknown_length() -> None:
+    ex = tvmlite.build(tvmlite.parse(_slice_module('R.Tensor(("k",), "int64")')))
+    x = np.arange(72, dtype="float32").reshape(8, 9)
+    one = np.array([1, 1])
+    np.testing.assert_array_equal(ex["main"](x, one * 0, one * 5, one), x[:5, :5])
+    with pytest.raises(tvmlite.TVMLiteError, match="begin needs 2 entries, one per axis"):
+        ex["main"](x, one[:1] * 0, one[:1] * 5, one[:1])
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ('R.Tensor((3,), "int64")', "begin needs one entry per axis"),
+        ('R.Tensor((2,), "float32")', "begin must have an integer dtype"),
+        ('R.Tensor((2, 1), "int64")', "begin must be 1-d, got rank 2"),
+    ],
+)
+def test_dynamic_strided_slice_rejects_bad_bounds(bounds: str, message: str) -> None:
+    with pytest.raises(tvmlite.ParseError, match=message):
+        tvmlite.parse(_slice_module(bounds))
