@@ -34,6 +34,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     scatter,
     search,
     sort,
+    unique,
 )
 from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,

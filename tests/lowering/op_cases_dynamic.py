@@ -1,10 +1,12 @@
 """Numerics cases: operators whose output size depends on the data (nonzero,
-dynamic_strided_slice)."""
+dynamic_strided_slice, unique)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from op_cases_common import Case, Inputs, case
+from op_cases_common import Case, Inputs, Ref, case
 
 G = Inputs(8)
 
@@ -61,4 +63,75 @@ def _dynamic_slice_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = _nonzero_cases() + _dynamic_slice_cases()
+def _unique(sorted_: bool, flags: tuple[bool, bool, bool], axis: int | None) -> Ref:
+    """TVM's `relax.run.unique`: NumPy's, its runs renumbered by first appearance
+    unless `sorted_`; the inverse is 1-d, as TVM's struct info declares it."""
+
+    def ref(x: np.ndarray) -> Any:
+        values, index, inverse, counts = np.unique(
+            x, return_index=True, return_inverse=True, return_counts=True, axis=axis
+        )
+        inverse = inverse.reshape(-1)
+        if not sorted_:
+            appearance = np.argsort(index, kind="stable")
+            renumber = np.empty_like(appearance)
+            renumber[appearance] = np.arange(len(appearance))
+            values = np.take(values, appearance, axis=axis or 0)
+            index, counts, inverse = index[appearance], counts[appearance], renumber[inverse]
+        extra = [
+            a.astype("int64") for a, f in zip((index, inverse, counts), flags, strict=True) if f
+        ]
+        return (values, *extra) if extra else values
+
+    return ref
+
+
+def _unique_case(
+    name: str, x: np.ndarray, sorted_: bool = True, flags: str = "", axis: int | None = None
+) -> Case:
+    """`flags` holds i, v, c for return_index, return_inverse, return_counts."""
+    wanted = tuple(f in flags for f in "ivc")
+    args = [f"sorted={sorted_}"] + [
+        f"{n}=True"
+        for n, w in zip(("return_index", "return_inverse", "return_counts"), wanted, strict=True)
+        if w
+    ]
+    if axis is not None:
+        args.append(f"axis={axis}")
+    return case(
+        f"unique-{name}", f"R.unique(x, {', '.join(args)})", x, _unique(sorted_, wanted, axis)
+    )
+
+
+def _unique_cases() -> list[Case]:
+    ints = G.ints(-3, 4, 17)
+    special = np.array([2.0, np.nan, -0.0, 1.5, 0.0, np.nan, 2.0, -1.0], "float32")
+    rows = G.ints(0, 2, 9, 3)
+    cols = G.ints(0, 3, 2, 11).astype("float32")
+    nan_rows = np.array([[np.nan, 1.0], [0.0, 2.0], [np.nan, 1.0], [0.0, 2.0]])
+    return [
+        _unique_case("int32-sorted", ints),
+        _unique_case("int32-sorted-all", ints, flags="ivc"),
+        _unique_case("int32-unsorted-all", ints, sorted_=False, flags="ivc"),
+        _unique_case("int32-unsorted-values", ints, sorted_=False),
+        _unique_case("float32-nan-and-signed-zero", special, flags="ivc"),
+        _unique_case("float32-nan-unsorted", special, sorted_=False, flags="ivc"),
+        _unique_case("2d-flattened-index", G.ints(0, 5, 4, 6, dtype="int64"), flags="i"),
+        _unique_case("rows-axis0", rows, flags="ivc", axis=0),
+        _unique_case("rows-axis0-unsorted", rows, sorted_=False, flags="ivc", axis=0),
+        _unique_case("columns-axis1-unsorted", cols, sorted_=False, flags="vc", axis=1),
+        _unique_case("3d-axis-last", G.ints(0, 2, 2, 2, 7, dtype="int8"), flags="ic", axis=-1),
+        _unique_case("rows-with-nan-differ", nan_rows, flags="ivc", axis=0),
+        _unique_case("bool", G.bools(10), flags="ic"),
+        _unique_case("all-equal", np.zeros((3, 4), "float32"), flags="ivc"),
+        _unique_case(
+            "all-distinct", np.arange(6, 0, -1, dtype="int64"), sorted_=False, flags="ivc"
+        ),
+        _unique_case("empty", np.zeros((0,), "float32"), flags="ivc"),
+        _unique_case("empty-rows", np.zeros((0, 3), "int32"), flags="ivc", axis=0),
+        _unique_case("empty-slices", np.zeros((3, 0), "int32"), flags="ivc", axis=0),
+        _unique_case("0d", np.array(4.5, "float32"), flags="ivc"),
+    ]
+
+
+CASES: list[Case] = _nonzero_cases() + _dynamic_slice_cases() + _unique_cases()

@@ -151,3 +151,39 @@ def test_dynamic_strided_slice_checks_bounds_of_unknown_length() -> None:
 def test_dynamic_strided_slice_rejects_bad_bounds(bounds: str, message: str) -> None:
     with pytest.raises(tvmlite.ParseError, match=message):
         tvmlite.parse(_slice_module(bounds))
+
+
+UNIQUE_COUNTS = _module(
+    'x: R.Tensor((3, 4), "int32")',
+    "u = R.unique(x, sorted=False, return_counts=True, axis=1)\n"
+    "c = u[1]\ngv = R.multiply(c, c)\nR.output(gv)",
+    'R.Tensor(dtype="int64", ndim=1)',
+)
+
+
+def test_unique_sizes_its_outputs_by_the_counted_runs() -> None:
+    mod = LegalizeOps()(tvmlite.parse(UNIQUE_COUNTS))
+    assert {"unique_order", "unique", "multiply"} <= set(mod.functions)
+    main = mod.functions["main"]
+    bindings = [b for block in main.body.blocks for b in block.bindings]
+    (cast,) = [b for b in bindings if isinstance(b, relax.MatchCast)]
+    (dim,) = cast.struct_info.values
+    u = next(b.var for b in bindings if b.var.name == "u")
+    values, counts = u.struct_info.fields
+    assert values.shape[1] is dim and counts.shape == (dim,)
+    x = np.array([[1, 0, 1, 2], [3, 0, 3, 2], [1, 1, 1, 1]], "int32")
+    got = tvmlite.build(tvmlite.parse(UNIQUE_COUNTS))["main"](x)
+    np.testing.assert_array_equal(got, [4, 1, 1])  # columns 0 and 2 are equal
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("R.unique(x, axis=2)", "axis 2 is out of range for a tensor of rank 2"),
+        ("R.unique(x, axis=-3)", "axis -3 is out of range"),
+    ],
+)
+def test_unique_rejects_a_bad_axis(call: str, message: str) -> None:
+    src = _module('x: R.Tensor((3, 4), "int32")', f"gv = {call}\nR.output(gv)", "R.Tensor")
+    with pytest.raises(tvmlite.ParseError, match=message):
+        tvmlite.parse(src)
