@@ -187,3 +187,72 @@ def test_unique_rejects_a_bad_axis(call: str, message: str) -> None:
     src = _module('x: R.Tensor((3, 4), "int32")', f"gv = {call}\nR.output(gv)", "R.Tensor")
     with pytest.raises(tvmlite.ParseError, match=message):
         tvmlite.parse(src)
+
+
+def _var_len_module(q: str = "(1, 6, 2, 4)", starts: str = '(3,), "int32"', attrs: str = "") -> str:
+    params = (
+        f'q: R.Tensor({q}, "float32"), k: R.Tensor((1, 5, 2, 4), "float32"), '
+        f'v: R.Tensor((1, 5, 2, 3), "float32"), sq: R.Tensor({starts}), '
+        f'sk: R.Tensor({starts}), m: R.Tensor((), "int32")'
+    )
+    body = f"gv = R.nn.attention_var_len(q, k, v, sq, m, sk, m{attrs})\nR.output(gv)"
+    return _module(params, body, 'R.Tensor(dtype="float32", ndim=4)')
+
+
+@pytest.mark.parametrize(
+    ("starts_q", "starts_k", "message"),
+    [
+        ([0, 4, 3], [0, 2, 5], "seqstart_q must be offsets rising within \\[0, 6\\]"),
+        ([0, 3, 7], [0, 2, 5], "seqstart_q must be offsets rising within \\[0, 6\\]"),
+        ([-1, 3, 6], [0, 2, 5], "seqstart_q must be offsets rising"),
+        ([0, 3, 6], [0, 6, 5], "seqstart_k must be offsets rising within \\[0, 5\\]"),
+    ],
+)
+def test_attention_var_len_checks_its_offsets(
+    starts_q: list[int], starts_k: list[int], message: str
+) -> None:
+    ex = tvmlite.build(tvmlite.parse(_var_len_module()))
+    q, k, v = (
+        np.ones((1, 6, 2, 4), "float32"),
+        np.ones((1, 5, 2, 4), "float32"),
+        np.ones((1, 5, 2, 3), "float32"),
+    )
+    ok = ex["main"](
+        q, k, v, np.array([0, 3, 6], "int32"), np.array([0, 2, 5], "int32"), np.array(3, "int32")
+    )
+    np.testing.assert_allclose(ok, np.ones((1, 6, 2, 3)), rtol=1e-6)
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        ex["main"](
+            q, k, v, np.array(starts_q, "int32"), np.array(starts_k, "int32"), np.array(3, "int32")
+        )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"attrs": ", window_size=2"}, 'window_size needs causal_mask="BottomRight"'),
+        ({"attrs": ', causal_mask="TopLeft", window_size=2'}, "window_size needs"),
+        ({"q": "(2, 6, 2, 4)"}, "queries must have batch size 1"),
+        ({"q": "(1, 6, 3, 4)"}, "query heads \\(3\\) must be a multiple of key heads \\(2\\)"),
+        ({"q": "(6, 2, 4)"}, "must be 4-d"),
+        ({"starts": '(3,), "float32"'}, "seqstart_q must have an integer dtype"),
+        ({"starts": '(3, 1), "int32"'}, "seqstart_q must be 1-d"),
+    ],
+)
+def test_attention_var_len_rejects_bad_calls(kwargs: dict[str, str], message: str) -> None:
+    with pytest.raises(tvmlite.ParseError, match=message):
+        tvmlite.parse(_var_len_module(**kwargs))
+
+
+def test_attention_var_len_prints_what_reads_back_the_same() -> None:
+    """TVM prints the arguments in operator order, which a positional reading of
+    its signature misplaces; tvmlite names them from `seqstart_k` on."""
+    mod = tvmlite.parse(_var_len_module())
+    text = mod.script()
+    assert (
+        "R.nn.attention_var_len(q, k, v, sq, seqstart_k=sk, max_seqlen_q=m, max_seqlen_k=m" in text
+    )
+    again = tvmlite.parse(text)
+    assert tvmlite.structural_equal(again, mod)
+    call = again.functions["main"].body.blocks[0].bindings[0].value
+    assert [a.name for a in call.args[3:]] == ["sq", "sk", "m", "m"]

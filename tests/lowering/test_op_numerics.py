@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import op_cases_attention
 import op_cases_dynamic
 import op_cases_elementwise
 import op_cases_image
@@ -25,6 +26,7 @@ CASES = (
     op_cases_elementwise.CASES
     + op_cases_tensor.CASES
     + op_cases_nn.CASES
+    + op_cases_attention.CASES
     + op_cases_layout.CASES
     + op_cases_image.CASES
     + op_cases_sampling.CASES
