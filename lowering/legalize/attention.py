@@ -193,7 +193,8 @@ def _offsets_check(starts: tir.Buffer, total: int, what: str) -> tir.Stmt:
         E.binary("le", hi, E.idx(total)),
     )
     message = f"R.nn.attention_var_len: {what} must be offsets rising within [0, {total}]"
-    return loop(b, starts.shape[0].value - 1, tir.AssertStmt(ok, "RuntimeError", (message,)))
+    count = max(int(starts.shape[0].value) - 1, 0)  # type: ignore[attr-defined]
+    return loop(b, count, tir.AssertStmt(ok, "RuntimeError", (message,)))
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ class VarLenAttention:
 
     def body(self) -> tir.Stmt:
         total_q, heads, heads_k = self.dim(self.q, 1), self.dim(self.q, 2), self.dim(self.k, 2)
-        sequences = self.dim(self.starts_q, 0) - 1
+        sequences = max(self.dim(self.starts_q, 0) - 1, 0)
         t, h, d = index_var("t"), index_var("h"), index_var("d")
         zero = tir.BufferStore(self.out, E.const(0, self.out.dtype), (E.idx(0), t, h, d))
         clear = loop(t, total_q, loop(h, heads, loop(d, self.dim(self.v, 3), zero)))

@@ -43,11 +43,17 @@ from tvmlite.lowering.legalize.registry import (
     LegalizeUnsupported,
     register_legalize,
 )
-from tvmlite.lowering.legalize.sort import Lines, Order, ahead, index_scratch, merge_sort
+from tvmlite.lowering.legalize.sort import (
+    Lines,
+    Order,
+    Output,
+    ahead,
+    index_scratch,
+    merge_sort,
+)
 
 INDEX = E.INDEX
 Test = tuple[list[tir.Stmt], tir.PrimExpr]  # statements to run, then a condition
-Output = tuple[str, tuple[tir.PrimExpr, ...], str, bool]
 
 
 def _get(buf: tir.Buffer, i: tir.PrimExpr) -> tir.BufferLoad:

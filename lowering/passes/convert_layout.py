@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from tvmlite.diagnostics import ParseError, TVMLiteError
 from tvmlite.dsl import relax
@@ -28,10 +27,9 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import make_call, sinfo_of
 from tvmlite.lowering.analysis.layout import AxisOrder, follow, is_permutation
 from tvmlite.lowering.analysis.relax_util import remap, used_vars
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import FunctionPass, Pass
 
 ANCHORS = ("relax.nn.conv1d", "relax.nn.conv2d", "relax.nn.conv3d")
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 AnyOrder = AxisOrder | tuple["AxisOrder | None", ...] | None
 
 
@@ -61,19 +59,10 @@ class ConvertLayout(Pass):
                     )
 
     def run(self, mod: IRModule) -> IRModule:
-        functions: dict[str, Any] = {}
-        changed = False
-        for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in SKIP_ATTRS):
-                new = _Rewriter(self.desired_layouts).function(func)
-                changed = changed or new is not func
-                func = new
-            functions[gname] = func
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return FunctionPass(self._function, self.name, kinds=("relax",)).run(mod)
+
+    def _function(self, func: relax.Function, _: IRModule) -> relax.Function:
+        return _Rewriter(self.desired_layouts).function(func)
 
 
 class _Rewriter:

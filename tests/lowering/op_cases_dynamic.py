@@ -38,8 +38,8 @@ def _slice(x: np.ndarray, b: np.ndarray, e: np.ndarray, s: np.ndarray) -> np.nda
     return x[tuple(slice(*bes) for bes in zip(b.tolist(), e.tolist(), s.tolist(), strict=True))]
 
 
-def _bounds(*rows: list[int], dtype: str = "int64") -> tuple[np.ndarray, ...]:
-    return tuple(np.array(r, dtype) for r in rows)
+def _bounds(*rows: list[int]) -> tuple[np.ndarray, ...]:
+    return tuple(np.array(r, "int64") for r in rows)
 
 
 def _dynamic_slice_cases() -> list[Case]:
@@ -53,7 +53,7 @@ def _dynamic_slice_cases() -> list[Case]:
         ("whole", x, _bounds([0, 0], [8, 9], [1, 1])),
         ("empty-begin-past-end", x, _bounds([5, 0], [2, 9], [1, 1])),
         ("empty-out-of-range", x, _bounds([100, 0], [200, 9], [1, 1])),
-        ("int32-bounds-3d", cube, _bounds([0, -1, 1], [4, -6, 6], [3, -1, 2], dtype="int32")),
+        ("3d", cube, _bounds([0, -1, 1], [4, -6, 6], [3, -1, 2])),
         ("1d", np.arange(10, dtype="float64"), _bounds([7], [1], [-2])),
         ("empty-input", np.zeros((0, 3), "float32"), _bounds([0, 1], [5, 3], [1, 1])),
     ]

@@ -114,13 +114,25 @@ def _affine_grid(size: tuple[int, ...], align: bool) -> Callable[[np.ndarray], n
     return ref
 
 
-def _resize3d_linear_half_pixel(size: tuple[int, int, int]) -> Callable[[np.ndarray], np.ndarray]:
+def _resize3d_linear(
+    size: tuple[int, int, int], mode: str = "half_pixel", layout: str = "NCDHW"
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Trilinear resizing one spatial axis at a time, sources clamped to the
+    input; `mode` maps output position i to input position c."""
+
+    def source(i: np.ndarray, old: int, new: int) -> np.ndarray:
+        if mode == "align_corners":
+            return i * (old - 1) / (new - 1) if new > 1 else np.zeros_like(i, float)
+        if mode == "asymmetric":
+            return i * old / new
+        return (i + 0.5) * old / new - 0.5
+
     def ref(x: np.ndarray) -> np.ndarray:
         out = x.astype(np.float64)
         for k, new in enumerate(size):
-            axis = 2 + k
+            axis = layout.index("DHW"[k])
             old = out.shape[axis]
-            c = (np.arange(new) + 0.5) * old / new - 0.5
+            c = source(np.arange(new), old, new)
             lo = np.floor(c)
             frac = c - lo
             a = np.clip(lo.astype(int), 0, old - 1)
@@ -202,7 +214,7 @@ def _image_cases() -> list[Case]:
             "resize3d-linear-half-pixel",
             "R.image.resize3d(x, (5, 7, 3))",
             x5,
-            _resize3d_linear_half_pixel((5, 7, 3)),
+            _resize3d_linear((5, 7, 3)),
             tol=1e-5,
         ),
         case(
@@ -211,6 +223,27 @@ def _image_cases() -> list[Case]:
             'coordinate_transformation_mode="asymmetric", rounding_method="floor")',
             x5,
             _resize3d_nearest_asymmetric((6, 2, 8)),
+        ),
+        case(
+            "resize3d-linear-align-corners",
+            'R.image.resize3d(x, (2, 5, 9), coordinate_transformation_mode="align_corners")',
+            x5,
+            _resize3d_linear((2, 5, 9), "align_corners"),
+            tol=1e-5,
+        ),
+        case(
+            "resize3d-linear-asymmetric-ndhwc",
+            'R.image.resize3d(x, (4, 2, 6), layout="NDHWC", '
+            'coordinate_transformation_mode="asymmetric")',
+            G.uniform(2, 3, 4, 5, 2),
+            _resize3d_linear((4, 2, 6), "asymmetric", "NDHWC"),
+            tol=1e-5,
+        ),
+        case(
+            "resize3d-linear-float16-same-size",
+            "R.image.resize3d(x, (3, 4, 5))",
+            x5.astype("float16"),
+            _resize3d_linear((3, 4, 5)),
         ),
     ]
     return out

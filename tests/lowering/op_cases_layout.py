@@ -116,7 +116,7 @@ def _quantize(axis: int, out_dtype: str, scale=None, zp=None):
     def ref(v: np.ndarray, *params: np.ndarray) -> np.ndarray:
         s, z = (scale, zp) if scale is not None else params
         shape = [1] * v.ndim
-        if np.ndim(s) == 1 and np.size(s) > 1:
+        if np.size(s) > 1:
             shape[axis] = -1
         q = np.round(v / np.reshape(s, shape).astype(v.dtype)) + np.reshape(z, shape)
         info = np.iinfo(out_dtype)
@@ -130,7 +130,8 @@ def _dequantize(axis: int, out_dtype: str):
         shape = [1] * v.ndim
         if s.size > 1:
             shape[axis] = -1
-        sub = v.astype("int32") - np.reshape(z, shape).astype("int32")
+        wide = "float32" if v.dtype.kind == "f" else "int32"
+        sub = v.astype(wide) - np.reshape(z, shape).astype(wide)
         out = sub.astype("float32") * np.reshape(s, shape).astype("float32")
         if out_dtype == "float16":
             out = np.clip(out, -65504.0, 65504.0)
@@ -175,6 +176,72 @@ def _qdq_cases() -> list[Case]:
             'R.dequantize(x, y, z, axis=0, out_dtype="float16")',
             (q, *single),
             _dequantize(0, "float16"),
+        ),
+        *_more_qdq_cases(),
+    ]
+
+
+def _more_qdq_cases() -> list[Case]:
+    """Ties, saturation, the other dtypes TVM admits, empty and 2-d parameters."""
+    ties = np.array([[0.5, 1.5, 2.5, -0.5, -1.5, 3.5]], "float32")
+    big = np.array([[-1000.0, -129.0, 126.6, 1000.0, np.float32(3e38), -3e38]], "float32")
+    one, zero = np.ones((1,), "float32"), np.zeros((1,), "int8")
+    half = G.uniform(2, 3, 4, lo=0, hi=60, dtype="float16")
+    half_params = (G.uniform(3, lo=0.2, hi=0.5, dtype="float16"), G.ints(0, 9, 3, dtype="uint16"))
+    wide = G.ints(-5000, 5000, 3, 4, dtype="int32")
+    col = (G.uniform(3, 1, lo=0.05, hi=0.5), G.ints(-5, 5, 3, dtype="int8"))
+    q = "R.quantize(x, y, z, axis={}, out_dtype={!r})".replace("'", '"')
+    dq = "R.dequantize(x, y, z, axis={}, out_dtype={!r})".replace("'", '"')
+    return [
+        case(
+            "quantize-ties-to-even", q.format(-1, "int8"), (ties, one, zero), _quantize(-1, "int8")
+        ),
+        case("quantize-saturates", q.format(-1, "int8"), (big, one, zero), _quantize(-1, "int8")),
+        case(
+            "quantize-float16-uint16",
+            q.format(1, "uint16"),
+            (half, *half_params),
+            _quantize(1, "uint16"),
+        ),
+        case(
+            "quantize-empty",
+            q.format(0, "int8"),
+            (np.zeros((0, 3), "float32"), one, zero),
+            _quantize(0, "int8"),
+        ),
+        case(
+            "quantize-scale-3x1-per-channel",
+            q.format(1, "int8"),
+            (x_for_columns := G.uniform(2, 3, 4, lo=-5, hi=5), *col),
+            _quantize(1, "int8"),
+        ),
+        case(
+            "dequantize-int32-float16-scale",
+            dq.format(0, "float32"),
+            (wide, np.float16([0.01]), np.int32([7])),
+            _dequantize(0, "float32"),
+        ),
+        case(
+            "dequantize-uint8-per-channel-to-float16",
+            dq.format(1, "float16"),
+            (
+                G.ints(0, 256, 2, 4, dtype="uint8"),
+                G.uniform(4, lo=0.1, hi=2),
+                G.ints(0, 255, 4, dtype="uint8"),
+            ),
+            _dequantize(1, "float16"),
+        ),
+        case(
+            "dequantize-float-data",
+            dq.format(-1, "float32"),
+            (x_for_columns, np.float32([0.5]), np.int8([2])),
+            _dequantize(-1, "float32"),
+        ),
+        case(
+            "dequantize-empty",
+            dq.format(0, "float32"),
+            (np.zeros((0,), "int8"), one, zero),
+            _dequantize(0, "float32"),
         ),
     ]
 

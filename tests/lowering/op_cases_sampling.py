@@ -29,6 +29,7 @@ def _sampling_cases() -> list[Case]:
     prob[2] = [0, 0, 0.5, 0, 0.5, 0]  # zero-probability entries are never picked
     u = np.concatenate([G.uniform(6, 1, lo=0.0, hi=1.0), [[0.0], [0.9999]]]).astype("float32")
     rows = np.array([[0], [1], [2], [2], [0], [1], [2], [0]], "int64")
+    zeros = np.zeros((4, 1), "int64")
     return [
         case(
             "multinomial_from_uniform-int64",
@@ -41,6 +42,19 @@ def _sampling_cases() -> list[Case]:
             'R.multinomial_from_uniform(x, y, z, dtype="int32")',
             (prob, u, rows.astype("int32")),
             _multinomial("int32"),
+        ),
+        case(
+            # Samples exactly on a cumulative boundary pick the next index.
+            "multinomial_from_uniform-float64-boundaries",
+            "R.multinomial_from_uniform(x, y, z)",
+            (np.array([[0.25, 0.25, 0.5]]), np.array([[0.0], [0.25], [0.5], [0.75]]), zeros),
+            _multinomial("int64"),
+        ),
+        case(
+            "multinomial_from_uniform-one-choice",
+            "R.multinomial_from_uniform(x, y, z)",
+            (np.ones((2, 1), "float32"), np.array([[0.3], [0.99]], "float32"), rows[:2] % 2),
+            _multinomial("int64"),
         ),
     ]
 

@@ -111,14 +111,14 @@ def test_dynamic_strided_slice_binds_one_dim_per_axis() -> None:
     assert bindings[-1].var.struct_info.shape == dims
 
 
-def test_dynamic_strided_slice_with_symbolic_input_and_int32_bounds() -> None:
-    params = 'x: R.Tensor(("n", 9), "float32"), b: R.Tensor((2,), "int32")'
+def test_dynamic_strided_slice_with_symbolic_input_and_computed_bounds() -> None:
+    params = 'x: R.Tensor(("n", 9), "float32"), b: R.Tensor((2,), "int64")'
     body = (
-        "e = R.add(b, R.const(3, 'int32'))\ngv = R.dynamic_strided_slice(x, b, e, b)\nR.output(gv)"
+        "e = R.add(b, R.const(3, 'int64'))\ngv = R.dynamic_strided_slice(x, b, e, b)\nR.output(gv)"
     )
     ex = tvmlite.build(tvmlite.parse(_module(params, body, 'R.Tensor(dtype="float32", ndim=2)')))
     x = np.arange(54, dtype="float32").reshape(6, 9)
-    b = np.array([1, 2], "int32")
+    b = np.array([1, 2])
     np.testing.assert_array_equal(ex["main"](x, b), x[1:4:1, 2:5:2])
 
 
@@ -144,7 +144,8 @@ def test_dynamic_strided_slice_checks_bounds_of_unknown_length() -> None:
     ("bounds", "message"),
     [
         ('R.Tensor((3,), "int64")', "begin needs one entry per axis"),
-        ('R.Tensor((2,), "float32")', "begin must have an integer dtype"),
+        ('R.Tensor((2,), "float32")', "begin must have dtype int64, got float32"),
+        ('R.Tensor((2,), "int32")', "begin must have dtype int64, got int32"),
         ('R.Tensor((2, 1), "int64")', "begin must be 1-d, got rank 2"),
     ],
 )

@@ -881,6 +881,26 @@ ERRORS = [
         "differ on dim 0",
     ),
     ("relax.broadcast_to", {"x": ((2, 3), F32)}, ("x", S(4, 2, 4)), {}, "cannot broadcast dim 1"),
+    *(
+        (
+            f"relax.{op}",
+            {"x": ((2, 3, 4), dtype), "s": (s, sd), "z": ((), zd)},
+            ("x", "s", "z"),
+            kw,
+            m,
+        )
+        for op, dtype, s, sd, zd, kw, m in (
+            ("quantize", "int8", (), F32, "int8", {}, "data must have dtype float16 or float32"),
+            ("quantize", F32, (), F32, "int8", {"out_dtype": "float32"}, "out_dtype must be int8"),
+            ("quantize", F32, (), "int32", "int8", {}, "scale must have dtype float16 or float32"),
+            ("quantize", F32, (), F32, F32, {}, "zero_point must have dtype float16 or int8"),
+            ("quantize", F32, (4,), F32, "int8", {"axis": 1}, "scale has 4 elements, not 1 or 3"),
+            ("quantize", F32, (), F32, "int8", {"axis": 3}, "axis 3 is out of range"),
+            ("dequantize", "int64", (), F32, "int8", {}, "data must have dtype float16 or"),
+            ("dequantize", "int8", (), F32, "int8", {"out_dtype": "int8"}, "out_dtype must be"),
+            ("dequantize", "int8", (2, 2), F32, "int8", {"axis": 1}, "scale has 4 elements"),
+        )
+    ),
 ]
 
 
