@@ -61,8 +61,9 @@ def show(
     **options: Any,
 ) -> None:
     """Print `script(obj)` highlighted: HTML in Jupyter, ANSI colour on a terminal
-    (24-bit when COLORTERM says so), plain text when piped, with NO_COLOR set, or
-    with `color="never"`. Stripping the colour gives back `script()` exactly.
+    (24-bit when COLORTERM says so), plain text when piped, with NO_COLOR set or
+    TERM=dumb, or with `color="never"`; FORCE_COLOR or CLICOLOR_FORCE colour pipes
+    too (highlight.wants_colour). Stripping the colour gives back `script()` exactly.
 
     `style` is "light", "dark", "ansi" or any Pygments style (name or class); the
     default is $TVMLITE_STYLE, else "light" in notebooks and "ansi" (the
@@ -88,10 +89,7 @@ def show(
         if _display_html(html):
             return
     stream = sys.stdout if file is None else file
-    plain = color == "never" or (
-        color == "auto" and (not _is_terminal(stream) or "NO_COLOR" in os.environ)
-    )
-    if plain:
+    if not highlight.wants_colour(color, _is_terminal(stream), os.environ):
         stream.write(highlight.number_lines(text) if numbered else text)
         return
     coloured = highlight.ansi_text(

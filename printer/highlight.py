@@ -37,6 +37,7 @@ __all__ = [
     "ansi_text",
     "contrast_ratio",
     "default_style",
+    "wants_colour",
     "html_text",
     "number_lines",
     "resolve_style",
@@ -142,6 +143,24 @@ def resolve_style(style: str | type[Style]) -> type[Style]:
     except ClassNotFound:
         known = ", ".join(repr(s) for s in STYLES)
         raise TVMLiteError(f"unknown style {style!r}: use {known} or a Pygments style") from None
+
+
+def wants_colour(color: str, terminal: bool, environ: Mapping[str, str]) -> bool:
+    """Whether to colour output: `color` ("always"/"never", as a command-line
+    flag) first, then the conventions CPython follows, in its order: NO_COLOR
+    (set and not empty) turns colour off, FORCE_COLOR or CLICOLOR_FORCE (set,
+    not empty, not "0") on even into pipes, TERM=dumb off; else only terminals."""
+    if color != "auto":
+        return color == "always"
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR", "0") not in ("", "0") or environ.get(
+        "CLICOLOR_FORCE", "0"
+    ) not in ("", "0"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    return terminal
 
 
 def wants_truecolor(environ: Mapping[str, str]) -> bool:

@@ -48,8 +48,9 @@ def test_check_bad_file_reports_location_on_stderr(tmp_path, capsys):
 
 
 def test_missing_file_is_a_user_error(tmp_path, capsys):
-    code, _, err = run(["check", str(tmp_path / "nope.tvms")], capsys)
-    assert code == 1 and "cannot read" in err
+    missing = tmp_path / "nope.tvms"
+    code, _, err = run(["check", str(missing)], capsys)
+    assert (code, err) == (1, f"tvms: error: {missing}: No such file or directory\n")
 
 
 def test_usage_error_exits_2(capsys):
