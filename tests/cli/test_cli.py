@@ -5,24 +5,11 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from cli_common import EXAMPLE, GOOD
 
 from tvmlite.cli import main
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mlp.tvms"
-GOOD = """# from tvm.script import ir as I
-# from tvm.script import tir as T
-
-@I.ir_module
-class Module:
-    @T.prim_func
-    def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-        T.func_attr({"tir.noalias": T.bool(True)})
-        for i in range(4):
-            B[i] = A[i] + T.float32(1.0)
-"""
 
 
 def run(argv, capsys, stdin: str | None = None, monkeypatch=None):

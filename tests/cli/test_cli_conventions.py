@@ -16,24 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_common import EXAMPLE, GOOD
 
 import tvmlite
 from tvmlite.cli_args import parser
 from tvmlite.printer.highlight import wants_colour
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "mlp.tvms"
-GOOD = """# from tvm.script import ir as I
-# from tvm.script import tir as T
-
-@I.ir_module
-class Module:
-    @T.prim_func
-    def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-        T.func_attr({"tir.noalias": T.bool(True)})
-        for i in range(4):
-            B[i] = A[i] + T.float32(1.0)
-"""
 COLOUR_VARS = ("FORCE_COLOR", "CLICOLOR_FORCE", "NO_COLOR", "TERM", "COLORTERM")
 
 
