@@ -388,7 +388,7 @@ class BlockRealize(Stmt):
 # ---------------------------------------------------------------- functions
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
 class PrimFunc(Printable):
     """`params` are scalar or handle vars; `buffer_map` maps a handle param to the
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`

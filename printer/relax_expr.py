@@ -164,7 +164,7 @@ class RelaxExprPrinter:
         if module is None or gv.name not in module:
             return gv.name
         if not self.frame.module_alias_printed:
-            self.frame.prelude.append("cls = Module")
+            self.frame.prelude.append(f"cls = {self.ctx.module_name}")
             self.frame.module_alias_printed = True
         return f"cls.{gv.name}"
 
