@@ -413,3 +413,11 @@ def const(value: int | float | bool, dtype: str) -> PrimExpr:
     if dt.is_float(dtype):
         return FloatImm(dtype, float(value))
     return IntImm(dtype, int(value))
+
+
+def seq(stmts: list[Stmt]) -> Stmt:
+    """One statement from a list, flattening nested sequences."""
+    flat: list[Stmt] = []
+    for s in stmts:
+        flat.extend(s.seq if isinstance(s, SeqStmt) else (s,))
+    return flat[0] if len(flat) == 1 else SeqStmt(tuple(flat))

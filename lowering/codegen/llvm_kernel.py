@@ -12,16 +12,15 @@ each thread's scratch buffers inside its own function.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
-from tvmlite.lowering.tir.mutator import STMT_CLASSES, StmtExprMutator
 from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
 
 STACK_LIMIT = 64 * 1024  # bytes; larger or dynamic buffers go to the heap
@@ -34,14 +33,12 @@ def symbol_name(name: str) -> str:
     return "tvmlite_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-class _Allocations(StmtExprMutator):
+class _Allocations(StmtExprVisitor):
     def __init__(self) -> None:
-        super().__init__()
         self.found: list[tir.AllocBuffer] = []
 
-    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
+    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         self.found.append(s)
-        return s
 
 
 class KernelEmitter(ExprEmitter):
@@ -56,16 +53,13 @@ class KernelEmitter(ExprEmitter):
         self.status = ir.IRBuilder(self.exit).phi(ty.I32, "status")
         self.heap: list[ir.Value] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
-        self._stmt: dict[type, Callable[[tir.Stmt], None]] = {
-            cls: getattr(self, f"visit_{cls.__name__}") for cls in STMT_CLASSES
-        }
 
     # ------------------------------------------------------------ function frame
 
     def emit(self, func: tir.PrimFunc) -> None:
         self._bind_arguments(func)
         self._allocate(func.body)
-        self.stmt(func.body)
+        self.visit_stmt(func.body)
         self.leave(0)
         self.b.unreachable()
         exit_builder = ir.IRBuilder(self.exit)
@@ -104,7 +98,7 @@ class KernelEmitter(ExprEmitter):
 
     def _allocate(self, body: tir.Stmt) -> None:
         collect = _Allocations()
-        collect.stmt(body)
+        collect.visit_stmt(body)
         for alloc in collect.found:
             b = alloc.buffer
             if b.data in self.vars:
@@ -150,19 +144,16 @@ class KernelEmitter(ExprEmitter):
 
     # ------------------------------------------------------------ statements
 
-    def stmt(self, s: tir.Stmt) -> None:
-        self._stmt[type(s)](s)
-
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
         for item in s.seq:
-            self.stmt(item)
+            self.visit_stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         self.store(s)
 
     def visit_LetStmt(self, s: tir.LetStmt) -> None:
         self.vars[s.var] = self.expr(s.value)
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         del self.vars[s.var]
 
     def visit_Bind(self, s: tir.Bind) -> None:
@@ -170,7 +161,7 @@ class KernelEmitter(ExprEmitter):
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         if s.body is not None:
-            self.stmt(s.body)
+            self.visit_stmt(s.body)
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.expr(s.condition)
@@ -207,11 +198,11 @@ class KernelEmitter(ExprEmitter):
         else_block = done if s.else_case is None else self.fn.append_basic_block("if.else")
         self.b.cbranch(cond, then_block, else_block)
         self.b.position_at_end(then_block)
-        self.stmt(s.then_case)
+        self.visit_stmt(s.then_case)
         self.b.branch(done)
         if s.else_case is not None:
             self.b.position_at_end(else_block)
-            self.stmt(s.else_case)
+            self.visit_stmt(s.else_case)
             self.b.branch(done)
         self.b.position_at_end(done)
 
@@ -236,7 +227,7 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(body)
         self.vars[var] = index
         self.loops.append((latch, done))
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         self.loops.pop()
         del self.vars[var]
         self.b.branch(latch)
@@ -276,7 +267,7 @@ class KernelEmitter(ExprEmitter):
         self.b.cbranch(self.expr(s.condition), body, done)
         self.b.position_at_end(body)
         self.loops.append((header, done))
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         self.loops.pop()
         self.b.branch(header)
         self.b.position_at_end(done)

@@ -30,7 +30,6 @@ from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize.registry import OP_ATTRS, OP_NAME
 from tvmlite.lowering.legalize.tir_util import substitute
-from tvmlite.lowering.tir.mutator import seq
 from tvmlite.lowering.transform import Pass
 
 SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
@@ -145,7 +144,7 @@ class FusedKernelBuilder:
             buffer_map.append((handle, buf))
         scalar_vars = self._scalar_params([b for _, b in buffer_map])
         params.extend(self.fmap[v] for v in scalar_vars)  # type: ignore[misc]
-        root = tir.Block("root", (), (), (), seq(self.body), None, tuple(self.allocs))
+        root = tir.Block("root", (), (), (), tir.seq(self.body), None, tuple(self.allocs))
         body = tir.BlockRealize((), tir.IntImm("bool", 1), root)
         func = tir.PrimFunc(
             tuple(params),
@@ -277,9 +276,9 @@ class FusedKernelBuilder:
         body = kernel.body
         if isinstance(body, tir.BlockRealize) and body.block.name == "root":
             root = body.block
-            self.allocs.extend(inliner.define_buffer(a) for a in root.alloc_buffers)
+            self.allocs.extend(inliner.visit_buffer_def(a) for a in root.alloc_buffers)
             body = root.body
-        self.body.append(inliner.stmt(body))
+        self.body.append(inliner.visit_stmt(body))
 
     def _attrs(self) -> tuple[tuple[str, Any], ...]:
         names = tuple(str(k.attr(OP_NAME) or name) for name, k in self.kernels)

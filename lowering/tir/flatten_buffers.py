@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.tir import simplify as fold
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace
 
 
 def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
@@ -66,12 +66,12 @@ class FlattenBuffers(StmtExprMutator):
         return found
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
-        index = flat_index(e.buffer, self.exprs(e.indices))
+        index = flat_index(e.buffer, self.visit_exprs(e.indices))
         return tir.BufferLoad(self.flat(e.buffer), (index,), e.dtype, e.span)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
-        index = flat_index(s.buffer, self.exprs(s.indices))
-        return tir.BufferStore(self.flat(s.buffer), self.expr(s.value), (index,), s.span)
+        index = flat_index(s.buffer, self.visit_exprs(s.indices))
+        return tir.BufferStore(self.flat(s.buffer), self.visit_expr(s.value), (index,), s.span)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
         b = s.buffer
@@ -85,4 +85,4 @@ class FlattenBuffers(StmtExprMutator):
 
 
 def flatten_buffers(func: tir.PrimFunc) -> tir.PrimFunc:
-    return FlattenBuffers().run(func)
+    return FlattenBuffers().visit_prim_func(func)

@@ -24,7 +24,7 @@ def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:
     """Run every TIR lowering step on one function; `buffer_map` is kept as is."""
     for step in STEPS:
         func = step(func)
-    return Simplify().run(func)
+    return Simplify().visit_prim_func(func)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.mutator import StmtExprMutator
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 # Status codes below this are asserts; the runtime owns the ones at and above.
 STATUS_OUT_OF_MEMORY = 1 << 20
@@ -45,31 +45,29 @@ class KernelSignature:
     errors: tuple[str, ...]
 
 
-class _Collect(StmtExprMutator):
+class _Collect(StmtExprVisitor):
     """Records vars in first-occurrence order, stored-to data vars and asserts."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.vars: dict[tir.Var, None] = {}
         self.stored: set[tir.Var] = set()
         self.asserts: list[str] = []
 
-    def visit_Var(self, e: tir.Var) -> tir.PrimExpr:
+    def visit_Var(self, e: tir.Var) -> None:
         self.vars.setdefault(e)
-        return e
 
-    def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
         self.stored.add(s.buffer.data)
-        return super().visit_BufferStore(s)
+        super().visit_BufferStore(s)
 
-    def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         self.asserts.append(assert_message(s))
-        return super().visit_AssertStmt(s)
+        super().visit_AssertStmt(s)
 
-    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+    def visit_Call(self, e: tir.Call) -> None:
         if e.op == "address_of" and isinstance(e.args[0], tir.BufferLoad):
             self.stored.add(e.args[0].buffer.data)
-        return super().visit_Call(e)
+        super().visit_Call(e)
 
 
 def assert_message(s: tir.AssertStmt) -> str:
@@ -82,9 +80,9 @@ def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
     """Vars in a buffer's shape, strides and elem_offset, in that order."""
     collect = _Collect()
     for e in (*buffer.shape, *buffer.strides):
-        collect.expr(e)
+        collect.visit_expr(e)
     if buffer.elem_offset is not None:
-        collect.expr(buffer.elem_offset)
+        collect.visit_expr(buffer.elem_offset)
     return list(collect.vars)
 
 
@@ -127,7 +125,7 @@ def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> Kernel
                 if var not in param_vars:
                     sym.setdefault(var)
     body = _Collect()
-    body.stmt(lowered)
+    body.visit_stmt(lowered)
     written = frozenset(
         p.name for p in params if p.buffer is not None and p.buffer.data in body.stored
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 
 INDEX = "int64"
 
@@ -108,7 +108,7 @@ class Simplify(StmtExprMutator):
     everything else (and every float) to LLVM, which knows IEEE rules better."""
 
     def visit_BinaryOp(self, e: tir.BinaryOp) -> tir.PrimExpr:
-        a, b = self.expr(e.a), self.expr(e.b)
+        a, b = self.visit_expr(e.a), self.visit_expr(e.b)
         x, y = _int(a), _int(b)
         fold = _FOLD_INT.get(e.kind)
         if x is not None and y is not None and dt.is_integer_like(e.dtype):
@@ -120,7 +120,7 @@ class Simplify(StmtExprMutator):
         return replace(e, a=a, b=b)
 
     def visit_Cast(self, e: tir.Cast) -> tir.PrimExpr:
-        value = self.expr(e.value)
+        value = self.visit_expr(e.value)
         x = _int(value)
         if x is not None and dt.is_integer_like(e.dtype) and not dt.is_bool(e.dtype):
             return tir.IntImm(e.dtype, _wrap(x, e.dtype))

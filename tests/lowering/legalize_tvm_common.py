@@ -11,9 +11,10 @@ import pytest
 import tvmlite
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.legalize import OP_ATTRS, OP_KIND, OP_NAME
 from tvmlite.lowering.legalize.extern import is_index_check
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace
 from tvmlite.transform import LegalizeOps
 
 
@@ -25,7 +26,7 @@ class _DropIndexChecks(StmtExprMutator):
     match TVM's exactly."""
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> tir.Stmt:
-        kept = tuple(self.stmt(x) for x in s.seq if not is_index_check(x))
+        kept = tuple(self.visit_stmt(x) for x in s.seq if not is_index_check(x))
         if len(kept) == 1:
             return kept[0]
         return replace(s, seq=kept) if len(kept) != len(s.seq) else super().visit_SeqStmt(s)
@@ -38,12 +39,11 @@ def _is_check_kernel(name: str, f: Any) -> bool:
         return False
     found: list[bool] = []
 
-    class _Find(StmtExprMutator):
-        def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+    class _Find(StmtExprVisitor):
+        def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
             found.append(is_index_check(s))
-            return s
 
-    _Find().stmt(f.body)
+    _Find().visit_stmt(f.body)
     return bool(found) and all(found)
 
 
@@ -105,7 +105,7 @@ def strip_op_info(mod: IRModule) -> IRModule:
             f = _drop_check_calls(f, checks)
         if isinstance(f, tir.PrimFunc):
             attrs = tuple(a for a in f.attrs if a[0] not in (OP_NAME, OP_KIND, OP_ATTRS))
-            body = _DropIndexChecks().stmt(f.body)
+            body = _DropIndexChecks().visit_stmt(f.body)
             f = tir.PrimFunc(f.params, f.buffer_map, body, f.ret_type, attrs, f.s_tir)
         functions[name] = f
     return IRModule(functions, mod.attrs, mod.global_infos, mod.metadata, mod.dialect)
