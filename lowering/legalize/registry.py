@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.analysis import substitute
 from tvmlite.dsl.ops import OpDef, make_call, sinfo_of
 from tvmlite.lowering.legalize import te
-from tvmlite.lowering.legalize.tir_util import substitute
 
 if TYPE_CHECKING:
     from tvmlite.lowering.passes.legalize_ops import KernelTable
