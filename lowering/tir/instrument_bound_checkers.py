@@ -7,7 +7,9 @@ that makes the access, so nothing is read or written out of bounds; a failed
 check makes the kernel return its status, which the caller turns into a
 TVMLiteError with the assert's message (the path of every TIR assert:
 `signature.py`, `codegen/llvm_kernel.py`, the host's `run_kernel`). The message
-names the access, the index and the extent; the caller adds the function.
+names the access, the index with the value it had, and the extent (with its
+value when it is symbolic); the caller adds the function. The values are
+message parts that are expressions, filled in by the failing kernel.
 
 - It runs after LowerBlocks and before FlattenBuffers, while buffers still have
   their dims: `B[i, j + 1]` is checked against axis 1's extent, not only
@@ -190,18 +192,25 @@ class InstrumentBoundCheckers(StmtExprMutator):
         if len(indices) != len(buffer.shape):
             return  # FlattenBuffers reports the mismatch
         for axis, (index, extent) in enumerate(zip(indices, buffer.shape, strict=True)):
-            conds = [c for point in _points(index, buffer) for c in self._in_bounds(point, extent)]
-            if not conds:
-                continue
-            cond = conds[0]
-            for c in conds[1:]:
-                cond = tir.BinaryOp("and", cond, c, "bool")
-            on_axis = f" on axis {axis}" if len(indices) > 1 else ""
-            message = (
-                f"{what} buffer {buffer.name} out of bounds: index {_text(index)}{on_axis} "
-                f"is outside [0, {show(extent)})"
-            )
-            self.checks.append(tir.AssertStmt(self._in_scope(cond), "RuntimeError", (message,)))
+            for lane, point in _points(index, buffer):
+                conds = self._in_bounds(point, extent)
+                if not conds:
+                    continue
+                cond = conds[0]
+                for c in conds[1:]:
+                    cond = tir.BinaryOp("and", cond, c, "bool")
+                at = "" if lane is None else f" at lane {lane}"
+                on_axis = f" on axis {axis}" if len(indices) > 1 else ""
+                # The values the index and a symbolic extent had when the check failed.
+                message: list[str | tir.PrimExpr] = [
+                    f"{what} buffer {buffer.name} out of bounds: index {_text(index)}{at} = ",
+                    self._in_scope(point, guards=False),
+                    f"{on_axis} is outside [0, {show(extent)})",
+                ]
+                if not isinstance(extent, tir.IntImm):
+                    message += [f" ({show(extent)} = ", self._in_scope(extent, guards=False), ")"]
+                assert_ = tir.AssertStmt(self._in_scope(cond), "RuntimeError", tuple(message))
+                self.checks.append(assert_)
 
     def _in_bounds(self, x: tir.PrimExpr, extent: tir.PrimExpr) -> list[tir.PrimExpr]:
         """The parts of `0 <= x < extent` that may be false."""
@@ -235,17 +244,17 @@ class InstrumentBoundCheckers(StmtExprMutator):
             return False
         return equal(loop.extent, extent)
 
-    def _in_scope(self, cond: tir.PrimExpr) -> tir.PrimExpr:
-        """`cond` evaluated where the access is: under its lets, and only when the
-        branches of `if_then_else` it sits in are taken."""
+    def _in_scope(self, e: tir.PrimExpr, guards: bool = True) -> tir.PrimExpr:
+        """`e` evaluated where the access is: under its lets, and (a condition) only
+        when the branches of `if_then_else` it sits in are taken."""
         for item in reversed(self.scope):
             if isinstance(item, tuple):
                 var, value = item
-                if uses(cond, {var}):
-                    cond = tir.Let(var, value, cond, "bool")
-            else:
-                cond = tir.Call("bool", "if_then_else", (item, cond, TRUE))
-        return cond
+                if uses(e, {var}):
+                    e = tir.Let(var, value, e, e.dtype)
+            elif guards:
+                e = tir.Call("bool", "if_then_else", (item, e, TRUE))
+        return e
 
 
 def _widens(source: str, target: str) -> bool:
@@ -259,18 +268,19 @@ def _widens(source: str, target: str) -> bool:
     return dt.is_int(target) and dt.bits(target) >= dt.bits(source)
 
 
-def _points(index: tir.PrimExpr, buffer: tir.Buffer) -> list[tir.PrimExpr]:
-    """Scalar expressions that are in bounds exactly when every lane of `index` is."""
+def _points(index: tir.PrimExpr, buffer: tir.Buffer) -> list[tuple[int | None, tir.PrimExpr]]:
+    """(lane, scalar expression) pairs that are in bounds exactly when every lane
+    of `index` is; the lane is None for a scalar or a broadcast."""
     lanes = dt.lanes(index.dtype)
     if lanes == 1:
-        return [index]
+        return [(None, index)]
     if isinstance(index, tir.Ramp):
         last = mul(to_index(index.stride), tir.IntImm(INDEX, lanes - 1))
-        return [index.base, add(to_index(index.base), last)]
+        return [(0, index.base), (lanes - 1, add(to_index(index.base), last))]
     if isinstance(index, tir.Broadcast):
-        return [index.value]
+        return [(None, index.value)]
     try:
-        return [_lane(index, k) for k in range(lanes)]
+        return [(k, _lane(index, k)) for k in range(lanes)]
     except TVMLiteError as err:
         raise TVMLiteError(
             f"a checked build cannot check the index {_text(index)} of buffer {buffer.name}: {err}"
