@@ -48,6 +48,13 @@ class ExprMutator(RelaxFunctor):
         bindings.append(relax.VarBinding(var, value))
         return var
 
+    def emitted(self) -> list[relax.Binding]:
+        """The bindings emitted so far before the binding being visited; a pass may
+        drop some (a rewrite that gave up after emitting its helpers)."""
+        if not self._scopes:
+            raise TVMLiteError(f"{type(self).__name__}.emitted outside a binding block")
+        return self._scopes[-1][0]
+
     def emit_binding(self, binding: relax.Binding) -> None:
         """Add an already-built binding before the one being visited."""
         if not self._scopes:
