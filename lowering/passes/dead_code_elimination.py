@@ -18,6 +18,7 @@ from typing import Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_functor import EXPR_NODES
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.tir_mutator import replace
 from tvmlite.lowering.analysis.relax_util import global_vars, used_vars
@@ -35,20 +36,8 @@ IMPURE_OPS = frozenset(
     }
 )
 IMPURE_PREFIXES = ("relax.vm.", "relax.memory.", "relax.builtin.")
-PURE_LEAVES = (
-    relax.Var,
-    relax.Constant,
-    relax.Tuple,
-    relax.TupleGetItem,
-    relax.ShapeExpr,
-    relax.PrimValue,
-    relax.StringImm,
-    relax.DataTypeImm,
-    relax.GlobalVar,
-    relax.ExternFunc,
-    relax.Op,
-    relax.Function,
-)
+# Values whose evaluation has no effect: everything but calls and nested scopes.
+PURE_LEAVES = tuple(c for c in EXPR_NODES if c not in (relax.Call, relax.If, relax.SeqExpr))
 
 
 @dataclass(frozen=True)
