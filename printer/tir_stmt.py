@@ -118,8 +118,11 @@ class StmtPrinter(ExprPrinter):
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.text(s.condition)
-        if self.modern:
-            parts = ", ".join(string_text(m) for m in s.message)
+        valued = any(not isinstance(m, str) for m in s.message)
+        if self.modern or valued:  # the classic form has no place for a value
+            parts = ", ".join(
+                string_text(m) if isinstance(m, str) else self.text(m) for m in s.message
+            )
             self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])")
         else:
             self.emit(f"assert {cond}, {string_text(''.join(s.message))}")
