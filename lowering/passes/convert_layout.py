@@ -25,6 +25,8 @@ from tvmlite.diagnostics import ParseError, TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import make_call, sinfo_of
+from tvmlite.dsl.relax_mutator import ExprMutator
+from tvmlite.dsl.tir_mutator import replace
 from tvmlite.lowering.analysis.layout import AxisOrder, follow, is_permutation
 from tvmlite.lowering.analysis.relax_util import remap, used_vars
 from tvmlite.lowering.transform import FunctionPass, Pass
@@ -62,40 +64,28 @@ class ConvertLayout(Pass):
         return FunctionPass(self._function, self.name, kinds=("relax",)).run(mod)
 
     def _function(self, func: relax.Function, _: IRModule) -> relax.Function:
-        return _Rewriter(self.desired_layouts).function(func)
+        return _Rewriter(self.desired_layouts).visit_expr(func)  # type: ignore[return-value]
 
 
-class _Rewriter:
-    """One function: for each var of a dataflow block, the var now holding its
-    value and that value's layout."""
+class _Rewriter(ExprMutator):
+    """One function's dataflow blocks (the only blocks TVM converts): each var now
+    holding a value (`var_remap`) and that value's layout (`layouts`, by id)."""
 
     def __init__(self, desired: Mapping[str, Sequence[str]]) -> None:
+        super().__init__()
         self.desired = desired
-        self.current: dict[int, relax.Var] = {}  # id(original var) -> var now
         self.layouts: dict[int, AnyOrder] = {}  # id(var now) -> its layout
         self.permuted: dict[tuple[int, tuple[int, ...]], relax.Var] = {}
-        self.out: list[relax.Binding] = []
-        self.changed = False
 
-    def function(self, func: relax.Function) -> relax.Function:
-        blocks = tuple(self.block(b) if b.is_dataflow else b for b in func.body.blocks)
-        if not self.changed:
-            return func
-        body = relax.SeqExpr(blocks, func.body.body, func.body.span)
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
+    def visit_binding_block(self, block: relax.BindingBlock) -> relax.BindingBlock:
+        return super().visit_binding_block(block) if block.is_dataflow else block
 
-    def block(self, block: relax.BindingBlock) -> relax.BindingBlock:
-        self.out = []
-        for binding in block.bindings:
-            if isinstance(binding, relax.MatchCast):
-                value = self.plain(binding.value)
-                self.out.append(relax.MatchCast(binding.var, value, binding.struct_info))
-                continue
-            value, layout = self.rewrite(binding.value)
-            self.bind(binding.var, value, layout)
-        return relax.BindingBlock(tuple(self.out), True, block.span)
+    def visit_MatchCast(self, b: relax.MatchCast) -> relax.Binding | None:
+        return replace(b, value=self.plain(b.value))
+
+    def visit_VarBinding(self, b: relax.VarBinding) -> relax.Binding | None:
+        value, layout = self.rewrite(b.value)
+        return self.bind(b, value, layout)
 
     # ------------------------------------------------------------ values
 
@@ -145,23 +135,20 @@ class _Rewriter:
         new = relax.Call(call.op, tuple(args), new_attrs, call.sinfo_args, call.span)
         return new, None if result is None or result.is_identity else result
 
-    def bind(self, var: relax.Var, value: relax.Expr, layout: AnyOrder) -> None:
+    def bind(self, b: relax.VarBinding, value: relax.Expr, layout: AnyOrder) -> relax.Binding:
+        var = b.var
         if not _moved(layout):
-            self.out.append(relax.VarBinding(var, value))
-            return
-        self.changed = True
+            return replace(b, value=value)
         if isinstance(var, relax.DataflowVar):
             now = relax.DataflowVar(var.name, sinfo_of(value), var.span)
-            self.out.append(relax.VarBinding(now, value))
-            self.current[id(var)], self.layouts[id(now)] = now, layout
-            return
+            self.var_remap[var], self.layouts[id(now)] = now, layout
+            return relax.VarBinding(now, value, b.span)
         # A block output: the program's layout outside the block.
-        inner = self.emit(value, layout)
+        inner = self.emit_in(value, layout)
         if isinstance(layout, AxisOrder):
             back = AxisOrder.identity(len(layout.perm))
-            self.out.append(relax.VarBinding(var, _permute(inner, layout, back)))
-        else:
-            self.out.append(relax.VarBinding(var, self.restored(inner, layout)))
+            return relax.VarBinding(var, _permute(inner, layout, back), b.span)
+        return relax.VarBinding(var, self.restored(inner, layout), b.span)
 
     def restored(self, var: relax.Var, layout: AnyOrder) -> relax.Expr:
         """`var` (in `layout`) as the program wrote it."""
@@ -169,14 +156,15 @@ class _Rewriter:
             return self.to(var, None)
         fields = []
         for i, field_layout in enumerate(layout):
-            item = self.emit(relax.TupleGetItem(var, i), field_layout)
+            item = self.emit_in(relax.TupleGetItem(var, i), field_layout)
             fields.append(self.restored(item, field_layout))
         return relax.Tuple(tuple(fields))
 
     # ------------------------------------------------------------ conversions
 
     def now(self, var: relax.Var) -> relax.Var:
-        return self.current.get(id(var), var)
+        now = self.var_remap.get(var, var)
+        return now if isinstance(now, relax.Var) else var
 
     def layout_of(self, arg: relax.Expr) -> AxisOrder | None:
         """The layout of a tensor argument (of a tuple's first moved field)."""
@@ -202,7 +190,7 @@ class _Rewriter:
         key = (id(value), tuple(target.perm))
         if key not in self.permuted:
             permute = _permute(value, source, target)
-            self.permuted[key] = self.emit(permute, None if target.is_identity else target)
+            self.permuted[key] = self.emit_in(permute, None if target.is_identity else target)
         return self.permuted[key]
 
     def plain(self, expr: relax.Expr) -> relax.Expr:
@@ -214,12 +202,11 @@ class _Rewriter:
                 vmap[id(var)] = self.to(var, None)
         return remap(expr, vmap) if vmap else expr
 
-    def emit(self, value: relax.Expr, layout: AnyOrder) -> relax.Var:
-        var = relax.DataflowVar("lv", sinfo_of(value))
-        self.out.append(relax.VarBinding(var, value))
+    def emit_in(self, value: relax.Expr, layout: AnyOrder) -> relax.Var:
+        """Bind `value`, whose result is in `layout`, before the binding visited."""
+        var = self.emit(value, "lv")
         if _moved(layout):
             self.layouts[id(var)] = layout
-        self.changed = True
         return var
 
 
