@@ -125,6 +125,16 @@ def int_range(dtype: str) -> tuple[int, int] | None:
     return 0, (1 << width) - 1
 
 
+def limits(dtype: str) -> tuple[float, float] | None:
+    """(lowest, highest) finite value of a scalar dtype (ints for integer dtypes);
+    None for others."""
+    bounds = int_range(dtype)
+    if bounds is not None:
+        return bounds
+    big = _FLOAT_MAX.get(dtype)
+    return None if big is None else (-big, big)
+
+
 def range_error(dtype: str, value: float) -> str | None:
     """Why `value` cannot be an immediate of scalar `dtype`, or None when it can.
     Floats may be inf or nan (TVM allows both), but not finite beyond the dtype's range."""

@@ -14,16 +14,12 @@ import contextlib
 import contextvars
 import ctypes.util
 import functools
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 import llvmlite.binding as llvm
-
-from tvmlite.diagnostics import TVMLiteError
 
 SPEED_LEVEL = 3
 P = ParamSpec("P")
@@ -112,81 +108,34 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
     otherwise, O3, position-independent code (objects may end up in a shared
     library). An MCJIT engine takes ownership of (and frees) the machine it is
     given, so each engine gets its own from here."""
-    _initialised()
     options = current_options() if options is None else options
+    cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=cpu,
+        features=features,
+        opt=_speed(options),
+        reloc="pic",
+        codemodel="jitdefault",
+    )
+
+
+def checked_machine(options: MachineOptions) -> tuple[str, str]:
+    """The CPU name and feature string a target machine for `options` is made
+    with: the host's unless `options` say otherwise. Checked first (once per
+    options), since LLVM aborts the process on some bad values (machine_check.py)."""
+    from tvmlite.lowering.codegen.machine_check import check_machine
+
+    _initialised()
     if options.cpu is None:
         cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
         if options.features:
             features = f"{features},{options.features}" if features else options.features
     else:
         cpu, features = options.cpu, options.features or ""
-    if options.cpu is not None or options.features:
-        _check_machine(cpu, features, options)
-    return target.create_target_machine(
-        cpu=cpu, features=features, opt=_speed(options), reloc="pic", codemodel="jitdefault"
-    )
-
-
-# Features the host calling convention needs (x86-64 passes floats in SSE registers,
-# AArch64 in FP/SIMD ones): without one the kernels and their callers disagree about
-# where arguments are, or LLVM stops with a fatal error.
-_ABI_FEATURES = frozenset(["-sse", "-sse2", "+soft-float", "-fp-armv8", "-neon"])
-
-# Compiled in a child process for a CPU or features a target names: LLVM only warns
-# about names it does not know and then dies with a fatal error (exit, no exception)
-# when it compiles for the bare subtarget it fell back to, or for a real CPU that
-# cannot run this triple (`-mcpu=i386` on x86-64).
-_PROBE_IR = r"""
-define double @probe(double %a, float %b, <8 x float> %c, i64 %d) {
-  %e = fpext float %b to double
-  %f = fadd double %a, %e
-  %g = extractelement <8 x float> %c, i64 %d
-  %h = fpext float %g to double
-  %i = fmul double %f, %h
-  ret double %i
-}
-"""
-_PROBE = f"""
-import sys
-import llvmlite.binding as llvm
-llvm.initialize_native_target()
-llvm.initialize_native_asmprinter()
-module = llvm.parse_assembly({_PROBE_IR!r})
-target = llvm.Target.from_default_triple()
-machine = target.create_target_machine(cpu=sys.argv[1], features=sys.argv[2], opt=2, reloc="pic")
-machine.emit_object(module)
-"""
-
-
-@functools.cache
-def _check_machine(cpu: str, features: str, options: MachineOptions) -> None:
-    """Refuse a CPU or feature set LLVM cannot compile host code for, naming what
-    the target asked for (`options`; `cpu` and `features` add the host's)."""
-    for feature in features.split(","):
-        if feature.strip() in _ABI_FEATURES:
-            raise TVMLiteError(
-                f"target feature '{feature.strip()}' would break the host calling convention"
-            )
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-c", _PROBE, cpu, features],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired):  # no interpreter to run it: cannot tell
-        return
-    lines = probe.stderr.splitlines()
-    problems = [line for line in lines if "is not a recognized" in line]
-    if probe.returncode != 0 and not problems:
-        problems = [line for line in lines if "LLVM ERROR" in line]
-        problems = problems or [f"the compiler exited with status {probe.returncode}"]
-    if problems:
-        asked = [f"-mcpu={options.cpu}"] if options.cpu is not None else []
-        asked += [f"-mattr={options.features}"] if options.features else []
-        shown = problems[0].split(" (ignoring")[0].removeprefix("LLVM ERROR: ")
-        raise TVMLiteError(f"target {' '.join(asked)}: {shown}")
+    flags = tuple(options.features.split(",")) if options.features else ()
+    check_machine(options.cpu, flags, (cpu, features))
+    return cpu, features
 
 
 def _speed(options: MachineOptions) -> int:

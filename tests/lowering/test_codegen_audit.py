@@ -233,34 +233,3 @@ def test_stepped_loops_end(bounds: str, n: int, count: int) -> None:
         "main"
     ](a, n)
     assert a[0] == count
-
-
-# ---------------------------------------------------------------- targets
-
-
-@pytest.mark.parametrize(
-    ("target", "message"),
-    [
-        # LLVM warned, then stopped the process with "64-bit code requested on a
-        # subtarget that doesn't support it"
-        ("llvm -mcpu=nosuchcpu", "'nosuchcpu' is not a recognized processor"),
-        ("llvm -mattr=+nosuchfeature", "'\\+nosuchfeature' is not a recognized feature"),
-        # kernels and their callers disagreed where float arguments are
-        ("llvm -mattr=-sse", "target feature '-sse' would break the host calling convention"),
-    ],
-)
-def test_targets_llvm_cannot_compile_for_are_refused(target: str, message: str) -> None:
-    import platform
-
-    if platform.machine() != "x86_64" and "sse" in target:
-        pytest.skip("an x86-64 feature")
-    with pytest.raises(Error, match=message):
-        build(A8, "A[0] = A[1]", target=target)
-
-
-def test_host_cpu_by_name_still_builds() -> None:
-    import llvmlite.binding as llvm
-
-    a = np.arange(8, dtype="float32")
-    build(A8, "A[0] = A[1]", target=f"llvm -mcpu={llvm.get_host_cpu_name()}")["main"](a)
-    assert a[0] == 1
