@@ -2,7 +2,7 @@
 anchor workloads (benchmarks/workloads/workloads.json), as ratios from one run.
 
   python benchmarks/run.py [--only NAME]... [--rounds 5] [--json out.json] [--no-tvm]
-                           [--tvm-python /tmp/tvmref/bin/python] [--peak 342]
+                           [--tvm-python /tmp/tvmref/bin/python] [--peak GFLOPS]
 
 Contenders, each in a worker process of its own (benchmarks/_worker.py):
 - NumPy on one BLAS thread and on every core (OPENBLAS_NUM_THREADS set before
@@ -21,9 +21,9 @@ reference magnitude, at most sqrt(eps) of the dtype) before it is timed; a
 wrong or failed contender is not timed and the run exits with status 1.
 Timed runs are interleaved round by round (the order rotating), each run a
 batch of calls lasting at least `--min-ms`; times are ms per call, median
-(min) over `--rounds` rounds. GFLOP/s and % of `--peak` (the machine's fp32
-peak in GFLOP/s on all cores: 342 measured on this machine's two cores, 175 on
-one, see reference/ANCHORS.md) where workloads.json gives flops, GB/s of the
+(min) over `--rounds` rounds. GFLOP/s and % of the machine's fp32 peak on
+all cores (`--peak`, else measured: cores x the FMA peak of one core that
+benchmarks/_peak.py measures) where workloads.json gives flops, GB/s of the
 bytes it gives otherwise. Targets are issue 11's, for tvmlite's default build.
 """
 
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _peak import fma_peak
 from _timing import Summary, interleaved_samples
 from _workloads import Workload, load, relative_error, tolerance
 
@@ -172,15 +173,14 @@ def measure(
     return result
 
 
-def start_workers(args: argparse.Namespace) -> tuple[dict[str, WorkerProcess], list[str]]:
-    """The contenders' processes, and notes on those left out."""
+def start_workers(args: argparse.Namespace, notes: list[str]) -> dict[str, WorkerProcess]:
+    """The contenders' processes; a note for each left out."""
     threads = sorted({1, os.cpu_count() or 1})
     specs = [
         (f"numpy-{n}t", "numpy", sys.executable, {v: str(n) for v in BLAS_THREAD_VARS})
         for n in threads
     ]
     specs.append(("tvmlite", "tvmlite", sys.executable, {}))
-    notes = []
     if args.no_tvm:
         notes.append("TVM: left out (--no-tvm)")
     else:
@@ -193,7 +193,7 @@ def start_workers(args: argparse.Namespace) -> tuple[dict[str, WorkerProcess], l
             if kind != "tvm":
                 raise SystemExit(f"{label}: cannot start: {exc}") from exc
             notes.append(f"TVM: not importable by {python} ({exc})")
-    return workers, notes
+    return workers
 
 
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -273,7 +273,7 @@ def report(results: list[Result], labels: list[str], args: argparse.Namespace) -
     has_tvm = "tvm" in labels
     head = ["workload", "NumPy ms", "tvmlite ms"] + (["TVM ms"] if has_tvm else [])
     head += ["tvmlite / NumPy"] + (["TVM / NumPy", "tvmlite / TVM"] if has_tvm else [])
-    head += ["tvmlite speed", f"% of {args.peak:g} GFLOP/s", "target", "met"]
+    head += ["tvmlite speed", f"% of peak ({args.peak:.0f})", "target", "met"]
     rows = [head]
     for r in results:
         row = [r.workload.name, time_cell(r, "numpy"), time_cell(r, "tvmlite")]
@@ -335,7 +335,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write the results here")
     ap.add_argument("--no-tvm", action="store_true")
     ap.add_argument("--tvm-python", metavar="PYTHON", help="interpreter that imports tvm")
-    ap.add_argument("--peak", type=float, default=342.0, help="machine fp32 peak, GFLOP/s")
+    ap.add_argument("--peak", type=float, help="machine fp32 peak, GFLOP/s (default: measure)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.rounds < 1 or args.compile_repeat < 1:
@@ -346,7 +346,14 @@ def main() -> None:
         if unknown:
             ap.error(f"unknown workload {', '.join(unknown)}; known: {[w.name for w in workloads]}")
         workloads = [w for w in workloads if w.name in args.only]
-    workers, notes = start_workers(args)
+    notes = []
+    if args.peak is None:
+        per_core, cores = fma_peak(), os.cpu_count() or 1
+        args.peak = per_core * cores
+        notes.append(f"peak: {per_core:.0f} GFLOP/s per core (FMA loop, _peak.py) x {cores} cores")
+    else:
+        notes.append(f"peak: {args.peak:g} GFLOP/s (--peak)")
+    workers = start_workers(args, notes)
     results = []
     try:
         with tempfile.TemporaryDirectory(prefix="tvmlite-bench-") as tmp:
