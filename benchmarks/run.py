@@ -58,6 +58,7 @@ TARGETS: tuple[tuple[str, float, float | None], ...] = (
 )
 COMPILE_TARGET = 2.0  # tvmlite's build time at most twice TVM's on the same module
 REFERENCE = "numpy-1t"
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class WorkerError(Exception):
@@ -83,7 +84,7 @@ class WorkerProcess:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            raise WorkerError(f"{self.label}: worker exited (status {self.proc.wait()})")
+            raise WorkerError(f"{self.label} worker exited (status {self.proc.wait()})")
         reply = json.loads(line)
         if not reply["ok"]:
             raise WorkerError(reply["error"])
@@ -91,8 +92,11 @@ class WorkerProcess:
 
     def ask(self, cmd: str, **kw: Any) -> Any:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"cmd": cmd, **kw}) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps({"cmd": cmd, **kw}) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError as exc:
+            raise WorkerError(f"{self.label} worker exited (status {self.proc.wait()})") from exc
         return self._reply()
 
     def close(self) -> None:
@@ -129,47 +133,50 @@ class Result:
 def measure(
     w: Workload, workers: dict[str, WorkerProcess], args: argparse.Namespace, tmp: Path
 ) -> Result:
+    """Build, check and time one workload on every contender."""
     result = Result(w)
-    active = {
-        label: worker
-        for label, worker in workers.items()
-        if w.uses_blas or not label.startswith("numpy") or label == REFERENCE
-    }
-    for worker in active.values():
-        worker.ask("load", name=w.name, seed=args.seed)
-    compiled: dict[str, list[float]] = {label: [] for label in active}
-    for _ in range(args.compile_repeat + 1):  # the first build of each warms its process up
-        for label, worker in active.items():
-            if label in result.failures:
+
+    def each(step: str, cmd: str, **kw: Any) -> dict[str, Any]:
+        """Ask every contender still in the race; one that fails drops out."""
+        answers = {}
+        for label, worker in workers.items():
+            if label in result.failures or (label != REFERENCE and not wanted(label)):
                 continue
             try:
-                compiled[label].append(worker.ask("compile"))
+                answers[label] = worker.ask(cmd, **{k: v(label) for k, v in kw.items()})
             except WorkerError as exc:
-                result.failures[label] = f"build failed: {exc}"
-    for label, values in compiled.items():
-        if values[1:] and values[0] is not None:
-            result.compile_ms[label] = Summary(tuple(values[1:]))
-    ready = {label: worker for label, worker in active.items() if label not in result.failures}
-    outputs = {}
-    for label, worker in ready.items():
-        try:
-            worker.ask("run", out=str(tmp / f"{label}.npy"))
-            outputs[label] = np.load(tmp / f"{label}.npy")
-        except WorkerError as exc:
-            result.failures[label] = f"run failed: {exc}"
-    if REFERENCE not in outputs:
-        raise SystemExit(f"{w.name}: the NumPy reference failed: {result.failures[REFERENCE]}")
-    ref = outputs.pop(REFERENCE)
+                result.failures[label] = f"{step} failed: {exc}"
+        return answers
+
+    def wanted(label: str) -> bool:
+        # without BLAS, NumPy on more threads runs the very same code
+        return w.uses_blas or not label.startswith("numpy")
+
+    each("load", "load", name=lambda _: w.name, seed=lambda _: args.seed)
+    builds: dict[str, list[float]] = {}
+    for _ in range(args.compile_repeat + 1):  # the first build of each warms its process up
+        for label, ms in each("build", "compile").items():
+            builds.setdefault(label, []).append(ms)
+    result.compile_ms = {
+        label: Summary(tuple(values[1:])) for label, values in builds.items() if values[0]
+    }
+    each("run", "run", out=lambda label: str(tmp / f"{label}.npy"))
+    if REFERENCE in result.failures:
+        raise SystemExit(f"{w.name}: the NumPy reference {result.failures[REFERENCE]}")
+    ref = np.load(tmp / f"{REFERENCE}.npy")
     result.tolerance = tolerance(ref.dtype)
-    for label, out in outputs.items():
-        result.errors[label] = err = relative_error(out, ref)
+    for label in list(workers):
+        if label == REFERENCE or label in result.failures or not wanted(label):
+            continue
+        result.errors[label] = err = relative_error(np.load(tmp / f"{label}.npy"), ref)
         if err > result.tolerance:
             result.failures[label] = f"WRONG: relative error {err:.2g}"
-    timed = {label: worker for label, worker in ready.items() if label not in result.failures}
-    for worker in timed.values():
-        worker.ask("calibrate", min_ms=args.min_ms)
-    runs = {label: lambda worker=worker: worker.ask("time") for label, worker in timed.items()}
-    result.times = interleaved_samples(runs, args.rounds, warmup=False)
+    timed = each("calibration", "calibrate", min_ms=lambda _: args.min_ms)
+    runs = {label: lambda label=label: workers[label].ask("time") for label in timed}
+    try:  # calibrating ran every contender: no warm-up round
+        result.times = interleaved_samples(runs, args.rounds, warmup=False)
+    except WorkerError as exc:
+        raise SystemExit(f"{w.name}: {exc}") from exc
     return result
 
 
@@ -194,9 +201,6 @@ def start_workers(args: argparse.Namespace, notes: list[str]) -> dict[str, Worke
                 raise SystemExit(f"{label}: cannot start: {exc}") from exc
             notes.append(f"TVM: not importable by {python} ({exc})")
     return workers
-
-
-BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def fmt(x: float | None, unit: str = "") -> str:
