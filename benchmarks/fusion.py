@@ -46,12 +46,12 @@ def main() -> None:
         want = reference(*inputs)
         base = timings(partial(reference, *inputs), args.repeat)[0]
         print(workload.desc)
-        print(f"  {'numpy':<28} {base:9.3f} ms  ratio  1.00")
+        print(f"  {'numpy':<32} {base:9.3f} ms  ratio  1.00")
         for target, pipeline in configs:
             f = tvmlite.build(mod, target=target, pipeline=pipeline)["main"]
             np.testing.assert_allclose(f(*inputs), want, rtol=1e-4, atol=1e-4)
             ms = timings(partial(f, *inputs), args.repeat)[0]
-            print(f"  {f'tvmlite {pipeline} {target}':<28} {ms:9.3f} ms  ratio {ms / base:5.2f}")
+            print(f"  {f'tvmlite {pipeline} {target}':<32} {ms:9.3f} ms  ratio {ms / base:5.2f}")
 
 
 if __name__ == "__main__":
