@@ -44,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from tvmlite.runtime.executable import Executable
 
         return Executable
+    if name == "tir":  # schedules import the lowering layer: only when asked for
+        import tvmlite.tir
+
+        return tvmlite.tir
     if name == "Target":
         from tvmlite.lowering.target import Target
 
@@ -65,5 +69,6 @@ __all__ = [
     "parse_file",
     "register_func",
     "structural_equal",
+    "tir",
     "structural_hash",
 ]

@@ -1,0 +1,402 @@
+"""Loop transformations: split, fuse, reorder, merge, add_unit_loop.
+
+They change the loop nest above blocks without moving any computation: block
+bindings are rewritten in terms of the new loops and put back in normal form
+(`dsl.iter_map`), which is how TVM prints them (`i_0 * 4 + i_1`,
+`i_j_fused // 6`, `i_j_fused % 32 // 8`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tvmlite.dsl import arith, tir
+from tvmlite.dsl.iter_map import simplify_bindings
+from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.lowering.schedule.state import Change, ScheduleError
+from tvmlite.lowering.schedule.tree import Node, ScheduleMutator, Tree, replace, stmt_of
+
+
+def loop_name(loop: tir.For) -> str:
+    return f"loop '{loop.loop_var.name}'"
+
+
+def check_plain_loop(loop: tir.For, primitive: str) -> None:
+    """The loop starts at 0 and carries no annotation or thread binding."""
+    if loop.annotations or loop.kind == tir.THREAD_BINDING:
+        raise ScheduleError(
+            f"{primitive}: {loop_name(loop)} has an annotation or thread binding"
+        )
+    if arith.const_value(loop.min) != 0:
+        raise ScheduleError(f"{primitive}: {loop_name(loop)} does not start at 0")
+
+
+def const_extent(loop: tir.For, primitive: str) -> int:
+    extent = arith.const_value(loop.extent)
+    if extent is None:
+        raise ScheduleError(f"{primitive}: {loop_name(loop)} has a non-constant extent")
+    return extent
+
+
+def loop_ranges(tree: Tree, node: Node) -> dict[tir.Var, tuple[int, int]]:
+    """Constant (min, extent) of every loop above `node` in its scope."""
+    out = {}
+    for lp in tree.loops_above(node):
+        lo, ext = arith.const_value(lp.min), arith.const_value(lp.extent)
+        if lo is not None and ext is not None:
+            out[lp.loop_var] = (lo, ext)
+    return out
+
+
+class _SimplifyBindings(ScheduleMutator):
+    """Puts the bindings of every block realize in normal form over the loops
+    around it (`iters`, extended by the loops met on the way down)."""
+
+    def __init__(self, iters: dict[tir.Var, tuple[int, int]], preserve_unit_iters: bool) -> None:
+        super().__init__()
+        self.iters = dict(iters)
+        self.preserve = preserve_unit_iters
+
+    def visit_For(self, s: tir.For) -> tir.Stmt:
+        lo, ext = arith.const_value(s.min), arith.const_value(s.extent)
+        if lo is not None and ext is not None:
+            self.iters[s.loop_var] = (lo, ext)
+        out = super().visit_For(s)
+        self.iters.pop(s.loop_var, None)
+        return out
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
+        s = super().visit_BlockRealize(s)
+        if not s.iter_values:
+            return s
+        values = simplify_bindings(s.iter_values, self.iters, self.preserve)
+        if values == s.iter_values:
+            return s
+        return dataclasses.replace(s, iter_values=values)
+
+
+def simplify_under(
+    stmt: tir.Stmt, iters: dict[tir.Var, tuple[int, int]], preserve_unit_iters: bool
+) -> tuple[tir.Stmt, dict[int, tir.Block]]:
+    m = _SimplifyBindings(iters, preserve_unit_iters)
+    return m.visit_stmt(stmt), m.reuse
+
+
+def substitute_stmt(
+    stmt: tir.Stmt, mapping: dict[tir.Var, tir.PrimExpr]
+) -> tuple[tir.Stmt, dict[int, tir.Block]]:
+    m = ScheduleMutator()
+    m.var_remap.update(mapping)
+    return m.visit_stmt(stmt), m.reuse
+
+
+def _merge_reuse(*maps: dict[int, tir.Block]) -> dict[int, tir.Block]:
+    """Compose reuse maps applied one after the other."""
+    out: dict[int, tir.Block] = {}
+    for m in maps:
+        for old, new in list(out.items()):
+            if id(new) in m:
+                out[old] = m[id(new)]
+        for old, new in m.items():
+            out.setdefault(old, new)
+    return out
+
+
+def finish(
+    tree: Tree,
+    targets: dict[int, tir.Stmt],
+    *reuse: dict[int, tir.Block],
+    removed: tuple[tir.Stmt, ...] = (),
+) -> Change:
+    """Swap `targets` into the function, drop `removed`, and gather the reuse maps."""
+    func, path_reuse = replace(tree.func, targets, removed)
+    return Change(func, _merge_reuse(*reuse, path_reuse))
+
+
+# ---------------------------------------------------------------- split
+
+
+def split(
+    tree: Tree,
+    loop: tir.For,
+    factors: list[int | None],
+    preserve_unit_iters: bool,
+    disable_predication: bool,
+) -> tuple[Change, list[tir.Var]]:
+    check_plain_loop(loop, "split")
+    if not isinstance(factors, (list, tuple)) or not factors:
+        raise ScheduleError("split: factors must be a non-empty list")
+    extent = arith.const_value(loop.extent)
+    values: list[int | None] = []
+    for f in factors:
+        if f is None or (isinstance(f, int) and not isinstance(f, bool) and f == -1):
+            values.append(None)
+        elif isinstance(f, int) and not isinstance(f, bool) and f > 0:
+            values.append(f)
+        elif isinstance(f, tir.IntImm) and f.value > 0:
+            values.append(f.value)
+        else:
+            raise ScheduleError(f"split: factor {f!r} is not a positive integer or None")
+    if values.count(None) > 1:
+        raise ScheduleError("split: only one factor can be None (or -1)")
+    known = 1
+    for v in values:
+        known *= v or 1
+    if None in values:
+        if extent is None:
+            raise ScheduleError(f"split: cannot infer a factor of {loop_name(loop)}: extent unknown")
+        values[values.index(None)] = -(-extent // known)
+    elif extent is not None and known < extent:
+        raise ScheduleError(
+            f"split: the product of factors {values} is smaller than the extent {extent} "
+            f"of {loop_name(loop)}"
+        )
+    dtype = loop.loop_var.dtype
+    new_vars = [tir.Var(f"{loop.loop_var.name}_{i}", dtype) for i in range(len(values))]
+    value: tir.PrimExpr = arith.imm(0, dtype)
+    for var, f in zip(new_vars, values, strict=True):
+        value = arith.add(arith.mul(value, f), var)
+    body, reuse1 = substitute_stmt(loop.body, {loop.loop_var: value})
+    analyzer = arith.Analyzer()
+    for var, f in zip(new_vars, values, strict=True):
+        analyzer.bind(var, 0, f)
+    predicate = arith.compare("lt", value, loop.extent)
+    if not disable_predication and not analyzer.can_prove(predicate):
+        body, reuse2 = _append_predicate(body, predicate)
+        reuse1 = _merge_reuse(reuse1, reuse2)
+    for var, f in reversed(list(zip(new_vars, values, strict=True))):
+        body = tir.For(var, arith.imm(0, dtype), arith.imm(f, dtype), tir.SERIAL, body)
+    iters = loop_ranges(tree, loop)
+    body, reuse3 = simplify_under(body, iters, preserve_unit_iters)
+    return finish(tree, {id(loop): body}, reuse1, reuse3), new_vars
+
+
+class _AppendPredicate(ScheduleMutator):
+    def __init__(self, predicate: tir.PrimExpr) -> None:
+        super().__init__()
+        self.predicate = predicate
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
+        return dataclasses.replace(s, predicate=arith.logical_and(s.predicate, self.predicate))
+
+
+def _append_predicate(
+    body: tir.Stmt, predicate: tir.PrimExpr
+) -> tuple[tir.Stmt, dict[int, tir.Block]]:
+    m = _AppendPredicate(predicate)
+    return m.visit_stmt(body), m.reuse
+
+
+# ---------------------------------------------------------------- fuse
+
+
+def fuse(
+    tree: Tree, loops: list[tir.For], preserve_unit_iters: bool
+) -> tuple[Change, tir.Var]:
+    outer_vars: dict[tir.Var, None] = {}
+    for i, lp in enumerate(loops):
+        check_plain_loop(lp, "fuse")
+        if i > 0:
+            outer = loops[i - 1]
+            if tree.parent_of(lp) is not outer:
+                raise ScheduleError(
+                    f"fuse: the outer {loop_name(outer)} is not the parent of the inner "
+                    f"{loop_name(lp)}"
+                )
+            if outer.body is not lp:
+                raise ScheduleError(
+                    f"fuse: the inner {loop_name(lp)} is not the only child of the outer "
+                    f"{loop_name(outer)}"
+                )
+        if uses(lp.extent, outer_vars):
+            raise ScheduleError(f"fuse: the extent of {loop_name(lp)} depends on an outer loop")
+        outer_vars[lp.loop_var] = None
+    dtype = loops[0].loop_var.dtype
+    name = "_".join(lp.loop_var.name for lp in loops) + "_fused"
+    fused = tir.Var(name, dtype)
+    mapping: dict[tir.Var, tir.PrimExpr] = {}
+    lower: tir.PrimExpr = arith.imm(1, dtype)
+    analyzer = arith.Analyzer()
+    for lp in reversed(loops[1:]):
+        next_lower = analyzer.canonical_simplify(arith.mul(lp.extent, lower))
+        if arith.const_value(lp.extent) == 1:
+            mapping[lp.loop_var] = arith.imm(0, dtype)
+        else:
+            mapping[lp.loop_var] = arith.floordiv(arith.floormod(fused, next_lower), lower)
+        lower = next_lower
+    first = loops[0]
+    if arith.const_value(first.extent) == 1:
+        mapping[first.loop_var] = arith.imm(0, dtype)
+    else:
+        mapping[first.loop_var] = arith.floordiv(fused, lower)
+    body, reuse1 = substitute_stmt(loops[-1].body, mapping)
+    extent: tir.PrimExpr = arith.imm(1, dtype)
+    for lp in loops:
+        extent = arith.mul(extent, lp.extent)
+    extent = analyzer.simplify(extent)
+    new_loop = tir.For(fused, arith.imm(0, dtype), extent, tir.SERIAL, body)
+    iters = loop_ranges(tree, loops[0])
+    new_loop, reuse2 = simplify_under(new_loop, iters, preserve_unit_iters)
+    return finish(tree, {id(loops[0]): new_loop}, reuse1, reuse2), fused
+
+
+# ---------------------------------------------------------------- reorder
+
+
+def reorder(tree: Tree, ordered: list[tir.For]) -> Change | None:
+    if len(ordered) <= 1:
+        return None
+    seen: dict[int, tir.For] = {}
+    for lp in ordered:
+        if id(lp) in seen:
+            raise ScheduleError(f"reorder: {loop_name(lp)} appears more than once")
+        seen[id(lp)] = lp
+    # Walk up from each loop to its scope block; the walks must meet in one chain.
+    visited: set[int] = set()
+    top: tir.For | None = None
+    bottom: tir.For = ordered[0]
+    scope_seen = False
+    for index, lp in enumerate(ordered):
+        if id(lp) in visited:
+            continue
+        node: Node | None = lp
+        while True:
+            if node is None or isinstance(node, tir.Block):
+                if scope_seen:
+                    raise ScheduleError(
+                        "reorder: the loops are not in one chain: they are not under the "
+                        "same loop nest"
+                    )
+                scope_seen = True
+                break
+            if id(node) in visited:
+                if node is not bottom:
+                    raise ScheduleError(
+                        f"reorder: the loops are not in one chain: {loop_name(node)} has "
+                        "more than one child statement on the way"
+                    )
+                bottom = lp
+                break
+            visited.add(id(node))
+            if index == 0 and id(node) in seen:
+                top = node
+            node = tree.parent_of(node)
+        if index == 0:
+            bottom = lp
+    assert top is not None
+    chain: list[tir.For] = []
+    node = bottom
+    while node is not top:
+        parent = tree.parent_of(node)
+        assert isinstance(parent, tir.For)
+        if parent.body is not node:
+            raise ScheduleError(
+                f"reorder: the loops are not in one chain: {loop_name(parent)} has more "
+                "than one child statement"
+            )
+        chain.append(node)
+        node = parent
+    chain.append(top)
+    _check_reorder_blocks(tree, top)
+    # Rebuild the chain bottom-up, taking the requested loops in reverse order.
+    inner_vars: dict[tir.Var, None] = {}
+    pending = list(ordered)
+    new: tir.Stmt | None = None
+    for lp in chain:
+        copy = pending.pop() if id(lp) in seen else lp
+        body = lp.body if new is None else new
+        if uses(copy.min, inner_vars) or uses(copy.extent, inner_vars):
+            raise ScheduleError(
+                f"reorder: the range of outer {loop_name(copy)} would depend on an inner loop"
+            )
+        inner_vars[copy.loop_var] = None
+        new = dataclasses.replace(copy, body=body)
+    assert new is not None
+    return finish(tree, {id(top): new})
+
+
+def _check_reorder_blocks(tree: Tree, top: tir.For) -> None:
+    for block in _blocks_under(top):
+        for iv in block.iter_vars:
+            if iv.kind not in (tir.SPATIAL, tir.REDUCE):
+                raise ScheduleError(
+                    f"reorder: block '{block.name}' under the loops has an iteration axis "
+                    f"'{iv.var.name}' that is neither spatial nor reduction"
+                )
+
+
+def _blocks_under(s: tir.Stmt) -> list[tir.Block]:
+    from tvmlite.lowering.schedule.tree import realizes_under
+
+    return [r.block for r in realizes_under(s.body if isinstance(s, tir.For) else s)]
+
+
+# ---------------------------------------------------------------- add_unit_loop / merge
+
+
+def add_unit_loop(tree: Tree, node: Node) -> tuple[Change, tir.Var]:
+    var = tir.Var("u", "int32")
+    stmt = stmt_of(tree, node)
+    new = tir.For(var, arith.imm(0, "int32"), arith.imm(1, "int32"), tir.SERIAL, stmt)
+    return finish(tree, {id(stmt): new}), var
+
+
+def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
+    """Merge the loop nests ending at `loops` (same depth and extents under their
+    lowest common ancestor): the first nest's loops run all bodies in order."""
+    if len(loops) < 2:
+        raise ScheduleError("merge needs at least two loops")
+    lca = _lowest_common_ancestor(tree, loops)
+    scope = tree.scope_of(loops[0])
+    nests = []
+    for lp in loops:
+        if tree.scope_of(lp) is not scope:
+            raise ScheduleError("merge: the loops are not under the same block scope")
+        nest: list[tir.For] = []
+        node: Node | None = lp
+        while node is not None and node is not lca:
+            if isinstance(node, tir.For):
+                check_plain_loop(node, "merge")
+                nest.append(node)
+            node = tree.parent_of(node)
+        nest.reverse()
+        for outer, inner in zip(nest, nest[1:], strict=False):
+            if outer.body is not inner:
+                raise ScheduleError(
+                    f"merge: {loop_name(inner)} is not the only child of {loop_name(outer)}"
+                )
+        nests.append(nest)
+    depth = len(nests[0])
+    analyzer = arith.Analyzer()
+    for nest in nests[1:]:
+        if len(nest) != depth:
+            raise ScheduleError("merge: the loop nests have different depths")
+        for a, b in zip(nest, nests[0], strict=True):
+            if not analyzer.can_prove_equal(a.extent, b.extent):
+                raise ScheduleError(
+                    f"merge: {loop_name(a)} and {loop_name(b)} have different extents"
+                )
+    first = nests[0]
+    bodies = []
+    for nest in nests:
+        mapping = {lp.loop_var: f.loop_var for lp, f in zip(nest, first, strict=True)}
+        bodies.append(substitute_stmt(nest[-1].body, mapping)[0])
+    merged: tir.Stmt = tir.seq(bodies)
+    for lp in reversed(first):
+        merged = dataclasses.replace(lp, body=merged)
+    removed = tuple(nest[0] for nest in nests[1:])
+    func, reuse = replace(tree.func, {id(first[0]): merged}, removed)
+    return Change(func, reuse), first[-1].loop_var
+
+
+def _lowest_common_ancestor(tree: Tree, nodes: list[Node]) -> Node:
+    paths = [[*reversed(tree.ancestors(n)), n] for n in nodes]
+    lca = paths[0][0]
+    for i in range(min(len(p) for p in paths)):
+        if all(p[i] is paths[0][i] for p in paths):
+            lca = paths[0][i]
+        else:
+            break
+    return lca
+
+
