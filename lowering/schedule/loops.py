@@ -342,13 +342,14 @@ def add_unit_loop(tree: Tree, node: Node) -> tuple[Change, tir.Var]:
 
 
 def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
-    """Merge the loop nests ending at `loops` (same depth and extents under their
-    lowest common ancestor): the first nest's loops run all bodies in order."""
+    """Merge the loop nests ending at `loops` (same depth and extents below their
+    lowest common ancestor) into one new nest (`_m` loops) that runs their bodies
+    in order, placed where the last nest was."""
     if len(loops) < 2:
         raise ScheduleError("merge needs at least two loops")
     lca = _lowest_common_ancestor(tree, loops)
     scope = tree.scope_of(loops[0])
-    nests = []
+    nests = []  # per loop: the loops from it up to the common ancestor, innermost first
     for lp in loops:
         if tree.scope_of(lp) is not scope:
             raise ScheduleError("merge: the loops are not under the same block scope")
@@ -359,34 +360,34 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
                 check_plain_loop(node, "merge")
                 nest.append(node)
             node = tree.parent_of(node)
-        nest.reverse()
-        for outer, inner in zip(nest, nest[1:], strict=False):
+        for inner, outer in zip(nest, nest[1:], strict=False):
             if outer.body is not inner:
                 raise ScheduleError(
                     f"merge: {loop_name(inner)} is not the only child of {loop_name(outer)}"
                 )
         nests.append(nest)
-    depth = len(nests[0])
     analyzer = arith.Analyzer()
     for nest in nests[1:]:
-        if len(nest) != depth:
+        if len(nest) != len(nests[0]):
             raise ScheduleError("merge: the loop nests have different depths")
         for a, b in zip(nest, nests[0], strict=True):
             if not analyzer.can_prove_equal(a.extent, b.extent):
                 raise ScheduleError(
                     f"merge: {loop_name(a)} and {loop_name(b)} have different extents"
                 )
-    first = nests[0]
-    bodies = []
+    new_vars = [tir.Var(f"{lp.loop_var.name}_m", lp.loop_var.dtype) for lp in nests[0]]
+    bodies, reuses = [], []
     for nest in nests:
-        mapping = {lp.loop_var: f.loop_var for lp, f in zip(nest, first, strict=True)}
-        bodies.append(substitute_stmt(nest[-1].body, mapping)[0])
+        mapping = {lp.loop_var: v for lp, v in zip(nest, new_vars, strict=True)}
+        body, reuse = substitute_stmt(nest[0].body, mapping)
+        bodies.append(body)
+        reuses.append(reuse)
     merged: tir.Stmt = tir.seq(bodies)
-    for lp in reversed(first):
-        merged = dataclasses.replace(lp, body=merged)
-    removed = tuple(nest[0] for nest in nests[1:])
-    func, reuse = replace(tree.func, {id(first[0]): merged}, removed)
-    return Change(func, reuse), first[-1].loop_var
+    for var, lp in zip(new_vars, nests[0], strict=True):
+        merged = tir.For(var, arith.imm(0, var.dtype), lp.extent, tir.SERIAL, merged)
+    removed = tuple(nest[-1] for nest in nests[:-1])
+    change = finish(tree, {id(nests[-1][-1]): merged}, *reuses, removed=removed)
+    return change, new_vars[0]
 
 
 def _lowest_common_ancestor(tree: Tree, nodes: list[Node]) -> Node:

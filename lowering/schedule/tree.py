@@ -188,10 +188,17 @@ def replace(
     """`func` with each statement whose id is a key replaced by its value and the
     `removed` statements dropped from their sequences, and the blocks rebuilt on
     the way (old id -> new block)."""
-    mutator = _Replace(targets, {id(s) for s in removed})
-    body = mutator.visit_stmt(func.body)
+    body, reuse = replace_in(func.body, targets, removed)
     new = func if body is func.body else _with_body(func, body)
-    return new, mutator.reuse
+    return new, reuse
+
+
+def replace_in(
+    stmt: tir.Stmt, targets: dict[int, tir.Stmt], removed: tuple[tir.Stmt, ...] = ()
+) -> tuple[tir.Stmt, dict[int, tir.Block]]:
+    """`replace` within one statement."""
+    mutator = _Replace(targets, {id(s) for s in removed})
+    return mutator.visit_stmt(stmt), mutator.reuse
 
 
 def _with_body(func: tir.PrimFunc, body: tir.Stmt) -> tir.PrimFunc:
@@ -205,3 +212,19 @@ def stmt_of(tree: Tree, node: Node) -> tir.Stmt:
     if isinstance(node, tir.Block):
         return tree.realize_of[id(node)]
     return node
+
+
+def removal_root(tree: Tree, block: tir.Block) -> tir.Stmt:
+    """The statement to drop to remove `block`: its realize, or the outermost loop
+    that holds nothing but it. It must sit in a sequence of its scope."""
+    stmt: tir.Stmt = tree.realize_of[id(block)]
+    parent = tree.parent_of(block)
+    while isinstance(parent, tir.For) and parent.body is stmt:
+        stmt = parent
+        parent = tree.parent_of(parent)
+    holder = parent.body if parent is not None else None
+    if holder is stmt:
+        from tvmlite.lowering.schedule.state import ScheduleError
+
+        raise ScheduleError(f"block '{block.name}' is the only statement of its scope")
+    return stmt
