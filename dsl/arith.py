@@ -699,6 +699,10 @@ class _Rewriter:
                     return e.a
             return e
         if e.kind in ("min", "max") and is_index(e):
+            diff = const_value(self.analyzer.canonical_simplify(sub(e.a, e.b)))
+            if diff is not None:
+                a_first = diff <= 0 if e.kind == "min" else diff >= 0
+                return e.a if a_first else e.b
             a, b = self.analyzer.const_bound(e.a), self.analyzer.const_bound(e.b)
             a_first = a[1] <= b[0] if e.kind == "min" else a[0] >= b[1]
             b_first = b[1] <= a[0] if e.kind == "min" else b[0] >= a[1]

@@ -104,7 +104,12 @@ def _commit_scope(
 
 
 def recompute_regions(block: tir.Block) -> tir.Block:
+    """Reads and writes from the body; a reduction's own output is not listed as
+    read (as TVM writes them)."""
     reads, writes = infer_regions(block.body, block.init, block.alloc_buffers, block.match_buffers)
+    if block.init is not None:
+        written = {w.buffer for w in writes}
+        reads = tuple(r for r in reads if r.buffer not in written)
     return dataclasses.replace(block, reads=reads, writes=writes)
 
 
