@@ -321,9 +321,12 @@ class Analyzer:
 
     def __init__(self) -> None:
         self.ranges: dict[tir.Var, Bound] = {}
+        self.values: dict[tir.Var, tir.PrimExpr] = {}  # vars with a single value
 
     def bind(self, var: tir.Var, lo: tir.PrimExpr | int, extent: tir.PrimExpr | int) -> None:
-        """`var` ranges over [lo, lo + extent)."""
+        """`var` ranges over [lo, lo + extent); with extent 1 it is replaced by `lo`."""
+        if (extent if isinstance(extent, int) else const_value(extent)) == 1:
+            self.values[var] = lo if isinstance(lo, tir.PrimExpr) else imm(lo, var.dtype)
         lo_b = self.const_bound(lo) if isinstance(lo, tir.PrimExpr) else (lo, lo)
         ext_b = self.const_bound(extent) if isinstance(extent, tir.PrimExpr) else (extent, extent)
         self.ranges[var] = (lo_b[0], lo_b[1] + ext_b[1] - 1)
@@ -386,6 +389,8 @@ class Analyzer:
 
     # The canonical visitor returns a _Sum, a _Split or a plain expression.
     def _canon(self, e: tir.PrimExpr) -> tir.PrimExpr | _Sum | _Split:
+        if isinstance(e, tir.Var):
+            return self.values.get(e, e)
         if isinstance(e, tir.BinaryOp) and is_index(e):
             method = _CANON_RULES.get(e.kind)
             if method is not None:

@@ -174,8 +174,7 @@ class _Replace(ScheduleMutator):
         return super().visit_stmt(s)
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> tir.Stmt:
-        if not self.removed:
-            return super().visit_SeqStmt(s)
+        # Rebuilt sequences are flattened: a replacement may itself be a sequence.
         items = [self.visit_stmt(x) for x in s.seq if id(x) not in self.removed]
         if len(items) == len(s.seq) and all(a is b for a, b in zip(items, s.seq, strict=True)):
             return s
