@@ -580,8 +580,10 @@ def _rebuild(e: tir.PrimExpr, visit: object) -> tir.PrimExpr:
         return e if a is e.a else tir.Not(a)
     if isinstance(e, tir.Call):
         args = tuple(visit(x) for x in e.args)
-        return e if all(x is y for x, y in zip(args, e.args, strict=True)) else tir.Call(
-            e.dtype, e.op, args
+        return (
+            e
+            if all(x is y for x, y in zip(args, e.args, strict=True))
+            else tir.Call(e.dtype, e.op, args)
         )
     if isinstance(e, tir.BufferLoad):
         indices = tuple(visit(x) for x in e.indices)

@@ -14,9 +14,16 @@ from typing import Any
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_regions import uses
-from tvmlite.lowering.schedule.loops import finish, loop_name
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import Node, Tree, realizes_under, stmt_of
+from tvmlite.lowering.schedule.loops import loop_name
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import (
+    Change,
+    Node,
+    Tree,
+    finish,
+    realizes_under,
+    replace_block,
+)
 
 
 def set_for_kind(tree: Tree, loop: tir.For, kind: str, primitive: str) -> Change:
@@ -90,14 +97,13 @@ def unannotate(tree: Tree, node: Node, key: str) -> Change:
     if not any(k == key for k, _ in node.annotations):
         what = loop_name(node) if isinstance(node, tir.For) else f"block '{node.name}'"
         raise ScheduleError(f"unannotate: {what} has no annotation '{key}'")
-    new = dataclasses.replace(node, annotations=tuple(kv for kv in node.annotations if kv[0] != key))
+    new = dataclasses.replace(
+        node, annotations=tuple(kv for kv in node.annotations if kv[0] != key)
+    )
     return _swap(tree, node, new)
 
 
 def _swap(tree: Tree, node: Node, new: Node) -> Change:
     if isinstance(node, tir.Block):
-        realize = stmt_of(tree, node)
-        change = finish(tree, {id(realize): dataclasses.replace(realize, block=new)})
-        change.reuse[id(node)] = new
-        return change
+        return replace_block(tree, node, new)
     return finish(tree, {id(node): new})

@@ -16,9 +16,15 @@ import dataclasses
 from tvmlite.dsl import arith, tir
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.inline import recompute_regions
-from tvmlite.lowering.schedule.loops import finish
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import ScheduleMutator, Tree, realizes_under
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import (
+    Change,
+    ScheduleMutator,
+    Tree,
+    realizes_under,
+    replace_block,
+    replace_in,
+)
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "warp", "global.texture", "local.fragment")
 
@@ -123,13 +129,6 @@ def _deep(s: tir.Stmt) -> list[tir.BlockRealize]:
     return out
 
 
-def _commit(tree: Tree, scope: tir.Block, new_scope: tir.Block, reuse: dict[int, tir.Block]) -> Change:
-    realize = tree.realize_of[id(scope)]
-    change = finish(tree, {id(realize): dataclasses.replace(realize, block=new_scope)}, reuse)
-    change.reuse[id(scope)] = new_scope
-    return change
-
-
 def cache_read(
     tree: Tree, block: tir.Block, index: int, scope_name: str, consumers: list[tir.Block]
 ) -> tuple[Change, str]:
@@ -153,7 +152,7 @@ def cache_read(
     new_scope = dataclasses.replace(
         scope, body=_insert(body, position, stage), alloc_buffers=(*scope.alloc_buffers, cache)
     )
-    return _commit(tree, scope, new_scope, swap.reuse), name
+    return replace_block(tree, scope, new_scope, swap.reuse), name
 
 
 def cache_write(
@@ -183,7 +182,7 @@ def cache_write(
     new_scope = dataclasses.replace(
         scope, body=_insert(body, position, stage), alloc_buffers=(*scope.alloc_buffers, cache)
     )
-    return _commit(tree, scope, new_scope, swap.reuse), name
+    return replace_block(tree, scope, new_scope, swap.reuse), name
 
 
 def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, str]:
@@ -192,7 +191,9 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
         and len(buffer_spec) == 2
         and buffer_spec[0] in ("read", "write")
     ):
-        raise ScheduleError(f"reindex: buffer must be ('read' | 'write', index), got {buffer_spec!r}")
+        raise ScheduleError(
+            f"reindex: buffer must be ('read' | 'write', index), got {buffer_spec!r}"
+        )
     kind, index = buffer_spec
     buffer = nth_buffer(block, index, kind, "reindex")
     if len(tree.child_blocks(block)) > 0:
@@ -202,7 +203,9 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     used: list[tir.IterVar] = []
     for r in regions[0].region:
         if arith.const_value(r.extent) != 1:
-            raise ScheduleError(f"reindex: block '{block.name}' accesses '{buffer.name}' by a range")
+            raise ScheduleError(
+                f"reindex: block '{block.name}' accesses '{buffer.name}' by a range"
+            )
         for iv in block.iter_vars:
             from tvmlite.dsl.parse_tir_regions import uses
 
@@ -242,7 +245,9 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     else:
         stage, _ = _stage(name, buffer, new_buffer, shape)
     realize = tree.realize_of[id(block)]
-    body, reuse = _replace_block(scope.body, realize, dataclasses.replace(realize, block=new_block))
+    body, reuse = replace_in(
+        scope.body, {id(realize): dataclasses.replace(realize, block=new_block)}
+    )
     reuse[id(block)] = new_block
     position = _position(body, [new_block], before=kind == "read")
     new_scope = dataclasses.replace(
@@ -250,15 +255,7 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
         body=_insert(body, position, stage),
         alloc_buffers=(*scope.alloc_buffers, new_buffer),
     )
-    return _commit(tree, scope, new_scope, reuse), name
-
-
-def _replace_block(
-    body: tir.Stmt, old: tir.BlockRealize, new: tir.BlockRealize
-) -> tuple[tir.Stmt, dict[int, tir.Block]]:
-    from tvmlite.lowering.schedule.tree import replace_in
-
-    return replace_in(body, {id(old): new})
+    return replace_block(tree, scope, new_scope, reuse), name
 
 
 def set_scope(tree: Tree, block: tir.Block, index: int, scope_name: str) -> Change | None:
@@ -271,7 +268,7 @@ def set_scope(tree: Tree, block: tir.Block, index: int, scope_name: str) -> Chan
     swap = _SwapBuffer(buffer, new_buffer, None)
     new_site = swap.visit_stmt(site)
     assert isinstance(new_site, tir.Block)
-    return _commit(tree, site, new_site, swap.reuse)
+    return replace_block(tree, site, new_site, swap.reuse)
 
 
 def _allocation_site(tree: Tree, block: tir.Block, buffer: tir.Buffer, primitive: str) -> tir.Block:
@@ -311,8 +308,4 @@ def storage_align(
         entries.append(new_entry)
     items = [(k, v) for k, v in block.annotations if k != "buffer_dim_align"]
     items.append(("buffer_dim_align", tuple(entries)))
-    new_block = dataclasses.replace(block, annotations=tuple(items))
-    realize = tree.realize_of[id(block)]
-    change = finish(tree, {id(realize): dataclasses.replace(realize, block=new_block)})
-    change.reuse[id(block)] = new_block
-    return change
+    return replace_block(tree, block, dataclasses.replace(block, annotations=tuple(items)))

@@ -20,10 +20,10 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
 from tvmlite.lowering.schedule.inline import is_output_block
-from tvmlite.lowering.schedule.loops import finish, loop_name
+from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.regions import Interval, relaxed_region, union
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import Tree, realizes_under, removal_root
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import Change, Tree, finish, realizes_under, removal_root
 
 
 def compute_at(
@@ -196,7 +196,9 @@ def _block_var_domains(
                 continue
             doms[var] = dom if doms[var] is None else _union2(doms[var], dom, analyzer)
             if bound is not None:
-                bounds[var] = bound if bounds[var] is None else _union2(bounds[var], bound, analyzer)
+                bounds[var] = (
+                    bound if bounds[var] is None else _union2(bounds[var], bound, analyzer)
+                )
     out = []
     for iv in block.iter_vars:
         full = Interval(iv.dom.min, arith.sub(arith.add(iv.dom.min, iv.dom.extent), 1))

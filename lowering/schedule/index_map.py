@@ -94,7 +94,9 @@ class IndexMap:
     final_indices: tuple[tir.PrimExpr, ...]
 
     @staticmethod
-    def from_func(func: Callable[..., Any], ndim: int | None = None, dtype: str = "int64") -> IndexMap:
+    def from_func(
+        func: Callable[..., Any], ndim: int | None = None, dtype: str = "int64"
+    ) -> IndexMap:
         if isinstance(func, IndexMap):
             return func
         if not callable(func):

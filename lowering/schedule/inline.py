@@ -14,8 +14,15 @@ import dataclasses
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl.parse_tir_regions import infer_regions, uses
 from tvmlite.lowering.schedule import navigate
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import ScheduleMutator, Tree, removal_root, replace_in
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import (
+    Change,
+    ScheduleMutator,
+    Tree,
+    removal_root,
+    replace_block,
+    replace_in,
+)
 
 
 def _complete(tree: Tree, block: tir.Block) -> bool:
@@ -79,7 +86,7 @@ def compute_inline(tree: Tree, block: tir.Block) -> Change:
         )
     allocs = tuple(b for b in scope.alloc_buffers if b is not buffer)
     new_scope = dataclasses.replace(scope, body=new_scope_body, alloc_buffers=allocs)
-    return _commit_scope(tree, scope, new_scope, inliner.reuse)
+    return replace_block(tree, scope, new_scope, inliner.reuse)
 
 
 def _trivial_index(index: tir.PrimExpr, iv: tir.IterVar) -> bool:
@@ -90,17 +97,6 @@ def _trivial_index(index: tir.PrimExpr, iv: tir.IterVar) -> bool:
         and arith.const_value(iv.dom.min) == 0
         and arith.const_value(iv.dom.extent) == 1
     )
-
-
-def _commit_scope(
-    tree: Tree, scope: tir.Block, new_scope: tir.Block, reuse: dict[int, tir.Block]
-) -> Change:
-    from tvmlite.lowering.schedule.loops import finish
-
-    realize = tree.realize_of[id(scope)]
-    change = finish(tree, {id(realize): dataclasses.replace(realize, block=new_scope)}, reuse)
-    change.reuse[id(scope)] = new_scope
-    return change
 
 
 def recompute_regions(block: tir.Block) -> tir.Block:
@@ -180,8 +176,7 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     producer = producers[0]
     if is_output_block(tree, producer):
         raise ScheduleError(
-            f"reverse_compute_inline: the producer '{producer.name}' writes an output of its "
-            "scope"
+            f"reverse_compute_inline: the producer '{producer.name}' writes an output of its scope"
         )
     store = block.body
     if arith.const_bool(realize.predicate) is not True or not isinstance(store, tir.BufferStore):
@@ -192,12 +187,13 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     loads = _loads_of(store, buffer)
     if not loads or any(
         len(ld.indices) != len(loads[0].indices)
-        or any(not arith._deep_equal(a, b) for a, b in zip(ld.indices, loads[0].indices, strict=True))
+        or any(
+            not arith._deep_equal(a, b) for a, b in zip(ld.indices, loads[0].indices, strict=True)
+        )
         for ld in loads
     ):
         raise ScheduleError(
-            f"reverse_compute_inline: block '{block.name}' must load '{buffer.name}' at one "
-            "index"
+            f"reverse_compute_inline: block '{block.name}' must load '{buffer.name}' at one index"
         )
     producer_store = producer.body
     if not isinstance(producer_store, tir.BufferStore):
@@ -237,7 +233,7 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     reuse[id(producer)] = new_producer
     allocs = tuple(b for b in scope_block.alloc_buffers if b is not buffer)
     new_scope = dataclasses.replace(scope_block, body=new_scope_body, alloc_buffers=allocs)
-    return _commit_scope(tree, scope_block, new_scope, reuse)
+    return replace_block(tree, scope_block, new_scope, reuse)
 
 
 def _single_read(scope: navigate.Scope, block: tir.Block) -> tir.Buffer:

@@ -13,8 +13,16 @@ import dataclasses
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl.iter_map import simplify_bindings
 from tvmlite.dsl.parse_tir_regions import uses
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import Node, ScheduleMutator, Tree, replace, stmt_of
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import (
+    Change,
+    Node,
+    ScheduleMutator,
+    Tree,
+    finish,
+    merge_reuse,
+    stmt_of,
+)
 
 
 def loop_name(loop: tir.For) -> str:
@@ -24,9 +32,7 @@ def loop_name(loop: tir.For) -> str:
 def check_plain_loop(loop: tir.For, primitive: str) -> None:
     """The loop starts at 0 and carries no annotation or thread binding."""
     if loop.annotations or loop.kind == tir.THREAD_BINDING:
-        raise ScheduleError(
-            f"{primitive}: {loop_name(loop)} has an annotation or thread binding"
-        )
+        raise ScheduleError(f"{primitive}: {loop_name(loop)} has an annotation or thread binding")
     if arith.const_value(loop.min) != 0:
         raise ScheduleError(f"{primitive}: {loop_name(loop)} does not start at 0")
 
@@ -90,29 +96,6 @@ def substitute_stmt(
     return m.visit_stmt(stmt), m.reuse
 
 
-def _merge_reuse(*maps: dict[int, tir.Block]) -> dict[int, tir.Block]:
-    """Compose reuse maps applied one after the other."""
-    out: dict[int, tir.Block] = {}
-    for m in maps:
-        for old, new in list(out.items()):
-            if id(new) in m:
-                out[old] = m[id(new)]
-        for old, new in m.items():
-            out.setdefault(old, new)
-    return out
-
-
-def finish(
-    tree: Tree,
-    targets: dict[int, tir.Stmt],
-    *reuse: dict[int, tir.Block],
-    removed: tuple[tir.Stmt, ...] = (),
-) -> Change:
-    """Swap `targets` into the function, drop `removed`, and gather the reuse maps."""
-    func, path_reuse = replace(tree.func, targets, removed)
-    return Change(func, _merge_reuse(*reuse, path_reuse))
-
-
 # ---------------------------------------------------------------- split
 
 
@@ -144,7 +127,9 @@ def split(
         known *= v or 1
     if None in values:
         if extent is None:
-            raise ScheduleError(f"split: cannot infer a factor of {loop_name(loop)}: extent unknown")
+            raise ScheduleError(
+                f"split: cannot infer a factor of {loop_name(loop)}: extent unknown"
+            )
         values[values.index(None)] = -(-extent // known)
     elif extent is not None and known < extent:
         raise ScheduleError(
@@ -163,7 +148,7 @@ def split(
     predicate = arith.compare("lt", value, loop.extent)
     if not disable_predication and not analyzer.can_prove(predicate):
         body, reuse2 = _append_predicate(body, predicate)
-        reuse1 = _merge_reuse(reuse1, reuse2)
+        reuse1 = merge_reuse(reuse1, reuse2)
     for var, f in reversed(list(zip(new_vars, values, strict=True))):
         body = tir.For(var, arith.imm(0, dtype), arith.imm(f, dtype), tir.SERIAL, body)
     iters = loop_ranges(tree, loop)
@@ -190,9 +175,7 @@ def _append_predicate(
 # ---------------------------------------------------------------- fuse
 
 
-def fuse(
-    tree: Tree, loops: list[tir.For], preserve_unit_iters: bool
-) -> tuple[Change, tir.Var]:
+def fuse(tree: Tree, loops: list[tir.For], preserve_unit_iters: bool) -> tuple[Change, tir.Var]:
     outer_vars: dict[tir.Var, None] = {}
     for i, lp in enumerate(loops):
         check_plain_loop(lp, "fuse")
@@ -399,5 +382,3 @@ def _lowest_common_ancestor(tree: Tree, nodes: list[Node]) -> Node:
         else:
             break
     return lca
-
-

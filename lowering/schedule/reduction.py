@@ -15,9 +15,9 @@ from tvmlite.dsl import arith, tir
 from tvmlite.dsl.parse_tir_regions import uses
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
-from tvmlite.lowering.schedule.loops import finish, loop_name
-from tvmlite.lowering.schedule.state import Change, ScheduleError
-from tvmlite.lowering.schedule.tree import ScheduleMutator, Tree, replace_in
+from tvmlite.lowering.schedule.loops import loop_name
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import Change, ScheduleMutator, Tree, finish, replace_in
 
 
 def check_reduction_block(tree: Tree, block: tir.Block, primitive: str) -> None:

@@ -70,7 +70,9 @@ def relaxed_region(
 ) -> list[Interval]:
     """The part of `region` (of the block `realize` instantiates) touched while
     `loops` run, per axis, in terms of the remaining outer variables."""
-    binding = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values, strict=True)}
+    binding = {
+        iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values, strict=True)
+    }
     dom = {
         lp.loop_var: Interval(lp.min, arith.sub(arith.add(lp.min, lp.extent), 1)) for lp in loops
     }

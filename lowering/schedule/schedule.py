@@ -26,16 +26,12 @@ from tvmlite.lowering.schedule import (
     loops,
     navigate,
     reduction,
+    rfactor,
 )
 from tvmlite.lowering.schedule.index_map import IndexMap
-from tvmlite.lowering.schedule.state import (
-    BlockRV,
-    Change,
-    LoopRV,
-    ScheduleError,
-    State,
-)
+from tvmlite.lowering.schedule.state import BlockRV, LoopRV, ScheduleError, State
 from tvmlite.lowering.schedule.trace import Instruction, Trace
+from tvmlite.lowering.schedule.tree import Change
 
 
 class Schedule:
@@ -47,7 +43,9 @@ class Schedule:
         if isinstance(mod, tir.PrimFunc):
             mod = IRModule({"main": mod}, dialect=TVM027)
         if not isinstance(mod, IRModule):
-            raise ScheduleError(f"Schedule takes an IRModule or a PrimFunc, got {type(mod).__name__}")
+            raise ScheduleError(
+                f"Schedule takes an IRModule or a PrimFunc, got {type(mod).__name__}"
+            )
         if debug_mask not in ("none", "all", 0, -1):
             raise ScheduleError(f"debug_mask must be 'none' or 'all', got {debug_mask!r}")
         self._state = State(mod)
@@ -419,9 +417,7 @@ class Schedule:
         """Inline an elementwise consumer into its producer."""
         func_name, node, tree = self._block(block)
         change = inline.reverse_compute_inline(tree, node)
-        self._run(
-            "reverse_compute_inline", func_name, lambda: (change, None), (), {"block": block}
-        )
+        self._run("reverse_compute_inline", func_name, lambda: (change, None), (), {"block": block})
 
     # ------------------------------------------------------------ caching and storage
 
@@ -541,7 +537,7 @@ class Schedule:
     def rfactor(self, loop: LoopRV, factor_axis: int) -> BlockRV:
         """Factor the reduction over `loop` into an intermediate buffer."""
         func_name, node, tree = self._loop(loop)
-        change, name = reduction.rfactor(tree, node, factor_axis)
+        change, name = rfactor.rfactor(tree, node, factor_axis)
         return self._run(
             "rfactor",
             func_name,

@@ -16,13 +16,13 @@ in. A primitive that raises leaves everything as it was.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.schedule.tree import Tree
+from tvmlite.lowering.schedule.tree import Change, Tree
 
 
 class ScheduleError(TVMLiteError):
@@ -51,15 +51,6 @@ class LoopRV:
 
     def __repr__(self) -> str:
         return f"LoopRV(l{self._serial})"
-
-
-@dataclass
-class Change:
-    """What a primitive produced: the new function, the blocks it rebuilt (id of
-    the old block -> new block) and the handles it removed on purpose."""
-
-    func: tir.PrimFunc
-    reuse: dict[int, tir.Block] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,8 +111,7 @@ class State:
         entry = self.entries[rv._serial]
         if entry.node is None:
             raise ScheduleError(
-                f"{what} '{entry.label}' ({rv!r}) no longer exists: "
-                f"{entry.removed_by} removed it"
+                f"{what} '{entry.label}' ({rv!r}) no longer exists: {entry.removed_by} removed it"
             )
         return entry
 

@@ -10,7 +10,9 @@ the new subtree in (`replace`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_mutator import StmtExprMutator
@@ -201,9 +203,49 @@ def replace_in(
 
 
 def _with_body(func: tir.PrimFunc, body: tir.Stmt) -> tir.PrimFunc:
-    import dataclasses
-
     return dataclasses.replace(func, body=body)
+
+
+@dataclass
+class Change:
+    """What a primitive produced: the new function and the blocks it rebuilt (id
+    of the old block -> new block), so that handles follow them."""
+
+    func: tir.PrimFunc
+    reuse: dict[int, tir.Block] = field(default_factory=dict)
+
+
+def merge_reuse(*maps: dict[int, tir.Block]) -> dict[int, tir.Block]:
+    """Compose reuse maps applied one after the other."""
+    out: dict[int, tir.Block] = {}
+    for m in maps:
+        for old, new in list(out.items()):
+            if id(new) in m:
+                out[old] = m[id(new)]
+        for old, new in m.items():
+            out.setdefault(old, new)
+    return out
+
+
+def finish(
+    tree: Tree,
+    targets: dict[int, tir.Stmt],
+    *reuse: dict[int, tir.Block],
+    removed: tuple[tir.Stmt, ...] = (),
+) -> Change:
+    """Swap `targets` into the function, drop `removed`, and gather the reuse maps."""
+    func, path_reuse = replace(tree.func, targets, removed)
+    return Change(func, merge_reuse(*reuse, path_reuse))
+
+
+def replace_block(
+    tree: Tree, block: tir.Block, new: tir.Block, *reuse: dict[int, tir.Block]
+) -> Change:
+    """Replace `block` (a scope block or any other) by `new`; handles follow."""
+    realize = tree.realize_of[id(block)]
+    change = finish(tree, {id(realize): dataclasses.replace(realize, block=new)}, *reuse)
+    change.reuse[id(block)] = new
+    return change
 
 
 def stmt_of(tree: Tree, node: Node) -> tir.Stmt:
