@@ -192,7 +192,7 @@ def _block_var_domains(
             if analyzer.can_prove_equal(p.lo, p.hi) and arith.const_value(p.lo) is not None:
                 continue
             var, dom, bound = _solve(p, q, dim_max, analyzer, primitive, block)
-            if var is None or var not in doms:
+            if var is None or var not in doms or dom is None:
                 continue
             doms[var] = dom if doms[var] is None else _union2(doms[var], dom, analyzer)
             if bound is not None:
