@@ -102,7 +102,7 @@ def transform_layout(
     tree: Tree, block: tir.Block, buffer_spec: Any, index_map: Any, pad_value: Any
 ) -> tuple[Change, IndexMap]:
     buffer = _buffer_spec(block, buffer_spec, "transform_layout")
-    imap = IndexMap.from_func(index_map, len(buffer.shape), buffer.shape[0].dtype)
+    imap = IndexMap.from_func(index_map, None, buffer.shape[0].dtype)
     if len(imap.initial_indices) != len(buffer.shape):
         raise ScheduleError(
             f"transform_layout: the index map takes {len(imap.initial_indices)} indices but "
@@ -145,7 +145,7 @@ def transform_layout(
 def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tuple[Change, IndexMap]:
     realize = tree.realize_of[id(block)]
     loops = tree.loops_above(block)
-    imap = IndexMap.from_func(index_map, len(block.iter_vars), _iter_dtype(block))
+    imap = IndexMap.from_func(index_map, None, _iter_dtype(block))
     n = len(block.iter_vars)
     if len(imap.initial_indices) != n:
         raise ScheduleError(

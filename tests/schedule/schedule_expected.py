@@ -1,0 +1,478 @@
+"""TVMScript printed by Apache TVM 0.27 for the schedules in test_primitives.py (generated once with TVM; tvmlite must match them byte for byte):
+the inputs (MATMUL, CHAIN, ROWSUM) and what each schedule turns them into."""
+
+MATMUL = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i, j, k in T.grid(T.int64(8), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"""
+
+CHAIN = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+"""
+
+ROWSUM = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(0.0)
+                B[vi] = B[vi] + A[vi, vk]
+"""
+
+EXPECTED = {
+    "split": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i_0, i_1, j, k in T.grid(T.int64(2), T.int64(4), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi = T.axis.spatial(T.int64(8), i_0 * T.int64(4) + i_1)
+                vj, vk = T.axis.remap("SR", [j, k])
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+""",
+    "split_pred": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i, j_0, j_1, k in T.grid(T.int64(8), T.int64(3), T.int64(3), T.int64(8)):
+            with T.sblock("C"):
+                vi = T.axis.spatial(T.int64(8), i)
+                vj = T.axis.spatial(T.int64(8), j_0 * T.int64(3) + j_1)
+                vk = T.axis.reduce(T.int64(8), k)
+                T.where(j_0 * T.int64(3) + j_1 < T.int64(8))
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+""",
+    "fuse": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i_j_fused in T.parallel(T.int64(64)):
+            for k in range(T.int64(8)):
+                with T.sblock("C"):
+                    vi = T.axis.spatial(T.int64(8), i_j_fused // T.int64(8))
+                    vj = T.axis.spatial(T.int64(8), i_j_fused % T.int64(8))
+                    vk = T.axis.reduce(T.int64(8), k)
+                    T.reads(A[vi, vk], B[vk, vj])
+                    T.writes(C[vi, vj])
+                    with T.init():
+                        C[vi, vj] = T.float32(0.0)
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+""",
+    "reorder": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for k, j, i in T.grid(T.int64(8), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+""",
+    "tile": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i_0_j_0_fused in T.parallel(T.int64(8)):
+            for i_1_init in T.unroll(T.int64(2)):
+                for j_1_init in T.vectorized(T.int64(4)):
+                    with T.sblock("C_init"):
+                        vi = T.axis.spatial(T.int64(8), i_0_j_0_fused // T.int64(2) * T.int64(2) + i_1_init)
+                        vj = T.axis.spatial(T.int64(8), i_0_j_0_fused % T.int64(2) * T.int64(4) + j_1_init)
+                        T.reads()
+                        T.writes(C[vi, vj])
+                        C[vi, vj] = T.float32(0.0)
+            for k in range(T.int64(8)):
+                for i_1 in T.unroll(T.int64(2)):
+                    for j_1 in T.vectorized(T.int64(4)):
+                        with T.sblock("C_update"):
+                            vi = T.axis.spatial(T.int64(8), i_0_j_0_fused // T.int64(2) * T.int64(2) + i_1)
+                            vj = T.axis.spatial(T.int64(8), i_0_j_0_fused % T.int64(2) * T.int64(4) + j_1)
+                            vk = T.axis.reduce(T.int64(8), k)
+                            T.reads(C[vi, vj], A[vi, vk], B[vk, vj])
+                            T.writes(C[vi, vj])
+                            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+""",
+    "inline": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
+""",
+    "rinline": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
+""",
+    "at": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i in range(T.int64(4)):
+            for ax0 in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+            for j in range(T.int64(6)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(B[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "rat": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i in range(T.int64(4)):
+            for j in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+            for ax0 in range(T.int64(6)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    T.reads(B[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "cache": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        B_global = T.sblock_alloc_buffer((T.int64(8), T.int64(8)))
+        C_local = T.sblock_alloc_buffer((T.int64(8), T.int64(8)), scope="local")
+        for ax0, ax1 in T.grid(T.int64(8), T.int64(8)):
+            with T.sblock("B_global"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(B[v0, v1])
+                T.writes(B_global[v0, v1])
+                B_global[v0, v1] = B[v0, v1]
+        for i, j, k in T.grid(T.int64(8), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B_global[vk, vj])
+                T.writes(C_local[vi, vj])
+                with T.init():
+                    C_local[vi, vj] = T.float32(0.0)
+                C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B_global[vk, vj]
+        for ax0, ax1 in T.grid(T.int64(8), T.int64(8)):
+            with T.sblock("C_local"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(C_local[v0, v1])
+                T.writes(C[v0, v1])
+                C[v0, v1] = C_local[v0, v1]
+""",
+    "storage": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B_local = T.sblock_alloc_buffer((T.int64(4), T.int64(6)), scope="local")
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B_local[vi, vj])
+                T.sblock_attr({"buffer_dim_align": [[0, 0, 8, 1]]})
+                B_local[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B_local[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B_local[vi, vj] + T.float32(1.0)
+""",
+    "layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(2), T.int64(4), T.int64(3)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vj // T.int64(3), vi, vj % T.int64(3)])
+                B[vj // T.int64(3), vi, vj % T.int64(3)] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vj // T.int64(3), vi, vj % T.int64(3)])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vj // T.int64(3), vi, vj % T.int64(3)] + T.float32(1.0)
+""",
+    "block_layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1 in T.grid(T.int64(6), T.int64(4)):
+            with T.sblock("C"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(B[v1, v0])
+                T.writes(C[v1, v0])
+                C[v1, v0] = B[v1, v0] + T.float32(1.0)
+""",
+    "rfactor": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        B_rf = T.sblock_alloc_buffer((T.int64(4), T.int64(4)))
+        for i, k_0, k_1 in T.grid(T.int64(4), T.int64(2), T.int64(4)):
+            with T.sblock("B_rf"):
+                vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
+                T.reads(A[vi, vk_0 * T.int64(4) + vk_1])
+                T.writes(B_rf[vk_1, vi])
+                with T.init():
+                    B_rf[vk_1, vi] = T.float32(0.0)
+                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * T.int64(4) + vk_1]
+        for i, k_1 in T.grid(T.int64(4), T.int64(4)):
+            with T.sblock("B"):
+                vk_1, vi = T.axis.remap("RS", [k_1, i])
+                T.reads(B_rf[vk_1, vi])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(0.0)
+                B[vi] = B[vi] + B_rf[vk_1, vi]
+""",
+    "reindex": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        C_reindex = T.sblock_alloc_buffer((T.int64(8), T.int64(8)))
+        for i, j, k in T.grid(T.int64(8), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C_reindex[vi, vj])
+                with T.init():
+                    C_reindex[vi, vj] = T.float32(0.0)
+                C_reindex[vi, vj] = C_reindex[vi, vj] + A[vi, vk] * B[vk, vj]
+        for ax0, ax1 in T.grid(T.int64(8), T.int64(8)):
+            with T.sblock("C_reindex"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(C_reindex[v0, v1])
+                T.writes(C[v0, v1])
+                C[v0, v1] = C_reindex[v0, v1]
+""",
+    "merge": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i_m in range(T.int64(4)):
+            for j in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i_m, j])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+            for j in range(T.int64(6)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i_m, j])
+                    T.reads(B[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "unit": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j, u in T.grid(T.int64(4), T.int64(6), 1):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "annotate": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i in T.serial(T.int64(4), annotations={"pragma_auto_unroll_max_step": 16}):
+            for j in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    T.sblock_attr({"meta_schedule.vectorize": 8})
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+}
