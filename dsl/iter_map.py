@@ -206,6 +206,19 @@ def _split_expr(s: Split, dtype: str) -> tir.PrimExpr:
     return arith.mul(arith.floordiv(arith.floormod(e, full), s.lower), s.scale)
 
 
+def detect(
+    values: tuple[tir.PrimExpr, ...],
+    iters: dict[tir.Var, tuple[int, int]],
+    preserve_unit_iters: bool = True,
+) -> list[IterSum] | None:
+    """Each value as an iteration sum over `iters`, or None when one is not affine."""
+    detector = _Detector(iters, not preserve_unit_iters)
+    try:
+        return [detector.top(v) for v in values]
+    except _NotAffine:
+        return None
+
+
 def simplify_bindings(
     values: tuple[tir.PrimExpr, ...],
     iters: dict[tir.Var, tuple[int, int]],
@@ -213,9 +226,7 @@ def simplify_bindings(
 ) -> tuple[tir.PrimExpr, ...]:
     """`values` in normal form when every one is an affine map of `iters`
     (var -> (min, extent), constant); otherwise `values` unchanged."""
-    detector = _Detector(iters, not preserve_unit_iters)
-    try:
-        sums = [detector.top(v) for v in values]
-    except _NotAffine:
+    sums = detect(values, iters, preserve_unit_iters)
+    if sums is None:
         return values
     return tuple(normalize(s, v.dtype) for s, v in zip(sums, values, strict=True))

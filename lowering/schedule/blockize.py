@@ -1,1 +1,238 @@
-"""placeholder"""
+"""blockize: turn the loop nest under a loop into a block of its own.
+
+The block under the loop is split into an outer block `<name>_o`, iterating
+over what the loops above vary, and the original block inside it, iterating
+over the loops below. Each binding must divide into `outer * E + inner`, where
+`inner` uses only loops under the target loop and spans `[0, E)` (subspace
+division over the affine form of `dsl.iter_map`). A reduction keeps its
+`T.init()` on the outer block, as a `<name>_init` block under copies of the
+inner spatial loops.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tvmlite.dsl import arith, iter_map, tir
+from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.lowering.schedule.loops import loop_name, loop_ranges
+from tvmlite.lowering.schedule.regions import Interval, eval_interval
+from tvmlite.lowering.schedule.state import ScheduleError
+from tvmlite.lowering.schedule.tree import (
+    Change,
+    ScheduleMutator,
+    Tree,
+    finish,
+    realizes_under,
+)
+
+
+def _terms(s: iter_map.IterSum) -> list[iter_map.Split]:
+    """The splits of a binding, a top-level fusion opened up into its parts."""
+    out = []
+    for split in s.args:
+        source = split.mark.source
+        if (
+            isinstance(source, iter_map.IterSum)
+            and split.lower == 1
+            and (split.extent == split.mark.extent)
+        ):
+            out.extend(
+                iter_map.Split(t.mark, t.lower, t.extent, t.scale * split.scale)
+                for t in source.args
+            )
+        else:
+            out.append(split)
+    return out
+
+
+def _mark_vars(mark: iter_map.Mark) -> list[tir.Var]:
+    if isinstance(mark.source, tir.Var):
+        return [mark.source]
+    return [v for t in mark.source.args for v in _mark_vars(t.mark)]
+
+
+def _divide(
+    s: iter_map.IterSum, inner_vars: set[tir.Var], dtype: str
+) -> tuple[tir.PrimExpr, int, tir.PrimExpr, int] | None:
+    """(outer binding, outer extent, inner binding, inner extent), or None."""
+    if arith.const_value(s.base) != 0:
+        return None
+    inner, outer = [], []
+    for term in _terms(s):
+        names = _mark_vars(term.mark)
+        if all(v in inner_vars for v in names):
+            inner.append(term)
+        elif not any(v in inner_vars for v in names):
+            outer.append(term)
+        else:
+            return None
+    extent = 1
+    for term in sorted(inner, key=lambda t: t.scale):
+        if term.scale != extent:
+            return None
+        extent *= term.extent
+    if any(t.scale % extent for t in outer):
+        return None
+    outer_terms = [iter_map.Split(t.mark, t.lower, t.extent, t.scale // extent) for t in outer]
+    outer_extent = 1
+    for t in outer_terms:
+        outer_extent = max(outer_extent, t.scale * t.extent)
+    zero = arith.imm(0, dtype)
+    return (
+        iter_map.normalize(iter_map.IterSum(outer_terms, zero), dtype),
+        outer_extent,
+        iter_map.normalize(iter_map.IterSum(inner, zero), dtype),
+        extent,
+    )
+
+
+class _Substitute(ScheduleMutator):
+    """Substitutes vars and simplifies every expression that changed."""
+
+    def __init__(self, mapping: dict[tir.Var, tir.PrimExpr], analyzer: arith.Analyzer) -> None:
+        super().__init__()
+        self.var_remap.update(mapping)
+        self.analyzer = analyzer
+
+    def visit_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
+        out = super().visit_expr(e)
+        return out if out is e else self.analyzer.simplify(out)
+
+
+def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Change, str]:
+    realizes = realizes_under(loop)
+    if len(realizes) != 1:
+        raise ScheduleError(
+            f"blockize: {loop_name(loop)} must contain exactly one block, it has {len(realizes)}"
+        )
+    realize = realizes[0]
+    block = realize.block
+    inner_loops = [lp for lp in tree.loops_above(block) if tree.is_ancestor(loop, lp) or lp is loop]
+    inner_vars = {lp.loop_var for lp in inner_loops}
+    iters = loop_ranges(tree, block)
+    sums = iter_map.detect(realize.iter_values, iters, preserve_unit_iters)
+    divisions = None
+    if sums is not None and arith.const_bool(realize.predicate) is True:
+        divisions = [
+            _divide(s, inner_vars, iv.var.dtype)
+            for s, iv in zip(sums, block.iter_vars, strict=True)
+        ]
+    if divisions is None or any(d is None for d in divisions):
+        raise ScheduleError(
+            f"blockize: the bindings of block '{block.name}' cannot be divided into a part "
+            f"over the loops above {loop_name(loop)} and a part over the loops below it"
+        )
+    outer_iters, outer_values, inner_iters, inner_values = [], [], [], []
+    mapping: dict[tir.Var, tir.PrimExpr] = {}
+    analyzer = arith.Analyzer()
+    for iv, division in zip(block.iter_vars, divisions, strict=True):
+        assert division is not None
+        outer_value, outer_extent, inner_value, inner_extent = division
+        dtype = iv.var.dtype
+        outer = tir.IterVar(
+            tir.Var(f"{iv.var.name}_o", dtype),
+            tir.Range(arith.imm(0, dtype), arith.imm(outer_extent, dtype)),
+            iv.kind,
+        )
+        outer_iters.append(outer)
+        outer_values.append(outer_value)
+        if inner_extent == 1:
+            mapping[iv.var] = outer.var
+            continue
+        inner = tir.IterVar(
+            tir.Var(f"{iv.var.name}_i", dtype),
+            tir.Range(arith.imm(0, dtype), arith.imm(inner_extent, dtype)),
+            iv.kind,
+        )
+        inner_iters.append(inner)
+        inner_values.append(inner_value)
+        analyzer.bind(inner.var, 0, inner_extent)
+        if outer_extent == 1:
+            mapping[iv.var] = inner.var
+        else:
+            mapping[iv.var] = arith.add(arith.mul(outer.var, inner_extent), inner.var)
+    sub = _Substitute(mapping, analyzer)
+    reads = tuple(sub.visit_buffer_region(r) for r in block.reads)
+    writes = tuple(sub.visit_buffer_region(r) for r in block.writes)
+    body = sub.visit_stmt(block.body)
+    init = None if block.init is None else sub.visit_stmt(block.init)
+    outer_reduction = init is not None and any(iv.kind == tir.REDUCE for iv in outer_iters)
+    inner_block = dataclasses.replace(
+        block,
+        iter_vars=tuple(inner_iters),
+        reads=writes + reads if outer_reduction else reads,
+        writes=writes,
+        body=body,
+        init=None,
+    )
+    inner_realize = tir.BlockRealize(tuple(inner_values), realize.predicate, inner_block)
+    nest: tir.Stmt = inner_realize
+    for lp in reversed(inner_loops):
+        nest = dataclasses.replace(lp, body=nest)
+    dom = {iv.var: Interval(iv.dom.min, arith.sub(iv.dom.extent, 1)) for iv in inner_iters}
+    outer_block = tir.Block(
+        f"{block.name}_o",
+        tuple(outer_iters),
+        tuple(_relax(r, dom, analyzer) for r in reads),
+        tuple(_relax(r, dom, analyzer) for r in writes),
+        nest,
+        None if init is None else _outer_init(block.name, init, inner_realize, inner_loops),
+    )
+    outer_realize = tir.BlockRealize(tuple(outer_values), tir.IntImm("bool", 1), outer_block)
+    change = finish(tree, {id(loop): outer_realize})
+    change.reuse[id(block)] = inner_block
+    return change, outer_block.name
+
+
+def _relax(
+    region: tir.BufferRegion, dom: dict[tir.Var, Interval], analyzer: arith.Analyzer
+) -> tir.BufferRegion:
+    ranges = []
+    for axis, r in enumerate(region.region):
+        lo = eval_interval(r.min, dom)
+        hi = eval_interval(arith.sub(arith.add(r.min, r.extent), 1), dom)
+        if lo is None or hi is None:
+            shape = region.buffer.shape[axis]
+            ranges.append(tir.Range(arith.imm(0, shape.dtype), shape))
+            continue
+        low = analyzer.simplify(lo.lo)
+        ranges.append(tir.Range(low, analyzer.simplify(arith.add(arith.sub(hi.hi, low), 1))))
+    return tir.BufferRegion(region.buffer, tuple(ranges))
+
+
+def _outer_init(
+    name: str, init: tir.Stmt, inner: tir.BlockRealize, loops: list[tir.For]
+) -> tir.Stmt:
+    """`<name>_init` under copies of the inner loops its spatial axes use."""
+    mapping: dict[tir.Var, tir.PrimExpr] = {}
+    iter_vars, values = [], []
+    for iv, value in zip(inner.block.iter_vars, inner.iter_values, strict=True):
+        if iv.kind == tir.SPATIAL and _stmt_uses(init, iv.var):
+            new = dataclasses.replace(iv, var=tir.Var(f"{iv.var.name}_init", iv.var.dtype))
+            mapping[iv.var] = new.var
+            iter_vars.append(new)
+            values.append(value)
+    block = tir.Block(f"{name}_init", tuple(iter_vars), (), inner.block.writes, init)
+    stmt: tir.Stmt = tir.BlockRealize(tuple(values), inner.predicate, block)
+    for lp in reversed(loops):
+        if any(uses(v, {lp.loop_var: None}) for v in values):
+            new_var = tir.Var(lp.loop_var.name, lp.loop_var.dtype)
+            mapping[lp.loop_var] = new_var
+            stmt = dataclasses.replace(lp, loop_var=new_var, body=stmt)
+    m = ScheduleMutator()
+    m.var_remap.update(mapping)
+    return m.visit_stmt(stmt)
+
+
+def _stmt_uses(stmt: tir.Stmt, var: tir.Var) -> bool:
+    found = []
+
+    class _Uses(StmtExprVisitor):
+        def visit_Var(self, e: tir.Var) -> None:
+            if e is var:
+                found.append(e)
+
+    _Uses().visit_stmt(stmt)
+    return bool(found)
