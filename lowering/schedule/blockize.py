@@ -22,6 +22,7 @@ from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
     ScheduleMutator,
+    SubstituteSimplify,
     Tree,
     finish,
     realizes_under,
@@ -88,19 +89,6 @@ def _divide(
     )
 
 
-class _Substitute(ScheduleMutator):
-    """Substitutes vars and simplifies every expression that changed."""
-
-    def __init__(self, mapping: dict[tir.Var, tir.PrimExpr], analyzer: arith.Analyzer) -> None:
-        super().__init__()
-        self.var_remap.update(mapping)
-        self.analyzer = analyzer
-
-    def visit_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
-        out = super().visit_expr(e)
-        return out if out is e else self.analyzer.simplify(out)
-
-
 def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Change, str]:
     realizes = realizes_under(loop)
     if len(realizes) != 1:
@@ -153,7 +141,7 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
             mapping[iv.var] = inner.var
         else:
             mapping[iv.var] = arith.add(arith.mul(outer.var, inner_extent), inner.var)
-    sub = _Substitute(mapping, analyzer)
+    sub = SubstituteSimplify(mapping, analyzer)
     reads = tuple(sub.visit_buffer_region(r) for r in block.reads)
     writes = tuple(sub.visit_buffer_region(r) for r in block.writes)
     body = sub.visit_stmt(block.body)

@@ -25,6 +25,7 @@ from tvmlite.lowering.schedule import (
     layout,
     loops,
     navigate,
+    padding,
     reduction,
     rfactor,
 )
@@ -588,7 +589,7 @@ class Schedule:
         func_name, node, tree = self._block(block)
         loop_func, target, _ = self._loop(loop)
         self._same_func(func_name, loop_func)
-        change, name = layout.decompose_padding(tree, node, target)
+        change, name = padding.decompose_padding(tree, node, target)
         return self._run(
             "decompose_padding",
             func_name,

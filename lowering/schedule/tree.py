@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.arith import Analyzer
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 
 Node = tir.For | tir.Block  # what handles and the tree name
@@ -161,6 +162,20 @@ class ScheduleMutator(StmtExprMutator):
         if new is not s:
             self.reuse[id(s)] = new
         return new
+
+
+class SubstituteSimplify(ScheduleMutator):
+    """Substitutes vars, simplifying every expression that changed (as TVM's
+    schedule-time substitution does)."""
+
+    def __init__(self, mapping: dict[tir.Var, tir.PrimExpr], analyzer: Analyzer) -> None:
+        super().__init__()
+        self.var_remap.update(mapping)
+        self.analyzer = analyzer
+
+    def visit_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
+        out = super().visit_expr(e)
+        return out if out is e else self.analyzer.simplify(out)
 
 
 class _Replace(ScheduleMutator):
