@@ -4,16 +4,20 @@ The reduction `B[i] = B[i] op f(k)` with `k` split over loop `r` becomes two
 blocks: `<name>_rf` reduces into `B_rf[r, i]` (an extra spatial axis `v<r>` at
 `factor_axis`) under copies of all the original loops, and the original block,
 now reducing over `r` only, combines `B_rf` into `B` under the remaining
-loops (the other reduction loops are dropped). The combiner must be one of the
-commutative reducers `+`, `*`, `min`, `max` with a single output buffer.
+loops (the other reduction loops are dropped). The combiner is read off the
+block: `+`, `*`, `min`, `max` of the output with a value, or several outputs
+updated together through selects (argmax/argmin: `T.let` bindings of
+`T.Select(...)` then the stores).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.reduction import check_reduction_block
 from tvmlite.lowering.schedule.state import ScheduleError
@@ -27,35 +31,70 @@ from tvmlite.lowering.schedule.tree import (
 )
 
 
-def _combiner(block: tir.Block) -> tuple[tir.BufferStore, str, tir.PrimExpr, tir.PrimExpr]:
-    """(the update store, reducer kind, lhs load, rhs value) of `block`."""
-    store, init = block.body, block.init
-    if not isinstance(store, tir.BufferStore) or not isinstance(init, tir.BufferStore):
-        raise ScheduleError(
-            f"rfactor: block '{block.name}' must update and initialise a single buffer"
-        )
-    value = store.value
-    if isinstance(value, tir.BinaryOp) and value.kind in ("add", "mul", "min", "max"):
-        for lhs, rhs in ((value.a, value.b), (value.b, value.a)):
-            if (
-                isinstance(lhs, tir.BufferLoad)
-                and lhs.buffer is store.buffer
-                and len(lhs.indices) == len(store.indices)
-                and all(
-                    arith._deep_equal(a, b) for a, b in zip(lhs.indices, store.indices, strict=True)
-                )
-                and not _loads(rhs, store.buffer)
-            ):
-                return store, value.kind, lhs, rhs
-    raise ScheduleError(
-        f"rfactor: the update of block '{block.name}' is not a commutative reduction "
-        "(+, *, min, max) of its output with a value independent of it"
+@dataclass
+class Reducer:
+    """The update `B_i[idx] = value_i(lhs, rhs)` of each output buffer: `lhs[i]` is
+    the load of `B_i[idx]`, `rhs[i]` the value it is combined with."""
+
+    stores: list[tir.BufferStore]
+    values: list[tir.PrimExpr]
+    lhs: list[tir.BufferLoad]
+    rhs: list[tir.PrimExpr]
+    identities: list[tir.PrimExpr]
+
+    def combine(self, lhs: list[tir.PrimExpr], rhs: list[tir.PrimExpr]) -> list[tir.PrimExpr]:
+        """The update values with the operands replaced (outermost match first)."""
+        table = list(zip(self.lhs, lhs, strict=True)) + list(zip(self.rhs, rhs, strict=True))
+
+        class _Swap(ScheduleMutator):
+            def visit_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
+                for old, new in table:
+                    if arith._deep_equal(e, old):
+                        return new
+                return super().visit_expr(e)
+
+        return [_Swap().visit_expr(v) for v in self.values]
+
+
+def _reducer(block: tir.Block) -> Reducer:
+    fail = ScheduleError(
+        f"rfactor: the update of block '{block.name}' is not a commutative reduction of its "
+        "outputs (+, *, min, max, or selects like argmax) with values independent of them"
     )
+    lets: dict[tir.Var, tir.PrimExpr] = {}
+    body = block.body
+    while isinstance(body, tir.LetStmt):
+        lets[body.var] = body.value
+        body = body.body
+    stores = list(body.seq) if isinstance(body, tir.SeqStmt) else [body]
+    init = list(block.init.seq) if isinstance(block.init, tir.SeqStmt) else [block.init]
+    if not all(isinstance(s, tir.BufferStore) for s in stores):
+        raise fail
+    if not all(isinstance(s, tir.BufferStore) for s in init) or [s.buffer for s in init] != [
+        s.buffer for s in stores
+    ]:
+        raise fail
+    values = [
+        lets.get(s.value, s.value) if isinstance(s.value, tir.Var) else s.value for s in stores
+    ]
+    lhs = [tir.BufferLoad(s.buffer, s.indices, s.buffer.dtype) for s in stores]
+    rhs: list[tir.PrimExpr] = []
+    for i, value in enumerate(values):
+        if isinstance(value, tir.BinaryOp) and value.kind in ("add", "mul", "min", "max"):
+            pair = (value.a, value.b) if arith._deep_equal(value.a, lhs[i]) else (value.b, value.a)
+        elif isinstance(value, tir.Select):
+            pair = (value.true_value, value.false_value)
+        else:
+            raise fail
+        if not arith._deep_equal(pair[0], lhs[i]) or any(_loads(pair[1], s.buffer) for s in stores):
+            raise fail
+        rhs.append(pair[1])
+    if len(stores) == 1 and not isinstance(values[0], tir.BinaryOp):
+        raise fail
+    return Reducer(stores, values, lhs, rhs, [s.value for s in init])
 
 
 def _loads(e: tir.PrimExpr, buffer: tir.Buffer) -> bool:
-    from tvmlite.dsl.tir_functor import StmtExprVisitor
-
     found = []
 
     class _Find(StmtExprVisitor):
@@ -68,8 +107,44 @@ def _loads(e: tir.PrimExpr, buffer: tir.Buffer) -> bool:
     return bool(found)
 
 
-def _combine(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
-    return tir.BinaryOp(kind, a, b, a.dtype)
+def _update_body(
+    reducer: Reducer,
+    buffers: list[tir.Buffer],
+    indices: tuple[tir.PrimExpr, ...],
+    lhs: list[tir.PrimExpr],
+    rhs: list[tir.PrimExpr],
+) -> tir.Stmt:
+    """`B = op(B, x)` for one buffer; for several, `v_B: T.let = ...` bindings
+    around the stores (so every update reads the old values)."""
+    if len(buffers) == 1:
+        value = reducer.values[0]
+        if isinstance(value, tir.BinaryOp):
+            new = tir.BinaryOp(value.kind, lhs[0], rhs[0], value.dtype)
+        else:
+            new = reducer.combine(lhs, rhs)[0]
+        return tir.BufferStore(buffers[0], new, indices)
+    stored = reducer.combine(lhs, rhs)
+    lets = [tir.Var(f"v_{b.name}", v.dtype) for b, v in zip(buffers, stored, strict=True)]
+    out: tir.Stmt = tir.seq(
+        [tir.BufferStore(b, var, indices) for b, var in zip(buffers, lets, strict=True)]
+    )
+    for var, value in reversed(list(zip(lets, stored, strict=True))):
+        out = tir.LetStmt(var, value, out)
+    return out
+
+
+def _init_body(
+    reducer: Reducer, buffers: list[tir.Buffer], indices: tuple[tir.PrimExpr, ...]
+) -> tir.Stmt:
+    return tir.seq(
+        [tir.BufferStore(b, v, indices) for b, v in zip(buffers, reducer.identities, strict=True)]
+    )
+
+
+def _point(load: tir.BufferLoad) -> tir.BufferRegion:
+    return tir.BufferRegion(
+        load.buffer, tuple(tir.Range(i, arith.imm(1, i.dtype)) for i in load.indices)
+    )
 
 
 def _substitute(node: object, mapping: dict[tir.Var, tir.PrimExpr]) -> object:
@@ -112,8 +187,8 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
             f"rfactor: {loop_name(rf_loop)} is not a reduction loop of block '{block.name}' "
             "(no reduce axis of it is bound to the loop)"
         )
-    store, kind, lhs, rhs = _combiner(block)
-    buffer = store.buffer
+    reducer = _reducer(block)
+    buffer = reducer.stores[0].buffer
     ndim = len(buffer.shape)
     if (
         isinstance(factor_axis, bool)
@@ -126,17 +201,22 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
         )
     if factor_axis < 0:
         factor_axis += ndim + 1
-    rf_name = f"{buffer.name}_rf"
-    rf_shape = list(buffer.shape)
-    rf_shape.insert(factor_axis, rf_loop.extent)
-    rf_buffer = dataclasses.replace(
-        buffer,
-        name=rf_name,
-        data=tir.Var(rf_name, "handle", (buffer.dtype, buffer.scope)),
-        shape=tuple(rf_shape),
-        strides=(),
-    )
-    identity = block.init.value  # type: ignore[union-attr]
+    rf_buffers = []
+    for store in reducer.stores:
+        old = store.buffer
+        shape = list(old.shape)
+        shape.insert(factor_axis, rf_loop.extent)
+        name = f"{old.name}_rf"
+        rf_buffers.append(
+            dataclasses.replace(
+                old,
+                name=name,
+                data=tir.Var(name, "handle", (old.dtype, old.scope)),
+                shape=tuple(shape),
+                strides=(),
+            )
+        )
+    rf_name = f"{block.name}_rf"
     # --- the rfactor block
     extra = tir.IterVar(
         tir.Var(f"v{rf_loop.loop_var.name}", rf_loop.loop_var.dtype),
@@ -163,19 +243,19 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
             iter_vars.append(new)
             values.append(var)
         var_map[iv.var] = _substitute(value, loop_to_iter)
-    rf_indices = list(store.indices)
+    rf_indices = list(reducer.stores[0].indices)
     rf_indices.insert(factor_axis, extra.var)
-    rf_load = tir.BufferLoad(rf_buffer, tuple(rf_indices), buffer.dtype)
-    rf_body = _substitute(
-        tir.BufferStore(rf_buffer, _combine(kind, rf_load, rhs), tuple(rf_indices)), var_map
-    )
-    rf_init = _substitute(tir.BufferStore(rf_buffer, identity, tuple(rf_indices)), var_map)
+    rf_idx = tuple(rf_indices)
+    rf_loads = [tir.BufferLoad(b, rf_idx, b.dtype) for b in rf_buffers]
+    rf_body = _substitute(_update_body(reducer, rf_buffers, rf_idx, rf_loads, reducer.rhs), var_map)
+    rf_init = _substitute(_init_body(reducer, rf_buffers, rf_idx), var_map)
     reads = tuple(_substitute(r, var_map) for r in block.reads)
+    by_buffer = {s.buffer: b for s, b in zip(reducer.stores, rf_buffers, strict=True)}
     writes = []
     for w in block.writes:
         region = list(w.region)
         region.insert(factor_axis, tir.Range(extra.var, arith.imm(1, extra.var.dtype)))
-        writes.append(_substitute(tir.BufferRegion(rf_buffer, tuple(region)), var_map))
+        writes.append(_substitute(tir.BufferRegion(by_buffer[w.buffer], tuple(region)), var_map))
     rf_block = tir.Block(
         rf_name,
         tuple(iter_vars),
@@ -208,19 +288,17 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
             wb_iters.append(new)
             wb_values.append(value)
             wb_map[iv.var] = new.var
-    wb_rhs = _substitute(rf_load, wb_map)
-    wb_lhs = _substitute(lhs, wb_map)
-    wb_indices = tuple(_substitute(i, wb_map) for i in store.indices)
-    point = lambda load: tir.BufferRegion(  # noqa: E731
-        load.buffer, tuple(tir.Range(i, arith.imm(1, i.dtype)) for i in load.indices)
-    )
+    wb_rhs = [_substitute(load, wb_map) for load in rf_loads]
+    wb_lhs = [_substitute(load, wb_map) for load in reducer.lhs]
+    wb_indices = tuple(_substitute(i, wb_map) for i in reducer.stores[0].indices)
+    outputs = [s.buffer for s in reducer.stores]
     wb_block = tir.Block(
         block.name,
         tuple(wb_iters),
-        (point(wb_rhs),),
-        (point(wb_lhs),),
-        tir.BufferStore(buffer, _combine(kind, wb_lhs, wb_rhs), wb_indices),
-        tir.BufferStore(buffer, identity, wb_indices),
+        tuple(_point(x) for x in wb_rhs),
+        tuple(_point(x) for x in wb_lhs),
+        _update_body(reducer, outputs, wb_indices, wb_lhs, wb_rhs),
+        _init_body(reducer, outputs, wb_indices),
         annotations=block.annotations,
     )
     wb_realize = tir.BlockRealize(tuple(wb_values), tir.IntImm("bool", 1), wb_block)
@@ -233,14 +311,12 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
     body, reuse = replace_in(scope.body, {id(loops[0]): tir.seq([rf_stmt, new_nest])})
     reuse[id(block)] = wb_block
     new_scope = dataclasses.replace(
-        scope, body=body, alloc_buffers=(*scope.alloc_buffers, rf_buffer)
+        scope, body=body, alloc_buffers=(*scope.alloc_buffers, *rf_buffers)
     )
     return replace_block(tree, scope, new_scope, reuse), rf_name
 
 
 def _vars_in_order(e: tir.PrimExpr) -> list[tir.Var]:
-    from tvmlite.dsl.tir_functor import StmtExprVisitor
-
     out: list[tir.Var] = []
 
     class _Vars(StmtExprVisitor):
