@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tvmlite.dsl import arith, tir
+from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl import dtype as dt
 
 
@@ -58,17 +58,17 @@ class _Detector:
                 return IterSum([], e)
             lo, extent = self.iters[e]
             if extent == 1 and self.simplify_trivial:
-                return IterSum([], arith.imm(lo, e.dtype))
+                return IterSum([], arith.const(lo, e.dtype))
             mark = self.marks.setdefault(e, Mark(e, extent))
-            return IterSum([Split(mark, 1, extent, 1)], arith.imm(lo, e.dtype))
+            return IterSum([Split(mark, 1, extent, 1)], arith.const(lo, e.dtype))
         if isinstance(e, tir.IntImm):
             return IterSum([], e)
-        if isinstance(e, tir.Cast) and arith.is_index(e) and arith.is_index(e.value):
+        if isinstance(e, tir.Cast) and canonical.is_index(e) and canonical.is_index(e.value):
             inner = self.rewrite(e.value)
             if inner.args and dt.bits(e.dtype) < dt.bits(e.value.dtype):
                 raise _NotAffine
             return IterSum(inner.args, arith.cast(e.dtype, inner.base))
-        if isinstance(e, tir.BinaryOp) and arith.is_index(e):
+        if isinstance(e, tir.BinaryOp) and canonical.is_index(e):
             if e.kind in ("add", "sub"):
                 a, b = self.rewrite(e.a), self.rewrite(e.b)
                 sign = 1 if e.kind == "add" else -1
@@ -85,7 +85,7 @@ class _Detector:
                     return IterSum([], arith.mul(a.base, b.base))
                 if not a.args:
                     a, b = b, a
-                c = arith.const_value(b.base)
+                c = arith.as_int(b.base)
                 if c is None:
                     raise _NotAffine
                 return IterSum(
@@ -99,7 +99,7 @@ class _Detector:
                 if not a.args:
                     op = arith.floordiv if e.kind == "floordiv" else arith.floormod
                     return IterSum([], op(a.base, b.base))
-                c = arith.const_value(b.base)
+                c = arith.as_int(b.base)
                 if c is None or c <= 0:
                     raise _NotAffine
                 split = self.to_split(a)
@@ -111,12 +111,12 @@ class _Detector:
         return IterSum([], e)
 
     def uses_iters(self, e: tir.PrimExpr) -> bool:
-        from tvmlite.dsl.parse_tir_regions import uses
+        from tvmlite.dsl.analysis import uses
 
         return uses(e, self.iters)
 
     def to_split(self, s: IterSum) -> Split:
-        if arith.const_value(s.base) != 0:
+        if arith.as_int(s.base) != 0:
             raise _NotAffine
         if len(s.args) == 1:
             return s.args[0]
@@ -146,30 +146,30 @@ class _Detector:
             if known == key:
                 return Split(mark, 1, extent, base_scale)
         inner = [Split(s.mark, s.lower, s.extent, s.scale // base_scale) for s in ordered]
-        zero = arith.imm(0, _dtype_of(inner[0]))
+        zero = arith.const(0, _dtype_of(inner[0]))
         mark = Mark(IterSum(inner, zero), extent)
         self.fused.append((key, mark))
         return Split(mark, 1, extent, base_scale)
 
     def split_div(self, s: Split, c: int, dtype: str) -> IterSum:
         if s.scale % c == 0:
-            return IterSum([Split(s.mark, s.lower, s.extent, s.scale // c)], arith.imm(0, dtype))
+            return IterSum([Split(s.mark, s.lower, s.extent, s.scale // c)], arith.const(0, dtype))
         if c % s.scale != 0:
             raise _NotAffine
         c //= s.scale
         if s.extent % c != 0:
             raise _NotAffine
-        return IterSum([Split(s.mark, s.lower * c, s.extent // c, 1)], arith.imm(0, dtype))
+        return IterSum([Split(s.mark, s.lower * c, s.extent // c, 1)], arith.const(0, dtype))
 
     def split_mod(self, s: Split, c: int, dtype: str) -> IterSum:
         if s.scale % c == 0:
-            return IterSum([], arith.imm(0, dtype))
+            return IterSum([], arith.const(0, dtype))
         if c % s.scale != 0:
             raise _NotAffine
         c //= s.scale
         if s.extent % c != 0:
             raise _NotAffine
-        return IterSum([Split(s.mark, s.lower, c, s.scale)], arith.imm(0, dtype))
+        return IterSum([Split(s.mark, s.lower, c, s.scale)], arith.const(0, dtype))
 
     def top(self, e: tir.PrimExpr) -> IterSum:
         """A whole binding: several terms must fuse into one iterator."""
@@ -187,7 +187,7 @@ def _dtype_of(s: Split) -> str:
 
 def normalize(s: IterSum, dtype: str) -> tir.PrimExpr:
     """An iteration sum written as an expression (TVM's normal form)."""
-    out: tir.PrimExpr = arith.imm(0, dtype)
+    out: tir.PrimExpr = arith.const(0, dtype)
     for split in s.args:
         out = arith.add(out, _split_expr(split, dtype))
     return arith.add(out, s.base)
@@ -200,7 +200,7 @@ def _split_expr(s: Split, dtype: str) -> tir.PrimExpr:
         return arith.mul(e, s.scale)
     if s.mark.extent == s.lower * s.extent:
         if s.extent == 1 and s.mark.extent != 1:
-            return arith.imm(0, dtype)
+            return arith.const(0, dtype)
         return arith.mul(arith.floordiv(e, s.lower), s.scale)
     full = s.lower * s.extent
     return arith.mul(arith.floordiv(arith.floormod(e, full), s.lower), s.scale)

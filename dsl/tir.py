@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.diagnostics import Span
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
@@ -406,13 +405,6 @@ class PrimFunc(Printable):
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
-
-
-def const(value: int | float | bool, dtype: str) -> PrimExpr:
-    """An immediate of `dtype`: IntImm for int/uint/bool, FloatImm for floats."""
-    if dt.is_float(dtype):
-        return FloatImm(dtype, float(value))
-    return IntImm(dtype, int(value))
 
 
 def seq(stmts: list[Stmt]) -> Stmt:

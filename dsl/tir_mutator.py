@@ -35,6 +35,11 @@ def replace(obj: Any, /, **changes: Any) -> Any:
     return obj
 
 
+def changed(new: tuple[Any, ...], old: tuple[Any, ...]) -> bool:
+    """Whether any item of `new` is not the item of `old` at its place."""
+    return any(a is not b for a, b in zip(new, old, strict=True))
+
+
 class StmtExprMutator(TIRFunctor):
     """Identity transform over TIR; override `visit_<ClassName>` or the hooks."""
 
@@ -47,7 +52,7 @@ class StmtExprMutator(TIRFunctor):
         buffer_map = self._buffer_map(func.buffer_map)
         return replace(
             func,
-            params=params if _changed(params, func.params) else func.params,
+            params=params if changed(params, func.params) else func.params,
             buffer_map=buffer_map,
             body=self.visit_stmt(func.body),
         )
@@ -122,7 +127,7 @@ class StmtExprMutator(TIRFunctor):
         return replace(
             region,
             buffer=self.visit_buffer(region.buffer),
-            region=ranges if _changed(ranges, region.region) else region.region,
+            region=ranges if changed(ranges, region.region) else region.region,
         )
 
     def visit_match_buffer(self, match: tir.MatchBufferRegion) -> tir.MatchBufferRegion:
@@ -141,7 +146,7 @@ class StmtExprMutator(TIRFunctor):
             return self.visit_buffer(value)
         if isinstance(value, tuple):
             items = tuple(self.visit_attr_value(item) for item in value)
-            return items if _changed(items, value) else value
+            return items if changed(items, value) else value
         return value
 
     def visit_annotations(
@@ -254,7 +259,7 @@ class StmtExprMutator(TIRFunctor):
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> tir.Stmt:
         seq = tuple(self.visit_stmt(item) for item in s.seq)
-        return replace(s, seq=seq) if _changed(seq, s.seq) else s
+        return replace(s, seq=seq) if changed(seq, s.seq) else s
 
     def visit_Evaluate(self, s: tir.Evaluate) -> tir.Stmt:
         return replace(s, value=self.visit_expr(s.value))
@@ -275,11 +280,11 @@ class StmtExprMutator(TIRFunctor):
         init = None if s.init is None else self.visit_stmt(s.init)
         return replace(
             s,
-            iter_vars=iter_vars if _changed(iter_vars, s.iter_vars) else s.iter_vars,
-            alloc_buffers=allocs if _changed(allocs, s.alloc_buffers) else s.alloc_buffers,
-            match_buffers=matches if _changed(matches, s.match_buffers) else s.match_buffers,
-            reads=reads if _changed(reads, s.reads) else s.reads,
-            writes=writes if _changed(writes, s.writes) else s.writes,
+            iter_vars=iter_vars if changed(iter_vars, s.iter_vars) else s.iter_vars,
+            alloc_buffers=allocs if changed(allocs, s.alloc_buffers) else s.alloc_buffers,
+            match_buffers=matches if changed(matches, s.match_buffers) else s.match_buffers,
+            reads=reads if changed(reads, s.reads) else s.reads,
+            writes=writes if changed(writes, s.writes) else s.writes,
             annotations=annotations,
             init=init,
             body=self.visit_stmt(s.body),
@@ -295,8 +300,3 @@ class StmtExprMutator(TIRFunctor):
                 f"{type(block).__name__}; a BlockRealize must hold a block"
             )
         return replace(s, iter_values=iter_values, predicate=predicate, block=block)
-
-
-def _changed(new: tuple[Any, ...], old: tuple[Any, ...]) -> bool:
-    """Whether any item of `new` is not the item of `old` at its place."""
-    return any(a is not b for a, b in zip(new, old, strict=True))

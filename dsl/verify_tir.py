@@ -6,13 +6,23 @@ ranks, loop extents, block domains and the reduction-axis rule of blocks with
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import uses
 from tvmlite.dsl.parse_tir_ops import const_int
-from tvmlite.dsl.parse_tir_regions import field_names, uses
+
+
+@functools.lru_cache(maxsize=128)
+def field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of a node class, cached per class (the verifier's
+    generic walks ask for every node; `dataclasses.fields` is slow)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
 
 # Expression classes without sub-expressions (their fields are dtype, value, span).
 _IMMEDIATES = (tir.IntImm, tir.FloatImm, tir.StringImm)

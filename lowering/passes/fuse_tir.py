@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.analysis import substitute
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.walk import walk
@@ -29,7 +30,6 @@ from tvmlite.lowering.analysis.kernel_inline import KernelInliner
 from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize.registry import OP_ATTRS, OP_NAME
-from tvmlite.lowering.legalize.tir_util import substitute
 from tvmlite.lowering.transform import Pass
 
 SKIP_ATTRS = ("Compiler", "Codegen", "Composite")

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (

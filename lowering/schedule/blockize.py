@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from tvmlite.dsl import arith, iter_map, tir
-from tvmlite.dsl.parse_tir_regions import uses
-from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.dsl import arith, canonical, iter_map, tir
+from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule.loops import loop_name, loop_ranges
-from tvmlite.lowering.schedule.regions import Interval, eval_interval
+from tvmlite.lowering.schedule.regions import relax
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -58,7 +57,7 @@ def _divide(
     s: iter_map.IterSum, inner_vars: set[tir.Var], dtype: str
 ) -> tuple[tir.PrimExpr, int, tir.PrimExpr, int] | None:
     """(outer binding, outer extent, inner binding, inner extent), or None."""
-    if arith.const_value(s.base) != 0:
+    if arith.as_int(s.base) != 0:
         return None
     inner, outer = [], []
     for term in _terms(s):
@@ -80,7 +79,7 @@ def _divide(
     outer_extent = 1
     for t in outer_terms:
         outer_extent = max(outer_extent, t.scale * t.extent)
-    zero = arith.imm(0, dtype)
+    zero = arith.const(0, dtype)
     return (
         iter_map.normalize(iter_map.IterSum(outer_terms, zero), dtype),
         outer_extent,
@@ -102,7 +101,7 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
     iters = loop_ranges(tree, block)
     sums = iter_map.detect(realize.iter_values, iters, preserve_unit_iters)
     divisions = None
-    if sums is not None and arith.const_bool(realize.predicate) is True:
+    if sums is not None and arith.as_bool(realize.predicate) is True:
         divisions = [
             _divide(s, inner_vars, iv.var.dtype)
             for s, iv in zip(sums, block.iter_vars, strict=True)
@@ -114,14 +113,14 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
         )
     outer_iters, outer_values, inner_iters, inner_values = [], [], [], []
     mapping: dict[tir.Var, tir.PrimExpr] = {}
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     for iv, division in zip(block.iter_vars, divisions, strict=True):
         assert division is not None
         outer_value, outer_extent, inner_value, inner_extent = division
         dtype = iv.var.dtype
         outer = tir.IterVar(
             tir.Var(f"{iv.var.name}_o", dtype),
-            tir.Range(arith.imm(0, dtype), arith.imm(outer_extent, dtype)),
+            tir.Range(arith.const(0, dtype), arith.const(outer_extent, dtype)),
             iv.kind,
         )
         outer_iters.append(outer)
@@ -131,7 +130,7 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
             continue
         inner = tir.IterVar(
             tir.Var(f"{iv.var.name}_i", dtype),
-            tir.Range(arith.imm(0, dtype), arith.imm(inner_extent, dtype)),
+            tir.Range(arith.const(0, dtype), arith.const(inner_extent, dtype)),
             iv.kind,
         )
         inner_iters.append(inner)
@@ -159,7 +158,7 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
     nest: tir.Stmt = inner_realize
     for lp in reversed(inner_loops):
         nest = dataclasses.replace(lp, body=nest)
-    dom = {iv.var: Interval(iv.dom.min, arith.sub(iv.dom.extent, 1)) for iv in inner_iters}
+    dom = {iv.var: iv.dom for iv in inner_iters}
     outer_block = tir.Block(
         f"{block.name}_o",
         tuple(outer_iters),
@@ -175,18 +174,12 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
 
 
 def _relax(
-    region: tir.BufferRegion, dom: dict[tir.Var, Interval], analyzer: arith.Analyzer
+    region: tir.BufferRegion, dom: dict[tir.Var, tir.Range], analyzer: canonical.Analyzer
 ) -> tir.BufferRegion:
     ranges = []
-    for axis, r in enumerate(region.region):
-        lo = eval_interval(r.min, dom)
-        hi = eval_interval(arith.sub(arith.add(r.min, r.extent), 1), dom)
-        if lo is None or hi is None:
-            shape = region.buffer.shape[axis]
-            ranges.append(tir.Range(arith.imm(0, shape.dtype), shape))
-            continue
-        low = analyzer.simplify(lo.lo)
-        ranges.append(tir.Range(low, analyzer.simplify(arith.add(arith.sub(hi.hi, low), 1))))
+    for bound in relax(region, dom, analyzer):
+        extent = analyzer.simplify(arith.add(arith.sub(bound.hi, bound.lo), 1))
+        ranges.append(tir.Range(bound.lo, extent))
     return tir.BufferRegion(region.buffer, tuple(ranges))
 
 
@@ -197,7 +190,7 @@ def _outer_init(
     mapping: dict[tir.Var, tir.PrimExpr] = {}
     iter_vars, values = [], []
     for iv, value in zip(inner.block.iter_vars, inner.iter_values, strict=True):
-        if iv.kind == tir.SPATIAL and _stmt_uses(init, iv.var):
+        if iv.kind == tir.SPATIAL and uses(init, {iv.var}):
             new = dataclasses.replace(iv, var=tir.Var(f"{iv.var.name}_init", iv.var.dtype))
             mapping[iv.var] = new.var
             iter_vars.append(new)
@@ -212,15 +205,3 @@ def _outer_init(
     m = ScheduleMutator()
     m.var_remap.update(mapping)
     return m.visit_stmt(stmt)
-
-
-def _stmt_uses(stmt: tir.Stmt, var: tir.Var) -> bool:
-    found = []
-
-    class _Uses(StmtExprVisitor):
-        def visit_Var(self, e: tir.Var) -> None:
-            if e is var:
-                found.append(e)
-
-    _Uses().visit_stmt(stmt)
-    return bool(found)

@@ -21,7 +21,7 @@ from tvmlite.lowering.schedule.tree import (
     Change,
     ScheduleMutator,
     Tree,
-    realizes_under,
+    all_realizes,
     replace_block,
     replace_in,
 )
@@ -61,10 +61,10 @@ def _stage(
     for i, extent in enumerate(shape):
         var = tir.Var(f"v{i}", extent.dtype)
         iter_vars.append(
-            tir.IterVar(var, tir.Range(arith.imm(0, extent.dtype), extent), tir.SPATIAL)
+            tir.IterVar(var, tir.Range(arith.const(0, extent.dtype), extent), tir.SPATIAL)
         )
     idx = tuple(iv.var for iv in iter_vars)
-    point = tuple(tir.Range(v, arith.imm(1, v.dtype)) for v in idx)
+    point = tuple(tir.Range(v, arith.const(1, v.dtype)) for v in idx)
     block = tir.Block(
         name,
         tuple(iter_vars),
@@ -74,7 +74,7 @@ def _stage(
     )
     body: tir.Stmt = tir.BlockRealize(tuple(loop_vars), tir.IntImm("bool", 1), block)
     for var, extent in reversed(list(zip(loop_vars, shape, strict=True))):
-        body = tir.For(var, arith.imm(0, var.dtype), extent, tir.SERIAL, body)
+        body = tir.For(var, arith.const(0, var.dtype), extent, tir.SERIAL, body)
     return body, block
 
 
@@ -114,19 +114,10 @@ def _position(scope_body: tir.Stmt, blocks: list[tir.Block], before: bool) -> in
     `blocks`: a stage goes before the first reader or after the last writer."""
     items = list(scope_body.seq) if isinstance(scope_body, tir.SeqStmt) else [scope_body]
     ids = {id(b) for b in blocks}
-    hits = [i for i, s in enumerate(items) if any(id(r.block) in ids for r in _deep(s))]
+    hits = [i for i, s in enumerate(items) if any(id(r.block) in ids for r in all_realizes(s))]
     if not hits:
         return 0 if before else len(items)
     return hits[0] if before else hits[-1] + 1
-
-
-def _deep(s: tir.Stmt) -> list[tir.BlockRealize]:
-    out, stack = [], realizes_under(s)
-    while stack:
-        r = stack.pop()
-        out.append(r)
-        stack.extend(realizes_under(r.block.body))
-    return out
 
 
 def cache_read(
@@ -202,12 +193,12 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     axes = {iv.var: iv for iv in block.iter_vars}
     used: list[tir.IterVar] = []
     for r in regions[0].region:
-        if arith.const_value(r.extent) != 1:
+        if arith.as_int(r.extent) != 1:
             raise ScheduleError(
                 f"reindex: block '{block.name}' accesses '{buffer.name}' by a range"
             )
         for iv in block.iter_vars:
-            from tvmlite.dsl.parse_tir_regions import uses
+            from tvmlite.dsl.analysis import uses
 
             if uses(r.min, {iv.var: None}) and all(u is not iv for u in used):
                 used.append(iv)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tvmlite.dsl import arith, tir
+from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
@@ -23,7 +23,7 @@ from tvmlite.lowering.schedule.inline import is_output_block
 from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.regions import Interval, relaxed_region, union
 from tvmlite.lowering.schedule.state import ScheduleError
-from tvmlite.lowering.schedule.tree import Change, Tree, finish, realizes_under, removal_root
+from tvmlite.lowering.schedule.tree import Change, Tree, all_realizes, finish, removal_root
 
 
 def compute_at(
@@ -42,7 +42,7 @@ def compute_at(
         raise ScheduleError(
             f"{primitive}: block '{block.name}' is neither a complete block nor a reduction block"
         )
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     node = loop
     while True:
         if isinstance(node, tir.For):
@@ -81,7 +81,7 @@ def compute_at(
     realize, loops_ = _new_nest(block, doms, analyzer, preserve_unit_loops)
     nest: tir.Stmt = realize
     for var, extent in reversed(loops_):
-        nest = tir.For(var, arith.imm(0, var.dtype), extent, tir.SERIAL, nest)
+        nest = tir.For(var, arith.const(0, var.dtype), extent, tir.SERIAL, nest)
     subtrees.insert(position, nest)
     new_loop = dataclasses.replace(loop, body=tir.seq(subtrees))
     return finish(tree, {id(loop): new_loop}, removed=(removed,))
@@ -109,7 +109,7 @@ def _insertion_point(
     seen_producers: set[int] = set()
     seen_consumers: set[int] = set()
     for i, sub in enumerate(subtrees):
-        blocks = [r.block for r in _all_realizes(sub)]
+        blocks = [r.block for r in all_realizes(sub)]
         for b in blocks:
             if any(b is p for p in producers):
                 seen_producers.add(id(b))
@@ -146,17 +146,6 @@ def _insertion_point(
     )
 
 
-def _all_realizes(s: tir.Stmt) -> list[tir.BlockRealize]:
-    """Every block realize under `s`, nested ones included."""
-    out: list[tir.BlockRealize] = []
-    stack = realizes_under(s)
-    while stack:
-        r = stack.pop(0)
-        out.append(r)
-        stack.extend(realizes_under(r.block.body))
-    return out
-
-
 def _loops_between(tree: Tree, block: tir.Block, top: tir.For) -> list[tir.For]:
     out = []
     for p in tree.ancestors(block):
@@ -170,7 +159,7 @@ def _block_var_domains(
     block: tir.Block,
     provided_regions: tuple[tir.BufferRegion, ...],
     required: dict[tir.Buffer, list[list[Interval]]],
-    analyzer: arith.Analyzer,
+    analyzer: canonical.Analyzer,
     primitive: str,
 ) -> list[tuple[Interval | None, Interval | None]]:
     """Per block axis: (domain covering what is required, bound it must stay in)."""
@@ -189,7 +178,7 @@ def _block_var_domains(
         have = union(many, analyzer)
         for axis, (p, q) in enumerate(zip(have, need, strict=True)):
             dim_max = arith.sub(buffer.shape[axis], 1)
-            if analyzer.can_prove_equal(p.lo, p.hi) and arith.const_value(p.lo) is not None:
+            if analyzer.can_prove_equal(p.lo, p.hi) and arith.as_int(p.lo) is not None:
                 continue
             var, dom, bound = _solve(p, q, dim_max, analyzer, primitive, block)
             if var is None or var not in doms or dom is None:
@@ -211,13 +200,13 @@ def _solve(
     provided: Interval,
     required: Interval,
     dim_max: tir.PrimExpr,
-    analyzer: arith.Analyzer,
+    analyzer: canonical.Analyzer,
     primitive: str,
     block: tir.Block,
 ) -> tuple[tir.Var | None, Interval | None, Interval | None]:
     lo = analyzer.simplify(provided.lo)
     req_lo, req_hi = analyzer.simplify(required.lo), analyzer.simplify(required.hi)
-    zero = arith.imm(0, dim_max.dtype)
+    zero = arith.const(0, dim_max.dtype)
     if isinstance(lo, tir.BinaryOp) and lo.kind == "mul":
         var, scale = (lo.a, lo.b) if isinstance(lo.a, tir.Var) else (lo.b, lo.a)
         if isinstance(var, tir.Var):
@@ -249,18 +238,18 @@ def _solve(
     )
 
 
-def _union2(a: Interval, b: Interval, analyzer: arith.Analyzer) -> Interval:
+def _union2(a: Interval, b: Interval, analyzer: canonical.Analyzer) -> Interval:
     return union([[a], [b]], analyzer)[0]
 
 
-def _intersect(a: Interval, b: Interval, analyzer: arith.Analyzer) -> Interval:
+def _intersect(a: Interval, b: Interval, analyzer: canonical.Analyzer) -> Interval:
     return Interval(
         analyzer.simplify(arith.maximum(a.lo, b.lo)), analyzer.simplify(arith.minimum(a.hi, b.hi))
     )
 
 
 def _simplify_info(
-    dom: Interval | None, bound: Interval, analyzer: arith.Analyzer
+    dom: Interval | None, bound: Interval, analyzer: canonical.Analyzer
 ) -> tuple[Interval, Interval | None]:
     """(domain, bound left to enforce by a predicate, or None)."""
     bound = Interval(analyzer.simplify(bound.lo), analyzer.simplify(bound.hi))
@@ -272,7 +261,7 @@ def _simplify_info(
         return dom, None
     if analyzer.can_prove_equal(bound.lo, meet.lo) and analyzer.can_prove_equal(bound.hi, meet.hi):
         return bound, None
-    if arith.const_value(meet.lo) is not None and arith.const_value(meet.hi) is not None:
+    if arith.as_int(meet.lo) is not None and arith.as_int(meet.hi) is not None:
         return meet, None
     return dom, bound
 
@@ -280,7 +269,7 @@ def _simplify_info(
 def _new_nest(
     block: tir.Block,
     doms: list[tuple[Interval, Interval | None]],
-    analyzer: arith.Analyzer,
+    analyzer: canonical.Analyzer,
     preserve_unit_loops: bool,
 ) -> tuple[tir.BlockRealize, list[tuple[tir.Var, tir.PrimExpr]]]:
     loops: list[tuple[tir.Var, tir.PrimExpr]] = []
@@ -288,7 +277,7 @@ def _new_nest(
     predicate: tir.PrimExpr = tir.IntImm("bool", 1)
     for (dom, bound), iv in zip(doms, block.iter_vars, strict=True):
         extent = analyzer.simplify(arith.add(arith.sub(dom.hi, dom.lo), 1))
-        if preserve_unit_loops or arith.const_value(extent) != 1:
+        if preserve_unit_loops or arith.as_int(extent) != 1:
             bits = max(dt.bits(dom.lo.dtype), dt.bits(extent.dtype))
             var = tir.Var(f"ax{len(loops)}", f"int{bits}")
             loops.append((var, extent))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.dsl import arith, tir
-from tvmlite.dsl.parse_tir_regions import substitute
+from tvmlite.dsl.analysis import substitute
 from tvmlite.lowering.schedule.state import ScheduleError
 
 
@@ -32,7 +32,7 @@ class _Sym:
         if isinstance(other, _Sym):
             return other.expr
         if isinstance(other, int) and not isinstance(other, bool):
-            return arith.imm(other, self.expr.dtype)
+            return arith.const(other, self.expr.dtype)
         raise ScheduleError(f"index map: cannot combine an index with {other!r}")
 
     def __add__(self, o: Any) -> _Sym:
@@ -66,14 +66,14 @@ class _Sym:
         return _Sym(_binary("floormod", self._other(o), self.expr))
 
     def __neg__(self) -> _Sym:
-        return _Sym(_binary("sub", arith.imm(0, self.expr.dtype), self.expr))
+        return _Sym(_binary("sub", arith.const(0, self.expr.dtype), self.expr))
 
     def __pos__(self) -> _Sym:
         return self
 
 
 def _binary(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
-    x, y = arith.const_value(a), arith.const_value(b)
+    x, y = arith.as_int(a), arith.as_int(b)
     if x is not None and y is not None:
         folds = {
             "add": arith.add,
@@ -94,9 +94,8 @@ class IndexMap:
     final_indices: tuple[tir.PrimExpr, ...]
 
     @staticmethod
-    def from_func(
-        func: Callable[..., Any], ndim: int | None = None, dtype: str = "int64"
-    ) -> IndexMap:
+    def from_func(func: Callable[..., Any], dtype: str = "int64") -> IndexMap:
+        """Call `func` on symbolic indices of `dtype` (an IndexMap is returned as is)."""
         if isinstance(func, IndexMap):
             return func
         if not callable(func):
@@ -106,10 +105,6 @@ class IndexMap:
         except (TypeError, ValueError):
             raise ScheduleError("index map: cannot read the function's parameters") from None
         names = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
-        if ndim is not None and len(names) != ndim:
-            raise ScheduleError(
-                f"index map takes {len(names)} indices but the buffer has {ndim} dimensions"
-            )
         variables = tuple(tir.Var(n, dtype) for n in names)
         try:
             result = func(*(_Sym(v) for v in variables))
@@ -123,7 +118,7 @@ class IndexMap:
             if isinstance(item, _Sym):
                 final.append(item.expr)
             elif isinstance(item, int) and not isinstance(item, bool):
-                final.append(arith.imm(item, dtype))
+                final.append(arith.const(item, dtype))
             else:
                 raise ScheduleError(f"index map returned {item!r}, not an index expression")
         return IndexMap(variables, tuple(final))

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from tvmlite.dsl import arith, tir
-from tvmlite.dsl.parse_tir_regions import infer_regions, uses
+from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl.analysis import loads, uses
+from tvmlite.dsl.regions import infer_regions
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
@@ -93,9 +94,9 @@ def _trivial_index(index: tir.PrimExpr, iv: tir.IterVar) -> bool:
     if index is iv.var:
         return True
     return (
-        arith.const_value(index) == 0
-        and arith.const_value(iv.dom.min) == 0
-        and arith.const_value(iv.dom.extent) == 1
+        arith.as_int(index) == 0
+        and arith.as_int(iv.dom.min) == 0
+        and arith.as_int(iv.dom.extent) == 1
     )
 
 
@@ -179,7 +180,7 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
             f"reverse_compute_inline: the producer '{producer.name}' writes an output of its scope"
         )
     store = block.body
-    if arith.const_bool(realize.predicate) is not True or not isinstance(store, tir.BufferStore):
+    if arith.as_bool(realize.predicate) is not True or not isinstance(store, tir.BufferStore):
         raise ScheduleError(
             f"reverse_compute_inline: the body of block '{block.name}' must be a single store "
             "without a predicate"
@@ -188,7 +189,8 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     if not loads or any(
         len(ld.indices) != len(loads[0].indices)
         or any(
-            not arith._deep_equal(a, b) for a, b in zip(ld.indices, loads[0].indices, strict=True)
+            not canonical.expr_equal(a, b)
+            for a, b in zip(ld.indices, loads[0].indices, strict=True)
         )
         for ld in loads
     ):
@@ -203,7 +205,7 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     # The consumer's axes as functions of the producer's store indices.
     sub: dict[tir.Var, tir.PrimExpr] = {}
     for iv in block.iter_vars:
-        if arith.const_value(iv.dom.extent) == 1 and arith.const_value(iv.dom.min) is not None:
+        if arith.as_int(iv.dom.extent) == 1 and arith.as_int(iv.dom.min) is not None:
             sub[iv.var] = iv.dom.min
     axes = {iv.var for iv in block.iter_vars}
     for index, value in zip(loads[0].indices, producer_store.indices, strict=True):
@@ -256,18 +258,7 @@ def _single_read(scope: navigate.Scope, block: tir.Block) -> tir.Buffer:
 
 
 def _loads_of(store: tir.BufferStore, buffer: tir.Buffer) -> list[tir.BufferLoad]:
-    from tvmlite.dsl.tir_functor import StmtExprVisitor
-
-    found: list[tir.BufferLoad] = []
-
-    class _Loads(StmtExprVisitor):
-        def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
-            if e.buffer is buffer:
-                found.append(e)
-            super().visit_BufferLoad(e)
-
-    _Loads().visit_stmt(store)
-    return found
+    return [load for load in loads(store) if load.buffer is buffer]
 
 
 def _substitute_store(

@@ -12,11 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tvmlite.dsl import arith, tir
-from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule.cache import nth_buffer
 from tvmlite.lowering.schedule.index_map import IndexMap
-from tvmlite.lowering.schedule.regions import Interval, eval_interval
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -52,7 +51,7 @@ class _Remap(ScheduleMutator):
     def __init__(self, old: tir.Buffer, new: tir.Buffer, index_map: IndexMap) -> None:
         super().__init__()
         self.old, self.new, self.index_map = old, new, index_map
-        self.analyzer = arith.Analyzer()
+        self.analyzer = canonical.Analyzer()
 
     def indices(self, indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.PrimExpr, ...]:
         return tuple(self.analyzer.simplify(e) for e in self.index_map.map(indices))
@@ -76,24 +75,21 @@ class _Remap(ScheduleMutator):
         region = super().visit_buffer_region(region)
         if region.buffer is not self.old:
             return region
-        if all(arith.const_value(r.extent) == 1 for r in region.region):
+        if all(arith.as_int(r.extent) == 1 for r in region.region):
             points = self.indices(tuple(r.min for r in region.region))
             return tir.BufferRegion(
-                self.new, tuple(tir.Range(p, arith.imm(1, p.dtype)) for p in points)
+                self.new, tuple(tir.Range(p, arith.const(1, p.dtype)) for p in points)
             )
-        dom = {
-            v: Interval(r.min, arith.sub(arith.add(r.min, r.extent), 1))
-            for v, r in zip(self.index_map.initial_indices, region.region, strict=True)
-        }
+        dom = dict(zip(self.index_map.initial_indices, region.region, strict=True))
         ranges = []
         for axis, e in enumerate(self.index_map.final_indices):
-            bound = eval_interval(e, dom)
+            bound = arith.bounds(e, dom)
             if bound is None:
                 shape = self.new.shape[axis]
-                ranges.append(tir.Range(arith.imm(0, shape.dtype), shape))
+                ranges.append(tir.Range(arith.const(0, shape.dtype), shape))
                 continue
-            lo = self.analyzer.simplify(bound.lo)
-            extent = self.analyzer.simplify(arith.add(arith.sub(bound.hi, bound.lo), 1))
+            lo = self.analyzer.simplify(bound[0])
+            extent = self.analyzer.simplify(arith.add(arith.sub(bound[1], bound[0]), 1))
             ranges.append(tir.Range(lo, extent))
         return tir.BufferRegion(self.new, tuple(ranges))
 
@@ -102,7 +98,7 @@ def transform_layout(
     tree: Tree, block: tir.Block, buffer_spec: Any, index_map: Any, pad_value: Any
 ) -> tuple[Change, IndexMap]:
     buffer = _buffer_spec(block, buffer_spec, "transform_layout")
-    imap = IndexMap.from_func(index_map, None, buffer.shape[0].dtype)
+    imap = IndexMap.from_func(index_map, buffer.shape[0].dtype)
     if len(imap.initial_indices) != len(buffer.shape):
         raise ScheduleError(
             f"transform_layout: the index map takes {len(imap.initial_indices)} indices but "
@@ -121,18 +117,18 @@ def transform_layout(
             "allocated inside the function can change layout"
         )
     dom = {
-        v: Interval(arith.imm(0, v.dtype), arith.sub(s, 1))
+        v: tir.Range(arith.const(0, v.dtype), s)
         for v, s in zip(imap.initial_indices, buffer.shape, strict=True)
     }
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     shape = []
     for e in imap.final_indices:
-        bound = eval_interval(e, dom)
-        if bound is None or arith.const_value(analyzer.simplify(bound.lo)) != 0:
+        bound = arith.bounds(e, dom)
+        if bound is None or arith.as_int(analyzer.simplify(bound[0])) != 0:
             raise ScheduleError(
                 "transform_layout: the index map's image does not start at 0 on every axis"
             )
-        shape.append(analyzer.simplify(arith.add(bound.hi, 1)))
+        shape.append(analyzer.simplify(arith.add(bound[1], 1)))
     if pad_value is not None:
         raise ScheduleError("transform_layout: pad_value is not supported")
     new_buffer = dataclasses.replace(buffer, shape=tuple(shape), strides=())
@@ -145,7 +141,7 @@ def transform_layout(
 def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tuple[Change, IndexMap]:
     realize = tree.realize_of[id(block)]
     loops = tree.loops_above(block)
-    imap = IndexMap.from_func(index_map, None, _iter_dtype(block))
+    imap = IndexMap.from_func(index_map, _iter_dtype(block))
     n = len(block.iter_vars)
     if len(imap.initial_indices) != n:
         raise ScheduleError(
@@ -169,7 +165,7 @@ def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tupl
             f"transform_block_layout: block '{block.name}' must be alone under its loops"
         )
     for lp in loops:
-        if arith.const_value(lp.min) != 0:
+        if arith.as_int(lp.min) != 0:
             raise ScheduleError("transform_block_layout: loops must start at 0")
     for iv, value in zip(block.iter_vars, realize.iter_values, strict=True):
         if not (isinstance(value, tir.Var) and value in loop_vars):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from tvmlite.dsl import arith, tir
+from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl.analysis import uses
 from tvmlite.dsl.iter_map import simplify_bindings
-from tvmlite.dsl.parse_tir_regions import uses
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -33,12 +33,12 @@ def check_plain_loop(loop: tir.For, primitive: str) -> None:
     """The loop starts at 0 and carries no annotation or thread binding."""
     if loop.annotations or loop.kind == tir.THREAD_BINDING:
         raise ScheduleError(f"{primitive}: {loop_name(loop)} has an annotation or thread binding")
-    if arith.const_value(loop.min) != 0:
+    if arith.as_int(loop.min) != 0:
         raise ScheduleError(f"{primitive}: {loop_name(loop)} does not start at 0")
 
 
 def const_extent(loop: tir.For, primitive: str) -> int:
-    extent = arith.const_value(loop.extent)
+    extent = arith.as_int(loop.extent)
     if extent is None:
         raise ScheduleError(f"{primitive}: {loop_name(loop)} has a non-constant extent")
     return extent
@@ -48,7 +48,7 @@ def loop_ranges(tree: Tree, node: Node) -> dict[tir.Var, tuple[int, int]]:
     """Constant (min, extent) of every loop above `node` in its scope."""
     out = {}
     for lp in tree.loops_above(node):
-        lo, ext = arith.const_value(lp.min), arith.const_value(lp.extent)
+        lo, ext = arith.as_int(lp.min), arith.as_int(lp.extent)
         if lo is not None and ext is not None:
             out[lp.loop_var] = (lo, ext)
     return out
@@ -64,7 +64,7 @@ class _SimplifyBindings(ScheduleMutator):
         self.preserve = preserve_unit_iters
 
     def visit_For(self, s: tir.For) -> tir.Stmt:
-        lo, ext = arith.const_value(s.min), arith.const_value(s.extent)
+        lo, ext = arith.as_int(s.min), arith.as_int(s.extent)
         if lo is not None and ext is not None:
             self.iters[s.loop_var] = (lo, ext)
         out = super().visit_For(s)
@@ -109,7 +109,7 @@ def split(
     check_plain_loop(loop, "split")
     if not isinstance(factors, (list, tuple)) or not factors:
         raise ScheduleError("split: factors must be a non-empty list")
-    extent = arith.const_value(loop.extent)
+    extent = arith.as_int(loop.extent)
     values: list[int | None] = []
     for f in factors:
         if f is None or (isinstance(f, int) and not isinstance(f, bool) and f == -1):
@@ -138,11 +138,11 @@ def split(
         )
     dtype = loop.loop_var.dtype
     new_vars = [tir.Var(f"{loop.loop_var.name}_{i}", dtype) for i in range(len(values))]
-    value: tir.PrimExpr = arith.imm(0, dtype)
+    value: tir.PrimExpr = arith.const(0, dtype)
     for var, f in zip(new_vars, values, strict=True):
         value = arith.add(arith.mul(value, f), var)
     body, reuse1 = substitute_stmt(loop.body, {loop.loop_var: value})
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     for var, f in zip(new_vars, values, strict=True):
         analyzer.bind(var, 0, f)
     predicate = arith.compare("lt", value, loop.extent)
@@ -150,7 +150,7 @@ def split(
         body, reuse2 = _append_predicate(body, predicate)
         reuse1 = merge_reuse(reuse1, reuse2)
     for var, f in reversed(list(zip(new_vars, values, strict=True))):
-        body = tir.For(var, arith.imm(0, dtype), arith.imm(f, dtype), tir.SERIAL, body)
+        body = tir.For(var, arith.const(0, dtype), arith.const(f, dtype), tir.SERIAL, body)
     iters = loop_ranges(tree, loop)
     body, reuse3 = simplify_under(body, iters, preserve_unit_iters)
     return finish(tree, {id(loop): body}, reuse1, reuse3), new_vars
@@ -198,26 +198,26 @@ def fuse(tree: Tree, loops: list[tir.For], preserve_unit_iters: bool) -> tuple[C
     name = "_".join(lp.loop_var.name for lp in loops) + "_fused"
     fused = tir.Var(name, dtype)
     mapping: dict[tir.Var, tir.PrimExpr] = {}
-    lower: tir.PrimExpr = arith.imm(1, dtype)
-    analyzer = arith.Analyzer()
+    lower: tir.PrimExpr = arith.const(1, dtype)
+    analyzer = canonical.Analyzer()
     for lp in reversed(loops[1:]):
         next_lower = analyzer.canonical_simplify(arith.mul(lp.extent, lower))
-        if arith.const_value(lp.extent) == 1:
-            mapping[lp.loop_var] = arith.imm(0, dtype)
+        if arith.as_int(lp.extent) == 1:
+            mapping[lp.loop_var] = arith.const(0, dtype)
         else:
             mapping[lp.loop_var] = arith.floordiv(arith.floormod(fused, next_lower), lower)
         lower = next_lower
     first = loops[0]
-    if arith.const_value(first.extent) == 1:
-        mapping[first.loop_var] = arith.imm(0, dtype)
+    if arith.as_int(first.extent) == 1:
+        mapping[first.loop_var] = arith.const(0, dtype)
     else:
         mapping[first.loop_var] = arith.floordiv(fused, lower)
     body, reuse1 = substitute_stmt(loops[-1].body, mapping)
-    extent: tir.PrimExpr = arith.imm(1, dtype)
+    extent: tir.PrimExpr = arith.const(1, dtype)
     for lp in loops:
         extent = arith.mul(extent, lp.extent)
     extent = analyzer.simplify(extent)
-    new_loop = tir.For(fused, arith.imm(0, dtype), extent, tir.SERIAL, body)
+    new_loop = tir.For(fused, arith.const(0, dtype), extent, tir.SERIAL, body)
     iters = loop_ranges(tree, loops[0])
     new_loop, reuse2 = simplify_under(new_loop, iters, preserve_unit_iters)
     return finish(tree, {id(loops[0]): new_loop}, reuse1, reuse2), fused
@@ -320,7 +320,7 @@ def _blocks_under(s: tir.Stmt) -> list[tir.Block]:
 def add_unit_loop(tree: Tree, node: Node) -> tuple[Change, tir.Var]:
     var = tir.Var("u", "int32")
     stmt = stmt_of(tree, node)
-    new = tir.For(var, arith.imm(0, "int32"), arith.imm(1, "int32"), tir.SERIAL, stmt)
+    new = tir.For(var, arith.const(0, "int32"), arith.const(1, "int32"), tir.SERIAL, stmt)
     return finish(tree, {id(stmt): new}), var
 
 
@@ -349,7 +349,7 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
                     f"merge: {loop_name(inner)} is not the only child of {loop_name(outer)}"
                 )
         nests.append(nest)
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     for nest in nests[1:]:
         if len(nest) != len(nests[0]):
             raise ScheduleError("merge: the loop nests have different depths")
@@ -367,7 +367,7 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
         reuses.append(reuse)
     merged: tir.Stmt = tir.seq(bodies)
     for var, lp in zip(new_vars, nests[0], strict=True):
-        merged = tir.For(var, arith.imm(0, var.dtype), lp.extent, tir.SERIAL, merged)
+        merged = tir.For(var, arith.const(0, var.dtype), lp.extent, tir.SERIAL, merged)
     removed = tuple(nest[-1] for nest in nests[:-1])
     change = finish(tree, {id(nests[-1][-1]): merged}, *reuses, removed=removed)
     return change, new_vars[0]

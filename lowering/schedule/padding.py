@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tvmlite.dsl import arith, tir
+from tvmlite.dsl import arith, canonical, tir
 from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
@@ -36,19 +36,19 @@ def _bounds(
     """Per loop var, [lo, hi) from `c <= v`, `v < c` (and mirrored) conjuncts;
     None when a conjunct is anything else."""
     out = {
-        v: [arith.const_value(lp.min), arith.const_value(lp.min) + arith.const_value(lp.extent)]
+        v: [arith.as_int(lp.min), arith.as_int(lp.min) + arith.as_int(lp.extent)]
         for v, lp in loops.items()
     }
     flipped = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
     for c in _conjuncts(predicate):
-        if arith.const_bool(c) is True:
+        if arith.as_bool(c) is True:
             continue
         if not (isinstance(c, tir.BinaryOp) and c.kind in flipped):
             return None
         kind, a, b = c.kind, c.a, c.b
         if isinstance(b, tir.Var) and b in out:
             kind, a, b = flipped[kind], b, a
-        value = arith.const_value(b)
+        value = arith.as_int(b)
         if not (isinstance(a, tir.Var) and a in out and value is not None):
             return None
         lo_hi = out[a]
@@ -102,7 +102,7 @@ def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Chan
             f"decompose_padding: the axes of block '{block.name}' are not independent loops "
             "bounded by its padding condition"
         )
-    analyzer = arith.Analyzer()
+    analyzer = canonical.Analyzer()
     for lp in loops:
         analyzer.bind(lp.loop_var, lp.min, lp.extent)
     # The constant fill: every point, under copies of the loops from `loop` down.
@@ -137,10 +137,12 @@ def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Chan
         var = tir.Var(iv.var.name, iv.var.dtype)
         dtype = iv.var.dtype
         new_iters.append(
-            tir.IterVar(var, tir.Range(arith.imm(0, dtype), arith.imm(hi - lo, dtype)), tir.SPATIAL)
+            tir.IterVar(
+                var, tir.Range(arith.const(0, dtype), arith.const(hi - lo, dtype)), tir.SPATIAL
+            )
         )
-        shift[iv.var] = arith.add(var, arith.imm(lo, dtype))
-        shift[value] = arith.add(value, arith.imm(lo, dtype))
+        shift[iv.var] = arith.add(var, arith.const(lo, dtype))
+        shift[value] = arith.add(value, arith.const(lo, dtype))
         new_ranges[value] = (0, hi - lo)
         analyzer.bind(value, 0, hi - lo)
     rewrite = SubstituteSimplify(shift, analyzer)
@@ -161,12 +163,12 @@ def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Chan
     top = _in_bound_top(inner)
     for lp in reversed(inner[inner.index(top) :]):
         lo, extent = new_ranges.get(lp.loop_var) or (
-            arith.const_value(lp.min),
-            arith.const_value(lp.extent),
+            arith.as_int(lp.min),
+            arith.as_int(lp.extent),
         )
         dtype = lp.loop_var.dtype
         in_nest = dataclasses.replace(
-            lp, min=arith.imm(lo, dtype), extent=arith.imm(extent, dtype), body=in_nest
+            lp, min=arith.const(lo, dtype), extent=arith.const(extent, dtype), body=in_nest
         )
     new_loop, reuse = replace_in(loop, {id(top): in_nest})
     change = finish(tree, {id(loop): tir.seq([const_nest, new_loop])}, reuse)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from tvmlite.dsl import arith, tir
-from tvmlite.dsl.parse_tir_regions import uses
+from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
 from tvmlite.lowering.schedule.loops import loop_name
@@ -123,7 +123,7 @@ def _substitute_region(r: tir.BufferRegion, mapping: dict[tir.Var, tir.Var]) -> 
 
 def _remake_predicate(pred: tir.PrimExpr, discarded: dict[tir.Var, None]) -> tir.PrimExpr:
     """The conjuncts `a < b` of `pred` whose left side uses no discarded loop."""
-    if arith.const_bool(pred) is True:
+    if arith.as_bool(pred) is True:
         return pred
     terms: list[tir.PrimExpr] = []
     while isinstance(pred, tir.BinaryOp) and pred.kind == "and":

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from tvmlite.dsl import arith, tir
-from tvmlite.dsl.parse_tir_regions import uses
-from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.analysis import free_vars, loads, uses
 from tvmlite.lowering.schedule.loops import loop_name
 from tvmlite.lowering.schedule.reduction import check_reduction_block
 from tvmlite.lowering.schedule.state import ScheduleError
@@ -49,7 +49,7 @@ class Reducer:
         class _Swap(ScheduleMutator):
             def visit_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
                 for old, new in table:
-                    if arith._deep_equal(e, old):
+                    if canonical.expr_equal(e, old):
                         return new
                 return super().visit_expr(e)
 
@@ -81,30 +81,57 @@ def _reducer(block: tir.Block) -> Reducer:
     rhs: list[tir.PrimExpr] = []
     for i, value in enumerate(values):
         if isinstance(value, tir.BinaryOp) and value.kind in ("add", "mul", "min", "max"):
-            pair = (value.a, value.b) if arith._deep_equal(value.a, lhs[i]) else (value.b, value.a)
+            pair = (
+                (value.a, value.b) if canonical.expr_equal(value.a, lhs[i]) else (value.b, value.a)
+            )
         elif isinstance(value, tir.Select):
             pair = (value.true_value, value.false_value)
         else:
             raise fail
-        if not arith._deep_equal(pair[0], lhs[i]) or any(_loads(pair[1], s.buffer) for s in stores):
+        written = {s.buffer for s in stores}
+        if not canonical.expr_equal(pair[0], lhs[i]) or any(
+            load.buffer in written for load in loads(pair[1])
+        ):
             raise fail
         rhs.append(pair[1])
     if len(stores) == 1 and not isinstance(values[0], tir.BinaryOp):
         raise fail
-    return Reducer(stores, values, lhs, rhs, [s.value for s in init])
+    identities = [s.value for s in init]
+    for value, identity in zip(values, identities, strict=True):
+        kind = value.kind if isinstance(value, tir.BinaryOp) else "select"
+        if not _is_identity(kind, identity):
+            raise ScheduleError(
+                f"rfactor: the init value of block '{block.name}' is not the identity of its "
+                f"reduction ({kind})"
+            )
+    return Reducer(stores, values, lhs, rhs, identities)
 
 
-def _loads(e: tir.PrimExpr, buffer: tir.Buffer) -> bool:
-    found = []
+def _is_identity(kind: str, e: tir.PrimExpr) -> bool:
+    """Whether `e` is the identity TVM's reducers require: 0 for +, 1 for *, the
+    dtype's largest (smallest) value for min (max); for argmax-like selects, the
+    index -1 or an extreme value."""
+    value = arith.value_of(e)
+    if value is None:
+        return False
+    low, high = _extremes(e.dtype)
+    return {
+        "add": value == 0,
+        "mul": value == 1,
+        "min": value == high,
+        "max": value == low,
+        "select": value in (-1, low, high),
+    }[kind]
 
-    class _Find(StmtExprVisitor):
-        def visit_BufferLoad(self, x: tir.BufferLoad) -> None:
-            if x.buffer is buffer:
-                found.append(x)
-            super().visit_BufferLoad(x)
 
-    _Find().visit_expr(e)
-    return bool(found)
+def _extremes(dtype: str) -> tuple[float, float]:
+    if dt.is_float(dtype):
+        big = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}[dt.bits(dtype)]
+        return -big, big
+    if dt.is_uint(dtype):
+        return 0, (1 << dt.bits(dtype)) - 1
+    bits = dt.bits(dtype)
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def _update_body(
@@ -143,7 +170,7 @@ def _init_body(
 
 def _point(load: tir.BufferLoad) -> tir.BufferRegion:
     return tir.BufferRegion(
-        load.buffer, tuple(tir.Range(i, arith.imm(1, i.dtype)) for i in load.indices)
+        load.buffer, tuple(tir.Range(i, arith.const(1, i.dtype)) for i in load.indices)
     )
 
 
@@ -232,7 +259,7 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
             iter_vars.append(iv)
             values.append(value)
             continue
-        for var in _vars_in_order(value):
+        for var in free_vars(value):
             lp = loop_of.get(var)
             if lp is None or var in loop_to_iter:
                 continue
@@ -254,7 +281,7 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
     writes = []
     for w in block.writes:
         region = list(w.region)
-        region.insert(factor_axis, tir.Range(extra.var, arith.imm(1, extra.var.dtype)))
+        region.insert(factor_axis, tir.Range(extra.var, arith.const(1, extra.var.dtype)))
         writes.append(_substitute(tir.BufferRegion(by_buffer[w.buffer], tuple(region)), var_map))
     rf_block = tir.Block(
         rf_name,
@@ -314,15 +341,3 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
         scope, body=body, alloc_buffers=(*scope.alloc_buffers, *rf_buffers)
     )
     return replace_block(tree, scope, new_scope, reuse), rf_name
-
-
-def _vars_in_order(e: tir.PrimExpr) -> list[tir.Var]:
-    out: list[tir.Var] = []
-
-    class _Vars(StmtExprVisitor):
-        def visit_Var(self, v: tir.Var) -> None:
-            if v not in out:
-                out.append(v)
-
-    _Vars().visit_expr(e)
-    return out

@@ -95,18 +95,18 @@ class Schedule:
         self,
         name: str,
         func_name: str,
-        primitive: Callable[[], tuple[Change | None, Any]],
-        args: tuple[Any, ...],
+        change: Change | None,
+        make_result: Callable[[], Any] | None,
         kwargs: dict[str, Any],
+        args: tuple[Any, ...] = (),
     ) -> Any:
-        """Run `primitive` (returning the change and a result built from the new
-        function), commit, record in the trace, and return the result."""
-        change, make_result = primitive()
+        """Commit `change` (verifying it under debug_mask="all"), build the result
+        from the new function (`make_result`), and record the call in the trace."""
         if change is not None:
             if self._verify:
                 verify_prim_func(change.func)
             self._state.commit(func_name, change, name)
-        result = make_result() if callable(make_result) else make_result
+        result = None if make_result is None else make_result()
         if isinstance(result, list):
             outputs, unpack = tuple(result), True
         elif result is None:
@@ -173,57 +173,49 @@ class Schedule:
         return self._run(
             "get_loops",
             func_name,
-            lambda: (None, [self._state.new_loop(func_name, lp) for lp in loops_]),
-            (),
+            None,
+            lambda: [self._state.new_loop(func_name, lp) for lp in loops_],
             {"block": block},
         )
 
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
-        if isinstance(block_or_loop, LoopRV):
-            func_name, node, tree = self._loop(block_or_loop)
-        else:
-            func_name, node, tree = self._block(block_or_loop)
-        children = tree.child_blocks(node)
-        return self._run(
-            "get_child_blocks",
-            func_name,
-            lambda: (None, [self._state.new_block(func_name, b) for b in children]),
-            (block_or_loop,),
-            {},
-        )
+        """The blocks directly under a block or loop, in order."""
+        func_name, node, tree = self._node(block_or_loop)
+        found = tree.child_blocks(node)
+        return self._blocks("get_child_blocks", func_name, found, {}, (block_or_loop,))
 
     def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
+        """The blocks of the same scope that `block` depends on (read/write after write)."""
         func_name, node, tree = self._block(block)
         found = navigate.producers(tree, node)
-        return self._run(
-            "get_producers",
-            func_name,
-            lambda: (None, [self._state.new_block(func_name, b) for b in found]),
-            (),
-            {"block": block},
-        )
+        return self._blocks("get_producers", func_name, found, {"block": block})
 
     def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
+        """The blocks of the same scope that depend on `block`."""
         func_name, node, tree = self._block(block)
         found = navigate.consumers(tree, node)
-        return self._run(
-            "get_consumers",
-            func_name,
-            lambda: (None, [self._state.new_block(func_name, b) for b in found]),
-            (),
-            {"block": block},
-        )
+        return self._blocks("get_consumers", func_name, found, {"block": block})
 
     def get_output_blocks(self, scope_block: BlockRV | str) -> list[BlockRV]:
+        """The child blocks of a scope that write buffers living beyond it."""
         func_name, node, tree = self._block(scope_block)
         found = navigate.output_blocks(tree, node)
-        return self._run(
-            "get_output_blocks",
-            func_name,
-            lambda: (None, [self._state.new_block(func_name, b) for b in found]),
-            (),
-            {"scope_block": scope_block},
-        )
+        return self._blocks("get_output_blocks", func_name, found, {"scope_block": scope_block})
+
+    def _blocks(
+        self,
+        name: str,
+        func_name: str,
+        found: list[tir.Block],
+        kwargs: dict[str, Any],
+        args: tuple[Any, ...] = (),
+    ) -> list[BlockRV]:
+        """Handles to `found`, recorded as the result of lookup `name`."""
+
+        def handles() -> list[BlockRV]:
+            return [self._state.new_block(func_name, b) for b in found]
+
+        return self._run(name, func_name, None, handles, kwargs, args)
 
     # ------------------------------------------------------------ loops
 
@@ -242,8 +234,8 @@ class Schedule:
         return self._run(
             "split",
             func_name,
-            lambda: (change, lambda: [self._new_loop(func_name, v) for v in new_vars]),
-            (),
+            change,
+            lambda: [self._new_loop(func_name, v) for v in new_vars],
             {
                 "loop": loop,
                 "factors": list(factors),
@@ -265,9 +257,10 @@ class Schedule:
         return self._run(
             "fuse",
             func_name,
-            lambda: (change, lambda: self._new_loop(func_name, var)),
-            tuple(loops_),
+            change,
+            lambda: self._new_loop(func_name, var),
             {"preserve_unit_iters": preserve_unit_iters},
+            args=tuple(loops_),
         )
 
     def merge(self, *loops_: LoopRV) -> LoopRV:
@@ -281,9 +274,10 @@ class Schedule:
         return self._run(
             "merge",
             func_name,
-            lambda: (change, lambda: self._new_loop(func_name, var)),
-            tuple(loops_),
+            change,
+            lambda: self._new_loop(func_name, var),
             {},
+            args=tuple(loops_),
         )
 
     def reorder(self, *ordered_loops: LoopRV) -> None:
@@ -295,7 +289,7 @@ class Schedule:
             return None
         func_name = self._same_func(*(r[0] for r in resolved))
         change = loops.reorder(resolved[0][2], [r[1] for r in resolved])
-        return self._run("reorder", func_name, lambda: (change, None), tuple(ordered_loops), {})
+        return self._run("reorder", func_name, change, None, {}, args=tuple(ordered_loops))
 
     def add_unit_loop(self, block_or_loop: BlockRV | LoopRV) -> LoopRV:
         """Wrap a block or loop in a new loop of extent 1."""
@@ -307,8 +301,8 @@ class Schedule:
         return self._run(
             "add_unit_loop",
             func_name,
-            lambda: (change, lambda: self._new_loop(func_name, var)),
-            (),
+            change,
+            lambda: self._new_loop(func_name, var),
             {"block_or_loop": block_or_loop},
         )
 
@@ -324,7 +318,7 @@ class Schedule:
     def _for_kind(self, loop: LoopRV, kind: str, name: str) -> None:
         func_name, node, tree = self._loop(loop)
         change = annotate.set_for_kind(tree, node, kind, name)
-        self._run(name, func_name, lambda: (change, None), (), {"loop": loop})
+        self._run(name, func_name, change, None, {"loop": loop})
 
     # ------------------------------------------------------------ annotations
 
@@ -334,8 +328,8 @@ class Schedule:
         self._run(
             "annotate",
             node_info[0],
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {"block_or_loop": block_or_loop, "ann_key": ann_key, "ann_val": ann_val},
         )
 
@@ -345,8 +339,8 @@ class Schedule:
         self._run(
             "unannotate",
             node_info[0],
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {"block_or_loop": block_or_loop, "ann_key": ann_key},
         )
 
@@ -373,8 +367,8 @@ class Schedule:
         self._run(
             "compute_at",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {
                 "block": block,
                 "loop": loop,
@@ -398,8 +392,8 @@ class Schedule:
         self._run(
             "reverse_compute_at",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {
                 "block": block,
                 "loop": loop,
@@ -412,13 +406,13 @@ class Schedule:
         """Inline an elementwise producer into its consumers."""
         func_name, node, tree = self._block(block)
         change = inline.compute_inline(tree, node)
-        self._run("compute_inline", func_name, lambda: (change, None), (), {"block": block})
+        self._run("compute_inline", func_name, change, None, {"block": block})
 
     def reverse_compute_inline(self, block: BlockRV | str) -> None:
         """Inline an elementwise consumer into its producer."""
         func_name, node, tree = self._block(block)
         change = inline.reverse_compute_inline(tree, node)
-        self._run("reverse_compute_inline", func_name, lambda: (change, None), (), {"block": block})
+        self._run("reverse_compute_inline", func_name, change, None, {"block": block})
 
     # ------------------------------------------------------------ caching and storage
 
@@ -429,23 +423,10 @@ class Schedule:
         storage_scope: str,
         consumer_blocks: list[BlockRV] | None = None,
     ) -> BlockRV:
-        func_name, node, tree = self._block(block)
-        consumers = [self._block(b)[1] for b in consumer_blocks or []]
-        change, name = cache.cache_read(tree, node, read_buffer_index, storage_scope, consumers)
-        kwargs: dict[str, Any] = {
-            "block": block,
-            "read_buffer_index": read_buffer_index,
-            "storage_scope": storage_scope,
-        }
-        if consumer_blocks:
-            kwargs["consumer_blocks"] = list(consumer_blocks)
-        return self._run(
-            "cache_read",
-            func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
-            kwargs,
-        )
+        """Copy a read buffer into `storage_scope` before its readers, which then
+        read the copy."""
+        index = {"read_buffer_index": read_buffer_index}
+        return self._cache("cache_read", block, index, storage_scope, consumer_blocks)
 
     def cache_write(
         self,
@@ -454,23 +435,26 @@ class Schedule:
         storage_scope: str,
         consumer_blocks: list[BlockRV] | None = None,
     ) -> BlockRV:
+        """Make the block write a copy in `storage_scope`, copied back after it."""
+        index = {"write_buffer_index": write_buffer_index}
+        return self._cache("cache_write", block, index, storage_scope, consumer_blocks)
+
+    def _cache(
+        self,
+        name: str,
+        block: BlockRV | str,
+        index: dict[str, int],
+        storage_scope: str,
+        consumer_blocks: list[BlockRV] | None,
+    ) -> BlockRV:
         func_name, node, tree = self._block(block)
         consumers = [self._block(b)[1] for b in consumer_blocks or []]
-        change, name = cache.cache_write(tree, node, write_buffer_index, storage_scope, consumers)
-        kwargs: dict[str, Any] = {
-            "block": block,
-            "write_buffer_index": write_buffer_index,
-            "storage_scope": storage_scope,
-        }
+        primitive = cache.cache_read if name == "cache_read" else cache.cache_write
+        change, stage = primitive(tree, node, *index.values(), storage_scope, consumers)
+        kwargs: dict[str, Any] = {"block": block, **index, "storage_scope": storage_scope}
         if consumer_blocks:
             kwargs["consumer_blocks"] = list(consumer_blocks)
-        return self._run(
-            "cache_write",
-            func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
-            kwargs,
-        )
+        return self._run(name, func_name, change, lambda: self._new_block(func_name, stage), kwargs)
 
     def reindex(self, block: BlockRV | str, buffer: tuple[str, int] | str) -> BlockRV:
         func_name, node, tree = self._block(block)
@@ -478,8 +462,8 @@ class Schedule:
         return self._run(
             "reindex",
             func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
+            change,
+            lambda: self._new_block(func_name, name),
             {"block": block, "buffer": buffer},
         )
 
@@ -489,8 +473,8 @@ class Schedule:
         self._run(
             "set_scope",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {"block": block, "buffer_index": buffer_index, "storage_scope": storage_scope},
         )
 
@@ -507,8 +491,8 @@ class Schedule:
         self._run(
             "storage_align",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {
                 "block": block,
                 "buffer_index": buffer_index,
@@ -530,8 +514,8 @@ class Schedule:
         return self._run(
             "decompose_reduction",
             func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
+            change,
+            lambda: self._new_block(func_name, name),
             {"block": block, "loop": loop},
         )
 
@@ -542,8 +526,8 @@ class Schedule:
         return self._run(
             "rfactor",
             func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
+            change,
+            lambda: self._new_block(func_name, name),
             {"loop": loop, "factor_axis": factor_axis},
         )
 
@@ -563,8 +547,8 @@ class Schedule:
         self._run(
             "transform_layout",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {
                 "block": block,
                 "buffer": buffer,
@@ -580,8 +564,8 @@ class Schedule:
         self._run(
             "transform_block_layout",
             func_name,
-            lambda: (change, None),
-            (),
+            change,
+            None,
             {"block": block, "index_map": used_map},
         )
 
@@ -593,8 +577,8 @@ class Schedule:
         return self._run(
             "decompose_padding",
             func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
+            change,
+            lambda: self._new_block(func_name, name),
             {"block": block, "loop": loop},
         )
 
@@ -609,8 +593,8 @@ class Schedule:
         return self._run(
             "blockize",
             func_name,
-            lambda: (change, lambda: self._new_block(func_name, name)),
-            (),
+            change,
+            lambda: self._new_block(func_name, name),
             {"target": target, "preserve_unit_iters": preserve_unit_iters},
         )
 

@@ -29,28 +29,29 @@ class ScheduleError(TVMLiteError):
     """A schedule primitive cannot be applied; the schedule is unchanged."""
 
 
-class BlockRV:
+class _Handle:
+    __slots__ = ("_serial",)
+    _prefix = ""
+
+    def __init__(self, serial: int) -> None:
+        self._serial = serial
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._prefix}{self._serial})"
+
+
+class BlockRV(_Handle):
     """A handle to a block of the scheduled module."""
 
-    __slots__ = ("_serial",)
-
-    def __init__(self, serial: int) -> None:
-        self._serial = serial
-
-    def __repr__(self) -> str:
-        return f"BlockRV(b{self._serial})"
+    __slots__ = ()
+    _prefix = "b"
 
 
-class LoopRV:
+class LoopRV(_Handle):
     """A handle to a loop of the scheduled module."""
 
-    __slots__ = ("_serial",)
-
-    def __init__(self, serial: int) -> None:
-        self._serial = serial
-
-    def __repr__(self) -> str:
-        return f"LoopRV(l{self._serial})"
+    __slots__ = ()
+    _prefix = "l"
 
 
 @dataclass

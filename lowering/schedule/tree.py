@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.arith import Analyzer
+from tvmlite.dsl.canonical import Analyzer
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 
 Node = tir.For | tir.Block  # what handles and the tree name
@@ -136,6 +136,17 @@ def realizes_under(s: tir.Stmt) -> list[tir.BlockRealize]:
     """Block realizes directly under `s` (not nested in another block)."""
     out: list[tir.BlockRealize] = []
     _collect_realizes(s, out)
+    return out
+
+
+def all_realizes(s: tir.Stmt) -> list[tir.BlockRealize]:
+    """Every block realize under `s`, nested ones included."""
+    out: list[tir.BlockRealize] = []
+    stack = realizes_under(s)
+    while stack:
+        r = stack.pop(0)
+        out.append(r)
+        stack.extend(realizes_under(r.block.body))
     return out
 
 

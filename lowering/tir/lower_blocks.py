@@ -13,8 +13,7 @@ from __future__ import annotations
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_mutator import StmtExprMutator
-from tvmlite.lowering.tir import simplify as fold
-from tvmlite.lowering.tir.flatten_buffers import elem_offset_of, strides_of
+from tvmlite.lowering.tir.flatten_buffers import add, elem_offset_of, mul, strides_of, to_index
 
 
 def _cast(e: tir.PrimExpr, dtype: str) -> tir.PrimExpr:
@@ -87,7 +86,7 @@ class LowerBlocks(StmtExprMutator):
         src_strides = strides_of(src)
         offset = elem_offset_of(src)
         for (lo, _), stride in zip(region, src_strides, strict=True):
-            offset = fold.add(offset, fold.mul(fold.to_index(lo), stride))
+            offset = add(offset, mul(to_index(lo), stride))
         strides = src_strides[src_rank - rank :]
         bindings: list[tuple[tir.Var, tir.PrimExpr]] = []
         extents = [ext for _, ext in region[src_rank - rank :]]

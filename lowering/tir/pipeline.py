@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.arith import Simplify
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
 from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
-from tvmlite.lowering.tir.simplify import Simplify
 
 STEPS = (lower_blocks, flatten_buffers, lower_intrinsics)
 

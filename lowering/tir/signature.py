@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import free_vars
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 # Status codes below this are asserts; the runtime owns the ones at and above.
@@ -46,15 +47,14 @@ class KernelSignature:
 
 
 class _Collect(StmtExprVisitor):
-    """Records vars in first-occurrence order, stored-to data vars and asserts."""
+    """Records stored-to data vars and asserts."""
 
     def __init__(self) -> None:
-        self.vars: dict[tir.Var, None] = {}
         self.stored: set[tir.Var] = set()
         self.asserts: list[str] = []
 
-    def visit_Var(self, e: tir.Var) -> None:
-        self.vars.setdefault(e)
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
+        pass  # its shape and strides hold no stores or asserts
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         self.stored.add(s.buffer.data)
@@ -78,12 +78,8 @@ def assert_message(s: tir.AssertStmt) -> str:
 
 def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
     """Vars in a buffer's shape, strides and elem_offset, in that order."""
-    collect = _Collect()
-    for e in (*buffer.shape, *buffer.strides):
-        collect.visit_expr(e)
-    if buffer.elem_offset is not None:
-        collect.visit_expr(buffer.elem_offset)
-    return list(collect.vars)
+    offset = () if buffer.elem_offset is None else (buffer.elem_offset,)
+    return free_vars((*buffer.shape, *buffer.strides, *offset))
 
 
 def _param_name(var: tir.Var, buffer: tir.Buffer | None) -> str:

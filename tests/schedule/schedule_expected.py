@@ -1,5 +1,5 @@
 """TVMScript printed by Apache TVM 0.27 for the schedules in test_primitives.py (generated once with TVM; tvmlite must match them byte for byte):
-the inputs (MATMUL, CHAIN, ROWSUM) and what each schedule turns them into."""
+the inputs (MATMUL, CHAIN, ROWSUM, PAD, ARGMAX) and what each schedule turns them into."""
 
 MATMUL = """# from tvm.script import ir as I
 # from tvm.script import tirx as T
@@ -58,6 +58,51 @@ class Module:
                 with T.init():
                     B[vi] = T.float32(0.0)
                 B[vi] = B[vi] + A[vi, vk]
+"""
+
+PAD = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(4)), "float32"), C: T.Buffer((T.int64(6), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        P = T.sblock_alloc_buffer((T.int64(6), T.int64(6)))
+        for i, j in T.grid(T.int64(6), T.int64(6)):
+            with T.sblock("P"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi - T.int64(1), vj - T.int64(1)])
+                T.writes(P[vi, vj])
+                P[vi, vj] = T.if_then_else(T.int64(1) <= vi and vi < T.int64(5) and T.int64(1) <= vj and vj < T.int64(5), A[vi - T.int64(1), vj - T.int64(1)], T.float32(0.0))
+        for i, j in T.grid(T.int64(6), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(P[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = P[vi, vj] * T.float32(2.0)
+"""
+
+ARGMAX = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), idx: T.Buffer((T.int64(4),), "int64"), val: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("argmax"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(idx[vi], val[vi])
+                with T.init():
+                    idx[vi] = T.int64(-1)
+                    val[vi] = T.float32(-340282346638528859811704183484516925440.0)
+                v_idx: T.let[T.int64] = T.Select(val[vi] > A[vi, vk] or val[vi] == A[vi, vk] and idx[vi] < vk, idx[vi], vk)
+                v_val: T.let[T.float32] = T.Select(val[vi] > A[vi, vk], val[vi], A[vi, vk])
+                idx[vi] = v_idx
+                val[vi] = v_val
 """
 
 EXPECTED = {
@@ -474,5 +519,98 @@ class Module:
                 T.reads(B[vi, vj])
                 T.writes(C[vi, vj])
                 C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "blockize": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i_0, j_0, k in T.grid(T.int64(4), T.int64(2), T.int64(8)):
+            with T.sblock("C_o"):
+                vi_o, vj_o, vk_o = T.axis.remap("SSR", [i_0, j_0, k])
+                T.reads(A[vi_o * T.int64(2):vi_o * T.int64(2) + T.int64(2), vk_o], B[vk_o, vj_o * T.int64(4):vj_o * T.int64(4) + T.int64(4)])
+                T.writes(C[vi_o * T.int64(2):vi_o * T.int64(2) + T.int64(2), vj_o * T.int64(4):vj_o * T.int64(4) + T.int64(4)])
+                with T.init():
+                    for i_1, j_1 in T.grid(T.int64(2), T.int64(4)):
+                        with T.sblock("C_init"):
+                            vi_i_init, vj_i_init = T.axis.remap("SS", [i_1, j_1])
+                            T.reads()
+                            T.writes(C[vi_o * T.int64(2) + vi_i_init, vj_o * T.int64(4) + vj_i_init])
+                            C[vi_o * T.int64(2) + vi_i_init, vj_o * T.int64(4) + vj_i_init] = T.float32(0.0)
+                for i_1, j_1 in T.grid(T.int64(2), T.int64(4)):
+                    with T.sblock("C"):
+                        vi_i, vj_i = T.axis.remap("SS", [i_1, j_1])
+                        T.reads(C[vi_o * T.int64(2) + vi_i, vj_o * T.int64(4) + vj_i], A[vi_o * T.int64(2) + vi_i, vk_o], B[vk_o, vj_o * T.int64(4) + vj_i])
+                        T.writes(C[vi_o * T.int64(2) + vi_i, vj_o * T.int64(4) + vj_i])
+                        C[vi_o * T.int64(2) + vi_i, vj_o * T.int64(4) + vj_i] = C[vi_o * T.int64(2) + vi_i, vj_o * T.int64(4) + vj_i] + A[vi_o * T.int64(2) + vi_i, vk_o] * B[vk_o, vj_o * T.int64(4) + vj_i]
+""",
+    "padding": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(4)), "float32"), C: T.Buffer((T.int64(6), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        P = T.sblock_alloc_buffer((T.int64(6), T.int64(6)))
+        for i, j in T.grid(T.int64(6), T.int64(6)):
+            with T.sblock("P_pad_const"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads()
+                T.writes(P[vi, vj])
+                P[vi, vj] = T.float32(0.0)
+        for i, j in T.grid(T.int64(4), T.int64(4)):
+            with T.sblock("P"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(P[vi + T.int64(1), vj + T.int64(1)])
+                P[vi + T.int64(1), vj + T.int64(1)] = A[vi, vj]
+        for i, j in T.grid(T.int64(6), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(P[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = P[vi, vj] * T.float32(2.0)
+""",
+    "argmax_rfactor": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), idx: T.Buffer((T.int64(4),), "int64"), val: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        idx_rf = T.sblock_alloc_buffer((T.int64(2), T.int64(4)), "int64")
+        val_rf = T.sblock_alloc_buffer((T.int64(2), T.int64(4)))
+        for i, k_0, k_1 in T.grid(T.int64(4), T.int64(4), T.int64(2)):
+            with T.sblock("argmax_rf"):
+                vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
+                T.reads(A[vi, vk_0 * T.int64(2) + vk_1])
+                T.writes(idx_rf[vk_1, vi], val_rf[vk_1, vi])
+                with T.init():
+                    idx_rf[vk_1, vi] = T.int64(-1)
+                    val_rf[vk_1, vi] = T.float32(-340282346638528859811704183484516925440.0)
+                v_idx_rf: T.let[T.int64] = T.Select(val_rf[vk_1, vi] > A[vi, vk_0 * T.int64(2) + vk_1] or val_rf[vk_1, vi] == A[vi, vk_0 * T.int64(2) + vk_1] and idx_rf[vk_1, vi] < vk_0 * T.int64(2) + vk_1, idx_rf[vk_1, vi], vk_0 * T.int64(2) + vk_1)
+                v_val_rf: T.let[T.float32] = T.Select(val_rf[vk_1, vi] > A[vi, vk_0 * T.int64(2) + vk_1], val_rf[vk_1, vi], A[vi, vk_0 * T.int64(2) + vk_1])
+                idx_rf[vk_1, vi] = v_idx_rf
+                val_rf[vk_1, vi] = v_val_rf
+        for i, k_1 in T.grid(T.int64(4), T.int64(2)):
+            with T.sblock("argmax"):
+                vk_1, vi = T.axis.remap("RS", [k_1, i])
+                T.reads(idx_rf[vk_1, vi], val_rf[vk_1, vi])
+                T.writes(idx[vi], val[vi])
+                with T.init():
+                    idx[vi] = T.int64(-1)
+                    val[vi] = T.float32(-340282346638528859811704183484516925440.0)
+                v_idx: T.let[T.int64] = T.Select(val[vi] > val_rf[vk_1, vi] or val[vi] == val_rf[vk_1, vi] and idx[vi] < idx_rf[vk_1, vi], idx[vi], idx_rf[vk_1, vi])
+                v_val: T.let[T.float32] = T.Select(val[vi] > val_rf[vk_1, vi], val[vi], val_rf[vk_1, vi])
+                idx[vi] = v_idx
+                val[vi] = v_val
 """,
 }

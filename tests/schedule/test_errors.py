@@ -4,7 +4,7 @@ block or loop, and leaves the module, the handles and the trace as they were."""
 from collections.abc import Callable
 
 import pytest
-from schedule_expected import CHAIN, MATMUL, ROWSUM
+from schedule_expected import ARGMAX, CHAIN, MATMUL, PAD, ROWSUM
 
 import tvmlite
 from tvmlite.tir import Schedule, ScheduleError
@@ -150,6 +150,28 @@ def unannotate_missing(s: Schedule) -> None:
     s.unannotate(s.get_sblock("B"), "no_such_key")
 
 
+def blockize_mixed(s: Schedule) -> None:
+    i, j, k = loops(s, "C")
+    k0, k1 = s.split(k, [None, 3])
+    s.reorder(k0, i, k1, j)
+    s.blockize(i)
+
+
+def padding_not_a_pad(s: Schedule) -> None:
+    b = s.get_sblock("C")
+    s.decompose_padding(b, s.get_loops(b)[0])
+
+
+def rfactor_bad_identity(s: Schedule) -> None:
+    _, k = loops(s, "argmax")
+    _, k1 = s.split(k, [None, 2])
+    s.rfactor(k1, 0)
+
+
+def block_layout_not_permutation(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j: (i + j, j))
+
+
 FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (MATMUL, split_too_small, "smaller than the extent 8 of loop 'j'"),
     (MATMUL, split_two_none, "only one factor can be None"),
@@ -173,6 +195,14 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (CHAIN, unknown_block, "no block named 'no_such_block'"),
     (CHAIN, layout_arity, "takes 1 indices but buffer 'B' has 2"),
     (CHAIN, unannotate_missing, "block 'B' has no annotation 'no_such_key'"),
+    (MATMUL, blockize_mixed, "bindings of block 'C' cannot be divided"),
+    (PAD, padding_not_a_pad, "block 'C' is not a padding block"),
+    (
+        ARGMAX.replace("T.int64(-1)", "T.int64(0)"),
+        rfactor_bad_identity,
+        "init value of block 'argmax' is not the identity",
+    ),
+    (CHAIN, block_layout_not_permutation, "only permutations of the block axes"),
 ]
 
 

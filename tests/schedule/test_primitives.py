@@ -5,7 +5,7 @@ schedule (schedule_expected.py). The verifier runs after every primitive
 from collections.abc import Callable
 
 import pytest
-from schedule_expected import CHAIN, EXPECTED, MATMUL, ROWSUM
+from schedule_expected import ARGMAX, CHAIN, EXPECTED, MATMUL, PAD, ROWSUM
 
 import tvmlite
 from tvmlite.tir import Schedule
@@ -111,6 +111,26 @@ def annotate_chain(s: Schedule) -> None:
     s.annotate(b, "meta_schedule.vectorize", 8)
 
 
+def blockize_mm(s: Schedule) -> None:
+    i, j, k = s.get_loops(s.get_sblock("C"))
+    i0, i1 = s.split(i, [None, 2])
+    j0, j1 = s.split(j, [None, 4])
+    s.reorder(i0, j0, k, i1, j1)
+    s.blockize(i1)
+
+
+def padding(s: Schedule) -> None:
+    b = s.get_sblock("P")
+    i, _ = s.get_loops(b)
+    s.decompose_padding(b, i)
+
+
+def argmax_rfactor(s: Schedule) -> None:
+    _, k = s.get_loops(s.get_sblock("argmax"))
+    _, k1 = s.split(k, [None, 2])
+    s.rfactor(k1, 0)
+
+
 CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("split", MATMUL, split_mm),
     ("split_pred", MATMUL, split_pred),
@@ -130,6 +150,9 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("merge", CHAIN, merge_chain),
     ("unit", CHAIN, unit_chain),
     ("annotate", CHAIN, annotate_chain),
+    ("blockize", MATMUL, blockize_mm),
+    ("padding", PAD, padding),
+    ("argmax_rfactor", ARGMAX, argmax_rfactor),
 ]
 
 
