@@ -74,20 +74,27 @@ def _check_parallel_axes(realize: tir.BlockRealize, loop: tir.For, primitive: st
             )
 
 
-def _check_value(value: Any) -> Any:
+def _check_value(value: Any, node: Node) -> Any:
     if isinstance(value, bool) or isinstance(value, (int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
-        return tuple(_check_value(v) for v in value)
+        return tuple(_check_value(v, node) for v in value)
     if isinstance(value, tir.PrimExpr):
         return value
-    raise ScheduleError(f"annotate: unsupported annotation value {value!r}")
+    raise ScheduleError(
+        f"annotate: unsupported annotation value {value!r} for {_what(node)} (expected a str, "
+        "int, float, bool, PrimExpr or a list of them)"
+    )
+
+
+def _what(node: Node) -> str:
+    return loop_name(node) if isinstance(node, tir.For) else f"block '{node.name}'"
 
 
 def annotate(tree: Tree, node: Node, key: str, value: Any) -> Change:
     if not isinstance(key, str):
-        raise ScheduleError(f"annotate: ann_key must be a string, got {key!r}")
-    value = _check_value(value)
+        raise ScheduleError(f"annotate: ann_key of {_what(node)} must be a string, got {key!r}")
+    value = _check_value(value, node)
     items = [(k, v) for k, v in node.annotations if k != key] + [(key, value)]
     new = dataclasses.replace(node, annotations=tuple(sorted(items, key=lambda kv: kv[0])))
     return _swap(tree, node, new)
@@ -95,8 +102,7 @@ def annotate(tree: Tree, node: Node, key: str, value: Any) -> Change:
 
 def unannotate(tree: Tree, node: Node, key: str) -> Change:
     if not any(k == key for k, _ in node.annotations):
-        what = loop_name(node) if isinstance(node, tir.For) else f"block '{node.name}'"
-        raise ScheduleError(f"unannotate: {what} has no annotation '{key}'")
+        raise ScheduleError(f"unannotate: {_what(node)} has no annotation '{key}'")
     new = dataclasses.replace(
         node, annotations=tuple(kv for kv in node.annotations if kv[0] != key)
     )

@@ -279,7 +279,10 @@ def storage_align(
 ) -> Change:
     buffer = nth_buffer(block, index, "write", "storage_align")
     if not isinstance(factor, int) or factor <= 0:
-        raise ScheduleError(f"storage_align: factor must be a positive integer, got {factor!r}")
+        raise ScheduleError(
+            f"storage_align: factor for buffer '{buffer.name}' of block '{block.name}' must be "
+            f"a positive integer, got {factor!r}"
+        )
     ndim = len(buffer.shape)
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise ScheduleError(

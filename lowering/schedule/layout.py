@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from tvmlite.dsl import arith, canonical, tir
-from tvmlite.dsl.analysis import uses
+from tvmlite.lowering.schedule.affine_map import analyse, inverse
 from tvmlite.lowering.schedule.cache import nth_buffer
 from tvmlite.lowering.schedule.index_map import IndexMap
 from tvmlite.lowering.schedule.state import ScheduleError
@@ -99,12 +99,17 @@ def transform_layout(
 ) -> tuple[Change, IndexMap]:
     buffer = _buffer_spec(block, buffer_spec, "transform_layout")
     imap = IndexMap.from_func(index_map, buffer.shape[0].dtype)
+    what = f"transform_layout of buffer '{buffer.name}'"
     if len(imap.initial_indices) != len(buffer.shape):
         raise ScheduleError(
-            f"transform_layout: the index map takes {len(imap.initial_indices)} indices but "
+            f"{what}: the index map takes {len(imap.initial_indices)} indices but "
             f"buffer '{buffer.name}' has {len(buffer.shape)} dimensions"
         )
-    site = None
+    if pad_value is not None:
+        raise ScheduleError(f"{what}: pad_value is not supported")
+    affine = analyse(imap, buffer.shape, what, bijective=False)
+    # The allocating block, or the root block for a parameter (whose signature changes).
+    site = tree.root
     node: tir.Block | tir.For | None = block
     while node is not None:
         if isinstance(node, tir.Block) and any(b is buffer for b in node.alloc_buffers):
@@ -112,79 +117,66 @@ def transform_layout(
             break
         node = tree.parent_of(node)
     if site is None:
-        raise ScheduleError(
-            f"transform_layout: buffer '{buffer.name}' is a function parameter; only buffers "
-            "allocated inside the function can change layout"
-        )
-    dom = {
-        v: tir.Range(arith.const(0, v.dtype), s)
-        for v, s in zip(imap.initial_indices, buffer.shape, strict=True)
-    }
-    analyzer = canonical.Analyzer()
-    shape = []
-    for e in imap.final_indices:
-        bound = arith.bounds(e, dom)
-        if bound is None or arith.as_int(analyzer.simplify(bound[0])) != 0:
-            raise ScheduleError(
-                "transform_layout: the index map's image does not start at 0 on every axis"
-            )
-        shape.append(analyzer.simplify(arith.add(bound[1], 1)))
-    if pad_value is not None:
-        raise ScheduleError("transform_layout: pad_value is not supported")
-    new_buffer = dataclasses.replace(buffer, shape=tuple(shape), strides=())
+        raise ScheduleError(f"{what}: the function has no root block")
+    dtype = buffer.shape[0].dtype
+    shape = tuple(arith.const(e, dtype) for e in affine.extents)
+    new_buffer = dataclasses.replace(buffer, shape=shape, strides=())
     remap = _Remap(buffer, new_buffer, imap)
     new_site = remap.visit_stmt(site)
     assert isinstance(new_site, tir.Block)
-    return replace_block(tree, site, new_site, remap.reuse), imap
+    change = replace_block(tree, site, new_site, remap.reuse)
+    if site is tree.root:
+        buffer_map = tuple((v, new_buffer if b is buffer else b) for v, b in change.func.buffer_map)
+        change.func = dataclasses.replace(change.func, buffer_map=buffer_map)
+    return change, imap
 
 
 def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tuple[Change, IndexMap]:
+    """Give `block` the iteration space of the index map's image: new loops
+    `ax0, ax1, ...` bound one to one to new axes `v0, v1, ...`, the old axes
+    rewritten through the map's inverse."""
     realize = tree.realize_of[id(block)]
     loops = tree.loops_above(block)
     imap = IndexMap.from_func(index_map, _iter_dtype(block))
+    what = f"transform_block_layout of block '{block.name}'"
     n = len(block.iter_vars)
     if len(imap.initial_indices) != n:
         raise ScheduleError(
-            f"transform_block_layout: the index map takes {len(imap.initial_indices)} indices "
-            f"but block '{block.name}' has {n} axes"
+            f"{what}: the index map takes {len(imap.initial_indices)} indices but the block "
+            f"has {n} axes"
         )
-    # Only permutations of the axes: each output is one input index, each used once.
-    order = []
-    for e in imap.final_indices:
-        if not isinstance(e, tir.Var) or e not in imap.initial_indices or e in order:
-            raise ScheduleError(
-                "transform_block_layout: only permutations of the block axes are supported"
-            )
-        order.append(e)
-    if len(order) != n:
-        raise ScheduleError("transform_block_layout: the index map must keep every block axis")
-    loop_vars = {lp.loop_var: lp for lp in loops}
     under = realizes_under(loops[0]) if loops else []
     if len(under) != 1 or under[0] is not realize:
+        raise ScheduleError(f"{what}: the block must be alone under its loops")
+    trivial = len(loops) == n and all(
+        value is lp.loop_var and arith.as_int(lp.min) == 0
+        for value, lp in zip(realize.iter_values, loops, strict=True)
+    )
+    if not trivial or arith.as_bool(realize.predicate) is not True:
         raise ScheduleError(
-            f"transform_block_layout: block '{block.name}' must be alone under its loops"
+            f"{what}: the block's bindings must be the loops above it, in order, each "
+            "starting at 0, with no predicate"
         )
-    for lp in loops:
-        if arith.as_int(lp.min) != 0:
-            raise ScheduleError("transform_block_layout: loops must start at 0")
-    for iv, value in zip(block.iter_vars, realize.iter_values, strict=True):
-        if not (isinstance(value, tir.Var) and value in loop_vars):
-            raise ScheduleError(
-                f"transform_block_layout: axis '{iv.var.name}' of block '{block.name}' must be "
-                "bound to a loop variable"
-            )
-        if iv.kind != tir.SPATIAL:
-            raise ScheduleError("transform_block_layout: only spatial blocks are supported")
-    position = {v: i for i, v in enumerate(imap.initial_indices)}
+    domain = [iv.dom.extent for iv in block.iter_vars]
+    affine = analyse(imap, domain, what, bijective=True)
+    kind_of = {
+        iv_map: iv.kind for iv_map, iv in zip(imap.initial_indices, block.iter_vars, strict=True)
+    }
     new_iters = []
-    mapping: dict[tir.Var, tir.PrimExpr] = {}
-    for i, e in enumerate(order):
-        old = block.iter_vars[position[e]]
-        var = tir.Var(f"v{i}", old.var.dtype)
-        new_iters.append(dataclasses.replace(old, var=var))
-        mapping[old.var] = var
+    for k, extent in enumerate(affine.extents):
+        kinds = {kind_of[v] for v in affine.leaves(k)}
+        if len(kinds) != 1:
+            raise ScheduleError(
+                f"{what}: output {k} of the index map mixes axes of different kinds "
+                f"({', '.join(sorted(kinds))})"
+            )
+        var = tir.Var(f"v{k}", block.iter_vars[0].var.dtype)
+        dom = tir.Range(arith.const(0, var.dtype), arith.const(extent, var.dtype))
+        new_iters.append(tir.IterVar(var, dom, kinds.pop()))
+    old_of = dict(zip(imap.initial_indices, block.iter_vars, strict=True))
     m = ScheduleMutator()
-    m.var_remap.update(mapping)
+    for index, value in inverse(affine, [iv.var for iv in new_iters]).items():
+        m.var_remap[old_of[index].var] = value
     new_block = dataclasses.replace(
         block,
         iter_vars=tuple(new_iters),
@@ -193,10 +185,8 @@ def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tupl
         body=m.visit_stmt(block.body),
         init=None if block.init is None else m.visit_stmt(block.init),
     )
-    new_loops = [tir.Var(f"ax{i}", iv.var.dtype) for i, iv in enumerate(new_iters)]
+    new_loops = [tir.Var(f"ax{k}", iv.var.dtype) for k, iv in enumerate(new_iters)]
     body: tir.Stmt = tir.BlockRealize(tuple(new_loops), realize.predicate, new_block)
-    if uses(realize.predicate, loop_vars):
-        raise ScheduleError("transform_block_layout: the block must not have a predicate")
     for var, iv in reversed(list(zip(new_loops, new_iters, strict=True))):
         body = tir.For(var, iv.dom.min, iv.dom.extent, tir.SERIAL, body)
     change = finish(tree, {id(loops[0]): body})

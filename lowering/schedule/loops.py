@@ -108,7 +108,7 @@ def split(
 ) -> tuple[Change, list[tir.Var]]:
     check_plain_loop(loop, "split")
     if not isinstance(factors, (list, tuple)) or not factors:
-        raise ScheduleError("split: factors must be a non-empty list")
+        raise ScheduleError(f"split: the factors of {loop_name(loop)} must be a non-empty list")
     extent = arith.as_int(loop.extent)
     values: list[int | None] = []
     for f in factors:
@@ -119,9 +119,13 @@ def split(
         elif isinstance(f, tir.IntImm) and f.value > 0:
             values.append(f.value)
         else:
-            raise ScheduleError(f"split: factor {f!r} is not a positive integer or None")
+            raise ScheduleError(
+                f"split: factor {f!r} of {loop_name(loop)} is not a positive integer or None"
+            )
     if values.count(None) > 1:
-        raise ScheduleError("split: only one factor can be None (or -1)")
+        raise ScheduleError(
+            f"split: only one factor can be None (or -1), splitting {loop_name(loop)}"
+        )
     known = 1
     for v in values:
         known *= v or 1
@@ -247,8 +251,8 @@ def reorder(tree: Tree, ordered: list[tir.For]) -> Change | None:
             if node is None or isinstance(node, tir.Block):
                 if scope_seen:
                     raise ScheduleError(
-                        "reorder: the loops are not in one chain: they are not under the "
-                        "same loop nest"
+                        f"reorder: the loops are not in one chain: {loop_name(lp)} is not in "
+                        f"the loop nest of {loop_name(ordered[0])}"
                     )
                 scope_seen = True
                 break
@@ -350,9 +354,12 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
                 )
         nests.append(nest)
     analyzer = canonical.Analyzer()
-    for nest in nests[1:]:
+    for lp, nest in zip(loops[1:], nests[1:], strict=True):
         if len(nest) != len(nests[0]):
-            raise ScheduleError("merge: the loop nests have different depths")
+            raise ScheduleError(
+                f"merge: {loop_name(loops[0])} and {loop_name(lp)} are at different depths "
+                "below their common ancestor"
+            )
         for a, b in zip(nest, nests[0], strict=True):
             if not analyzer.can_prove_equal(a.extent, b.extent):
                 raise ScheduleError(

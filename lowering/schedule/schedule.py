@@ -587,7 +587,10 @@ class Schedule:
     def blockize(self, target: LoopRV | list[BlockRV], preserve_unit_iters: bool = True) -> BlockRV:
         """Turn the subtree under a loop into a block of its own."""
         if not isinstance(target, LoopRV):
-            raise ScheduleError("blockize takes a loop handle")
+            raise ScheduleError(
+                f"blockize: expected a loop handle, got {target!r} (blockizing a list of blocks "
+                "is not supported)"
+            )
         func_name, node, tree = self._loop(target)
         change, name = blockize.blockize(tree, node, preserve_unit_iters)
         return self._run(

@@ -613,4 +613,152 @@ class Module:
                 idx[vi] = v_idx
                 val[vi] = v_val
 """,
+    "unannotate": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                T.sblock_attr({"meta_schedule.vectorize": 8})
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "param_layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(6), T.int64(4)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vj, vi])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vj, vi] * T.float32(2.0)
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
+    "split_layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1, ax2 in T.grid(T.int64(2), T.int64(4), T.int64(3)):
+            with T.sblock("C"):
+                v0, v1, v2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(B[v1, v0 * T.int64(3) + v2])
+                T.writes(C[v1, v0 * T.int64(3) + v2])
+                C[v1, v0 * T.int64(3) + v2] = B[v1, v0 * T.int64(3) + v2] + T.float32(1.0)
+""",
+    "fused_layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1, ax2 in T.grid(T.int64(2), T.int64(4), T.int64(3)):
+            with T.sblock("C"):
+                v0, v1, v2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(B[v0 * T.int64(2) + (v1 * T.int64(3) + v2) // T.int64(6), (v1 * T.int64(3) + v2) % T.int64(6)])
+                T.writes(C[v0 * T.int64(2) + (v1 * T.int64(3) + v2) // T.int64(6), (v1 * T.int64(3) + v2) % T.int64(6)])
+                C[v0 * T.int64(2) + (v1 * T.int64(3) + v2) // T.int64(6), (v1 * T.int64(3) + v2) % T.int64(6)] = B[v0 * T.int64(2) + (v1 * T.int64(3) + v2) // T.int64(6), (v1 * T.int64(3) + v2) % T.int64(6)] + T.float32(1.0)
+""",
+    "reduce_layout": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(T.int64(64), T.int64(8)):
+            with T.sblock("C"):
+                v0, v1 = T.axis.remap("SR", [ax0, ax1])
+                T.reads(A[v0 // T.int64(8), v1], B[v1, v0 % T.int64(8)])
+                T.writes(C[v0 // T.int64(8), v0 % T.int64(8)])
+                with T.init():
+                    C[v0 // T.int64(8), v0 % T.int64(8)] = T.float32(0.0)
+                C[v0 // T.int64(8), v0 % T.int64(8)] = C[v0 // T.int64(8), v0 % T.int64(8)] + A[v0 // T.int64(8), v1] * B[v1, v0 % T.int64(8)]
+""",
+    "cache_at": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        A_local = T.sblock_alloc_buffer((T.int64(8), T.int64(8)), scope="local")
+        C_local = T.sblock_alloc_buffer((T.int64(8), T.int64(8)), scope="local")
+        for i_0 in range(T.int64(2)):
+            for k in range(T.int64(8)):
+                for ax0 in range(T.int64(4)):
+                    with T.sblock("A_local"):
+                        v0 = T.axis.spatial(T.int64(8), i_0 * T.int64(4) + ax0)
+                        v1 = T.axis.spatial(T.int64(8), k)
+                        T.reads(A[v0, v1])
+                        T.writes(A_local[v0, v1])
+                        A_local[v0, v1] = A[v0, v1]
+                for j, i_1 in T.grid(T.int64(8), T.int64(4)):
+                    with T.sblock("C"):
+                        vi = T.axis.spatial(T.int64(8), i_0 * T.int64(4) + i_1)
+                        vj, vk = T.axis.remap("SR", [j, k])
+                        T.reads(A_local[vi, vk], B[vk, vj])
+                        T.writes(C_local[vi, vj])
+                        with T.init():
+                            C_local[vi, vj] = T.float32(0.0)
+                        C_local[vi, vj] = C_local[vi, vj] + A_local[vi, vk] * B[vk, vj]
+            for ax0, ax1 in T.grid(T.int64(4), T.int64(8)):
+                with T.sblock("C_local"):
+                    v0 = T.axis.spatial(T.int64(8), i_0 * T.int64(4) + ax0)
+                    v1 = T.axis.spatial(T.int64(8), ax1)
+                    T.reads(C_local[v0, v1])
+                    T.writes(C[v0, v1])
+                    C[v0, v1] = C_local[v0, v1]
+""",
 }

@@ -1,6 +1,7 @@
 """Each check a primitive makes raises ScheduleError (a TVMLiteError) naming the
 block or loop, and leaves the module, the handles and the trace as they were."""
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -168,41 +169,218 @@ def rfactor_bad_identity(s: Schedule) -> None:
     s.rfactor(k1, 0)
 
 
-def block_layout_not_permutation(s: Schedule) -> None:
+def block_layout_not_affine(s: Schedule) -> None:
     s.transform_block_layout(s.get_sblock("C"), lambda i, j: (i + j, j))
 
 
+def block_layout_not_bijective(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j: (i // 2, j))
+
+
+def block_layout_mixed_kinds(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j, k: (i * 8 + k, j))
+
+
+def block_layout_reordered_loops(s: Schedule) -> None:
+    i, j = loops(s, "C")
+    s.reorder(j, i)
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j: (j, i))
+
+
+def block_layout_arity(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i: (i,))
+
+
+def layout_holes(s: Schedule) -> None:
+    s.transform_layout(s.get_sblock("B"), ("write", 0), lambda i, j: (i * 2, j))
+
+
+def layout_padding(s: Schedule) -> None:
+    s.transform_layout(s.get_sblock("B"), ("write", 0), lambda i, j: (i, j // 4, j % 4))
+
+
+def layout_dependent_outputs(s: Schedule) -> None:
+    s.transform_layout(s.get_sblock("B"), ("write", 0), lambda i, j: (i // 2, i, j))
+
+
+def unroll_removed_loop(s: Schedule) -> None:
+    i = loops(s, "C")[0]
+    s.split(i, [None, 2])
+    s.unroll(i)
+
+
+def vectorize_fused_loop(s: Schedule) -> None:
+    i, j = loops(s, "C")
+    s.fuse(i, j)
+    s.vectorize(j)
+
+
+def get_loops_inlined(s: Schedule) -> None:
+    b = s.get_sblock("B")
+    s.compute_inline(b)
+    s.get_loops(b)
+
+
+def get_producers_inlined(s: Schedule) -> None:
+    b = s.get_sblock("B")
+    s.compute_inline(b)
+    s.get_producers(b)
+
+
+def get_consumers_inlined(s: Schedule) -> None:
+    b = s.get_sblock("B")
+    s.compute_inline(b)
+    s.get_consumers(b)
+
+
+def get_child_blocks_fused(s: Schedule) -> None:
+    i, j, _ = loops(s, "C")
+    s.fuse(i, j)
+    s.get_child_blocks(i)
+
+
+def split_zero(s: Schedule) -> None:
+    s.split(loops(s, "C")[1], factors=[0, None])
+
+
+def reorder_twice(s: Schedule) -> None:
+    i, _, _ = loops(s, "C")
+    s.reorder(i, i)
+
+
+def merge_depths(s: Schedule) -> None:
+    s.merge(loops(s, "B")[0], loops(s, "C")[1])
+
+
+def cache_write_index(s: Schedule) -> None:
+    s.cache_write(s.get_sblock("C"), 1, "global")
+
+
+def cache_write_scope(s: Schedule) -> None:
+    s.cache_write(s.get_sblock("C"), 0, "nowhere")
+
+
+def compute_at_breaks_dependence(s: Schedule) -> None:
+    # C reads B before D's loop runs: B cannot move under it.
+    s.compute_at(s.get_sblock("B"), loops(s, "D")[0])
+
+
+def decompose_loop_elsewhere(s: Schedule) -> None:
+    s.decompose_reduction(s.get_sblock("B"), loops(s, "C")[0])
+
+
+def rfactor_axis(s: Schedule) -> None:
+    s.rfactor(loops(s, "B")[1], 5)
+
+
+def rfactor_spatial_loop(s: Schedule) -> None:
+    s.rfactor(loops(s, "C")[0], 0)
+
+
+def annotate_object(s: Schedule) -> None:
+    s.annotate(s.get_sblock("B"), "key", object())
+
+
+def unannotate_loop(s: Schedule) -> None:
+    s.unannotate(loops(s, "B")[0], "no_such_key")
+
+
+def storage_align_factor(s: Schedule) -> None:
+    s.storage_align(s.get_sblock("B"), 0, 0, 0, 1)
+
+
+def set_scope_index(s: Schedule) -> None:
+    s.set_scope(s.get_sblock("B"), 3, "local")
+
+
+def reindex_index(s: Schedule) -> None:
+    s.reindex(s.get_sblock("C"), ("read", 5))
+
+
+def add_unit_loop_inlined(s: Schedule) -> None:
+    b = s.get_sblock("B")
+    s.compute_inline(b)
+    s.add_unit_loop(b)
+
+
+def blockize_blocks(s: Schedule) -> None:
+    s.blockize([s.get_sblock("C")])
+
+
+def padding_loop_elsewhere(s: Schedule) -> None:
+    s.decompose_padding(s.get_sblock("P"), loops(s, "C")[0])
+
+
 FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
+    # lookups and stale handles
+    (CHAIN, unknown_block, "no block named 'no_such_block'"),
+    (CHAIN, get_loops_inlined, "block 'B' (BlockRV(b0)) no longer exists: compute_inline"),
+    (CHAIN, get_producers_inlined, "block 'B' (BlockRV(b0)) no longer exists"),
+    (CHAIN, get_consumers_inlined, "block 'B' (BlockRV(b0)) no longer exists"),
+    (MATMUL, get_child_blocks_fused, "loop 'i' (LoopRV(l1)) no longer exists: fuse removed it"),
+    # loops
     (MATMUL, split_too_small, "smaller than the extent 8 of loop 'j'"),
-    (MATMUL, split_two_none, "only one factor can be None"),
+    (MATMUL, split_two_none, "only one factor can be None (or -1), splitting loop 'j'"),
+    (MATMUL, split_zero, "factor 0 of loop 'j' is not a positive integer"),
     (MATMUL, fuse_gap, "loop 'i' is not the parent of the inner loop 'k'"),
-    (CHAIN, reorder_two_nests, "not in one chain"),
+    (CHAIN, reorder_two_nests, "loop 'i' is not in the loop nest of loop 'j'"),
+    (MATMUL, reorder_twice, "reorder: loop 'i' appears more than once"),
+    (CHAIN, merge_depths, "loop 'i' and loop 'j' are at different depths"),
+    (CHAIN, add_unit_loop_inlined, "block 'B' (BlockRV(b0)) no longer exists"),
+    # loop kinds
     (MATMUL, vectorize_reduction, "loop 'k' is bound to the reduce axis 'vk' of block 'C'"),
     (ROWSUM, parallel_reduction, "block 'B'"),
     (MATMUL, vectorize_after_decompose, "block 'C_update' under it is neither"),
+    (MATMUL, unroll_removed_loop, "loop 'i' (LoopRV(l1)) no longer exists: split removed it"),
+    (CHAIN, vectorize_fused_loop, "loop 'j' (LoopRV(l2)) no longer exists: fuse removed it"),
+    # compute location
     (CHAIN, inline_output, "block 'C' writes 'C', an output"),
     (ROWSUM, inline_reduction, "block 'B' is a reduction"),
     (REDUCE_EPILOGUE, reverse_inline_after_reduction, "producer 'B' of block 'C'"),
     (CHAIN, compute_at_own_loop, "loop 'i' is a loop around block 'B' itself"),
     (CHAIN, compute_at_output, "block 'C' writes an output"),
+    (CHAIN3, compute_at_breaks_dependence, "not every consumer of block 'B' is under the target"),
     (CHAIN3, reverse_at_missing_producer, "missing: C"),
+    # reductions
     (ROWSUM, rfactor_spatial, "loop 'i' is not a reduction loop of block 'B'"),
-    (CHAIN, decompose_spatial, "block 'B' is not a reduction block"),
-    (CHAIN, set_scope_param, "buffer 'C' is not allocated inside the function"),
-    (CHAIN, set_scope_unknown, "unknown storage scope 'nowhere'"),
-    (CHAIN, storage_align_axis, "axis 7 is out of range for buffer 'B'"),
-    (MATMUL, cache_read_index, "block 'C' has 2 read buffers; index 5"),
-    (CHAIN, unknown_block, "no block named 'no_such_block'"),
-    (CHAIN, layout_arity, "takes 1 indices but buffer 'B' has 2"),
-    (CHAIN, unannotate_missing, "block 'B' has no annotation 'no_such_key'"),
-    (MATMUL, blockize_mixed, "bindings of block 'C' cannot be divided"),
-    (PAD, padding_not_a_pad, "block 'C' is not a padding block"),
+    (MATMUL, rfactor_spatial_loop, "loop 'i' is not a reduction loop of block 'C'"),
+    (ROWSUM, rfactor_axis, "factor_axis 5 is out of range for buffer 'B'"),
     (
         ARGMAX.replace("T.int64(-1)", "T.int64(0)"),
         rfactor_bad_identity,
         "init value of block 'argmax' is not the identity",
     ),
-    (CHAIN, block_layout_not_permutation, "only permutations of the block axes"),
+    (CHAIN, decompose_spatial, "block 'B' is not a reduction block"),
+    (REDUCE_EPILOGUE, decompose_loop_elsewhere, "loop 'i' is not a loop above block 'B'"),
+    # annotations
+    (CHAIN, annotate_object, "unsupported annotation value <object object at"),
+    (CHAIN, unannotate_missing, "block 'B' has no annotation 'no_such_key'"),
+    (CHAIN, unannotate_loop, "loop 'i' has no annotation 'no_such_key'"),
+    # caches and storage
+    (MATMUL, cache_read_index, "block 'C' has 2 read buffers; index 5"),
+    (MATMUL, cache_write_index, "block 'C' has 1 write buffer; index 1"),
+    (MATMUL, cache_write_scope, "cache_write: unknown storage scope 'nowhere'"),
+    (MATMUL, reindex_index, "block 'C' has 2 read buffers; index 5"),
+    (CHAIN, set_scope_param, "buffer 'C' is not allocated inside the function"),
+    (CHAIN, set_scope_unknown, "unknown storage scope 'nowhere'"),
+    (CHAIN, set_scope_index, "block 'B' has 1 write buffer; index 3"),
+    (CHAIN, storage_align_axis, "axis 7 is out of range for buffer 'B'"),
+    (CHAIN, storage_align_factor, "buffer 'B' of block 'B' must be a positive integer, got 0"),
+    # layouts
+    (CHAIN, layout_arity, "takes 1 indices but buffer 'B' has 2"),
+    (CHAIN, layout_holes, "buffer 'B': output 0 of the index map lambda i, j: (i * T.int64(2)"),
+    (CHAIN, layout_padding, "buffer 'B': the index map lambda i, j: (i, j // T.int64(4)"),
+    (CHAIN, layout_dependent_outputs, "buffer 'B': the outputs of the index map"),
+    (CHAIN, block_layout_not_affine, "block 'C': the index map lambda i, j: (i + j, j) is not"),
+    (CHAIN, block_layout_not_bijective, "block 'C': the index map lambda i, j: (i // T.int64(2)"),
+    (MATMUL, block_layout_mixed_kinds, "block 'C': output 0 of the index map mixes axes"),
+    (CHAIN, block_layout_reordered_loops, "block 'C': the block's bindings must be the loops"),
+    (CHAIN, block_layout_arity, "block 'C': the index map takes 1 indices but the block has 2"),
+    # blockize and padding
+    (MATMUL, blockize_mixed, "bindings of block 'C' cannot be divided"),
+    (MATMUL, blockize_blocks, "blockize: expected a loop handle"),
+    (PAD, padding_not_a_pad, "block 'C' is not a padding block"),
+    (PAD, padding_loop_elsewhere, "loop 'i' is not a loop above block 'P'"),
 ]
 
 
@@ -213,28 +391,27 @@ def test_failing_primitive_raises_and_changes_nothing(
     text: str, apply: Callable[[Schedule], None], message: str
 ) -> None:
     sch = Schedule(tvmlite.parse(text), debug_mask="all")
-    before_text, before_trace = sch.mod.script(), str(sch.trace)
-    # Run every step but the last, then make sure the last one is refused cleanly.
-    steps = []
+    # Snapshot the module and trace before every call: the failing (last) call
+    # must leave both as they were.
+    steps: list[tuple[str, str, str]] = []
 
     class Recorder:
         def __getattr__(self, name: str) -> Callable:
             method = getattr(sch, name)
 
             def call(*args: object, **kwargs: object) -> object:
-                steps.append(name)
+                steps.append((name, sch.mod.script(), str(sch.trace)))
                 return method(*args, **kwargs)
 
             return call
 
-    with pytest.raises(ScheduleError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ScheduleError, match=re.escape(message)) as info:
         apply(Recorder())  # type: ignore[arg-type]
-    assert issubclass(ScheduleError, tvmlite.TVMLiteError)
-    # The failed step is not in the trace; replaying the trace gives the module as it is.
-    assert len(sch.trace) == len(steps) - 1
+    assert isinstance(info.value, tvmlite.TVMLiteError)
+    _, module_before, trace_before = steps[-1]
+    assert sch.mod.script() == module_before
+    assert str(sch.trace) == trace_before
+    # The trace holds the steps that succeeded, and replays to the module as it is.
     replay = Schedule(tvmlite.parse(text))
     sch.trace.apply_to_schedule(replay)
-    assert replay.mod.script() == sch.mod.script()
-    if len(steps) == 1 or all(s.startswith("get_") for s in steps[:-1]):
-        assert sch.mod.script() == before_text
-    del before_trace
+    assert tvmlite.structural_equal(replay.mod, sch.mod)

@@ -1,9 +1,11 @@
 """Every primitive on small functions, against what TVM 0.27 prints for the same
 schedule (schedule_expected.py). The verifier runs after every primitive
-(debug_mask="all"), and every result must parse back to the same module."""
+(debug_mask="all"), every result must parse back to the same module, and
+builds to code that computes what the unscheduled module computes."""
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from schedule_expected import ARGMAX, CHAIN, EXPECTED, MATMUL, PAD, ROWSUM
 
@@ -111,6 +113,44 @@ def annotate_chain(s: Schedule) -> None:
     s.annotate(b, "meta_schedule.vectorize", 8)
 
 
+def unannotate_chain(s: Schedule) -> None:
+    b = s.get_sblock("B")
+    i, _ = s.get_loops(b)
+    s.annotate(i, "pragma_auto_unroll_max_step", 16)
+    s.annotate(b, "meta_schedule.vectorize", 8)
+    s.unannotate(i, "pragma_auto_unroll_max_step")
+
+
+def param_layout_chain(s: Schedule) -> None:
+    s.transform_layout(s.get_sblock("B"), ("read", 0), lambda i, j: (j, i))
+
+
+def split_layout_chain(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j: (j // 3, i, j % 3))
+
+
+def fused_layout_chain(s: Schedule) -> None:
+    index = lambda i, j: i * 6 + j  # noqa: E731
+    s.transform_block_layout(
+        s.get_sblock("C"), lambda i, j: (index(i, j) // 12, index(i, j) % 12 // 3, index(i, j) % 3)
+    )
+
+
+def reduce_layout_mm(s: Schedule) -> None:
+    s.transform_block_layout(s.get_sblock("C"), lambda i, j, k: (i * 8 + j, k))
+
+
+def cache_at_mm(s: Schedule) -> None:
+    b = s.get_sblock("C")
+    i, j, k = s.get_loops(b)
+    i0, i1 = s.split(i, [None, 4])
+    s.reorder(i0, k, i1)
+    a = s.cache_read(b, 0, "local", consumer_blocks=[b])
+    s.compute_at(a, k)
+    w = s.cache_write(b, 0, "local")
+    s.reverse_compute_at(w, i0)
+
+
 def blockize_mm(s: Schedule) -> None:
     i, j, k = s.get_loops(s.get_sblock("C"))
     i0, i1 = s.split(i, [None, 2])
@@ -150,6 +190,12 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("merge", CHAIN, merge_chain),
     ("unit", CHAIN, unit_chain),
     ("annotate", CHAIN, annotate_chain),
+    ("unannotate", CHAIN, unannotate_chain),
+    ("param_layout", CHAIN, param_layout_chain),
+    ("split_layout", CHAIN, split_layout_chain),
+    ("fused_layout", CHAIN, fused_layout_chain),
+    ("reduce_layout", MATMUL, reduce_layout_mm),
+    ("cache_at", MATMUL, cache_at_mm),
     ("blockize", MATMUL, blockize_mm),
     ("padding", PAD, padding),
     ("argmax_rfactor", ARGMAX, argmax_rfactor),
@@ -175,3 +221,36 @@ def test_trace_replays_every_case() -> None:
         first.trace.apply_to_schedule(again)
         assert tvmlite.structural_equal(again.mod, first.mod)
         assert str(again.trace) == str(first.trace)
+
+
+# Cases that change a parameter's layout take that argument transformed.
+ARGUMENT_LAYOUTS: dict[str, dict[int, Callable[[np.ndarray], np.ndarray]]] = {
+    "param_layout": {0: lambda a: np.ascontiguousarray(a.T)},
+}
+
+
+def random_arguments(mod: tvmlite.IRModule) -> list[np.ndarray]:
+    func = mod["main"]
+    rng = np.random.default_rng(0)
+    out = []
+    for _, buffer in func.buffer_map:
+        shape = tuple(int(s.value) for s in buffer.shape)
+        out.append(rng.standard_normal(shape).astype(buffer.dtype))
+    return out
+
+
+@pytest.mark.parametrize(("name", "text", "apply"), CASES, ids=[c[0] for c in CASES])
+def test_scheduled_module_computes_the_same(
+    name: str, text: str, apply: Callable[[Schedule], None]
+) -> None:
+    sch = schedule(text)
+    apply(sch)
+    plain = random_arguments(tvmlite.parse(text))
+    scheduled = [ARGUMENT_LAYOUTS.get(name, {}).get(k, np.copy)(a) for k, a in enumerate(plain)]
+    before = [np.copy(a) for a in plain]
+    tvmlite.build(tvmlite.parse(text))["main"](*plain)
+    assert any(not np.array_equal(a, b) for a, b in zip(plain, before, strict=True))
+    tvmlite.build(sch.mod)["main"](*scheduled)
+    for k, (want, got) in enumerate(zip(plain, scheduled, strict=True)):
+        want = ARGUMENT_LAYOUTS.get(name, {}).get(k, np.copy)(want)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
