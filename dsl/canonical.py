@@ -574,14 +574,16 @@ class _Rewriter:
         return e
 
     def binary(self, e: tir.BinaryOp) -> tir.PrimExpr:
-        if e.kind in ("lt", "le", "gt", "ge", "eq", "ne") and is_index(e.a):
+        if e.kind in ("gt", "ge"):
+            # TVM keeps only < and <=: `a > b` is rewritten as `b < a`.
+            flipped = "lt" if e.kind == "gt" else "le"
+            e = tir.BinaryOp(flipped, e.b, e.a, e.dtype)
+        if e.kind in ("lt", "le", "eq", "ne") and is_index(e.a):
             diff = self.analyzer.canonical_simplify(sub(e.a, e.b))
             lo, hi = self.analyzer.const_bound(diff)
             decided = {
                 "lt": (hi < 0, lo >= 0),
                 "le": (hi <= 0, lo > 0),
-                "gt": (lo > 0, hi <= 0),
-                "ge": (lo >= 0, hi < 0),
                 "eq": (lo == hi == 0, lo > 0 or hi < 0),
                 "ne": (lo > 0 or hi < 0, lo == hi == 0),
             }[e.kind]

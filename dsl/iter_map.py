@@ -21,10 +21,18 @@ from tvmlite.dsl import dtype as dt
 
 @dataclass(eq=False)
 class Mark:
-    """An iterator over [0, extent): a loop var, or a fused `IterSum` of splits."""
+    """An iterator over [0, extent): a loop var minus its start `offset`, or a
+    fused `IterSum` of splits."""
 
     source: tir.Var | IterSum
     extent: int
+    offset: int = 0
+
+    def leaves(self) -> list[tir.Var]:
+        """The loop vars the mark is made of."""
+        if isinstance(self.source, tir.Var):
+            return [self.source]
+        return [v for split in self.source.args for v in split.mark.leaves()]
 
 
 @dataclass
@@ -59,7 +67,7 @@ class _Detector:
             lo, extent = self.iters[e]
             if extent == 1 and self.simplify_trivial:
                 return IterSum([], arith.const(lo, e.dtype))
-            mark = self.marks.setdefault(e, Mark(e, extent))
+            mark = self.marks.setdefault(e, Mark(e, extent, lo))
             return IterSum([Split(mark, 1, extent, 1)], arith.const(lo, e.dtype))
         if isinstance(e, tir.IntImm):
             return IterSum([], e)
@@ -195,7 +203,11 @@ def normalize(s: IterSum, dtype: str) -> tir.PrimExpr:
 
 def _split_expr(s: Split, dtype: str) -> tir.PrimExpr:
     source = s.mark.source
-    e = source if isinstance(source, tir.Var) else normalize(source, dtype)
+    if isinstance(source, tir.Var):
+        # A var starting at `lo` is the mark `var - lo` (the binding adds `lo` back).
+        e = arith.sub(source, s.mark.offset) if s.mark.offset else source
+    else:
+        e = normalize(source, dtype)
     if s.extent == s.mark.extent and s.lower == 1:
         return arith.mul(e, s.scale)
     if s.mark.extent == s.lower * s.extent:

@@ -32,7 +32,7 @@ class AffineMap:
 
     def leaves(self, output: int) -> list[tir.Var]:
         """The indices an output is computed from."""
-        return [v for split in self.sums[output].args for v in _leaves(split.mark)]
+        return [v for split in self.sums[output].args for v in split.mark.leaves()]
 
 
 def analyse(
@@ -64,12 +64,6 @@ def analyse(
     return AffineMap(index_map, sums, tuple(extents))
 
 
-def _leaves(mark: iter_map.Mark) -> list[tir.Var]:
-    if isinstance(mark.source, tir.Var):
-        return [mark.source]
-    return [v for split in mark.source.args for v in _leaves(split.mark)]
-
-
 def _pieces(sums: list[iter_map.IterSum]) -> dict[int, tuple[iter_map.Mark, list[iter_map.Split]]]:
     """The splits the outputs take of each mark (by mark identity)."""
     out: dict[int, tuple[iter_map.Mark, list[iter_map.Split]]] = {}
@@ -91,7 +85,7 @@ def _check_independent(sums: list[iter_map.IterSum], what: str, text: str) -> No
                         f"{what}: the outputs of the index map {text} are not independent "
                         "(two of them use the same part of an index)"
                     )
-        for var in _leaves(mark):
+        for var in mark.leaves():
             if owner.setdefault(var, key) != key:
                 raise ScheduleError(
                     f"{what}: the outputs of the index map {text} are not independent "
@@ -112,7 +106,7 @@ def _check_bijective(
             covered *= split.extent
         if covered != mark.extent:
             raise fail
-        reached.update(_leaves(mark))
+        reached.update(mark.leaves())
     if any(not s.args for s in sums):
         raise fail
     if any(v not in reached for v in index_map.initial_indices):

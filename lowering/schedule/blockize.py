@@ -47,12 +47,6 @@ def _terms(s: iter_map.IterSum) -> list[iter_map.Split]:
     return out
 
 
-def _mark_vars(mark: iter_map.Mark) -> list[tir.Var]:
-    if isinstance(mark.source, tir.Var):
-        return [mark.source]
-    return [v for t in mark.source.args for v in _mark_vars(t.mark)]
-
-
 def _divide(
     s: iter_map.IterSum, inner_vars: set[tir.Var], dtype: str
 ) -> tuple[tir.PrimExpr, int, tir.PrimExpr, int] | None:
@@ -61,7 +55,7 @@ def _divide(
         return None
     inner, outer = [], []
     for term in _terms(s):
-        names = _mark_vars(term.mark)
+        names = term.mark.leaves()
         if all(v in inner_vars for v in names):
             inner.append(term)
         elif not any(v in inner_vars for v in names):

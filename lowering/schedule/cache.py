@@ -12,16 +12,21 @@ copy; cache_write points the writer at the copy and copies back after it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 
-from tvmlite.dsl import arith, tir
+from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl.analysis import substitute, uses
 from tvmlite.lowering.schedule import navigate
+from tvmlite.lowering.schedule.cache_location import Location, copied_region, insert, locate
 from tvmlite.lowering.schedule.inline import recompute_regions
+from tvmlite.lowering.schedule.regions import Interval
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
     ScheduleMutator,
     Tree,
     all_realizes,
+    merge_reuse,
     replace_block,
     replace_in,
 )
@@ -52,46 +57,133 @@ def with_scope(buffer: tir.Buffer, scope: str) -> tir.Buffer:
     return dataclasses.replace(buffer, name=name, data=data, scope=scope)
 
 
+Indexer = Callable[[tuple[tir.Var, ...]], tuple[tir.PrimExpr, ...]]
+
+
 def _stage(
-    name: str, src: tir.Buffer, dst: tir.Buffer, shape: tuple[tir.PrimExpr, ...]
-) -> tuple[tir.Stmt, tir.Block]:
-    """`for ax...: dst[v...] = src[v...]` over the whole of `shape`."""
-    loop_vars = [tir.Var(f"ax{i}", e.dtype) for i, e in enumerate(shape)]
-    iter_vars = []
-    for i, extent in enumerate(shape):
-        var = tir.Var(f"v{i}", extent.dtype)
-        iter_vars.append(
-            tir.IterVar(var, tir.Range(arith.const(0, extent.dtype), extent), tir.SPATIAL)
-        )
+    name: str,
+    src: tir.Buffer,
+    dst: tir.Buffer,
+    axes: list[tir.Range],
+    loops: list[tir.Range] | None = None,
+    starts: list[tir.PrimExpr] | None = None,
+    src_at: Indexer | None = None,
+    dst_at: Indexer | None = None,
+) -> tir.Stmt:
+    """`dst[v...] = src[v...]` for axes `v` over `axes`, bound to loops `ax...`
+    over `loops` (default: the axes' ranges) plus `starts`; `src_at` / `dst_at`
+    index a side by other expressions of the axes."""
+    loops = axes if loops is None else loops
+    loop_vars = [tir.Var(f"ax{i}", r.extent.dtype) for i, r in enumerate(loops)]
+    iter_vars = [
+        tir.IterVar(tir.Var(f"v{i}", r.extent.dtype), r, tir.SPATIAL) for i, r in enumerate(axes)
+    ]
     idx = tuple(iv.var for iv in iter_vars)
-    point = tuple(tir.Range(v, arith.const(1, v.dtype)) for v in idx)
+    src_idx = idx if src_at is None else src_at(idx)
+    dst_idx = idx if dst_at is None else dst_at(idx)
     block = tir.Block(
         name,
         tuple(iter_vars),
-        (tir.BufferRegion(src, point),),
-        (tir.BufferRegion(dst, point),),
-        tir.BufferStore(dst, tir.BufferLoad(src, idx, src.dtype), idx),
+        (tir.BufferRegion(src, _point(src_idx)),),
+        (tir.BufferRegion(dst, _point(dst_idx)),),
+        tir.BufferStore(dst, tir.BufferLoad(src, src_idx, src.dtype), dst_idx),
     )
-    body: tir.Stmt = tir.BlockRealize(tuple(loop_vars), tir.IntImm("bool", 1), block)
-    for var, extent in reversed(list(zip(loop_vars, shape, strict=True))):
-        body = tir.For(var, arith.const(0, var.dtype), extent, tir.SERIAL, body)
-    return body, block
+    values: tuple[tir.PrimExpr, ...] = tuple(loop_vars)
+    if starts is not None:
+        values = tuple(arith.add(lo, v) for lo, v in zip(starts, loop_vars, strict=True))
+    body: tir.Stmt = tir.BlockRealize(values, tir.IntImm("bool", 1), block)
+    for var, r in reversed(list(zip(loop_vars, loops, strict=True))):
+        body = tir.For(var, r.min, r.extent, tir.SERIAL, body)
+    return body
+
+
+def _from_zero(extents: Sequence[tir.PrimExpr]) -> list[tir.Range]:
+    return [tir.Range(arith.const(0, e.dtype), e) for e in extents]
+
+
+def _cache_stage(
+    name: str,
+    original: tir.Buffer,
+    cache: tir.Buffer,
+    region: list[Interval],
+    compact: bool,
+    into_cache: bool,
+) -> tuple[tir.Stmt, tir.Buffer]:
+    """The copy between `original` and its `cache` over `region`, into the cache
+    (cache_read) or out of it (cache_write). A `compact` cache has the region's
+    shape and is indexed from the region's start."""
+    analyzer = canonical.Analyzer()
+    extents = [analyzer.simplify(arith.add(arith.sub(r.hi, r.lo), 1)) for r in region]
+    starts = [r.lo for r in region]
+    if not compact:
+        src, dst = (original, cache) if into_cache else (cache, original)
+        axes = _from_zero(original.shape)
+        return _stage(name, src, dst, axes, _from_zero(extents), starts), cache
+    cache = dataclasses.replace(cache, shape=tuple(extents))
+
+    def shifted(axes: tuple[tir.Var, ...]) -> tuple[tir.PrimExpr, ...]:
+        return tuple(arith.add(lo, v) for lo, v in zip(starts, axes, strict=True))
+
+    if into_cache:
+        return _stage(name, original, cache, _from_zero(extents), src_at=shifted), cache
+    return _stage(name, cache, original, _from_zero(extents), dst_at=shifted), cache
+
+
+def _point(indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.Range, ...]:
+    return tuple(tir.Range(i, arith.const(1, i.dtype)) for i in indices)
 
 
 class _SwapBuffer(ScheduleMutator):
-    """Replaces `old` by `new` in the given blocks (all blocks when None)."""
+    """Replaces `old` by `new` in the given blocks (all blocks when None); with
+    `start`, the accesses move to `new`'s indices (the old ones minus `start`)."""
 
-    def __init__(self, old: tir.Buffer, new: tir.Buffer, only: list[tir.Block] | None) -> None:
+    def __init__(
+        self,
+        old: tir.Buffer,
+        new: tir.Buffer,
+        only: list[tir.Block] | None,
+        start: tuple[tir.PrimExpr, ...] | None = None,
+    ) -> None:
         super().__init__()
         self.old, self.new = old, new
         self.only = None if only is None else {id(b) for b in only}
         self.active = only is None
+        self.start = start
+        self.analyzer = canonical.Analyzer()
+
+    def _shift(self, indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.PrimExpr, ...]:
+        if self.start is None:
+            return indices
+        return tuple(
+            self.analyzer.simplify(arith.sub(i, lo))
+            for i, lo in zip(indices, self.start, strict=True)
+        )
 
     def visit_buffer(self, buffer: tir.Buffer) -> tir.Buffer:
         return self.new if self.active and buffer is self.old else buffer
 
     def visit_buffer_def(self, buffer: tir.Buffer) -> tir.Buffer:
         return self.new if buffer is self.old else buffer
+
+    def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
+        out = super().visit_BufferLoad(e)
+        if e.buffer is self.old and isinstance(out, tir.BufferLoad) and out.buffer is self.new:
+            return dataclasses.replace(out, indices=self._shift(out.indices))
+        return out
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
+        out = super().visit_BufferStore(s)
+        if s.buffer is self.old and isinstance(out, tir.BufferStore) and out.buffer is self.new:
+            return dataclasses.replace(out, indices=self._shift(out.indices))
+        return out
+
+    def visit_buffer_region(self, region: tir.BufferRegion) -> tir.BufferRegion:
+        out = super().visit_buffer_region(region)
+        if region.buffer is self.old and out.buffer is self.new and self.start is not None:
+            mins = self._shift(tuple(r.min for r in out.region))
+            ranges = tuple(tir.Range(m, r.extent) for m, r in zip(mins, out.region, strict=True))
+            return dataclasses.replace(out, region=ranges)
+        return out
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         if self.only is None or id(s) not in self.only:
@@ -101,12 +193,6 @@ class _SwapBuffer(ScheduleMutator):
             return super().visit_Block(s)
         finally:
             self.active = saved
-
-
-def _insert(body: tir.Stmt, position: int, stage: tir.Stmt) -> tir.Stmt:
-    items = list(body.seq) if isinstance(body, tir.SeqStmt) else [body]
-    items.insert(position, stage)
-    return tir.seq(items)
 
 
 def _position(scope_body: tir.Stmt, blocks: list[tir.Block], before: bool) -> int:
@@ -133,17 +219,20 @@ def cache_read(
     readers = consumers or [b for b in deps.children if any(r.buffer is buffer for r in b.reads)]
     cache = with_scope(buffer, scope_name)
     name = f"{buffer.name}_{scope_name}"
-    stage, _ = _stage(name, buffer, cache, buffer.shape)
-    swap = _SwapBuffer(buffer, cache, readers)
-    body = swap.visit_stmt(scope.body)
     if writers:
-        position = _position(body, writers, before=False)
+        writer = writers[0]
+        related = consumers or [b for b in deps.consumers(writer) if _reads(b, buffer)]
+        where = locate(tree, scope, writer, related)
+        written = next(r for r in writer.writes if r.buffer is buffer)
+        region = copied_region(tree, writer, written, where.node)
     else:
-        position = _position(body, readers, before=True)
-    new_scope = dataclasses.replace(
-        scope, body=_insert(body, position, stage), alloc_buffers=(*scope.alloc_buffers, cache)
-    )
-    return replace_block(tree, scope, new_scope, swap.reuse), name
+        where = locate(tree, scope, None, [])
+        region = [Interval(arith.const(0, e.dtype), arith.sub(e, 1)) for e in buffer.shape]
+    compact = where.node is scope
+    stage, cache = _cache_stage(name, buffer, cache, region, compact, into_cache=True)
+    start = tuple(r.lo for r in region) if compact else None
+    swap = _SwapBuffer(buffer, cache, readers, start)
+    return _install(tree, scope, where, stage, cache, swap), name
 
 
 def cache_write(
@@ -159,21 +248,41 @@ def cache_write(
         )
     cache = with_scope(buffer, scope_name)
     name = f"{buffer.name}_{scope_name}"
-    stage, _ = _stage(name, cache, buffer, buffer.shape)
-    swap = _SwapBuffer(buffer, cache, [block, *consumers])
-    body = swap.visit_stmt(scope.body)
-    readers = [
-        b
-        for b in deps.children
-        if b is not block
-        and not any(b is c for c in consumers)
-        and any(r.buffer is buffer for r in b.reads)
+    related = [
+        b for b in deps.consumers(block) if _reads(b, buffer) and not any(b is c for c in consumers)
     ]
-    position = _position(body, readers, before=True) if readers else _position(body, [], False)
-    new_scope = dataclasses.replace(
-        scope, body=_insert(body, position, stage), alloc_buffers=(*scope.alloc_buffers, cache)
-    )
-    return replace_block(tree, scope, new_scope, swap.reuse), name
+    where = locate(tree, scope, block, related)
+    written = next(r for r in block.writes if r.buffer is buffer)
+    region = copied_region(tree, block, written, where.node)
+    compact = where.node is scope
+    stage, cache = _cache_stage(name, buffer, cache, region, compact, into_cache=False)
+    start = tuple(r.lo for r in region) if compact else None
+    swap = _SwapBuffer(buffer, cache, [block, *consumers], start)
+    return _install(tree, scope, where, stage, cache, swap), name
+
+
+def _reads(block: tir.Block, buffer: tir.Buffer) -> bool:
+    return any(r.buffer is buffer for r in block.reads)
+
+
+def _install(
+    tree: Tree,
+    scope: tir.Block,
+    where: Location,
+    stage: tir.Stmt,
+    cache: tir.Buffer,
+    swap: _SwapBuffer,
+) -> Change:
+    """Put `stage` in place, point the blocks at the cache and allocate it."""
+    body, reuse = scope.body, {}
+    if isinstance(where.node, tir.For):
+        loop = dataclasses.replace(where.node, body=insert(where.node.body, where.position, stage))
+        body, reuse = replace_in(body, {id(where.node): loop})
+    else:
+        body = insert(body, where.position, stage)
+    body = swap.visit_stmt(body)
+    new_scope = dataclasses.replace(scope, body=body, alloc_buffers=(*scope.alloc_buffers, cache))
+    return replace_block(tree, scope, new_scope, merge_reuse(reuse, swap.reuse))
 
 
 def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, str]:
@@ -190,7 +299,6 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     if len(tree.child_blocks(block)) > 0:
         raise ScheduleError(f"reindex: block '{block.name}' is not a leaf block")
     regions = [r for r in (block.reads if kind == "read" else block.writes) if r.buffer is buffer]
-    axes = {iv.var: iv for iv in block.iter_vars}
     used: list[tir.IterVar] = []
     for r in regions[0].region:
         if arith.as_int(r.extent) != 1:
@@ -198,12 +306,11 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
                 f"reindex: block '{block.name}' accesses '{buffer.name}' by a range"
             )
         for iv in block.iter_vars:
-            from tvmlite.dsl.analysis import uses
-
             if uses(r.min, {iv.var: None}) and all(u is not iv for u in used):
                 used.append(iv)
     used.sort(key=lambda iv: block.iter_vars.index(iv))
-    shape = tuple(iv.dom.extent for iv in used)
+    analyzer = canonical.Analyzer()
+    shape = tuple(analyzer.simplify(arith.add(iv.dom.min, iv.dom.extent)) for iv in used)
     name = f"{buffer.name}_reindex"
     data = tir.Var(name, "handle", (buffer.dtype, buffer.scope))
     new_buffer = dataclasses.replace(buffer, name=name, data=data, shape=shape, strides=())
@@ -230,11 +337,20 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
             init=None if block.init is None else _Rewrite().visit_stmt(block.init),
         )
     )
-    del axes
+
+    # The copy indexes the original buffer as the block did, by the copy's axes;
+    # it is named after the buffer it writes (TVM's naming).
+    def original(axes: tuple[tir.Var, ...]) -> tuple[tir.PrimExpr, ...]:
+        mapping = {iv.var: v for iv, v in zip(used, axes, strict=True)}
+        return tuple(substitute(r.min, mapping) for r in regions[0].region)
+
+    axes = [iv.dom for iv in used]
     if kind == "write":
-        stage, _ = _stage(name, new_buffer, buffer, shape)
+        stage_name = name
+        stage = _stage(stage_name, new_buffer, buffer, axes, dst_at=original)
     else:
-        stage, _ = _stage(name, buffer, new_buffer, shape)
+        stage_name = f"{name}_reindex"
+        stage = _stage(stage_name, buffer, new_buffer, axes, src_at=original)
     realize = tree.realize_of[id(block)]
     body, reuse = replace_in(
         scope.body, {id(realize): dataclasses.replace(realize, block=new_block)}
@@ -243,10 +359,10 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     position = _position(body, [new_block], before=kind == "read")
     new_scope = dataclasses.replace(
         scope,
-        body=_insert(body, position, stage),
+        body=insert(body, position, stage),
         alloc_buffers=(*scope.alloc_buffers, new_buffer),
     )
-    return replace_block(tree, scope, new_scope, reuse), name
+    return replace_block(tree, scope, new_scope, reuse), stage_name
 
 
 def set_scope(tree: Tree, block: tir.Block, index: int, scope_name: str) -> Change | None:

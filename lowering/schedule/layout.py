@@ -10,9 +10,10 @@ the loop nest (`ax0`, `ax1`, ...) over the permuted domain.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
-from tvmlite.dsl import arith, canonical, tir
+from tvmlite.dsl import arith, canonical, iter_map, tir
 from tvmlite.lowering.schedule.affine_map import analyse, inverse
 from tvmlite.lowering.schedule.cache import nth_buffer
 from tvmlite.lowering.schedule.index_map import IndexMap
@@ -52,9 +53,38 @@ class _Remap(ScheduleMutator):
         super().__init__()
         self.old, self.new, self.index_map = old, new, index_map
         self.analyzer = canonical.Analyzer()
+        self.iters: dict[tir.Var, tuple[int, int]] = {}
 
     def indices(self, indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.PrimExpr, ...]:
-        return tuple(self.analyzer.simplify(e) for e in self.index_map.map(indices))
+        """The mapped indices in iteration-map normal form over the loops and
+        axes around them (TVM's rewrite), simplified when they are not affine."""
+        mapped = self.index_map.map(indices)
+        out = iter_map.simplify_bindings(mapped, self.iters)
+        if out is mapped:
+            return tuple(self.analyzer.simplify(e) for e in mapped)
+        return out
+
+    def _within(self, ranges: list[tuple[tir.Var, tir.Range]], visit: Callable[[], Any]) -> Any:
+        known = [(v, (arith.as_int(r.min), arith.as_int(r.extent))) for v, r in ranges]
+        for v, r in ranges:
+            self.analyzer.bind_range(v, r)
+        for v, (lo, extent) in known:
+            if lo is not None and extent is not None:
+                self.iters[v] = (lo, extent)
+        try:
+            return visit()
+        finally:
+            for v, _ in known:
+                self.iters.pop(v, None)
+
+    def visit_For(self, s: tir.For) -> tir.Stmt:
+        return self._within(
+            [(s.loop_var, tir.Range(s.min, s.extent))], lambda: super(_Remap, self).visit_For(s)
+        )
+
+    def visit_Block(self, s: tir.Block) -> tir.Stmt:
+        ranges = [(iv.var, iv.dom) for iv in s.iter_vars]
+        return self._within(ranges, lambda: super(_Remap, self).visit_Block(s))
 
     def visit_buffer_def(self, buffer: tir.Buffer) -> tir.Buffer:
         return self.new if buffer is self.old else buffer
@@ -174,7 +204,7 @@ def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tupl
         dom = tir.Range(arith.const(0, var.dtype), arith.const(extent, var.dtype))
         new_iters.append(tir.IterVar(var, dom, kinds.pop()))
     old_of = dict(zip(imap.initial_indices, block.iter_vars, strict=True))
-    m = ScheduleMutator()
+    m = _AccessSimplifier({iv.var: (0, e) for iv, e in zip(new_iters, affine.extents, strict=True)})
     for index, value in inverse(affine, [iv.var for iv in new_iters]).items():
         m.var_remap[old_of[index].var] = value
     new_block = dataclasses.replace(
@@ -192,6 +222,38 @@ def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tupl
     change = finish(tree, {id(loops[0]): body})
     change.reuse[id(block)] = new_block
     return change, imap
+
+
+class _AccessSimplifier(ScheduleMutator):
+    """Substitutes, then writes buffer indices and region starts in iteration-map
+    normal form over the block's new axes (what TVM does to a re-laid-out block)."""
+
+    def __init__(self, iters: dict[tir.Var, tuple[int, int]]) -> None:
+        super().__init__()
+        self.iters = iters
+        self.analyzer = canonical.Analyzer()
+
+    def _indices(self, indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.PrimExpr, ...]:
+        return iter_map.simplify_bindings(indices, self.iters)
+
+    def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
+        e = super().visit_BufferLoad(e)
+        assert isinstance(e, tir.BufferLoad)
+        return dataclasses.replace(e, indices=self._indices(e.indices))
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
+        s = super().visit_BufferStore(s)
+        assert isinstance(s, tir.BufferStore)
+        return dataclasses.replace(s, indices=self._indices(s.indices))
+
+    def visit_buffer_region(self, region: tir.BufferRegion) -> tir.BufferRegion:
+        region = super().visit_buffer_region(region)
+        mins = self._indices(tuple(r.min for r in region.region))
+        ranges = tuple(
+            tir.Range(lo, self.analyzer.simplify(r.extent))
+            for lo, r in zip(mins, region.region, strict=True)
+        )
+        return dataclasses.replace(region, region=ranges)
 
 
 def _iter_dtype(block: tir.Block) -> str:

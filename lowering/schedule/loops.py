@@ -13,12 +13,14 @@ import dataclasses
 from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl.analysis import uses
 from tvmlite.dsl.iter_map import simplify_bindings
+from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
     Node,
     ScheduleMutator,
     Tree,
+    all_realizes,
     finish,
     merge_reuse,
     stmt_of,
@@ -334,6 +336,10 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
     in order, placed where the last nest was."""
     if len(loops) < 2:
         raise ScheduleError("merge needs at least two loops")
+    for i, lp in enumerate(loops):
+        if any(lp is other for other in loops[:i]):
+            raise ScheduleError(f"merge: {loop_name(lp)} appears more than once")
+    _check_merge_order(tree, loops)
     lca = _lowest_common_ancestor(tree, loops)
     scope = tree.scope_of(loops[0])
     nests = []  # per loop: the loops from it up to the common ancestor, innermost first
@@ -378,6 +384,28 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
     removed = tuple(nest[-1] for nest in nests[:-1])
     change = finish(tree, {id(nests[-1][-1]): merged}, *reuses, removed=removed)
     return change, new_vars[0]
+
+
+def _check_merge_order(tree: Tree, loops: list[tir.For]) -> None:
+    """The merged nest stands where the last loop's nest was and runs the nests'
+    bodies in the order given: every dependence between blocks of the scope must
+    still go forward in the new program order."""
+    scope = navigate.Scope(tree, tree.scope_of(loops[0]))
+    merged = [[r.block for r in all_realizes(lp)] for lp in loops]
+    moved = {id(b) for nest in merged for b in nest}
+    order = [b for b in scope.children if id(b) not in moved]
+    anchor = next(
+        (i for i, b in enumerate(scope.children) if any(b is m for m in merged[-1])), None
+    )
+    before = sum(1 for b in scope.children[: anchor or 0] if id(b) not in moved)
+    order[before:before] = [b for nest in merged for b in nest]
+    position = {id(b): i for i, b in enumerate(order)}
+    for dep in scope.deps:
+        if position.get(id(dep.src), -1) > position.get(id(dep.dst), -1):
+            raise ScheduleError(
+                f"merge: block '{dep.dst.name}' depends on block '{dep.src.name}', which "
+                "would run after it in the merged loop"
+            )
 
 
 def _lowest_common_ancestor(tree: Tree, nodes: list[Node]) -> Node:

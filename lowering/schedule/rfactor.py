@@ -274,8 +274,16 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
     rf_indices.insert(factor_axis, extra.var)
     rf_idx = tuple(rf_indices)
     rf_loads = [tir.BufferLoad(b, rf_idx, b.dtype) for b in rf_buffers]
-    rf_body = _substitute(_update_body(reducer, rf_buffers, rf_idx, rf_loads, reducer.rhs), var_map)
-    rf_init = _substitute(_init_body(reducer, rf_buffers, rf_idx), var_map)
+    if any(iv.kind == tir.REDUCE for iv in iter_vars):
+        rf_body = _update_body(reducer, rf_buffers, rf_idx, rf_loads, reducer.rhs)
+        rf_init: tir.Stmt | None = _substitute(_init_body(reducer, rf_buffers, rf_idx), var_map)
+    else:
+        # Nothing left to reduce in the rfactor block: each element is one value.
+        stores = [
+            tir.BufferStore(b, v, rf_idx) for b, v in zip(rf_buffers, reducer.rhs, strict=True)
+        ]
+        rf_body, rf_init = tir.seq(stores), None
+    rf_body = _substitute(rf_body, var_map)
     reads = tuple(_substitute(r, var_map) for r in block.reads)
     by_buffer = {s.buffer: b for s, b in zip(reducer.stores, rf_buffers, strict=True)}
     writes = []

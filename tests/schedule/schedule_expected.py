@@ -105,6 +105,67 @@ class Module:
                 val[vi] = v_val
 """
 
+# A loop that does not start at 0 around the block.
+OFFSET = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(6), T.int64(8)), "float32"), C: T.Buffer((T.int64(6), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i in range(T.int64(1), T.int64(5)):
+            for j in range(T.int64(8)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = A[vi, vj] * T.float32(2.0)
+"""
+
+# A reduction followed by an elementwise epilogue, and a three-stage chain.
+REDUCE_EPILOGUE = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), C: T.Buffer((T.int64(4),), "float32")):
+        B = T.sblock_alloc_buffer((T.int64(4),))
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(0.0)
+                B[vi] = B[vi] + A[vi, vk]
+        for i in range(T.int64(4)):
+            with T.sblock("C"):
+                vi = T.axis.spatial(T.int64(4), i)
+                T.reads(B[vi])
+                T.writes(C[vi])
+                C[vi] = B[vi] * T.float32(0.5)
+"""
+
+CHAIN3 = (
+    CHAIN.replace(
+        'C: T.Buffer((T.int64(4), T.int64(6)), "float32")):',
+        'D: T.Buffer((T.int64(4), T.int64(6)), "float32")):',
+    ).replace(
+        "B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))",
+        "B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))\n"
+        "        C = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))",
+    )
+    + """        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(C[vi, vj])
+                T.writes(D[vi, vj])
+                D[vi, vj] = C[vi, vj] * T.float32(3.0)
+"""
+)
+
 EXPECTED = {
     "split": """# from tvm.script import ir as I
 # from tvm.script import tirx as T
@@ -760,5 +821,281 @@ class Module:
                     T.reads(C_local[v0, v1])
                     T.writes(C[v0, v1])
                     C[v0, v1] = C_local[v0, v1]
+""",
+    "rfactor_whole": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        B_rf = T.sblock_alloc_buffer((T.int64(8), T.int64(4)))
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("B_rf"):
+                vk, vi = T.axis.remap("SS", [k, i])
+                T.reads(A[vi, vk])
+                T.writes(B_rf[vk, vi])
+                B_rf[vk, vi] = A[vi, vk]
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("B"):
+                vk, vi = T.axis.remap("RS", [k, i])
+                T.reads(B_rf[vk, vi])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(0.0)
+                B[vi] = B[vi] + B_rf[vk, vi]
+""",
+    "argmax_rfactor_whole": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), idx: T.Buffer((T.int64(4),), "int64"), val: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        idx_rf = T.sblock_alloc_buffer((T.int64(8), T.int64(4)), "int64")
+        val_rf = T.sblock_alloc_buffer((T.int64(8), T.int64(4)))
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("argmax_rf"):
+                vk, vi = T.axis.remap("SS", [k, i])
+                T.reads(A[vi, vk])
+                T.writes(idx_rf[vk, vi], val_rf[vk, vi])
+                idx_rf[vk, vi] = vk
+                val_rf[vk, vi] = A[vi, vk]
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("argmax"):
+                vk, vi = T.axis.remap("RS", [k, i])
+                T.reads(idx_rf[vk, vi], val_rf[vk, vi])
+                T.writes(idx[vi], val[vi])
+                with T.init():
+                    idx[vi] = T.int64(-1)
+                    val[vi] = T.float32(-340282346638528859811704183484516925440.0)
+                v_idx: T.let[T.int64] = T.Select(val[vi] > val_rf[vk, vi] or val[vi] == val_rf[vk, vi] and idx[vi] < idx_rf[vk, vi], idx[vi], idx_rf[vk, vi])
+                v_val: T.let[T.float32] = T.Select(val[vi] > val_rf[vk, vi], val[vi], val_rf[vk, vi])
+                idx[vi] = v_idx
+                val[vi] = v_val
+""",
+    "split_offset": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(6), T.int64(8)), "float32"), C: T.Buffer((T.int64(6), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        for i in range(T.int64(1), T.int64(5)):
+            for j_0, j_1 in T.grid(T.int64(2), T.int64(4)):
+                with T.sblock("C"):
+                    vi = T.axis.spatial((T.int64(1), T.int64(5)), i - T.int64(1) + T.int64(1))
+                    vj = T.axis.spatial(T.int64(8), j_0 * T.int64(4) + j_1)
+                    T.reads(A[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = A[vi, vj] * T.float32(2.0)
+""",
+    "cache_write_nested": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), D: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        C = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        C_global = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i, j in T.grid(T.int64(4), T.int64(6)):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i in range(T.int64(4)):
+            for ax0, ax1 in T.grid(T.int64(1), T.int64(6)):
+                with T.sblock("C"):
+                    vi = T.axis.spatial(T.int64(4), i + ax0)
+                    vj = T.axis.spatial(T.int64(6), ax1)
+                    T.reads(B[vi, vj])
+                    T.writes(C_global[vi, vj])
+                    C_global[vi, vj] = B[vi, vj] + T.float32(1.0)
+            for ax0, ax1 in T.grid(T.int64(1), T.int64(6)):
+                with T.sblock("C_global"):
+                    v0 = T.axis.spatial(T.int64(4), i + ax0)
+                    v1 = T.axis.spatial(T.int64(6), ax1)
+                    T.reads(C_global[v0, v1])
+                    T.writes(C[v0, v1])
+                    C[v0, v1] = C_global[v0, v1]
+            for j in range(T.int64(6)):
+                with T.sblock("D"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(C[vi, vj])
+                    T.writes(D[vi, vj])
+                    D[vi, vj] = C[vi, vj] * T.float32(3.0)
+""",
+    "cache_write_compact": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(6), T.int64(8)), "float32"), C: T.Buffer((T.int64(6), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        C_local = T.sblock_alloc_buffer((T.int64(4), T.int64(8)), scope="local")
+        for i in range(T.int64(1), T.int64(5)):
+            for j in range(T.int64(8)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(C_local[vi - T.int64(1), vj])
+                    C_local[vi - T.int64(1), vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1 in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("C_local"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(C_local[v0, v1])
+                T.writes(C[T.int64(1) + v0, v1])
+                C[T.int64(1) + v0, v1] = C_local[v0, v1]
+""",
+    "cache_read_nested": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        B_local = T.sblock_alloc_buffer((T.int64(4), T.int64(6)), scope="local")
+        for i in range(T.int64(4)):
+            for ax0 in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+            for ax0, ax1 in T.grid(T.int64(1), T.int64(6)):
+                with T.sblock("B_local"):
+                    v0 = T.axis.spatial(T.int64(4), i + ax0)
+                    v1 = T.axis.spatial(T.int64(6), ax1)
+                    T.reads(B[v0, v1])
+                    T.writes(B_local[v0, v1])
+                    B_local[v0, v1] = B[v0, v1]
+            for j in range(T.int64(6)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(B_local[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B_local[vi, vj] + T.float32(1.0)
+""",
+    "reindex_transposed": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        B_reindex = T.sblock_alloc_buffer((T.int64(8), T.int64(8)))
+        for ax0, ax1 in T.grid(T.int64(8), T.int64(8)):
+            with T.sblock("B_reindex_reindex"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(B[v1, v0])
+                T.writes(B_reindex[v0, v1])
+                B_reindex[v0, v1] = B[v1, v0]
+        for i, j, k in T.grid(T.int64(8), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B_reindex[vj, vk])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B_reindex[vj, vk]
+""",
+    "reindex_offset": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(6), T.int64(8)), "float32"), C: T.Buffer((T.int64(6), T.int64(8)), "float32")):
+        # with T.sblock("root"):
+        C_reindex = T.sblock_alloc_buffer((T.int64(5), T.int64(8)))
+        for i in range(T.int64(1), T.int64(5)):
+            for j in range(T.int64(8)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(C_reindex[vi, vj])
+                    C_reindex[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0 in range(T.int64(1), T.int64(5)):
+            for ax1 in range(T.int64(8)):
+                with T.sblock("C_reindex"):
+                    v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                    T.reads(C_reindex[v0, v1])
+                    T.writes(C[v0, v1])
+                    C[v0, v1] = C_reindex[v0, v1]
+""",
+    "layout_in_context": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), C: T.Buffer((T.int64(1), T.int64(4)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4),))
+        for i, k in T.grid(T.int64(4), T.int64(8)):
+            with T.sblock("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(0.0)
+                B[vi] = B[vi] + A[vi, vk]
+        for i in range(T.int64(4)):
+            with T.sblock("C"):
+                vi = T.axis.spatial(T.int64(4), i)
+                T.reads(B[vi])
+                T.writes(C[T.int64(0), vi])
+                C[T.int64(0), vi] = B[vi] * T.float32(0.5)
+""",
+    "blockize_argmax": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), idx: T.Buffer((T.int64(4),), "int64"), val: T.Buffer((T.int64(4),), "float32")):
+        # with T.sblock("root"):
+        for i in range(T.int64(4)):
+            with T.sblock("argmax_o"):
+                vi_o = T.axis.spatial(T.int64(4), i)
+                vk_o = T.axis.reduce(T.int64(1), T.int64(0))
+                T.reads(A[vi_o, T.int64(0):T.int64(8)])
+                T.writes(idx[vi_o], val[vi_o])
+                with T.init():
+                    with T.sblock("argmax_init"):
+                        T.reads()
+                        T.writes(idx[vi_o], val[vi_o])
+                        idx[vi_o] = T.int64(-1)
+                        val[vi_o] = T.float32(-340282346638528859811704183484516925440.0)
+                for k in range(T.int64(8)):
+                    with T.sblock("argmax"):
+                        vk_i = T.axis.reduce(T.int64(8), k)
+                        T.reads(idx[vi_o], val[vi_o], A[vi_o, vk_i])
+                        T.writes(idx[vi_o], val[vi_o])
+                        v_idx: T.let[T.int64] = T.Select(A[vi_o, vk_i] < val[vi_o] or val[vi_o] == A[vi_o, vk_i] and idx[vi_o] < vk_i, idx[vi_o], vk_i)
+                        v_val: T.let[T.float32] = T.Select(A[vi_o, vk_i] < val[vi_o], val[vi_o], A[vi_o, vk_i])
+                        idx[vi_o] = v_idx
+                        val[vi_o] = v_val
 """,
 }

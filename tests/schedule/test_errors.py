@@ -5,53 +5,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from schedule_expected import ARGMAX, CHAIN, MATMUL, PAD, ROWSUM
+from schedule_expected import ARGMAX, CHAIN, CHAIN3, MATMUL, PAD, REDUCE_EPILOGUE, ROWSUM
 
 import tvmlite
 from tvmlite.tir import Schedule, ScheduleError
-
-# A reduction followed by an elementwise epilogue, and a three-stage chain.
-REDUCE_EPILOGUE = """# from tvm.script import ir as I
-# from tvm.script import tirx as T
-
-@I.ir_module
-class Module:
-    @T.prim_func(s_tir=True)
-    def main(A: T.Buffer((T.int64(4), T.int64(8)), "float32"), C: T.Buffer((T.int64(4),), "float32")):
-        B = T.sblock_alloc_buffer((T.int64(4),))
-        for i, k in T.grid(T.int64(4), T.int64(8)):
-            with T.sblock("B"):
-                vi, vk = T.axis.remap("SR", [i, k])
-                T.reads(A[vi, vk])
-                T.writes(B[vi])
-                with T.init():
-                    B[vi] = T.float32(0.0)
-                B[vi] = B[vi] + A[vi, vk]
-        for i in range(T.int64(4)):
-            with T.sblock("C"):
-                vi = T.axis.spatial(T.int64(4), i)
-                T.reads(B[vi])
-                T.writes(C[vi])
-                C[vi] = B[vi] * T.float32(0.5)
-"""
-
-CHAIN3 = (
-    CHAIN.replace(
-        'C: T.Buffer((T.int64(4), T.int64(6)), "float32")):',
-        'D: T.Buffer((T.int64(4), T.int64(6)), "float32")):',
-    ).replace(
-        "B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))",
-        "B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))\n"
-        "        C = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))",
-    )
-    + """        for i, j in T.grid(T.int64(4), T.int64(6)):
-            with T.sblock("D"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                T.reads(C[vi, vj])
-                T.writes(D[vi, vj])
-                D[vi, vj] = C[vi, vj] * T.float32(3.0)
-"""
-)
 
 
 def loops(s: Schedule, block: str) -> list:
@@ -252,6 +209,19 @@ def merge_depths(s: Schedule) -> None:
     s.merge(loops(s, "B")[0], loops(s, "C")[1])
 
 
+def merge_twice(s: Schedule) -> None:
+    s.merge(loops(s, "B")[0], loops(s, "B")[0])
+
+
+def merge_reversed(s: Schedule) -> None:
+    s.merge(loops(s, "C")[0], loops(s, "B")[0])
+
+
+def merge_past_a_reader(s: Schedule) -> None:
+    # B's nest would move to D's place, after C, which reads B.
+    s.merge(loops(s, "B")[0], loops(s, "D")[0])
+
+
 def cache_write_index(s: Schedule) -> None:
     s.cache_write(s.get_sblock("C"), 1, "global")
 
@@ -326,6 +296,9 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (CHAIN, reorder_two_nests, "loop 'i' is not in the loop nest of loop 'j'"),
     (MATMUL, reorder_twice, "reorder: loop 'i' appears more than once"),
     (CHAIN, merge_depths, "loop 'i' and loop 'j' are at different depths"),
+    (CHAIN, merge_twice, "merge: loop 'i' appears more than once"),
+    (CHAIN, merge_reversed, "block 'C' depends on block 'B', which would run after it"),
+    (CHAIN3, merge_past_a_reader, "block 'C' depends on block 'B', which would run after it"),
     (CHAIN, add_unit_loop_inlined, "block 'B' (BlockRV(b0)) no longer exists"),
     # loop kinds
     (MATMUL, vectorize_reduction, "loop 'k' is bound to the reduce axis 'vk' of block 'C'"),

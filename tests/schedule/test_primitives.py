@@ -7,7 +7,17 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from schedule_expected import ARGMAX, CHAIN, EXPECTED, MATMUL, PAD, ROWSUM
+from schedule_expected import (
+    ARGMAX,
+    CHAIN,
+    CHAIN3,
+    EXPECTED,
+    MATMUL,
+    OFFSET,
+    PAD,
+    REDUCE_EPILOGUE,
+    ROWSUM,
+)
 
 import tvmlite
 from tvmlite.tir import Schedule
@@ -93,6 +103,21 @@ def rfactor_sum(s: Schedule) -> None:
     s.rfactor(k1, 0)
 
 
+def rfactor_whole_sum(s: Schedule) -> None:
+    _, k = s.get_loops(s.get_sblock("B"))
+    s.rfactor(k, 0)
+
+
+def rfactor_whole_argmax(s: Schedule) -> None:
+    _, k = s.get_loops(s.get_sblock("argmax"))
+    s.rfactor(k, 0)
+
+
+def split_offset(s: Schedule) -> None:
+    _, j = s.get_loops(s.get_sblock("C"))
+    s.split(j, [None, 4])
+
+
 def reindex_mm(s: Schedule) -> None:
     s.reindex(s.get_sblock("C"), ("write", 0))
 
@@ -151,6 +176,39 @@ def cache_at_mm(s: Schedule) -> None:
     s.reverse_compute_at(w, i0)
 
 
+def cache_write_nested(s: Schedule) -> None:
+    # C is computed inside D's row loop: its copy-back goes there too, before D.
+    s.compute_at(s.get_sblock("C"), s.get_loops(s.get_sblock("D"))[0], preserve_unit_loops=True)
+    s.cache_write(s.get_sblock("C"), 0, "global")
+
+
+def cache_write_compact(s: Schedule) -> None:
+    # The block writes rows 1..4 only: the cache holds just those.
+    s.cache_write(s.get_sblock("C"), 0, "local")
+
+
+def cache_read_nested(s: Schedule) -> None:
+    s.compute_at(s.get_sblock("B"), s.get_loops(s.get_sblock("C"))[0])
+    s.cache_read(s.get_sblock("C"), 0, "local")
+
+
+def reindex_transposed(s: Schedule) -> None:
+    s.reindex(s.get_sblock("C"), ("read", 1))
+
+
+def reindex_offset(s: Schedule) -> None:
+    s.reindex(s.get_sblock("C"), ("write", 0))
+
+
+def layout_in_context(s: Schedule) -> None:
+    s.transform_layout(s.get_sblock("C"), ("write", 0), lambda i: (i // 4, i % 4))
+
+
+def blockize_argmax(s: Schedule) -> None:
+    _, k = s.get_loops(s.get_sblock("argmax"))
+    s.blockize(k)
+
+
 def blockize_mm(s: Schedule) -> None:
     i, j, k = s.get_loops(s.get_sblock("C"))
     i0, i1 = s.split(i, [None, 2])
@@ -186,6 +244,9 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("layout", CHAIN, layout_chain),
     ("block_layout", CHAIN, block_layout_chain),
     ("rfactor", ROWSUM, rfactor_sum),
+    ("rfactor_whole", ROWSUM, rfactor_whole_sum),
+    ("argmax_rfactor_whole", ARGMAX, rfactor_whole_argmax),
+    ("split_offset", OFFSET, split_offset),
     ("reindex", MATMUL, reindex_mm),
     ("merge", CHAIN, merge_chain),
     ("unit", CHAIN, unit_chain),
@@ -196,6 +257,13 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("fused_layout", CHAIN, fused_layout_chain),
     ("reduce_layout", MATMUL, reduce_layout_mm),
     ("cache_at", MATMUL, cache_at_mm),
+    ("cache_write_nested", CHAIN3, cache_write_nested),
+    ("cache_write_compact", OFFSET, cache_write_compact),
+    ("cache_read_nested", CHAIN, cache_read_nested),
+    ("reindex_transposed", MATMUL, reindex_transposed),
+    ("reindex_offset", OFFSET, reindex_offset),
+    ("layout_in_context", REDUCE_EPILOGUE, layout_in_context),
+    ("blockize_argmax", ARGMAX, blockize_argmax),
     ("blockize", MATMUL, blockize_mm),
     ("padding", PAD, padding),
     ("argmax_rfactor", ARGMAX, argmax_rfactor),
@@ -226,6 +294,7 @@ def test_trace_replays_every_case() -> None:
 # Cases that change a parameter's layout take that argument transformed.
 ARGUMENT_LAYOUTS: dict[str, dict[int, Callable[[np.ndarray], np.ndarray]]] = {
     "param_layout": {0: lambda a: np.ascontiguousarray(a.T)},
+    "layout_in_context": {1: lambda a: a.reshape(1, 4)},
 }
 
 
