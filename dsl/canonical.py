@@ -573,6 +573,35 @@ class _Rewriter:
                 return tir.IntImm("bool", int(not value))
         return e
 
+    def move_constants(self, e: tir.BinaryOp) -> tir.PrimExpr:
+        """`x + c1 < c2` -> `x < c2 - c1` (either side), and `x * c1 + y < c2` ->
+        `x < c2 / c1` when `0 <= y < c1` and `c1` divides `c2` (TVM's rules)."""
+        a, b = e.a, e.b
+        if as_int(b) is not None and isinstance(a, tir.BinaryOp) and a.kind in ("add", "sub"):
+            c = as_int(a.b)
+            if c is not None:
+                moved = sub(b, c) if a.kind == "add" else add(b, c)
+                return self.move_constants(tir.BinaryOp(e.kind, a.a, moved, e.dtype))
+            c2 = as_int(b)
+            scaled = a.a if a.kind == "add" else None
+            if (
+                e.kind == "lt"
+                and isinstance(scaled, tir.BinaryOp)
+                and scaled.kind == "mul"
+                and (c1 := as_int(scaled.b)) is not None
+                and c1 > 0
+                and c2 % c1 == 0
+            ):
+                lo, hi = self.analyzer.const_bound(a.b)
+                if lo >= 0 and hi < c1:
+                    return tir.BinaryOp("lt", scaled.a, const(c2 // c1, b.dtype), e.dtype)
+        if as_int(a) is not None and isinstance(b, tir.BinaryOp) and b.kind in ("add", "sub"):
+            c = as_int(b.b)
+            if c is not None:
+                moved = sub(a, c) if b.kind == "add" else add(a, c)
+                return tir.BinaryOp(e.kind, moved, b.a, e.dtype)
+        return e
+
     def binary(self, e: tir.BinaryOp) -> tir.PrimExpr:
         if e.kind in ("gt", "ge"):
             # TVM keeps only < and <=: `a > b` is rewritten as `b < a`.
@@ -591,6 +620,8 @@ class _Rewriter:
                 return tir.IntImm("bool", 1)
             if decided[1]:
                 return tir.IntImm("bool", 0)
+            if e.kind in ("lt", "le"):
+                return self.move_constants(e)
             return e
         if e.kind in ("and", "or"):
             a, b = as_bool(e.a), as_bool(e.b)

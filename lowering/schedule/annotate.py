@@ -91,11 +91,14 @@ def _what(node: Node) -> str:
     return loop_name(node) if isinstance(node, tir.For) else f"block '{node.name}'"
 
 
-def annotate(tree: Tree, node: Node, key: str, value: Any) -> Change:
+def annotate(tree: Tree, node: Node, key: str, value: Any) -> Change | None:
+    """Add the annotation; a key already present keeps its value (as in TVM)."""
     if not isinstance(key, str):
         raise ScheduleError(f"annotate: ann_key of {_what(node)} must be a string, got {key!r}")
     value = _check_value(value, node)
-    items = [(k, v) for k, v in node.annotations if k != key] + [(key, value)]
+    if any(k == key for k, _ in node.annotations):
+        return None
+    items = [*node.annotations, (key, value)]
     new = dataclasses.replace(node, annotations=tuple(sorted(items, key=lambda kv: kv[0])))
     return _swap(tree, node, new)
 

@@ -23,12 +23,14 @@ from tvmlite.lowering.schedule.regions import Interval
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
+    Node,
     ScheduleMutator,
     Tree,
     all_realizes,
     merge_reuse,
     replace_block,
     replace_in,
+    stmt_of,
 )
 
 SCOPES = ("global", "shared", "shared.dyn", "local", "warp", "global.texture", "local.fragment")
@@ -221,7 +223,8 @@ def cache_read(
     name = f"{buffer.name}_{scope_name}"
     if writers:
         writer = writers[0]
-        related = consumers or [b for b in deps.consumers(writer) if _reads(b, buffer)]
+        # Like TVM, every consumer of the writer counts, whatever buffer it reads.
+        related = consumers or deps.consumers(writer)
         where = locate(tree, scope, writer, related)
         written = next(r for r in writer.writes if r.buffer is buffer)
         region = copied_region(tree, writer, written, where.node)
@@ -248,9 +251,7 @@ def cache_write(
         )
     cache = with_scope(buffer, scope_name)
     name = f"{buffer.name}_{scope_name}"
-    related = [
-        b for b in deps.consumers(block) if _reads(b, buffer) and not any(b is c for c in consumers)
-    ]
+    related = [b for b in deps.consumers(block) if not any(b is c for c in consumers)]
     where = locate(tree, scope, block, related)
     written = next(r for r in block.writes if r.buffer is buffer)
     region = copied_region(tree, block, written, where.node)
@@ -259,10 +260,6 @@ def cache_write(
     start = tuple(r.lo for r in region) if compact else None
     swap = _SwapBuffer(buffer, cache, [block, *consumers], start)
     return _install(tree, scope, where, stage, cache, swap), name
-
-
-def _reads(block: tir.Block, buffer: tir.Buffer) -> bool:
-    return any(r.buffer is buffer for r in block.reads)
 
 
 def _install(
@@ -285,6 +282,26 @@ def _install(
     return replace_block(tree, scope, new_scope, merge_reuse(reuse, swap.reuse))
 
 
+def _check_reindex_order(tree: Tree, block: tir.Block, buffer: tir.Buffer, kind: str) -> None:
+    """The copy runs before (read) or after (write) the loop nest holding the block:
+    no other access to the buffer may be in that nest, nor in the block itself on
+    the other side."""
+    if any(r.buffer is buffer for r in (block.writes if kind == "read" else block.reads)):
+        raise ScheduleError(f"reindex: block '{block.name}' both reads and writes '{buffer.name}'")
+    top: Node = block
+    scope = tree.scope_of(block)
+    while tree.parent_of(top) is not scope:
+        top = tree.parent_of(top)  # type: ignore[assignment]
+    for r in all_realizes(stmt_of(tree, top)):
+        other = r.block
+        regions = other.writes if kind == "read" else other.reads
+        if other is not block and any(x.buffer is buffer for x in regions):
+            raise ScheduleError(
+                f"reindex: block '{other.name}' {'writes' if kind == 'read' else 'reads'} "
+                f"'{buffer.name}' in the loop nest of block '{block.name}'"
+            )
+
+
 def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, str]:
     if not (
         isinstance(buffer_spec, (tuple, list))
@@ -299,6 +316,7 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
     if len(tree.child_blocks(block)) > 0:
         raise ScheduleError(f"reindex: block '{block.name}' is not a leaf block")
     regions = [r for r in (block.reads if kind == "read" else block.writes) if r.buffer is buffer]
+    _check_reindex_order(tree, block, buffer, kind)
     used: list[tir.IterVar] = []
     for r in regions[0].region:
         if arith.as_int(r.extent) != 1:
@@ -340,9 +358,13 @@ def reindex(tree: Tree, block: tir.Block, buffer_spec: object) -> tuple[Change, 
 
     # The copy indexes the original buffer as the block did, by the copy's axes;
     # it is named after the buffer it writes (TVM's naming).
+    for iv in block.iter_vars:
+        analyzer.bind_range(iv.var, iv.dom)
+    indices = [analyzer.simplify(r.min) for r in regions[0].region]
+
     def original(axes: tuple[tir.Var, ...]) -> tuple[tir.PrimExpr, ...]:
         mapping = {iv.var: v for iv, v in zip(used, axes, strict=True)}
-        return tuple(substitute(r.min, mapping) for r in regions[0].region)
+        return tuple(substitute(i, mapping) for i in indices)
 
     axes = [iv.dom for iv in used]
     if kind == "write":

@@ -103,11 +103,13 @@ def copied_region(
     analyzer = canonical.Analyzer()
     for p in tree.ancestors(block):
         relaxing = relaxing and p is not at
-        if isinstance(p, tir.For):
-            if relaxing:
-                loops.append(p)
-            else:  # a loop around the stage: its variable stays, within its range
-                analyzer.bind_range(p.loop_var, tir.Range(p.min, p.extent))
+        if isinstance(p, tir.For) and relaxing:
+            loops.append(p)
+        elif isinstance(p, tir.For):  # a loop around the stage: its variable stays
+            analyzer.bind_range(p.loop_var, tir.Range(p.min, p.extent))
+        elif not relaxing:  # so do the axes of the blocks around it
+            for iv in p.iter_vars:
+                analyzer.bind_range(iv.var, iv.dom)
     out = []
     bounds = relaxed_region(region, tree.realize_of[id(block)], loops, analyzer)
     for bound, extent in zip(bounds, region.buffer.shape, strict=True):

@@ -17,6 +17,7 @@ import dataclasses
 
 from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.analysis import free_vars, uses
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
 from tvmlite.lowering.schedule.inline import is_output_block
@@ -55,6 +56,7 @@ def compute_at(
         else:
             break
         node = tree.parent_of(node)
+    _check_predicate(tree, block, primitive)
     if tree.is_ancestor(loop, block):
         raise ScheduleError(
             f"{primitive}: {loop_name(loop)} is a loop around block '{block.name}' itself"
@@ -67,6 +69,7 @@ def compute_at(
     removed = removal_root(tree, block)
     subtrees = list(loop.body.seq) if isinstance(loop.body, tir.SeqStmt) else [loop.body]
     position = _insertion_point(subtrees, producers, consumers, index, reverse, block, primitive)
+    _check_order(scope, loop, block, consumers if reverse else producers, reverse, primitive)
     # What one instance of the block provides, and what the blocks under the loop need.
     provided_regions = block.reads if reverse else block.writes
     wanted = {r.buffer for r in provided_regions}
@@ -85,6 +88,50 @@ def compute_at(
     subtrees.insert(position, nest)
     new_loop = dataclasses.replace(loop, body=tir.seq(subtrees))
     return finish(tree, {id(loop): new_loop}, removed=(removed,))
+
+
+def _check_predicate(tree: Tree, block: tir.Block, primitive: str) -> None:
+    """The block's new loops cover the region its neighbours need, which bounds
+    its spatial axes; a predicate that bounds its reduce axes would be lost."""
+    realize = tree.realize_of[id(block)]
+    reduce_loops: dict[tir.Var, None] = {}
+    for iv, value in zip(block.iter_vars, realize.iter_values, strict=True):
+        if iv.kind != tir.SPATIAL:
+            reduce_loops.update(dict.fromkeys(free_vars(value)))
+    if uses(realize.predicate, reduce_loops):
+        raise ScheduleError(
+            f"{primitive}: the predicate (T.where) of block '{block.name}' bounds its "
+            "reduction axes"
+        )
+
+
+def _check_order(
+    scope: navigate.Scope,
+    loop: tir.For,
+    block: tir.Block,
+    others: list[tir.Block],
+    reverse: bool,
+    primitive: str,
+) -> None:
+    """The block's producers outside the loop must still run before it (compute_at
+    moves it earlier), its consumers outside the loop after it (reverse_compute_at
+    moves it later)."""
+    under = {id(r.block) for r in all_realizes(loop)}
+    order = {id(b): i for i, b in enumerate(scope.children)}
+    inside = [order[id(b)] for b in scope.children if id(b) in under]
+    for other in others:
+        if id(other) in under or not inside:
+            continue
+        if reverse and order[id(other)] < max(inside):
+            raise ScheduleError(
+                f"{primitive}: block '{other.name}' reads what block '{block.name}' writes "
+                f"before {loop_name(loop)} runs"
+            )
+        if not reverse and order[id(other)] > min(inside):
+            raise ScheduleError(
+                f"{primitive}: block '{other.name}' writes what block '{block.name}' reads "
+                f"after {loop_name(loop)} starts"
+            )
 
 
 def _is_complete(scope: navigate.Scope, block: tir.Block) -> bool:

@@ -207,11 +207,22 @@ def reverse_compute_inline(tree: Tree, block: tir.Block) -> Change:
     for iv in block.iter_vars:
         if arith.as_int(iv.dom.extent) == 1 and arith.as_int(iv.dom.min) is not None:
             sub[iv.var] = iv.dom.min
-    axes = {iv.var for iv in block.iter_vars}
-    for index, value in zip(loads[0].indices, producer_store.indices, strict=True):
+    axes = {iv.var: iv for iv in block.iter_vars}
+    analyzer = canonical.Analyzer()
+    for index, value, extent in zip(
+        loads[0].indices, producer_store.indices, buffer.shape, strict=True
+    ):
         if isinstance(index, tir.Var) and index in axes:
+            # Inlined into the producer, the consumer runs wherever the producer
+            # does: it must cover the whole buffer.
+            dom = axes[index].dom
+            if arith.as_int(dom.min) != 0 or not analyzer.can_prove_equal(dom.extent, extent):
+                raise ScheduleError(
+                    f"reverse_compute_inline: axis '{index.name}' of block '{block.name}' does "
+                    f"not run over the whole of '{buffer.name}'"
+                )
             sub[index] = value
-        elif uses(index, {v: None for v in axes}):
+        elif uses(index, axes):
             raise ScheduleError(
                 f"reverse_compute_inline: block '{block.name}' loads '{buffer.name}' at an "
                 "index that is not one of its axes"

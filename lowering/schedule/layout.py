@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmlite.dsl import arith, canonical, iter_map, tir
+from tvmlite.dsl.regions import infer_regions
 from tvmlite.lowering.schedule.affine_map import analyse, inverse
 from tvmlite.lowering.schedule.cache import nth_buffer
 from tvmlite.lowering.schedule.index_map import IndexMap
+from tvmlite.lowering.schedule.regions import condition_bounds
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -56,35 +58,51 @@ class _Remap(ScheduleMutator):
         self.iters: dict[tir.Var, tuple[int, int]] = {}
 
     def indices(self, indices: tuple[tir.PrimExpr, ...]) -> tuple[tir.PrimExpr, ...]:
-        """The mapped indices in iteration-map normal form over the loops and
-        axes around them (TVM's rewrite), simplified when they are not affine."""
-        mapped = self.index_map.map(indices)
-        out = iter_map.simplify_bindings(mapped, self.iters)
-        if out is mapped:
-            return tuple(self.analyzer.simplify(e) for e in mapped)
-        return out
+        """The mapped indices, simplified, then in iteration-map normal form over the
+        loops and axes around them when they are affine in those (TVM's rewrite)."""
+        mapped = tuple(canonical.Analyzer().simplify(e) for e in self.index_map.map(indices))
+        return iter_map.simplify_bindings(mapped, self.iters)
 
-    def _within(self, ranges: list[tuple[tir.Var, tir.Range]], visit: Callable[[], Any]) -> Any:
-        known = [(v, (arith.as_int(r.min), arith.as_int(r.extent))) for v, r in ranges]
-        for v, r in ranges:
-            self.analyzer.bind_range(v, r)
-        for v, (lo, extent) in known:
-            if lo is not None and extent is not None:
-                self.iters[v] = (lo, extent)
+    def _within(self, ranges: dict[tir.Var, tuple[int, int]], visit: Callable[[], Any]) -> Any:
+        saved = dict(self.iters)
+        self.iters.update(ranges)
         try:
             return visit()
         finally:
-            for v, _ in known:
-                self.iters.pop(v, None)
+            self.iters = saved
 
     def visit_For(self, s: tir.For) -> tir.Stmt:
         return self._within(
-            [(s.loop_var, tir.Range(s.min, s.extent))], lambda: super(_Remap, self).visit_For(s)
+            _known({s.loop_var: tir.Range(s.min, s.extent)}),
+            lambda: super(_Remap, self).visit_For(s),
         )
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
-        ranges = [(iv.var, iv.dom) for iv in s.iter_vars]
-        return self._within(ranges, lambda: super(_Remap, self).visit_Block(s))
+        ranges = _known({iv.var: iv.dom for iv in s.iter_vars})
+        block = self._within(ranges, lambda: super(_Remap, self).visit_Block(s))
+        assert isinstance(block, tir.Block)
+        if block is s:
+            return block
+        # Regions of the new buffer are inferred again from the rewritten body.
+        reads, writes = infer_regions(
+            block.body, block.init, block.alloc_buffers, block.match_buffers
+        )
+        new_block = dataclasses.replace(
+            block,
+            reads=_with_inferred(block.reads, reads, self.new),
+            writes=_with_inferred(block.writes, writes, self.new),
+        )
+        self.reuse[id(s)] = new_block
+        return new_block
+
+    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        if e.op != "if_then_else" or len(e.args) != 3:
+            return super().visit_Call(e)
+        # The true branch sees the loops and axes narrowed by the condition.
+        cond, then, other = e.args
+        narrowed, _ = condition_bounds(cond, self.iters)
+        then = self._within(narrowed, lambda: self.visit_expr(then))
+        return dataclasses.replace(e, args=(self.visit_expr(cond), then, self.visit_expr(other)))
 
     def visit_buffer_def(self, buffer: tir.Buffer) -> tir.Buffer:
         return self.new if buffer is self.old else buffer
@@ -122,6 +140,26 @@ class _Remap(ScheduleMutator):
             extent = self.analyzer.simplify(arith.add(arith.sub(bound[1], bound[0]), 1))
             ranges.append(tir.Range(lo, extent))
         return tir.BufferRegion(self.new, tuple(ranges))
+
+
+def _known(ranges: dict[tir.Var, tir.Range]) -> dict[tir.Var, tuple[int, int]]:
+    out = {}
+    for v, r in ranges.items():
+        lo, extent = arith.as_int(r.min), arith.as_int(r.extent)
+        if lo is not None and extent is not None:
+            out[v] = (lo, extent)
+    return out
+
+
+def _with_inferred(
+    regions: tuple[tir.BufferRegion, ...],
+    inferred: tuple[tir.BufferRegion, ...],
+    buffer: tir.Buffer,
+) -> tuple[tir.BufferRegion, ...]:
+    found = next((r for r in inferred if r.buffer is buffer), None)
+    if found is None:
+        return regions
+    return tuple(found if r.buffer is buffer else r for r in regions)
 
 
 def transform_layout(

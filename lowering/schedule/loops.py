@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from tvmlite.dsl import arith, canonical, tir
-from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.analysis import free_vars, substitute, uses
 from tvmlite.dsl.iter_map import simplify_bindings
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.state import ScheduleError
@@ -75,12 +75,30 @@ class _SimplifyBindings(ScheduleMutator):
 
     def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
         s = super().visit_BlockRealize(s)
-        if not s.iter_values:
+        if not s.iter_values or _bounds_a_part(s):
             return s
         values = simplify_bindings(s.iter_values, self.iters, self.preserve)
         if values == s.iter_values:
             return s
         return dataclasses.replace(s, iter_values=values)
+
+
+def _bounds_a_part(realize: tir.BlockRealize) -> bool:
+    """Whether the predicate bounds part of a binding (a split of a loop that an
+    earlier non-dividing split left under a predicate): TVM's iteration-map
+    simplifier then gives up and the bindings stay as substituted."""
+    terms, stack = [], [realize.predicate]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, tir.BinaryOp) and e.kind == "and":
+            stack += [e.a, e.b]
+        elif isinstance(e, tir.BinaryOp) and e.kind == "lt":
+            terms.append(set(free_vars(e.a)))
+    for value in realize.iter_values:
+        used = set(free_vars(value))
+        if any(t and t < used for t in terms):
+            return True
+    return False
 
 
 def simplify_under(
@@ -147,7 +165,13 @@ def split(
     value: tir.PrimExpr = arith.const(0, dtype)
     for var, f in zip(new_vars, values, strict=True):
         value = arith.add(arith.mul(value, f), var)
-    body, reuse1 = substitute_stmt(loop.body, {loop.loop_var: value})
+    # Block bindings get the value in normal form (`i_0 * 16 + i_1 * 8 + i_2`),
+    # predicates and other uses as built, as TVM prints them.
+    new_iters = {v: (0, f) for v, f in zip(new_vars, values, strict=True)}
+    (normal,) = simplify_bindings((value,), new_iters, preserve_unit_iters)  # type: ignore[arg-type]
+    bindings = _SubstituteBindings({loop.loop_var: normal})
+    body, reuse1 = substitute_stmt(bindings.visit_stmt(loop.body), {loop.loop_var: value})
+    reuse1 = merge_reuse(bindings.reuse, reuse1)
     analyzer = canonical.Analyzer()
     for var, f in zip(new_vars, values, strict=True):
         analyzer.bind(var, 0, f)
@@ -160,6 +184,19 @@ def split(
     iters = loop_ranges(tree, loop)
     body, reuse3 = simplify_under(body, iters, preserve_unit_iters)
     return finish(tree, {id(loop): body}, reuse1, reuse3), new_vars
+
+
+class _SubstituteBindings(ScheduleMutator):
+    """Substitutes vars in block bindings only."""
+
+    def __init__(self, mapping: dict[tir.Var, tir.PrimExpr]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
+        s = super().visit_BlockRealize(s)
+        values = tuple(substitute(v, self.mapping) for v in s.iter_values)
+        return dataclasses.replace(s, iter_values=values)
 
 
 class _AppendPredicate(ScheduleMutator):

@@ -74,7 +74,11 @@ def _unique(blocks: object) -> list[tir.Block]:
 
 def _scope_children(tree: Tree, scope: tir.Block) -> list[tir.Block]:
     """Blocks whose nearest enclosing block is `scope`, in program order."""
-    return [b for b in tree.blocks if b is not scope and tree.scope_of(b) is scope]
+    return [
+        b
+        for b in tree.blocks
+        if b is not scope and b is not tree.root and tree.scope_of(b) is scope
+    ]
 
 
 def scope_of(tree: Tree, block: tir.Block) -> Scope:

@@ -13,6 +13,7 @@ import dataclasses
 
 from tvmlite.dsl import arith, canonical, tir
 from tvmlite.lowering.schedule.loops import loop_name
+from tvmlite.lowering.schedule.regions import condition_bounds
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -22,45 +23,6 @@ from tvmlite.lowering.schedule.tree import (
     finish,
     replace_in,
 )
-
-
-def _conjuncts(e: tir.PrimExpr) -> list[tir.PrimExpr]:
-    if isinstance(e, tir.BinaryOp) and e.kind == "and":
-        return _conjuncts(e.a) + _conjuncts(e.b)
-    return [e]
-
-
-def _bounds(
-    predicate: tir.PrimExpr, loops: dict[tir.Var, tir.For]
-) -> dict[tir.Var, list[int]] | None:
-    """Per loop var, [lo, hi) from `c <= v`, `v < c` (and mirrored) conjuncts;
-    None when a conjunct is anything else."""
-    out = {
-        v: [arith.as_int(lp.min), arith.as_int(lp.min) + arith.as_int(lp.extent)]
-        for v, lp in loops.items()
-    }
-    flipped = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
-    for c in _conjuncts(predicate):
-        if arith.as_bool(c) is True:
-            continue
-        if not (isinstance(c, tir.BinaryOp) and c.kind in flipped):
-            return None
-        kind, a, b = c.kind, c.a, c.b
-        if isinstance(b, tir.Var) and b in out:
-            kind, a, b = flipped[kind], b, a
-        value = arith.as_int(b)
-        if not (isinstance(a, tir.Var) and a in out and value is not None):
-            return None
-        lo_hi = out[a]
-        if kind == "lt":
-            lo_hi[1] = min(lo_hi[1], value)
-        elif kind == "le":
-            lo_hi[1] = min(lo_hi[1], value + 1)
-        elif kind == "gt":
-            lo_hi[0] = max(lo_hi[0], value + 1)
-        else:
-            lo_hi[0] = max(lo_hi[0], value)
-    return out
 
 
 def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Change, str]:
@@ -94,9 +56,16 @@ def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Chan
     predicate = arith.logical_and(m.visit_expr(condition), realize.predicate)
     inner = loops[loops.index(loop) :]
     by_var = {lp.loop_var: lp for lp in inner}
-    bounds = _bounds(predicate, by_var)
-    if bounds is None or not all(
-        isinstance(v, tir.Var) and v in by_var for v in realize.iter_values
+    ranges = {
+        lp.loop_var: (arith.as_int(lp.min), arith.as_int(lp.extent))
+        for lp in inner
+        if arith.as_int(lp.min) is not None and arith.as_int(lp.extent) is not None
+    }
+    bounds, understood = condition_bounds(predicate, ranges)  # type: ignore[arg-type]
+    if (
+        len(ranges) != len(inner)
+        or not understood
+        or not all(isinstance(v, tir.Var) and v in by_var for v in realize.iter_values)
     ):
         raise ScheduleError(
             f"decompose_padding: the axes of block '{block.name}' are not independent loops "
@@ -131,8 +100,9 @@ def decompose_padding(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Chan
     new_iters = []
     new_ranges: dict[tir.Var, tuple[int, int]] = {}
     for iv, value in zip(block.iter_vars, realize.iter_values, strict=True):
-        lo, hi = bounds[value]
-        if hi <= lo:
+        lo, extent = bounds[value]
+        hi = lo + extent
+        if extent == 0:
             raise ScheduleError(f"decompose_padding: block '{block.name}' has no in-bound point")
         var = tir.Var(iv.var.name, iv.var.dtype)
         dtype = iv.var.dtype

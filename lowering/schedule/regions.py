@@ -77,3 +77,41 @@ def union(regions: list[list[Interval]], analyzer: canonical.Analyzer) -> list[I
             hi = analyzer.simplify(arith.maximum(hi, other[axis].hi))
         out.append(Interval(lo, hi))
     return out
+
+
+def condition_bounds(
+    condition: tir.PrimExpr, ranges: dict[tir.Var, tuple[int, int]]
+) -> tuple[dict[tir.Var, tuple[int, int]], bool]:
+    """`ranges` (var -> (min, extent)) narrowed by the conjuncts `c <= v`, `v < c`
+    (and mirrored) of `condition`, and whether every conjunct was of that form."""
+    bounds = {v: [lo, lo + extent] for v, (lo, extent) in ranges.items()}
+    flipped = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+    understood = True
+    stack = [condition]
+    while stack:
+        c = stack.pop()
+        if isinstance(c, tir.BinaryOp) and c.kind == "and":
+            stack += [c.a, c.b]
+            continue
+        if arith.as_bool(c) is True:
+            continue
+        if not (isinstance(c, tir.BinaryOp) and c.kind in flipped):
+            understood = False
+            continue
+        kind, a, b = c.kind, c.a, c.b
+        if isinstance(b, tir.Var) and b in bounds:
+            kind, a, b = flipped[kind], b, a
+        value = arith.as_int(b)
+        if not (isinstance(a, tir.Var) and a in bounds and value is not None):
+            understood = False
+            continue
+        lo_hi = bounds[a]
+        if kind == "lt":
+            lo_hi[1] = min(lo_hi[1], value)
+        elif kind == "le":
+            lo_hi[1] = min(lo_hi[1], value + 1)
+        elif kind == "gt":
+            lo_hi[0] = max(lo_hi[0], value + 1)
+        else:
+            lo_hi[0] = max(lo_hi[0], value)
+    return {v: (lo, max(hi - lo, 0)) for v, (lo, hi) in bounds.items()}, understood

@@ -25,6 +25,8 @@ from tvmlite.lowering.schedule.tree import (
     Change,
     ScheduleMutator,
     Tree,
+    all_realizes,
+    merge_reuse,
     realizes_under,
     replace_block,
     replace_in,
@@ -233,7 +235,7 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
         old = store.buffer
         shape = list(old.shape)
         shape.insert(factor_axis, rf_loop.extent)
-        name = f"{old.name}_rf"
+        name = f"{old.name}.rf"  # printed as `_rf`; TVM names caches of it `<name>.rf_<scope>`
         rf_buffers.append(
             dataclasses.replace(
                 old,
@@ -337,15 +339,32 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
         annotations=block.annotations,
     )
     wb_realize = tir.BlockRealize(tuple(wb_values), tir.IntImm("bool", 1), wb_block)
-    # Keep the spatial loops and the rfactor loop around the write-back block.
-    new_nest: tir.Stmt = wb_realize
-    for lp in reversed(loops):
-        if lp is rf_loop or lp.loop_var not in reduce_vars:
-            new_nest = dataclasses.replace(lp, body=new_nest)
+    # The write-back block takes the block's place; the other reduce loops go
+    # (whatever else the loops hold stays where it is).
+    drop = [lp for lp in loops if lp is not rf_loop and lp.loop_var in reduce_vars]
+    for lp in drop:
+        if len(all_realizes(lp)) != 1:
+            raise ScheduleError(f"rfactor: {loop_name(lp)} holds other blocks than '{block.name}'")
+    nest, reuse = replace_in(loops[0], {id(realize): wb_realize})
+    dropper = _DropLoops({lp.loop_var for lp in drop})
+    nest = dropper.visit_stmt(nest)
     scope = tree.scope_of(block)
-    body, reuse = replace_in(scope.body, {id(loops[0]): tir.seq([rf_stmt, new_nest])})
+    body, reuse2 = replace_in(scope.body, {id(loops[0]): tir.seq([rf_stmt, nest])})
+    reuse = merge_reuse(reuse, dropper.reuse, reuse2)
     reuse[id(block)] = wb_block
     new_scope = dataclasses.replace(
         scope, body=body, alloc_buffers=(*scope.alloc_buffers, *rf_buffers)
     )
     return replace_block(tree, scope, new_scope, reuse), rf_name
+
+
+class _DropLoops(ScheduleMutator):
+    """Replaces the loops over `loop_vars` by their bodies."""
+
+    def __init__(self, loop_vars: set[tir.Var]) -> None:
+        super().__init__()
+        self.loop_vars = loop_vars
+
+    def visit_For(self, s: tir.For) -> tir.Stmt:
+        out = super().visit_For(s)
+        return out.body if s.loop_var in self.loop_vars else out  # type: ignore[attr-defined]

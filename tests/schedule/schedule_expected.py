@@ -1098,4 +1098,28 @@ class Module:
                         idx[vi_o] = v_idx
                         val[vi_o] = v_val
 """,
+    "at_after_split": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(4), T.int64(6)), "float32"), C: T.Buffer((T.int64(4), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((T.int64(4), T.int64(6)))
+        for i in range(T.int64(4)):
+            for ax0 in range(T.int64(6)):
+                with T.sblock("B"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+            for j in range(T.int64(6)):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(B[vi, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B[vi, vj] + T.float32(1.0)
+""",
 }

@@ -5,7 +5,16 @@ import re
 from collections.abc import Callable
 
 import pytest
-from schedule_expected import ARGMAX, CHAIN, CHAIN3, MATMUL, PAD, REDUCE_EPILOGUE, ROWSUM
+from schedule_expected import (
+    ARGMAX,
+    CHAIN,
+    CHAIN3,
+    MATMUL,
+    OFFSET,
+    PAD,
+    REDUCE_EPILOGUE,
+    ROWSUM,
+)
 
 import tvmlite
 from tvmlite.tir import Schedule, ScheduleError
@@ -222,6 +231,42 @@ def merge_past_a_reader(s: Schedule) -> None:
     s.merge(loops(s, "B")[0], loops(s, "D")[0])
 
 
+def reverse_inline_partial(s: Schedule) -> None:
+    # C reads rows 1..4 of the cache only: inlined into the copy it would write rows 0 and 5.
+    s.cache_read(s.get_sblock("C"), 0, "shared")
+    s.reverse_compute_inline(s.get_sblock("C"))
+
+
+def reindex_updated(s: Schedule) -> None:
+    s.decompose_reduction(s.get_sblock("B"), loops(s, "B")[1])
+    s.reindex(s.get_sblock("B_update"), ("read", 0))
+
+
+def reindex_in_nest(s: Schedule) -> None:
+    s.compute_at(s.get_sblock("B"), loops(s, "C")[0])
+    s.reindex(s.get_sblock("C"), ("read", 0))
+
+
+def reverse_at_before_consumer(s: Schedule) -> None:
+    s.reverse_compute_at(s.get_sblock("B"), loops(s, "D")[0])
+
+
+def compute_at_predicated(s: Schedule) -> None:
+    # k splits into 8 * 1 * 4 > 8 iterations: the predicate keeps the sums right.
+    _, k = loops(s, "B")
+    s.split(k, [8, 1, 4])
+    s.rfactor(loops(s, "B")[2], 1)
+    s.reverse_compute_at(s.get_sblock("B_rf"), loops(s, "B")[0])
+
+
+def rfactor_shared_loop(s: Schedule) -> None:
+    # The k_0 loop the rfactor block leaves behind also computes the cache of A.
+    _, k = loops(s, "B")
+    k0, k1 = s.split(k, [None, 4])
+    s.compute_at(s.cache_read(s.get_sblock("B"), 0, "local"), k0)
+    s.rfactor(k1, 0)
+
+
 def cache_write_index(s: Schedule) -> None:
     s.cache_write(s.get_sblock("C"), 1, "global")
 
@@ -314,6 +359,9 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (CHAIN, compute_at_output, "block 'C' writes an output"),
     (CHAIN3, compute_at_breaks_dependence, "not every consumer of block 'B' is under the target"),
     (CHAIN3, reverse_at_missing_producer, "missing: C"),
+    (CHAIN3, reverse_at_before_consumer, "block 'C' reads what block 'B' writes before loop 'i'"),
+    (ROWSUM, compute_at_predicated, "of block 'B_rf' bounds its reduction axes"),
+    (OFFSET, reverse_inline_partial, "axis 'vi' of block 'C' does not run over the whole of"),
     # reductions
     (ROWSUM, rfactor_spatial, "loop 'i' is not a reduction loop of block 'B'"),
     (MATMUL, rfactor_spatial_loop, "loop 'i' is not a reduction loop of block 'C'"),
@@ -324,6 +372,7 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
         "init value of block 'argmax' is not the identity",
     ),
     (CHAIN, decompose_spatial, "block 'B' is not a reduction block"),
+    (ROWSUM, rfactor_shared_loop, "rfactor: loop 'k_0' holds other blocks than 'B'"),
     (REDUCE_EPILOGUE, decompose_loop_elsewhere, "loop 'i' is not a loop above block 'B'"),
     # annotations
     (CHAIN, annotate_object, "unsupported annotation value <object object at"),
@@ -334,6 +383,8 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (MATMUL, cache_write_index, "block 'C' has 1 write buffer; index 1"),
     (MATMUL, cache_write_scope, "cache_write: unknown storage scope 'nowhere'"),
     (MATMUL, reindex_index, "block 'C' has 2 read buffers; index 5"),
+    (ROWSUM, reindex_updated, "reindex: block 'B_update' both reads and writes 'B'"),
+    (REDUCE_EPILOGUE, reindex_in_nest, "block 'B' writes 'B' in the loop nest of block 'C'"),
     (CHAIN, set_scope_param, "buffer 'C' is not allocated inside the function"),
     (CHAIN, set_scope_unknown, "unknown storage scope 'nowhere'"),
     (CHAIN, set_scope_index, "block 'B' has 1 write buffer; index 3"),

@@ -176,6 +176,12 @@ def cache_at_mm(s: Schedule) -> None:
     s.reverse_compute_at(w, i0)
 
 
+def at_after_split(s: Schedule) -> None:
+    # B's loop is split with a predicate; computed at C's rows it needs none.
+    s.split(s.get_loops(s.get_sblock("B"))[1], [None, 4])
+    s.compute_at(s.get_sblock("B"), s.get_loops(s.get_sblock("C"))[0])
+
+
 def cache_write_nested(s: Schedule) -> None:
     # C is computed inside D's row loop: its copy-back goes there too, before D.
     s.compute_at(s.get_sblock("C"), s.get_loops(s.get_sblock("D"))[0], preserve_unit_loops=True)
@@ -257,6 +263,7 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("fused_layout", CHAIN, fused_layout_chain),
     ("reduce_layout", MATMUL, reduce_layout_mm),
     ("cache_at", MATMUL, cache_at_mm),
+    ("at_after_split", CHAIN, at_after_split),
     ("cache_write_nested", CHAIN3, cache_write_nested),
     ("cache_write_compact", OFFSET, cache_write_compact),
     ("cache_read_nested", CHAIN, cache_read_nested),
