@@ -379,6 +379,14 @@ def merge(tree: Tree, loops: list[tir.For]) -> tuple[Change, tir.Var]:
     _check_merge_order(tree, loops)
     lca = _lowest_common_ancestor(tree, loops)
     scope = tree.scope_of(loops[0])
+    if isinstance(lca, tir.Block) and lca.init is not None:
+        in_init = {id(r.block) for r in all_realizes(lca.init)}
+        for lp in loops:
+            if any(id(r.block) in in_init for r in all_realizes(lp)):
+                raise ScheduleError(
+                    f"merge: {loop_name(lp)} is in the init of block '{lca.name}', the others "
+                    "are not"
+                )
     nests = []  # per loop: the loops from it up to the common ancestor, innermost first
     for lp in loops:
         if tree.scope_of(lp) is not scope:

@@ -267,6 +267,12 @@ def rfactor_shared_loop(s: Schedule) -> None:
     s.rfactor(k1, 0)
 
 
+def merge_init_and_body(s: Schedule) -> None:
+    i, k = loops(s, "B")
+    s.blockize(s.fuse(i, k))
+    s.merge(loops(s, "B_init")[0], loops(s, "B")[0])
+
+
 def cache_write_index(s: Schedule) -> None:
     s.cache_write(s.get_sblock("C"), 1, "global")
 
@@ -342,6 +348,7 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (MATMUL, reorder_twice, "reorder: loop 'i' appears more than once"),
     (CHAIN, merge_depths, "loop 'i' and loop 'j' are at different depths"),
     (CHAIN, merge_twice, "merge: loop 'i' appears more than once"),
+    (ROWSUM, merge_init_and_body, "is in the init of block 'B_o', the others are not"),
     (CHAIN, merge_reversed, "block 'C' depends on block 'B', which would run after it"),
     (CHAIN3, merge_past_a_reader, "block 'C' depends on block 'B', which would run after it"),
     (CHAIN, add_unit_loop_inlined, "block 'B' (BlockRV(b0)) no longer exists"),
