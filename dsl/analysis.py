@@ -58,9 +58,14 @@ class _FreeVars(StmtExprVisitor):
     parameter, `T.match_buffer`) defines the bare vars of its shape, strides and
     elem_offset; an allocated one only uses them."""
 
-    def __init__(self) -> None:
+    def __init__(self, buffers: bool) -> None:
+        self.buffers = buffers
         self.defined: set[tir.Var] = set()
         self.found: dict[tir.Var, None] = {}
+
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
+        if self.buffers:
+            super().visit_buffer(buffer)
 
     def visit_var_def(self, var: tir.Var) -> None:
         self.defined.add(var)
@@ -85,10 +90,13 @@ class _FreeVars(StmtExprVisitor):
         super().visit_prim_func(func)
 
 
-def free_vars(node: Node) -> list[tir.Var]:
+def free_vars(node: Node, buffers: bool = True) -> list[tir.Var]:
     """The vars `node` uses without defining them, first use first. For a plain
-    expression: every var in it (but those bound by a `T.Let` inside)."""
-    visitor = _FreeVars()
+    expression: every var in it (but those bound by a `T.Let` inside). A buffer
+    used (loaded, stored, in a region) uses its data var and the vars of its
+    shape, strides and offset; `buffers=False` leaves those out (the vars of the
+    index arithmetic only)."""
+    visitor = _FreeVars(buffers)
     _walk(visitor, node)
     return list(visitor.found)
 

@@ -9,8 +9,9 @@ arithmetic (parser, legalization, lowering, printer).
 - `const_int` / `difference` see through sums: `(i + 4) - i` is 4.
 - `Simplify` folds the integer arithmetic of existing IR (floats are left to
   LLVM, which knows the IEEE rules better).
-- `bounds(e, ranges)` is an interval analysis: the inclusive range of `e` as some
-  vars run over their ranges (assuming no overflow, as index arithmetic may).
+- `IntBounds` is an interval analysis: the inclusive range of `e` as some vars
+  run over their ranges, symbolic (region inference, through `bounds(e, ranges)`)
+  or constant (the bounds checks of a checked build).
 
 Integer results wrap to their dtype's width, as the machine (and TVM) does.
 """
@@ -18,12 +19,14 @@ Integer results wrap to their dtype's width, as the machine (and TVM) does.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.tir_functor import TIRFunctor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 
 Bounds = tuple[tir.PrimExpr, tir.PrimExpr]  # inclusive [lo, hi]
@@ -67,12 +70,12 @@ def _trunc_div(x: int, y: int) -> int:
 
 
 _COMPARE = {
-    "eq": lambda x, y: x == y,
-    "ne": lambda x, y: x != y,
-    "lt": lambda x, y: x < y,
-    "le": lambda x, y: x <= y,
-    "gt": lambda x, y: x > y,
-    "ge": lambda x, y: x >= y,
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
 }
 
 
@@ -255,31 +258,171 @@ def simplify(e: tir.PrimExpr) -> tir.PrimExpr:
 # ---------------------------------------------------------------- bounds
 
 
+def dtype_bounds(dtype: str) -> tuple[int, int] | None:
+    """Every value of a scalar integer (or bool) dtype; None for any other."""
+    if dt.lanes(dtype) != 1 or not dt.is_integer_like(dtype):
+        return None
+    if dt.is_bool(dtype):
+        return 0, 1
+    if dt.is_uint(dtype):
+        return 0, (1 << dt.bits(dtype)) - 1
+    half = 1 << (dt.bits(dtype) - 1)
+    return -half, half - 1
+
+
+class IntBounds(TIRFunctor):
+    """Interval analysis: the inclusive bounds (lo, hi) of a scalar integer
+    expression while each var of `ranges` runs over its bounds.
+
+    A var not in `ranges` is fixed, so its bounds are itself and results may be
+    symbolic (`i * 4 + n` for i in [0, 7] is [n, 28 + n]): what region inference
+    needs. With `any_value=True` it may instead hold any value of its dtype, and
+    so may any expression this does not follow: every result is then constant,
+    what a bounds check compares with an extent.
+
+    Constant bounds are exact (Python ints) and kept only while they fit the
+    dtype: a result that may not fit could have wrapped around, so it is None
+    (or, with `any_value`, the whole dtype). Symbolic bounds assume index
+    arithmetic does not wrap. Followed: +, -, min, max, casts, `Let`, `Select`
+    and `if_then_else`, and *, /, //, %, mod with an immediate operand or two
+    constant intervals.
+    """
+
+    def __init__(
+        self, ranges: Mapping[tir.Var, Bounds] | None = None, *, any_value: bool = False
+    ) -> None:
+        self.ranges: dict[tir.Var, Bounds] = dict(ranges or {})
+        self.any_value = any_value
+
+    def of(self, e: tir.PrimExpr) -> Bounds | None:
+        """(lo, hi) of `e`, or None when `e` is not a scalar integer or (without
+        `any_value`) combines the ranged vars in a way this does not follow."""
+        whole = dtype_bounds(e.dtype)
+        if whole is None:
+            return None
+        if not self.any_value and not uses(e, self.ranges):
+            return e, e
+        method = self._expr_table.get(type(e))
+        found = None if method is None else _fit(method(self, e), whole)
+        if found is None and self.any_value:
+            return const(whole[0], e.dtype), const(whole[1], e.dtype)
+        return found
+
+    def ints(self, e: tir.PrimExpr) -> tuple[int, int] | None:
+        """`of(e)` when both bounds are constant, as ints."""
+        return _ints(self.of(e))
+
+    def loop_range(self, s: tir.For) -> Bounds | None:
+        """Where the loop var of `s` is while the body runs: [min, min + extent - 1]
+        (a body that runs has extent >= 1); None for a step that may not be positive."""
+        if s.step is not None:
+            step = self.ints(s.step)
+            if step is None or step[0] < 1:
+                return None
+        lo, extent = self.of(s.min), self.of(s.extent)
+        if lo is None or extent is None:
+            return None
+        last = _exact("add", lo[1], extent[1])
+        last = None if last is None else _exact("sub", last, const(1, last.dtype))
+        return _pair(lo[0], last)
+
+    # ------------------------------------------------------------ nodes
+
+    def visit_IntImm(self, e: tir.IntImm) -> Bounds | None:
+        return e, e
+
+    def visit_Var(self, e: tir.Var) -> Bounds | None:
+        return self.ranges.get(e, None if self.any_value else (e, e))
+
+    def visit_Cast(self, e: tir.Cast) -> Bounds | None:
+        found = self.ints(e.value)
+        if found is None:
+            return None
+        return _imm(found[0], e.dtype), _imm(found[1], e.dtype)  # `of` drops what wraps
+
+    def visit_Select(self, e: tir.Select) -> Bounds | None:
+        return self._union(e.true_value, e.false_value)
+
+    def visit_Call(self, e: tir.Call) -> Bounds | None:
+        return self._union(e.args[1], e.args[2]) if e.op == "if_then_else" else None
+
+    def visit_Let(self, e: tir.Let) -> Bounds | None:
+        found, saved = self.of(e.value), self.ranges.pop(e.var, None)
+        if found is not None:
+            self.ranges[e.var] = found
+        try:
+            return self.of(e.body)
+        finally:
+            self.ranges.pop(e.var, None)
+            if saved is not None:
+                self.ranges[e.var] = saved
+
+    def visit_BinaryOp(self, e: tir.BinaryOp) -> Bounds | None:
+        a, b = self.of(e.a), self.of(e.b)
+        if a is None or b is None:
+            return None
+        if e.kind == "add":
+            return _pair(_exact("add", a[0], b[0]), _exact("add", a[1], b[1]))
+        if e.kind == "sub":
+            return _pair(_exact("sub", a[0], b[1]), _exact("sub", a[1], b[0]))
+        if e.kind in ("min", "max"):
+            return fold(e.kind, a[0], b[0]), fold(e.kind, a[1], b[1])
+        found = _scaled(e, a, b)
+        if found is None:
+            x, y = _ints(a), _ints(b)
+            numbers = None if x is None or y is None else _combine(e.kind, x, y)
+            found = (
+                None if numbers is None else (_imm(numbers[0], e.dtype), _imm(numbers[1], e.dtype))
+            )
+        return found
+
+    def _union(self, a: tir.PrimExpr, b: tir.PrimExpr) -> Bounds | None:
+        x, y = self.ints(a), self.ints(b)
+        if x is None or y is None:
+            return None
+        return const(min(x[0], y[0]), a.dtype), const(max(x[1], y[1]), a.dtype)
+
+
 def bounds(e: tir.PrimExpr, ranges: Mapping[tir.Var, tir.Range]) -> Bounds | None:
     """Inclusive (lo, hi) of integer `e` while each var of `ranges` runs over its
-    range and every other var stays fixed; None when `e` combines them in a way
-    this does not follow (anything but +, -, min, max, and *, //, % by an
-    immediate) or a constant bound would wrap around. Bounds are expressions,
-    folded where they are constant."""
+    range and every other var stays fixed (`IntBounds`); None when `e` combines
+    them in a way that is not followed or a constant bound would wrap around.
+    Bounds are expressions, folded where they are constant."""
     if not uses(e, ranges):
         return e, e
-    if isinstance(e, tir.Var):
-        r = ranges[e]
+    analysis = IntBounds()
+    for var, r in ranges.items():
         end = _exact("add", r.min, r.extent)
         last = None if end is None else _exact("sub", end, const(1, r.extent.dtype))
-        return None if last is None else (r.min, last)
-    if not isinstance(e, tir.BinaryOp):
+        if last is None:
+            if uses(e, {var}):
+                return None  # its last value does not fit its dtype
+            continue
+        analysis.ranges[var] = r.min, last
+    return analysis.of(e)
+
+
+def _imm(value: int, dtype: str) -> tir.IntImm:
+    """An immediate holding `value` exactly, even out of the dtype's range (for `_fit`)."""
+    return tir.IntImm(dtype, value)
+
+
+def _ints(found: Bounds | None) -> tuple[int, int] | None:
+    if found is None:
         return None
-    a, b = bounds(e.a, ranges), bounds(e.b, ranges)
-    if a is None or b is None:
+    lo, hi = as_int(found[0]), as_int(found[1])
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _fit(found: Bounds | None, whole: tuple[int, int]) -> Bounds | None:
+    """`found`, unless a constant bound lies outside the dtype (it may have wrapped)."""
+    if found is None:
         return None
-    if e.kind == "add":
-        return _pair(_exact("add", a[0], b[0]), _exact("add", a[1], b[1]))
-    if e.kind == "sub":
-        return _pair(_exact("sub", a[0], b[1]), _exact("sub", a[1], b[0]))
-    if e.kind in ("min", "max"):
-        return fold(e.kind, a[0], b[0]), fold(e.kind, a[1], b[1])
-    return _scaled(e, a, b)
+    for bound in found:
+        value = value_of(bound)
+        if value is not None and not whole[0] <= value <= whole[1]:
+            return None
+    return found
 
 
 def _exact(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr | None:
@@ -310,8 +453,36 @@ def _scaled(e: tir.BinaryOp, a: Bounds, b: Bounds) -> Bounds | None:
     if e.kind == "floordiv" and scale > 0:
         return fold("floordiv", a[0], e.b), fold("floordiv", a[1], e.b)
     if e.kind == "floormod" and scale > 0:
+        x = _ints(a)
+        if x is not None and x[0] // scale == x[1] // scale:  # one period: no wrap to 0
+            shift = x[0] // scale * scale
+            return const(x[0] - shift, e.dtype), const(x[1] - shift, e.dtype)
         return const(0, e.dtype), const(scale - 1, e.dtype)
     return None
+
+
+def _combine(kind: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | None:
+    """Bounds of `a <kind> b` for two constant intervals: a product, or a division
+    or remainder by a positive divisor (a divisor that may be zero or negative, or
+    truncation of a negative dividend, is not followed)."""
+    if kind == "mul":
+        return _corners(operator.mul, a, b)
+    if kind not in ("div", "floordiv", "mod", "floormod") or b[0] < 1:
+        return None
+    if kind in ("div", "mod") and a[0] < 0:
+        return None
+    if kind in ("div", "floordiv"):
+        return _corners(operator.floordiv, a, b)
+    if a[0] >= 0 and a[1] < b[0]:
+        return a  # already below every divisor
+    return 0, b[1] - 1
+
+
+def _corners(
+    op: Callable[[int, int], int], a: tuple[int, int], b: tuple[int, int]
+) -> tuple[int, int]:
+    values = [op(x, y) for x in a for y in b]
+    return min(values), max(values)
 
 
 # ---------------------------------------------------------------- operators

@@ -272,11 +272,13 @@ class AttrStmt(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class AssertStmt(Stmt):
-    """`assert cond, "msg"` (classic) / `assert cond, ("Kind", ["part", ...])` (0.27)."""
+    """`assert cond, "msg"` (classic) / `assert cond, ("Kind", ["part", ...])` (0.27).
+    A part may be an integer expression (a tvmlite extension, what checked builds
+    use): its value where the assert fails is written into the message."""
 
     condition: PrimExpr
     error_kind: str
-    message: tuple[str, ...]
+    message: tuple[str | PrimExpr, ...]
     span: Span | None = SPAN
 
 
@@ -387,7 +389,7 @@ class BlockRealize(Stmt):
 # ---------------------------------------------------------------- functions
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
 class PrimFunc(Printable):
     """`params` are scalar or handle vars; `buffer_map` maps a handle param to the
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`

@@ -242,6 +242,9 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         self.visit_expr(s.condition)
+        for part in s.message:
+            if not isinstance(part, str):
+                self.visit_expr(part)
 
     def visit_For(self, s: tir.For) -> None:
         self.visit_expr(s.min)

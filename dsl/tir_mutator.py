@@ -227,7 +227,9 @@ class StmtExprMutator(TIRFunctor):
         return replace(s, node=node, value=value, body=body)
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
-        return replace(s, condition=self.visit_expr(s.condition))
+        message = tuple(p if isinstance(p, str) else self.visit_expr(p) for p in s.message)
+        message = message if changed(message, s.message) else s.message
+        return replace(s, condition=self.visit_expr(s.condition), message=message)
 
     def visit_For(self, s: tir.For) -> tir.Stmt:
         lo, extent = self.visit_expr(s.min), self.visit_expr(s.extent)

@@ -1,5 +1,6 @@
-"""Small Relax helpers the fusion passes share: the vars an expression uses, the
-TIR vars in struct info, renaming vars inside an expression, and adding
+"""Small Relax helpers the passes share: the vars an expression uses, the module
+functions it refers to, the TIR vars in struct info, renaming vars inside an
+expression, and adding
 functions to a module under unique names with structural deduplication."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.analysis import free_vars
+from tvmlite.dsl.analysis import free_vars, substitute
 from tvmlite.dsl.relax_functor import ExprVisitor
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.structural import structural_equal, structural_hash
@@ -31,6 +32,22 @@ def used_vars(expr: relax.Expr) -> Iterator[relax.Var]:
     visitor = _UsedVars()
     visitor.visit_expr(expr)
     return iter(visitor.found)
+
+
+class _GlobalVars(ExprVisitor):
+    def __init__(self) -> None:
+        self.found: dict[str, None] = {}
+
+    def visit_GlobalVar(self, e: relax.GlobalVar) -> None:
+        self.found[e.name] = None
+
+
+def global_vars(expr: relax.Expr) -> list[str]:
+    """Names of the module functions `expr` refers to (called, passed to `call_tir`,
+    or used as values), in order of first reference."""
+    visitor = _GlobalVars()
+    visitor.visit_expr(expr)
+    return list(visitor.found)
 
 
 class _TIRVars(ExprVisitor):
@@ -101,18 +118,23 @@ def defined_tir_vars(sinfos: list[relax.StructInfo]) -> set[tir.Var]:
 
 
 class _Remap(ExprMutator):
-    def __init__(self, by_id: Mapping[int, relax.Expr]) -> None:
+    def __init__(self, by_id: Mapping[int, relax.Expr | tir.PrimExpr]) -> None:
         super().__init__()
         self.by_id = by_id
 
     def visit_expr(self, e: relax.Expr) -> relax.Expr:
         new = self.by_id.get(id(e))
-        return new if new is not None else super().visit_expr(e)
+        return new if new is not None else super().visit_expr(e)  # type: ignore[return-value]
+
+    def visit_prim_expr(self, e: tir.PrimExpr) -> tir.PrimExpr:
+        found = {v: self.by_id[id(v)] for v in free_vars(e) if id(v) in self.by_id}
+        return substitute(e, found) if found else e  # type: ignore[arg-type]
 
 
-def remap(expr: relax.Expr, vmap: Mapping[int, relax.Expr]) -> relax.Expr:
-    """`expr` with vars (and constants) replaced by `vmap`, keyed by object id; only
-    the nodes that changed are rebuilt."""
+def remap(expr: relax.Expr, vmap: Mapping[int, relax.Expr | tir.PrimExpr]) -> relax.Expr:
+    """`expr` with Relax vars (and constants) and TIR vars replaced by `vmap`, keyed
+    by object id, wherever they are: nested sequences and branches, `R.shape`,
+    `R.prim_value`, struct info. Only the nodes that changed are rebuilt."""
     return _Remap(vmap).visit_expr(expr)
 
 

@@ -19,6 +19,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
@@ -89,6 +90,9 @@ class KernelEmitter(ExprEmitter):
             arg = next(args)
             arg.name = var.name
             self.vars[var] = self.cast(arg, "int64", var.dtype)
+        if self.sig.reports:
+            self.message, self.message_size = next(args), next(args)
+            self.message.name, self.message_size.name = "message", "message_size"
 
     def _c_function(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
         fn = self.module.globals.get(name)
@@ -169,11 +173,26 @@ class KernelEmitter(ExprEmitter):
         fail = self.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
+        values = [p for p in s.message if not isinstance(p, str)]
+        if values:
+            self._report(s, values)
         self.status.add_incoming(
-            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), fail
+            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), self.b.block
         )
         self.b.branch(self.exit)
         self.b.position_at_end(ok)
+
+    def _report(self, s: tir.AssertStmt, values: list[tir.PrimExpr]) -> None:
+        """Write the message of failed `s`, its values filled in, into the caller's buffer."""
+        pieces = assert_message(s, ["\0"] * len(values)).split("\0")
+        fmt = "%ld".join(piece.replace("%", "%%") for piece in pieces)  # long is 64 bits
+        args = [self.cast(self.expr(v), v.dtype, "int64") for v in values]
+        snprintf = abi.c_function(
+            self.module, "snprintf", ty.I32, [ty.PTR, ty.I64, ty.PTR], var_arg=True
+        )
+        self.b.call(
+            snprintf, [self.message, self.message_size, abi.cstring(self.module, fmt), *args]
+        )
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
         if not isinstance(s.value, tir.IntImm | tir.FloatImm):
@@ -290,6 +309,8 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
     for p in sig.params:
         params.append(ty.PTR if p.is_pointer else ty.abi_type(p.var.dtype))
     params.extend(ty.I64 for _ in sig.sym_vars)
+    if sig.reports:
+        params.extend([ty.PTR, ty.I64])  # the message buffer and its size
     fn = ir.Function(module, ir.FunctionType(ty.I32, params), symbol_name(sig.name))
     fn.attributes.add("nounwind")
     if sig.noalias:

@@ -3,12 +3,16 @@
 A kernel takes, in order: one pointer per handle parameter (the buffer's data),
 the scalar parameters in their own dtype, then one int64 per symbolic var that
 the parameter buffers declare (shape dims, strides, element offsets) and that is
-not itself a parameter. It returns int32: 0, or the 1-based number of the assert
-that failed (see `KernelSignature.errors`).
+not itself a parameter. A kernel with an assert that reports values (a message
+part that is an expression, as in checked builds) takes two more: a char buffer
+and its size, into which the failing assert writes its message with the values
+filled in. It returns int32: 0, or the 1-based number of the assert that failed
+(see `KernelSignature.errors`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
@@ -17,6 +21,8 @@ from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 # Status codes below this are asserts; the runtime owns the ones at and above.
 STATUS_OUT_OF_MEMORY = 1 << 20
+# Bytes a caller gives for the message of a failed assert that reports values.
+MESSAGE_SIZE = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +42,8 @@ class Param:
 class KernelSignature:
     """Param names are distinct (see `_unique`). `sym_vars` are the extra int64
     arguments; `written` names the buffer parameters the body stores to; `errors`
-    holds each assert's message."""
+    holds each assert's message (`?` for a reported value); `reports` tells
+    whether the kernel takes the message buffer (some assert reports a value)."""
 
     name: str
     params: tuple[Param, ...]
@@ -44,6 +51,7 @@ class KernelSignature:
     written: frozenset[str]
     noalias: bool
     errors: tuple[str, ...]
+    reports: bool = False
 
 
 class _Collect(StmtExprVisitor):
@@ -52,6 +60,7 @@ class _Collect(StmtExprVisitor):
     def __init__(self) -> None:
         self.stored: set[tir.Var] = set()
         self.asserts: list[str] = []
+        self.reports = False
 
     def visit_buffer(self, buffer: tir.Buffer) -> None:
         pass  # its shape and strides hold no stores or asserts
@@ -62,6 +71,7 @@ class _Collect(StmtExprVisitor):
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         self.asserts.append(assert_message(s))
+        self.reports = self.reports or any(not isinstance(p, str) for p in s.message)
         super().visit_AssertStmt(s)
 
     def visit_Call(self, e: tir.Call) -> None:
@@ -70,8 +80,11 @@ class _Collect(StmtExprVisitor):
         super().visit_Call(e)
 
 
-def assert_message(s: tir.AssertStmt) -> str:
-    text = "".join(s.message)
+def assert_message(s: tir.AssertStmt, values: Sequence[str] | None = None) -> str:
+    """The text of a failed `s`: its parts with `values` in place of the expression
+    parts, or `?` where the values are not known."""
+    filled = iter(values or ())
+    text = "".join(p if isinstance(p, str) else next(filled, "?") for p in s.message)
     kind = s.error_kind or "RuntimeError"
     return f"{kind}: {text}" if kind != "RuntimeError" else text
 
@@ -126,4 +139,5 @@ def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> Kernel
         p.name for p in params if p.buffer is not None and p.buffer.data in body.stored
     )
     noalias = bool(func.attr("tir.noalias", False) or func.attr("tirx.noalias", False))
-    return KernelSignature(name, params, tuple(sym), written, noalias, tuple(body.asserts))
+    errors = tuple(body.asserts)
+    return KernelSignature(name, params, tuple(sym), written, noalias, errors, body.reports)

@@ -7,6 +7,7 @@ ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 """
 
+import importlib
 from typing import Any
 
 from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
@@ -18,16 +19,20 @@ from tvmlite.runtime.registry import get_global_func, register_func
 __version__ = "0.1.0"
 
 
-def build(mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True) -> Any:
+def build(
+    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+) -> Any:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
     ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
     ("minimal", the default: only LegalizeOps; "default": plus fusion), a pass or
     a list of them; LegalizeOps also runs on what is left unless `PassContext(
     config={"relax.transform.apply_legalize_ops": False})`. Builds are cached on
-    disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache."""
+    disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache.
+    `checked=True` (TVM's `PassContext(config={"tir.instrument_bound_checkers":
+    True})`) checks every buffer access: out of bounds raises TVMLiteError."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target=target, pipeline=pipeline, cache=cache)
+    return _build(mod, target=target, pipeline=pipeline, cache=cache, checked=checked)
 
 
 def load_module(path: Any) -> Any:
@@ -38,8 +43,15 @@ def load_module(path: Any) -> Any:
     return _load(path)
 
 
+# Subpackages reachable as attributes (`tvmlite.transform.PassContext`) without
+# an import statement, imported on first use: the compiler loads llvmlite and the
+# strategies load hypothesis, which parsing and printing never need.
+_SUBMODULES = ("lowering", "testing", "transform")
+
+
 def __getattr__(name: str) -> Any:
-    # Imported on first use: it loads llvmlite, which parsing and printing never need.
+    if name in _SUBMODULES:
+        return importlib.import_module(f"tvmlite.{name}")
     if name == "Executable":
         from tvmlite.runtime.executable import Executable
 
@@ -53,6 +65,10 @@ def __getattr__(name: str) -> Any:
 
         return Target
     raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:  # tab completion sees the lazy names too
+    return sorted({*globals(), *_SUBMODULES, "Executable", "Target"})
 
 
 __all__ = [

@@ -177,7 +177,8 @@ def test_bounds_of_index_arithmetic() -> None:
     assert lo is y
     assert hi == tir.BinaryOp("add", c(3), y, I32)
     assert arith.bounds(y, ranges) == (y, y)
-    assert arith.bounds(tir.BinaryOp("mul", i, j, I32), ranges) is None
+    assert arith.bounds(tir.BinaryOp("mul", i, j, I32), ranges) == (c(0), c(12))
+    assert arith.bounds(tir.BinaryOp("mul", i, y, I32), ranges) is None
 
 
 INDEX_OPS = ("add", "sub", "mul", "floordiv", "floormod", "min", "max")

@@ -334,3 +334,25 @@ def test_remap_reaches_into_branches_and_sequences() -> None:
     out = remap(expr, {id(x): z})
     (binding,) = out.true_branch.blocks[0].bindings
     assert binding.value.args == (z,) and out.false_branch.body is z
+
+
+def test_remap_reaches_tir_vars_in_shape_and_prim_values() -> None:
+    """TIR vars mapped by id are replaced in `R.shape`, `R.prim_value` and struct
+    info, inside branches too (remap once saw only the Relax vars of calls)."""
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    cond = relax.Var("cond", relax.PrimStructInfo("bool"))
+    shape = relax.ShapeExpr((n, tir.BinaryOp("mul", n, tir.IntImm("int64", 2), "int64")))
+    inner = relax.Var("s", relax.ShapeStructInfo((n,), 1))
+    branch = relax.SeqExpr(
+        (relax.BindingBlock((relax.VarBinding(inner, relax.ShapeExpr((n,))),)),),
+        relax.Tuple((shape, relax.PrimValue(n), inner)),
+    )
+    expr = relax.If(cond, branch, relax.SeqExpr((), relax.Tuple((shape, relax.PrimValue(m)))))
+    out = remap(expr, {id(n): m})
+    new_shape, value, var = out.true_branch.body.fields
+    assert new_shape.values[0] is m and free_vars(new_shape.values[1]) == [m]
+    assert value.value is m
+    (binding,) = out.true_branch.blocks[0].bindings
+    assert binding.value.values == (m,) and binding.var.struct_info.values == (m,)
+    assert var is binding.var  # the use follows the redefined var
+    assert remap(expr, {}) is expr

@@ -68,6 +68,8 @@ class _Sampler:
     def value(self, hint: Any) -> Any:
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in (typing.Union, types.UnionType):
+            if tir.PrimExpr in args:  # `str | PrimExpr` (assert message parts): the var
+                return self.value(tir.PrimExpr)
             return self.value(next(a for a in args if a is not type(None)))
         if origin is tuple:
             if args and args[-1] is Ellipsis:
