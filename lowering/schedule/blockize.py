@@ -111,22 +111,13 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
     for iv, division in zip(block.iter_vars, divisions, strict=True):
         assert division is not None
         outer_value, outer_extent, inner_value, inner_extent = division
-        dtype = iv.var.dtype
-        outer = tir.IterVar(
-            tir.Var(f"{iv.var.name}_o", dtype),
-            tir.Range(arith.const(0, dtype), arith.const(outer_extent, dtype)),
-            iv.kind,
-        )
+        outer = _axis(iv, "_o", outer_extent)
         outer_iters.append(outer)
         outer_values.append(outer_value)
         if inner_extent == 1:
             mapping[iv.var] = outer.var
             continue
-        inner = tir.IterVar(
-            tir.Var(f"{iv.var.name}_i", dtype),
-            tir.Range(arith.const(0, dtype), arith.const(inner_extent, dtype)),
-            iv.kind,
-        )
+        inner = _axis(iv, "_i", inner_extent)
         inner_iters.append(inner)
         inner_values.append(inner_value)
         analyzer.bind(inner.var, 0, inner_extent)
@@ -165,6 +156,13 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
     change = finish(tree, {id(loop): outer_realize})
     change.reuse[id(block)] = inner_block
     return change, outer_block.name
+
+
+def _axis(iv: tir.IterVar, suffix: str, extent: int) -> tir.IterVar:
+    """An axis of the outer or inner block made from `iv`: `vi_o` or `vi_i`."""
+    dtype = iv.var.dtype
+    dom = tir.Range(arith.const(0, dtype), arith.const(extent, dtype))
+    return tir.IterVar(tir.Var(f"{iv.var.name}{suffix}", dtype), dom, iv.kind)
 
 
 def _relax(

@@ -24,10 +24,13 @@ from tvmlite.lowering.schedule import (
     inline,
     layout,
     loops,
+    merge,
     navigate,
     padding,
     reduction,
+    reindex,
     rfactor,
+    storage,
 )
 from tvmlite.lowering.schedule.index_map import IndexMap
 from tvmlite.lowering.schedule.state import BlockRV, LoopRV, ScheduleError, State
@@ -270,7 +273,7 @@ class Schedule:
         resolved = [self._loop(lp) for lp in loops_]
         func_name = self._same_func(*(r[0] for r in resolved))
         tree = resolved[0][2]
-        change, var = loops.merge(tree, [r[1] for r in resolved])
+        change, var = merge.merge(tree, [r[1] for r in resolved])
         return self._run(
             "merge",
             func_name,
@@ -297,7 +300,7 @@ class Schedule:
             func_name, node, tree = self._loop(block_or_loop)
         else:
             func_name, node, tree = self._block(block_or_loop)
-        change, var = loops.add_unit_loop(tree, node)
+        change, var = merge.add_unit_loop(tree, node)
         return self._run(
             "add_unit_loop",
             func_name,
@@ -360,22 +363,7 @@ class Schedule:
     ) -> None:
         """Move a producer block under `loop` of its consumers, computing only the
         region they need."""
-        func_name, node, tree = self._block(block)
-        loop_func, target, _ = self._loop(loop)
-        self._same_func(func_name, loop_func)
-        change = compute_at.compute_at(tree, node, target, preserve_unit_loops, index, False)
-        self._run(
-            "compute_at",
-            func_name,
-            change,
-            None,
-            {
-                "block": block,
-                "loop": loop,
-                "preserve_unit_loops": preserve_unit_loops,
-                "index": index,
-            },
-        )
+        self._compute_at("compute_at", block, loop, preserve_unit_loops, index)
 
     def reverse_compute_at(
         self,
@@ -385,22 +373,28 @@ class Schedule:
         index: int = -1,
     ) -> None:
         """Move a consumer block under `loop` of its producers."""
+        self._compute_at("reverse_compute_at", block, loop, preserve_unit_loops, index)
+
+    def _compute_at(
+        self,
+        name: str,
+        block: BlockRV | str,
+        loop: LoopRV,
+        preserve_unit_loops: bool,
+        index: int,
+    ) -> None:
         func_name, node, tree = self._block(block)
         loop_func, target, _ = self._loop(loop)
         self._same_func(func_name, loop_func)
-        change = compute_at.compute_at(tree, node, target, preserve_unit_loops, index, True)
-        self._run(
-            "reverse_compute_at",
-            func_name,
-            change,
-            None,
-            {
-                "block": block,
-                "loop": loop,
-                "preserve_unit_loops": preserve_unit_loops,
-                "index": index,
-            },
-        )
+        reverse = name == "reverse_compute_at"
+        change = compute_at.compute_at(tree, node, target, preserve_unit_loops, index, reverse)
+        kwargs = {
+            "block": block,
+            "loop": loop,
+            "preserve_unit_loops": preserve_unit_loops,
+            "index": index,
+        }
+        self._run(name, func_name, change, None, kwargs)
 
     def compute_inline(self, block: BlockRV | str) -> None:
         """Inline an elementwise producer into its consumers."""
@@ -458,7 +452,7 @@ class Schedule:
 
     def reindex(self, block: BlockRV | str, buffer: tuple[str, int] | str) -> BlockRV:
         func_name, node, tree = self._block(block)
-        change, name = cache.reindex(tree, node, buffer)
+        change, name = reindex.reindex(tree, node, buffer)
         return self._run(
             "reindex",
             func_name,
@@ -469,7 +463,7 @@ class Schedule:
 
     def set_scope(self, block: BlockRV | str, buffer_index: int, storage_scope: str) -> None:
         func_name, node, tree = self._block(block)
-        change = cache.set_scope(tree, node, buffer_index, storage_scope)
+        change = storage.set_scope(tree, node, buffer_index, storage_scope)
         self._run(
             "set_scope",
             func_name,
@@ -487,7 +481,7 @@ class Schedule:
         offset: int,
     ) -> None:
         func_name, node, tree = self._block(block)
-        change = cache.storage_align(tree, node, buffer_index, axis, factor, offset)
+        change = storage.storage_align(tree, node, buffer_index, axis, factor, offset)
         self._run(
             "storage_align",
             func_name,
@@ -507,15 +501,25 @@ class Schedule:
     def decompose_reduction(self, block: BlockRV | str, loop: LoopRV) -> BlockRV:
         """Split a reduction block into an init block (placed above `loop`) and
         an update block."""
+        return self._new_block_at("decompose_reduction", reduction.decompose_reduction, block, loop)
+
+    def _new_block_at(
+        self,
+        name: str,
+        primitive: Callable[[Any, tir.Block, tir.For], tuple[Change, str]],
+        block: BlockRV | str,
+        loop: LoopRV,
+    ) -> BlockRV:
+        """A primitive over a block and a loop of its function that makes a block."""
         func_name, node, tree = self._block(block)
         loop_func, target, _ = self._loop(loop)
         self._same_func(func_name, loop_func)
-        change, name = reduction.decompose_reduction(tree, node, target)
+        change, made = primitive(tree, node, target)
         return self._run(
-            "decompose_reduction",
+            name,
             func_name,
             change,
-            lambda: self._new_block(func_name, name),
+            lambda: self._new_block(func_name, made),
             {"block": block, "loop": loop},
         )
 
@@ -570,17 +574,9 @@ class Schedule:
         )
 
     def decompose_padding(self, block: BlockRV | str, loop: LoopRV) -> BlockRV:
-        func_name, node, tree = self._block(block)
-        loop_func, target, _ = self._loop(loop)
-        self._same_func(func_name, loop_func)
-        change, name = padding.decompose_padding(tree, node, target)
-        return self._run(
-            "decompose_padding",
-            func_name,
-            change,
-            lambda: self._new_block(func_name, name),
-            {"block": block, "loop": loop},
-        )
+        """Split a padding block into a constant fill (under `loop`) and an
+        in-bounds copy."""
+        return self._new_block_at("decompose_padding", padding.decompose_padding, block, loop)
 
     # ------------------------------------------------------------ blockize
 
