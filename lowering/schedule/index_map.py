@@ -128,13 +128,36 @@ class IndexMap:
         return tuple(substitute(e, mapping) for e in self.final_indices)
 
     def as_lambda(self) -> str:
-        from tvmlite.printer.names import NameTable
-        from tvmlite.printer.tir_expr import ExprPrinter
-
-        names = NameTable()
-        printer = ExprPrinter("tvm-0.27", names)
-        params = ", ".join(names.define(v, v.name) for v in self.initial_indices)
-        outs = ", ".join(printer.expr(e) for e in self.final_indices)
+        """The map as Python source (`lambda i, j: (j // 4, i, j % 4)`), which
+        `from_func` turns back into this map: traces print it so."""
+        params = ", ".join(v.name for v in self.initial_indices)
+        outs = ", ".join(_python(e) for e in self.final_indices)
         if len(self.final_indices) == 1:
             outs += ","
         return f"lambda {params}: ({outs})"
+
+
+# Python spelling and precedence of the operators an index map can hold.
+_OPERATORS = {
+    "add": ("+", 1),
+    "sub": ("-", 1),
+    "mul": ("*", 2),
+    "floordiv": ("//", 2),
+    "floormod": ("%", 2),
+}
+
+
+def _python(e: tir.PrimExpr, outer: int = 0) -> str:
+    if isinstance(e, tir.Var):
+        return e.name
+    if isinstance(e, tir.IntImm):
+        return str(e.value) if e.value >= 0 or outer == 0 else f"({e.value})"
+    if isinstance(e, tir.BinaryOp) and e.kind in _OPERATORS:
+        symbol, level = _OPERATORS[e.kind]
+        text = f"{_python(e.a, level)} {symbol} {_python(e.b, level + 1)}"
+        return f"({text})" if level < outer else text
+    # Anything else (an IndexMap built by hand) prints as TVMScript.
+    from tvmlite.printer.names import NameTable
+    from tvmlite.printer.tir_expr import ExprPrinter
+
+    return f"({ExprPrinter('tvm-0.27', NameTable()).expr(e)})"

@@ -287,8 +287,8 @@ def test_primitive_matches_tvm(name: str, text: str, apply: Callable[[Schedule],
 
 
 def test_trace_replays_every_case() -> None:
-    """A recorded trace replayed on a fresh schedule of the same input gives the
-    same module."""
+    """A recorded trace replayed on a fresh schedule of the same input, and the
+    trace printed as Python and run, give the same module."""
     for _, text, apply in CASES:
         first = schedule(text)
         apply(first)
@@ -296,6 +296,11 @@ def test_trace_replays_every_case() -> None:
         first.trace.apply_to_schedule(again)
         assert tvmlite.structural_equal(again.mod, first.mod)
         assert str(again.trace) == str(first.trace)
+        namespace: dict[str, object] = {"tir": tvmlite.tir}
+        exec(str(first.trace), namespace)  # noqa: S102 - the trace is our own output
+        printed = schedule(text)
+        namespace["apply_trace"](printed)  # type: ignore[operator]
+        assert tvmlite.structural_equal(printed.mod, first.mod)
 
 
 # Cases that change a parameter's layout take that argument transformed.
