@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from tvmlite.dsl import arith, tir
-from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.analysis import free_vars, uses
 from tvmlite.lowering.schedule import navigate
 from tvmlite.lowering.schedule.annotate import is_reduction_block
 from tvmlite.lowering.schedule.loops import loop_name
@@ -59,6 +59,15 @@ def decompose_reduction(tree: Tree, block: tir.Block, loop: tir.For) -> tuple[Ch
                     f"decompose_reduction: {loop_name(loop)} must be above every loop of the "
                     f"reduce axes of block '{block.name}', but {loop_name(higher)} is above it"
                 )
+    # A loop at or under `loop` that no axis is bound to repeats the whole
+    # reduction; its init would run once for all of the repeats.
+    bound = {v for value in realize.iter_values for v in free_vars(value)}
+    for lp in loops[loops.index(loop) :]:
+        if lp.loop_var not in bound and arith.as_int(lp.extent) != 1:
+            raise ScheduleError(
+                f"decompose_reduction: {loop_name(lp)} is bound to no axis of block "
+                f"'{block.name}': the reduction repeats under it and cannot start once above it"
+            )
     # The init block: the spatial axes only, bound as before.
     var_map: dict[tir.Var, tir.Var] = {}
     iter_vars, values = [], []

@@ -218,6 +218,12 @@ def merge_depths(s: Schedule) -> None:
     s.merge(loops(s, "B")[0], loops(s, "C")[1])
 
 
+def decompose_under_repeat(s: Schedule) -> None:
+    # B is computed again for every row of C: its init must stay inside that loop.
+    s.reverse_compute_at(s.get_sblock("B"), loops(s, "C")[0], preserve_unit_loops=True)
+    s.decompose_reduction(s.get_sblock("B"), loops(s, "B")[0])
+
+
 def merge_twice(s: Schedule) -> None:
     s.merge(loops(s, "B")[0], loops(s, "B")[0])
 
@@ -381,6 +387,7 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (CHAIN, decompose_spatial, "block 'B' is not a reduction block"),
     (ROWSUM, rfactor_shared_loop, "rfactor: loop 'k_0' holds other blocks than 'B'"),
     (REDUCE_EPILOGUE, decompose_loop_elsewhere, "loop 'i' is not a loop above block 'B'"),
+    (REDUCE_EPILOGUE, decompose_under_repeat, "loop 'i' is bound to no axis of block 'B'"),
     # annotations
     (CHAIN, annotate_object, "unsupported annotation value <object object at"),
     (CHAIN, unannotate_missing, "block 'B' has no annotation 'no_such_key'"),
