@@ -131,6 +131,14 @@ class Schedule:
         tree = self._state.tree(func_name)
         return self._state.new_loop(func_name, tree.loop_of[var])
 
+    def _made(
+        self, func_name: str, change: Change, block_name: str, name: str, kwargs: dict[str, Any]
+    ) -> BlockRV:
+        """Commit a primitive that made block `block_name` and return its handle."""
+        return self._run(
+            name, func_name, change, lambda: self._new_block(func_name, block_name), kwargs
+        )
+
     def _new_block(self, func_name: str, block_name: str) -> BlockRV:
         tree = self._state.tree(func_name)
         return self._state.new_block(func_name, tree.blocks_named(block_name)[0])
@@ -448,18 +456,12 @@ class Schedule:
         kwargs: dict[str, Any] = {"block": block, **index, "storage_scope": storage_scope}
         if consumer_blocks:
             kwargs["consumer_blocks"] = list(consumer_blocks)
-        return self._run(name, func_name, change, lambda: self._new_block(func_name, stage), kwargs)
+        return self._made(func_name, change, stage, name, kwargs)
 
     def reindex(self, block: BlockRV | str, buffer: tuple[str, int] | str) -> BlockRV:
         func_name, node, tree = self._block(block)
         change, name = reindex.reindex(tree, node, buffer)
-        return self._run(
-            "reindex",
-            func_name,
-            change,
-            lambda: self._new_block(func_name, name),
-            {"block": block, "buffer": buffer},
-        )
+        return self._made(func_name, change, name, "reindex", {"block": block, "buffer": buffer})
 
     def set_scope(self, block: BlockRV | str, buffer_index: int, storage_scope: str) -> None:
         func_name, node, tree = self._block(block)
@@ -515,24 +517,14 @@ class Schedule:
         loop_func, target, _ = self._loop(loop)
         self._same_func(func_name, loop_func)
         change, made = primitive(tree, node, target)
-        return self._run(
-            name,
-            func_name,
-            change,
-            lambda: self._new_block(func_name, made),
-            {"block": block, "loop": loop},
-        )
+        return self._made(func_name, change, made, name, {"block": block, "loop": loop})
 
     def rfactor(self, loop: LoopRV, factor_axis: int) -> BlockRV:
         """Factor the reduction over `loop` into an intermediate buffer."""
         func_name, node, tree = self._loop(loop)
         change, name = rfactor.rfactor(tree, node, factor_axis)
-        return self._run(
-            "rfactor",
-            func_name,
-            change,
-            lambda: self._new_block(func_name, name),
-            {"loop": loop, "factor_axis": factor_axis},
+        return self._made(
+            func_name, change, name, "rfactor", {"loop": loop, "factor_axis": factor_axis}
         )
 
     # ------------------------------------------------------------ layout
@@ -589,11 +581,11 @@ class Schedule:
             )
         func_name, node, tree = self._loop(target)
         change, name = blockize.blockize(tree, node, preserve_unit_iters)
-        return self._run(
-            "blockize",
+        return self._made(
             func_name,
             change,
-            lambda: self._new_block(func_name, name),
+            name,
+            "blockize",
             {"target": target, "preserve_unit_iters": preserve_unit_iters},
         )
 
