@@ -46,7 +46,7 @@ def load_module(path: Any) -> Any:
 # Subpackages reachable as attributes (`tvmlite.transform.PassContext`) without
 # an import statement, imported on first use: the compiler loads llvmlite and the
 # strategies load hypothesis, which parsing and printing never need.
-_SUBMODULES = ("lowering", "testing", "transform")
+_SUBMODULES = ("lowering", "testing", "tir", "transform")
 
 
 def __getattr__(name: str) -> Any:
@@ -56,10 +56,6 @@ def __getattr__(name: str) -> Any:
         from tvmlite.runtime.executable import Executable
 
         return Executable
-    if name == "tir":  # schedules import the lowering layer: only when asked for
-        import tvmlite.tir
-
-        return tvmlite.tir
     if name == "Target":
         from tvmlite.lowering.target import Target
 
@@ -85,6 +81,6 @@ __all__ = [
     "parse_file",
     "register_func",
     "structural_equal",
-    "tir",
     "structural_hash",
+    "tir",
 ]
