@@ -11,8 +11,9 @@ Contenders, each in a worker process of its own (benchmarks/_worker.py):
   the same code, and the faster of two draws would only flatter NumPy);
 - tvmlite: `tvmlite.build(tvmlite.parse(text))`, the default build;
 - TVM, when `--tvm-python` (default: this interpreter) can import tvm and
-  `--no-tvm` is not given: `tvm.compile(mod, target="llvm -mcpu=<host>")` run
-  by the Relax VM.
+  `--no-tvm` is not given: `tvm.compile(mod, target=Target({"kind": "llvm",
+  "mcpu": <host>}))` (TVM 0.27 refuses "llvm -mcpu=..." strings) run by the
+  Relax VM.
 
 Per workload: every contender compiles the text (`--compile-repeat` times,
 alternating tvmlite and TVM; min and median reported), runs once and its
@@ -256,10 +257,10 @@ def table(rows: list[list[str]]) -> str:
 
 
 def heading(infos: dict[str, Any], notes: list[str], args: argparse.Namespace) -> str:
-    numpy = " / ".join(label for label in infos if label.startswith("numpy"))
+    threads = " and ".join(label[6:-1] for label in infos if label.startswith("numpy-"))
     lines = [
         f"tvmlite {infos['tvmlite']['tvmlite']} default build; NumPy {infos[REFERENCE]['numpy']}"
-        f" (the faster of {numpy} BLAS threads, round by round)"
+        f" (the faster on {threads} BLAS threads, round by round)"
         + (
             f"; TVM {infos['tvm']['tvm']} default build, {infos['tvm']['target']}"
             if "tvm" in infos
