@@ -12,6 +12,7 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -68,9 +69,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    if options["s_tir"] or parser.saw_block or parser.root_allocs:
-        root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(parser.root_allocs))
-        body = tir.BlockRealize((), tir.IntImm("bool", 1), root, fdef.span)
+    body = with_root(body, tuple(parser.root_allocs), fdef.span)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
     attrs: list[tuple[str, Any]] = []
     if not options["private"] and "global_symbol" not in dict(parser.func_attrs):

@@ -55,7 +55,6 @@ class BlockParser(BufferParser):
     blocks: list[BlockFrame]
     loop_ranges: dict[tir.Var, tir.Range]
     root_allocs: list[tir.Buffer]
-    saw_block: bool
 
     def body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
         raise NotImplementedError
@@ -85,7 +84,6 @@ class BlockParser(BufferParser):
             elif kw.name != "no_realize":
                 raise self.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
         frame = BlockFrame(name, node)
-        self.saw_block = True
         saved = self.level
         self.blocks.append(frame)
         self.push()

@@ -43,7 +43,6 @@ class StmtParser(ControlParser):
         self.loop_ranges: dict[tir.Var, tir.Range] = {}
         self.loop_depth = 0
         self.root_allocs: list[tir.Buffer] = []
-        self.saw_block = False
         self.func_attrs: list[tuple[str, Any]] = []
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import contains_block
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
@@ -23,21 +24,6 @@ def buffer_exprs(buffer: tir.Buffer) -> Iterator[tir.PrimExpr]:
     yield from buffer.strides
     if buffer.elem_offset is not None:
         yield buffer.elem_offset
-
-
-def contains_block(stmt: object) -> bool:
-    """Whether a statement tree holds a block (drives root-block elision and
-    the 0.27 `s_tir=True` flag)."""
-    if isinstance(stmt, tir.BlockRealize | tir.Block):
-        return True
-    if isinstance(stmt, tir.SeqStmt):
-        return any(contains_block(s) for s in stmt.seq)
-    if isinstance(stmt, tir.Stmt):
-        for name in ("body", "then_case", "else_case"):
-            child = getattr(stmt, name, None)
-            if isinstance(child, tir.Stmt) and contains_block(child):
-                return True
-    return False
 
 
 def implicit_root(body: tir.Stmt) -> tir.Block | None:
@@ -120,20 +106,21 @@ class TIRPrinter(StmtPrinter):
         for param in func.params:
             if id(param) not in buffers:
                 self.names.define(param, param.name)
-        printed: set[int] = set()
+        defined: set[int] = set()  # params and symbolic vars the signature has defined
         args = []
         for param in func.params:
-            args.append(self.param(param, buffers.get(id(param)), id(param) in inline, printed))
-            printed.add(id(param))
+            args.append(self.param(param, buffers.get(id(param)), id(param) in inline, defined))
+            defined.add(id(param))
         type_vars: list[str] = []
-        self.func_attrs(name, func)
-        if self.modern:
+        if self.modern:  # TVM declares the function's own symbolic vars before its attrs
             for var in symbolic:
                 if var.dtype == "int64":
                     type_vars.append(self.names.get(var) or var.name)
                 else:
                     self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+            self.func_attrs(name, func)
         else:
+            self.func_attrs(name, func)
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
             self.match_buffers(func, buffers, inline)
@@ -169,7 +156,7 @@ class TIRPrinter(StmtPrinter):
         return shape_vars + [v for v in symbolic if id(v) not in in_shape]
 
     def param(
-        self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, printed: set[int]
+        self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, defined: set[int]
     ) -> str:
         if buffer is None:
             return f"{self.names.define(param, param.name)}: {type_text(param)}"
@@ -181,35 +168,35 @@ class TIRPrinter(StmtPrinter):
             return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
         self.inline[id(buffer.data)] = f"{name}.data"
-        shape = [self.signature_expr(e, printed) for e in buffer.shape]
+        shape = [self.signature_expr(e, defined) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{buffer.dtype}"']
         if buffer.strides:
-            strides = [self.signature_expr(e, printed) for e in buffer.strides]
+            strides = [self.signature_expr(e, defined) for e in buffer.strides]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
         offset = buffer.elem_offset
         if offset is not None and int_const(offset) != 0:
-            args.append(f"elem_offset={self.signature_expr(offset, printed)}")
+            args.append(f"elem_offset={self.signature_expr(offset, defined)}")
         if buffer.scope != "global":
             args.append(f'scope="{buffer.scope}"')
         if buffer.align not in (0, 64):
             args.append(f"align={buffer.align}")
-        if buffer.offset_factor not in (0, 1):
+        if buffer.offset_factor:  # 0 stands for TVM's default (1, with a zero offset)
             args.append(f"offset_factor={buffer.offset_factor}")
         return f"{name}: T.Buffer({', '.join(args)})"
 
-    def signature_expr(self, e: tir.PrimExpr, printed: set[int]) -> str:
-        """A shape entry in a 0.27 signature: int64 symbolic vars are TypeVars
-        (bare); other symbolic vars, params printed later, and compound
-        expressions over symbolic vars are quoted."""
+    def signature_expr(self, e: tir.PrimExpr, defined: set[int]) -> str:
+        """A shape entry in a 0.27 signature, quoted when it uses a var not defined
+        yet (a param printed later, a symbolic var met for the first time), which the
+        quoted text then defines. int64 symbolic vars are module-level TypeVars: bare
+        on their own, but never defined inside the function, so an expression over
+        one stays quoted."""
         text = self.text(e)
         used = list(iter_vars_of(e))
-        late = any(id(v) in self.param_ids and id(v) not in printed for v in used)
-        symbolic = any(id(v) not in self.param_ids for v in used)
-        if isinstance(e, tir.Var):
-            quoted = late or (symbolic and e.dtype != "int64")
-        else:
-            quoted = late or symbolic
+        type_vars = {id(v) for v in used if id(v) not in self.param_ids and v.dtype == "int64"}
+        undefined = any(id(v) not in defined for v in used)
+        quoted = undefined and not (isinstance(e, tir.Var) and id(e) in type_vars)
+        defined.update(id(v) for v in used if id(v) not in type_vars)
         return f'"{text}"' if quoted else text
 
     def match_buffers(

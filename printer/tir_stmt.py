@@ -376,7 +376,7 @@ class StmtPrinter(ExprPrinter):
             kwargs.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
             kwargs.append(f"align={buffer.align}")
-        if force_factor or buffer.offset_factor not in (0, 1):
+        if force_factor or buffer.offset_factor:
             kwargs.append(f"offset_factor={buffer.offset_factor or 1}")
         return kwargs
 

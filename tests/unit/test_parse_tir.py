@@ -11,6 +11,7 @@ from tvmlite.diagnostics import ParseError, Source, VerifyError
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
 from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.verify_tir import verify_prim_func
 from tvmlite.grammar import parse_expression, parse_syntax
 
 CLASSIC, NEW = "classic", "tvm-0.27"
@@ -95,7 +96,8 @@ def test_decorator_options():
         NEW,
     )
     assert func.attrs == () and func.s_tir
-    assert isinstance(func.body, tir.BlockRealize)  # s_tir always has a root block
+    # as in TVM, s_tir alone adds no root block: only allocations or blocks need one
+    assert isinstance(func.body, tir.BufferStore)
     error = error_of("@T.prim_func(fast=True)\ndef f():\n    pass\n")
     assert "unexpected keyword argument 'fast'" in error.message and where(error) == (1, 14)
 
@@ -722,6 +724,17 @@ def test_verify_binding_out_of_domain():
     assert "ranges over [9, 9]" in error.message
 
 
-def test_verify_undefined_variable():
-    error = _verify_err("v = T.int32()\nA[v, 0] = T.float32(0)")
-    assert error.message == "use of undefined variable 'v'" and where(error) == (4, 5)
+def test_verify_free_variable_and_scope():
+    # a declared var that nothing binds is free, as in TVM
+    store = body_of("v = T.int32()\nA[v] = T.float32(0)")
+    assert isinstance(store, tir.BufferStore) and store.indices[0].name == "v"
+    # a loop var used after its loop only comes from IR built in code
+    i = tir.Var("i", "int32")
+    buf = tir.Buffer("A", tir.Var("A", "handle"), "float32", (tir.IntImm("int32", 4),))
+    zero = tir.FloatImm("float32", 0.0)
+    loop = tir.For(i, tir.IntImm("int32", 0), tir.IntImm("int32", 4), tir.SERIAL, tir.Evaluate(i))
+    after = tir.BufferStore(buf, zero, (i,))
+    handle = tir.Var("A_handle", "handle")
+    func = tir.PrimFunc((handle,), ((handle, buf),), tir.SeqStmt((loop, after)))
+    with pytest.raises(VerifyError, match="variable 'i' is used outside its scope"):
+        verify_prim_func(func)
