@@ -21,5 +21,5 @@ def _build_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> str
 
 
 def test_free_variable_has_no_value() -> None:
-    message = _build_error("n = T.int32()\nA[0] = T.Cast(\"float32\", n)\n")
+    message = _build_error('n = T.int32()\nA[0] = T.Cast("float32", n)\n')
     assert "variable 'n' has no value here" in message
