@@ -13,6 +13,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_block import AXIS_KINDS, FUNCTION, BlockParser
 from tvmlite.dsl.parse_tir_expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse_tir_ops import make_const, materialize
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
 
@@ -36,6 +37,7 @@ class AssignParser(BlockParser):
     func_attrs: list[tuple[str, Any]]
     handles: dict[tir.Var, tir.Buffer | None]
     predeclared: dict[str, tir.Var]
+    env_threads: dict[tir.Var, str]
 
     # ------------------------------------------------------------ assignments
 
@@ -214,6 +216,53 @@ class AssignParser(BlockParser):
         )
         return None
 
+    # ------------------------------------------------------------ GPU threads
+
+    def launch_thread(self, call: syntax.Call, target: syntax.Name | None) -> tir.AttrStmt:
+        """`T.launch_thread("threadIdx.x", n)` (a new thread var named by `target`) or
+        `T.launch_thread(tx, n)` (a var from `T.env_thread`): a `thread_extent`
+        attribute whose node is the thread's IterVar. Its body is filled by the caller."""
+        if len(call.args) != 2 or call.keywords:
+            raise self.error("T.launch_thread expects 2 arguments (thread, extent)", call)
+        thread, extent_node = call.args
+        extent = materialize(self.integer(extent_node, "a thread extent"))
+        if isinstance(thread, syntax.Constant) and isinstance(thread.value, str):
+            if target is None:
+                raise self.error(
+                    f'name the thread: `with T.launch_thread("{thread.value}", n) as tx:`', call
+                )
+            tag = thread.value
+            var = tir.Var(target.id, extent.dtype, span=target.span)
+            self.check_rebind(target)
+            self.define(target.id, var)
+        else:
+            var = self.value(thread)
+            if not isinstance(var, tir.Var) or var not in self.env_threads:
+                what = "T.launch_thread expects a thread tag or a T.env_thread var"
+                raise self.error(what, thread)
+            tag = self.env_threads[var]
+            if target is not None:
+                what = "T.launch_thread of a T.env_thread var does not bind a name"
+                raise self.error(what, target)
+        kind = "virtual_thread" if tag.startswith("vthread") else "thread_extent"
+        zero = make_const(0, extent.dtype, call.span)
+        iv = tir.IterVar(var, tir.Range(zero, extent, call.span), tir.THREAD, tag, call.span)
+        return tir.AttrStmt(iv, kind, extent, tir.Evaluate(zero), call.span)
+
+    def _launch_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        return Scoped(self.launch_thread(call, target))
+
+    def _env_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """`tx = T.env_thread("threadIdx.x")`: a thread var launched later, maybe twice."""
+        if len(call.args) != 1 or call.keywords:
+            raise self.error("T.env_thread expects 1 argument (the thread tag)", call)
+        tag = self.str_arg(call.args[0], "the thread tag")
+        var = tir.Var(target.id, "int32", span=target.span)
+        self.check_rebind(target)
+        self.define(target.id, var)
+        self.env_threads[var] = tag
+        return None
+
     def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
         if len(call.args) != 1:
             raise self.error(f"T.bind expects 1 argument, got {len(call.args)}", call)
@@ -229,4 +278,6 @@ _ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Resu
     "decl_buffer": AssignParser._alloc,
     "Buffer": AssignParser._buffer_alias,
     "bind": AssignParser._bind_call,
+    "launch_thread": AssignParser._launch_thread,
+    "env_thread": AssignParser._env_thread,
 }

@@ -191,13 +191,17 @@ class BufferParser(ExprParser):
             if isinstance(inner, int | float) and not isinstance(inner, bool):
                 return -inner
         if isinstance(node, syntax.Dict):
-            return self.attr_dict(node)
+            return tir.AttrDict(self.attr_dict(node))
         if isinstance(node, syntax.List | syntax.Tuple):
             return tuple(self.attr_value(e) for e in node.elts)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
                 return found
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
+            if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], syntax.Dict):
+                raise self.error('T.target expects one dict such as {"kind": "llvm"}', node)
+            return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
             value = self.expr(node)
             if isinstance(value, tir.IntImm):

@@ -42,6 +42,8 @@ STATEMENT_BUILTINS = frozenset(
         "break_loop",
         "continue_loop",
         "bind",
+        "launch_thread",
+        "env_thread",
         "axis.spatial",
         "axis.reduce",
         "axis.scan",

@@ -46,6 +46,7 @@ class StmtParser(ControlParser):
         self.func_attrs: list[tuple[str, Any]] = []
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}
+        self.env_threads: dict[tir.Var, str] = {}
 
     # ------------------------------------------------------------ sequences
 

@@ -288,6 +288,30 @@ class IterVar:
     span: Span | None = SPAN
 
 
+# ---------------------------------------------------------------- attribute values
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDict:
+    """A dict literal nested in an attribute value (`{"op_attrs": {"axis": 0}}`),
+    kept apart from a list of pairs so that it prints back as a dict. Iterates over
+    its (key, value) pairs, so `dict(value)` reads it."""
+
+    items: tuple[tuple[str, Any], ...]
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetAttr:
+    """`T.target({...})` as an attribute value: the target's configuration as
+    printed (kind, keys, host, ...); tvmlite builds for its own target and only
+    carries this one."""
+
+    config: AttrDict
+
+
 # ---------------------------------------------------------------- statements
 
 

@@ -162,6 +162,10 @@ class StmtExprVisitor(TIRFunctor):
         elif isinstance(value, tuple):
             for item in value:
                 self.visit_attr_value(item)
+        elif isinstance(value, tir.AttrDict):
+            self.visit_attr_value(value.items)
+        elif isinstance(value, tir.IterVar):  # a launched GPU thread defines its var
+            self.visit_iter_var(value)
 
     def visit_annotations(self, annotations: tuple[tuple[str, Any], ...]) -> None:
         for _, value in annotations:

@@ -147,6 +147,11 @@ class StmtExprMutator(TIRFunctor):
         if isinstance(value, tuple):
             items = tuple(self.visit_attr_value(item) for item in value)
             return items if changed(items, value) else value
+        if isinstance(value, tir.IterVar):
+            return self.visit_iter_var(value)
+        if isinstance(value, tir.AttrDict):
+            pairs = self.visit_attr_value(value.items)
+            return value if pairs is value.items else tir.AttrDict(pairs)
         return value
 
     def visit_annotations(

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import contains_block
+from tvmlite.dsl.walk import walk
+from tvmlite.printer.literals import string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
@@ -237,7 +239,20 @@ class TIRPrinter(StmtPrinter):
 
     # ------------------------------------------------------------ body
 
+    def env_threads(self, body: tir.Stmt) -> None:
+        """A thread var launched more than once is declared first, as TVM does:
+        `tx = T.env_thread("threadIdx.x")`."""
+        launches: dict[int, list[tir.IterVar]] = {}
+        for node in walk(body):
+            if isinstance(node, tir.AttrStmt) and isinstance(node.node, tir.IterVar):
+                launches.setdefault(id(node.node.var), []).append(node.node)
+        for ivs in launches.values():
+            if len(ivs) > 1:
+                name = self.names.define(ivs[0].var, ivs[0].var.name)
+                self.emit(f"{name} = T.env_thread({string_text(ivs[0].thread_tag)})")
+
     def function_body(self, body: tir.Stmt) -> None:
+        self.env_threads(body)
         root = implicit_root(body)
         if root is None:
             self.stmt(redundant_root(body) or body)

@@ -350,6 +350,10 @@ class ExprPrinter:
             return self.buffer_name(v)
         if isinstance(v, dict):
             return self.dict_text(tuple(v.items()))
+        if isinstance(v, tir.AttrDict):
+            return self.dict_text(v.items)
+        if isinstance(v, tir.TargetAttr):
+            return f"T.target({self.dict_text(v.config.items)})"
         if isinstance(v, list | tuple):
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))

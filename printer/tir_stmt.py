@@ -95,6 +95,8 @@ class StmtPrinter(ExprPrinter):
                 return
             if isinstance(item, tir.LetStmt):
                 self.visit_LetStmt(item, concise=last)
+            elif isinstance(item, tir.AttrStmt):  # TVM never launches a thread flat here
+                self.visit_AttrStmt(item, concise=False)
             else:
                 self.stmt(item)
 
@@ -153,7 +155,10 @@ class StmtPrinter(ExprPrinter):
             self.emit(f"with T.LetStmt({value}) as {name}:")
             self.frames[-1].extend(indent(lines))
 
-    def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+    def visit_AttrStmt(self, s: tir.AttrStmt, concise: bool = True) -> None:
+        if isinstance(s.node, tir.IterVar) and s.body is not None:
+            self.launch_thread(s.node, s.value, s.body, concise)
+            return
         node = self.attr_node(s.node)
         value = self.text(s.value)
         if self.modern and node == "0":
@@ -167,6 +172,30 @@ class StmtPrinter(ExprPrinter):
             return
         self.emit(f"with {head}:")
         self.frames[-1].extend(indent(self.body(s.body)))
+
+    def launch_thread(
+        self, iv: tir.IterVar, extent: tir.PrimExpr, body: tir.Stmt, concise: bool
+    ) -> None:
+        """`tx = T.launch_thread("threadIdx.x", n)` when it is the whole body of its
+        parent, else `with ... as tx:`; a var already named (`T.env_thread`) is
+        launched as `with T.launch_thread(tx, n):`."""
+        size = self.text(extent)
+        known = self.names.get(iv.var)
+        if known is not None:
+            self.emit(f"with T.launch_thread({known}, {size}):")
+            self.frames[-1].extend(indent(self.body(body)))
+            return
+        call = f"T.launch_thread({string_text(iv.thread_tag)}, {size})"
+        if concise:
+            self.emit(f"{self.names.define(iv.var, iv.var.name)} = {call}")
+            self.stmt(body)
+            return
+        self.open()
+        name = self.names.define(iv.var, iv.var.name)
+        self.stmt(body)
+        lines = self.close()
+        self.emit(f"with {call} as {name}:")
+        self.frames[-1].extend(indent(lines))
 
     def attr_node(self, node: object) -> str:
         if node is None:

@@ -163,6 +163,11 @@ class KernelEmitter(ExprEmitter):
         self.vars[s.var] = self.expr(s.value)
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+        if isinstance(s.node, tir.IterVar):
+            raise TVMLiteError(
+                f"T.launch_thread({s.node.thread_tag!r}) launches a GPU thread: "
+                "a CPU build cannot run it"
+            )
         if s.body is not None:
             self.visit_stmt(s.body)
 

@@ -189,7 +189,7 @@ def test_func_attr_values():
     assert func.attrs == (
         ("tirx.noalias", True),
         ("n", 3),
-        ("d", (("k", (1, "x")),)),
+        ("d", tir.AttrDict((("k", (1, "x")),))),  # a nested dict prints back as a dict
         ("s", tir.IntImm("int64", 2)),
     )
 
