@@ -14,17 +14,16 @@ threads at once is safe.
 
 from __future__ import annotations
 
-import time
-
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import target
+from tvmlite.lowering.transform import stage
 
 
 class JitModule:
     """Optimized, compiled and loaded code of one LLVM module. `timings` holds the
-    milliseconds spent per stage."""
+    milliseconds spent per stage (each also a `stage` of the PassContext)."""
 
     def __init__(
         self,
@@ -33,25 +32,20 @@ class JitModule:
         optimize: bool = True,
         machine: target.MachineOptions | None = None,
     ) -> None:
-        start = time.perf_counter()
         # The machine code is for: the caller's, else the current target's.
         self.machine = target.current_options() if machine is None else machine
-        text = str(module)
-        stamp = time.perf_counter()
-        self.timings: dict[str, float] = {"print": (stamp - start) * 1e3}
-        self.module = target.parse_and_verify(text)
-        self.timings["parse"] = (time.perf_counter() - stamp) * 1e3
-        stamp = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        with stage("LLVM parse", self.timings):
+            self.module = target.parse_and_verify(str(module))
         if optimize:
-            target.optimize(self.module, self.machine)
-        self.timings["optimize"] = (time.perf_counter() - stamp) * 1e3
-        stamp = time.perf_counter()
-        self.engine = llvm.create_mcjit_compiler(
-            self.module, target.new_target_machine(self.machine)
-        )
-        self.engine.finalize_object()
-        self.engine.run_static_constructors()
-        self.timings["machine_code"] = (time.perf_counter() - stamp) * 1e3
+            with stage("LLVM optimization", self.timings):
+                target.optimize(self.module, self.machine)
+        with stage("machine code", self.timings):
+            self.engine = llvm.create_mcjit_compiler(
+                self.module, target.new_target_machine(self.machine)
+            )
+            self.engine.finalize_object()
+            self.engine.run_static_constructors()
 
     def address(self, symbol: str) -> int:
         address = self.engine.get_function_address(symbol)

@@ -12,9 +12,8 @@ from tvmlite.runtime.registry import get_global_func, register_func
 _LAZY = {
     "Executable": "tvmlite.runtime.executable",
     "GraphFunction": "tvmlite.runtime.graph_call",
-    "KernelLibrary": "tvmlite.runtime.kernels",
+    "Library": "tvmlite.runtime.loader",
     "PrimFuncKernel": "tvmlite.runtime.kernels",
-    "compile_prim_funcs": "tvmlite.runtime.kernels",
 }
 
 

@@ -14,22 +14,18 @@ from __future__ import annotations
 
 import ctypes
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import relax, tir
-from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE
-from tvmlite.lowering.codegen.llvm_host_module import build_host_module
-from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_kernel import symbol_name
-from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
+from tvmlite.lowering.codegen.manifest import signature_from_info
+from tvmlite.lowering.tir.signature import KernelSignature
 from tvmlite.runtime import registry
 from tvmlite.runtime.graph_call import GraphFunction
-from tvmlite.runtime.kernels import PrimFuncKernel, lower_kernels
+from tvmlite.runtime.kernels import PrimFuncKernel
 
 
 class Executable:
@@ -37,22 +33,17 @@ class Executable:
     ones; `timings` holds milliseconds per stage; `llvm_ir()` / `assembly()` show
     the optimized code."""
 
-    def __init__(self, mod: IRModule, *, optimize: bool = True) -> None:
-        start = time.perf_counter()
-        prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
-        graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
-        kernels = lower_kernels(prims)
-        stamp = time.perf_counter()
-        module, self.packed_names = build_host_module(kernels, graphs)
-        symbols = {name: entry_symbol(name) for name in graphs}
-        self.manifest = manifest_info(graphs, symbols, self.packed_names)
-        self.timings = {
-            "lower": (stamp - start) * 1e3,
-            "codegen": (time.perf_counter() - stamp) * 1e3,
-        }
-        support_library()  # the functions host code calls, compiled once per process
-        self.jit = JitModule(module, optimize=optimize)
-        self.timings |= self.jit.timings
+    def __init__(
+        self,
+        jit: JitModule,
+        manifest: dict[str, Any],
+        kernels: dict[str, KernelSignature],
+        public_kernels: frozenset[str],
+    ) -> None:
+        self.jit = jit
+        self.manifest = manifest
+        self.timings: dict[str, float] = {}
+        self.packed_names: list[str] = manifest["packed"]
         self._installed: list[Any] = []  # packed trampolines the table points to
         self._table = None
         if self.packed_names:
@@ -62,16 +53,15 @@ class Executable:
         self.resolve_packed()
         self._entries: dict[str, GraphFunction | PrimFuncKernel] = {}
         self._private: set[str] = set()
-        for name, func in graphs.items():
-            address = self.jit.address(entry_symbol(name))
-            self._entries[name] = GraphFunction(
-                self, name, func.params, func.ret_struct_info, address
-            )
-            if func.attr("global_symbol") is None:
+        for name, info in manifest["functions"].items():
+            params, ret = signature_from_info(info)
+            address = self.jit.address(info["symbol"])
+            self._entries[name] = GraphFunction(self, name, params, ret, address)
+            if not info["public"]:
                 self._private.add(name)
-        for name, (_, sig) in kernels.items():
+        for name, sig in kernels.items():
             self._entries[name] = PrimFuncKernel(self, sig, self.jit.address(symbol_name(name)))
-            if prims[name].attr("global_symbol") is None:
+            if name not in public_kernels:
                 self._private.add(name)
 
     # ------------------------------------------------------------ lookup

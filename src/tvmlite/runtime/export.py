@@ -99,8 +99,12 @@ def link_library(optimized_ir: str, out: Path, machine: Any = None) -> None:
     """Emit the objects of a build and link them into `out` (no header)."""
     from tvmlite.lowering.codegen.objects import emit_objects
     from tvmlite.lowering.codegen.target import HOST
+    from tvmlite.lowering.transform import stage
 
-    link_shared(emit_objects(optimized_ir, machine or HOST), out)
+    with stage("object code"):
+        objects = emit_objects(optimized_ir, machine or HOST)
+    with stage("link (C compiler)"):
+        link_shared(objects, out)
 
 
 def export_library(
