@@ -60,7 +60,7 @@ def build(
             return build(mod, target, pipeline, cache)
     tgt, module = Target.of(target), as_module(mod)
     key = cache_key(module, tgt, pipeline) if cache and configured_dir() is not None else None
-    found = lookup(key) if key is not None else None
+    found = lookup(key, tgt) if key is not None else None
     if found is not None:
         return found
     lowered = lower(module, tgt, pipeline)
@@ -69,7 +69,7 @@ def build(
         jit = compile_llvm(code)  # LLVM optimization, machine code
     executable = link(jit, code)  # tables filled, callables made
     if key is not None:
-        store(key, executable, tgt)
+        store(key, executable)
     return executable
 
 

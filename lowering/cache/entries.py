@@ -42,6 +42,10 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.cache.directory import open_root
 from tvmlite.lowering.cache.size import evict, mark_used
+from tvmlite.lowering.codegen.objects import OptimizedIR
+from tvmlite.runtime.executable import Executable
+from tvmlite.runtime.export import write_atomic
+from tvmlite.runtime.loader import Library
 
 # The import packages pyproject maps to their own folders (package-dir): together
 # they hold every source file of tvmlite (tests/unit/test_packaging.py checks).
@@ -159,11 +163,10 @@ def _sealed_fields(meta: dict[str, Any]) -> bytes:
     return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
 
-def lookup(key: str) -> Any:
-    """The cached library of `key` (a `Library`), or None if absent, invalid or
-    possibly written by someone else."""
+def lookup(key: str, target: Any) -> Library | None:
+    """The cached library of `key` (built for `target`), or None if absent,
+    invalid or possibly written by someone else."""
     from tvmlite import __version__
-    from tvmlite.runtime.loader import Library
 
     start = time.perf_counter()
     root = open_root(create=False)
@@ -182,12 +185,14 @@ def lookup(key: str) -> Any:
         and meta.get("tvmlite") == __version__
         and meta.get("key") == key
         and meta.get("sha256") == hashlib.sha256(library_bytes).hexdigest()
+        and isinstance(meta.get("llvm_ir"), str)
         and root.verify(_sealed_fields(meta), meta.get("mac"))
     )
     if not valid:
         return None
     try:
-        library = Library(root.path / f"{key}.so", llvm_ir_text=meta.get("llvm_ir"))
+        listing = OptimizedIR(meta["llvm_ir"], target.machine_options())
+        library = Library(root.path / f"{key}.so", listing=listing)
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
     mark_used(root.path, key)
@@ -195,11 +200,10 @@ def lookup(key: str) -> Any:
     return library
 
 
-def store(key: str, executable: Any, target: Any) -> None:
+def store(key: str, executable: Executable) -> None:
     """Export `executable` as the entry of `key`; a cache that cannot be written
     (read-only, full disk, no C compiler) or trusted is skipped."""
     from tvmlite import __version__
-    from tvmlite.runtime.export import link_library, write_atomic
 
     try:
         root = open_root(create=True)
@@ -209,7 +213,7 @@ def store(key: str, executable: Any, target: Any) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            link_library(executable.llvm_ir(), temp, target.machine_options())
+            executable.image.write_library(temp)
             # The digest of the bytes renamed below, whoever renames last.
             digest = hashlib.sha256(temp.read_bytes()).hexdigest()
             os.replace(temp, root.path / f"{key}.so")

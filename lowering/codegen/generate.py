@@ -1,6 +1,7 @@
 """Code generation of a lowered IRModule (what `tvmlite.lower` returns): one
-LLVM module holding every prim function as a kernel and every graph function as
-a host entry, with the tables and manifest a loader reads.
+LLVM module holding every prim function as a kernel, every graph function as
+a host entry (with its CPython fast-call wrapper when its signature takes one),
+and the tables and manifest a loader reads (runtime/abi.py).
 
     code = generate_llvm(lowered)       # llvmlite.ir module, manifest, kernel ABI
     jit = compile_llvm(code)            # LLVM optimization, machine code
@@ -23,12 +24,14 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.jit import JitModule
+from tvmlite.lowering.codegen.llvm_fastcall import add_fast_calls
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
-from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
-from tvmlite.lowering.tir.signature import KernelSignature, kernel_signature
+from tvmlite.lowering.tir.signature import kernel_signature
 from tvmlite.lowering.transform import stage
+from tvmlite.runtime.abi import KernelSignature
 from tvmlite.runtime.executable import Executable
+from tvmlite.runtime.manifest import manifest_info
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
         kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
         module, packed = build_host_module(kernels, graphs)
-        symbols = {name: entry_symbol(name) for name in graphs}
+        add_fast_calls(module, graphs)
     shown = {
         name
         for name, f in prims.items()
@@ -60,7 +63,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
     }
     return GeneratedCode(
         module,
-        manifest_info(graphs, symbols, packed),
+        manifest_info(graphs, packed),
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,

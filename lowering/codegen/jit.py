@@ -2,7 +2,9 @@
 
 A `JitModule` owns its execution engine, and the engine owns the machine code:
 whoever holds a function address must hold the `JitModule` too (the runtime's
-kernel objects do), otherwise garbage collection would unmap code still in use.
+callables do, through their module), otherwise garbage collection would unmap
+code still in use. It is the code image (`runtime/module.py`) of the
+Executable `build` returns.
 
 Code made once per process (the support helpers, the fast-call destructor, BLAS
 trampolines) goes through `target.once`: its address is published (to the JIT
@@ -13,6 +15,8 @@ threads at once is safe.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -48,7 +52,8 @@ class JitModule:
             self.engine.run_static_constructors()
 
     def address(self, symbol: str) -> int:
-        address = self.engine.get_function_address(symbol)
+        """Where the function or global `symbol` is (KeyError if undefined)."""
+        address = self.engine.get_global_value_address(symbol)
         if not address:
             raise KeyError(symbol)
         return address
@@ -59,3 +64,10 @@ class JitModule:
 
     def assembly(self) -> str:
         return target.host_target_machine(self.machine).emit_assembly(self.module)
+
+    def write_library(self, path: Path) -> None:
+        """The code as a self-contained shared library (`codegen/link.py`)."""
+        # Imported here: linking needs the support helpers, which import this module.
+        from tvmlite.lowering.codegen.link import link_library
+
+        link_library(self.llvm_ir(), path, self.machine)

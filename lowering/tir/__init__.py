@@ -6,17 +6,15 @@ from tvmlite.lowering.tir.instrument_bound_checkers import InstrumentBoundChecke
 from tvmlite.lowering.tir.lower_blocks import LowerBlocks
 from tvmlite.lowering.tir.lower_intrinsics import LowerIntrinsics
 from tvmlite.lowering.tir.pipeline import LowerTIR
-from tvmlite.lowering.tir.signature import KernelSignature, Param, kernel_signature
+from tvmlite.lowering.tir.signature import kernel_signature
 from tvmlite.lowering.tir.simplify import Simplify
 
 __all__ = [
     "FlattenBuffers",
     "InstrumentBoundCheckers",
-    "KernelSignature",
     "LowerBlocks",
     "LowerIntrinsics",
     "LowerTIR",
-    "Param",
     "Simplify",
     "kernel_signature",
 ]

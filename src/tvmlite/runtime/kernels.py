@@ -13,11 +13,7 @@ import ctypes
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.lowering.tir.signature import (
-    MESSAGE_SIZE,
-    STATUS_OUT_OF_MEMORY,
-    KernelSignature,
-)
+from tvmlite.runtime.abi import MESSAGE_SIZE, STATUS_OUT_OF_MEMORY, KernelSignature
 from tvmlite.runtime.args import ArgumentBinder, ctypes_signature
 
 
