@@ -89,10 +89,6 @@ class PassTimingInstrument(PassInstrument):
         """Record a step timed elsewhere (the CLI's start-up and parse)."""
         self.records.append((len(self._starts), name, seconds))
 
-    def total(self) -> float:
-        """Seconds of the outermost records (nested ones are inside them)."""
-        return sum(s for d, _, s in self.records if d == 0)
-
     def render(self) -> str:
         """One line per pass or stage run: name and milliseconds, nested by depth."""
         return "\n".join(f"{'  ' * d}{n}: {s * 1000:.3f} ms" for d, n, s in self.records)

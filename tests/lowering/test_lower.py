@@ -112,7 +112,6 @@ def test_timing_sees_every_pass_and_every_stage_of_a_build() -> None:
     depth = {name: d for d, name, _ in timing.records}
     assert all(depth[n] == depth["LowerTIR"] + 1 for n in TIR_STEPS)
     assert all(seconds >= 0 for _, _, seconds in timing.records)
-    assert timing.total() == sum(s for d, _, s in timing.records if d == 0)
 
 
 def test_checked_builds_run_the_bound_checks_as_a_pass() -> None:
