@@ -120,7 +120,9 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help=".tvms file, or - for stdin")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (- stdout)")
     p.add_argument("--emit", choices=EMITS, help="what to write (default: from OUT's suffix)")
-    p.add_argument("--time-passes", action="store_true", help="time every pass and build stage (stderr)")
+    p.add_argument(
+        "--time-passes", action="store_true", help="time every pass and build stage (stderr)"
+    )
     p.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
     _build_options(p)
     return p
