@@ -29,7 +29,7 @@ LEGALIZE_KEY = pipelines.LEGALIZE_KEY
 
 def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     """Every step of `build` before code generation: the target's hooks, the
-    pipeline, legalization and TIR lowering. `mod` is an IRModule or a lone
+    pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; `pipeline` as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
     module = _at(module, tgt, "before_legalize")
@@ -38,7 +38,7 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     module = _at(module, tgt, "after_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
-    module = _at(module, tgt, "before_tir_lowering")  # where schedules go
+    module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
     module = LowerTIR()(module)  # blocks, bound checks, flat buffers, intrinsics
     return _at(module, tgt, "before_codegen")
 

@@ -27,10 +27,10 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 
 # Points of the build flow where a kind's passes run, in order (docs/extending.md):
-# on Relax operators; on legalized (and fused) call_tir and prim functions; on the
-# prim functions LLVM compiles, still with blocks (where a schedule goes); on the
-# lowered module codegen consumes.
-POINTS = ("before_legalize", "after_legalize", "before_tir_lowering", "before_codegen")
+# on Relax operators; on legalized (and fused) call_tir and prim functions; at the
+# schedule point, on the prim functions LLVM compiles, still with blocks
+# (pipeline.schedule); on the lowered module codegen consumes.
+POINTS = ("before_legalize", "after_legalize", "schedule", "before_codegen")
 # Options every kind understands; a kind lists any others it accepts.
 COMMON_OPTIONS = ("mcpu", "mattr", "opt-level", "libs", "keys")
 

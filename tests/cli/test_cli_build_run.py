@@ -147,6 +147,9 @@ def test_show_after_pass(add_file, capsys):
     assert code == 1 and "did not run" in err and "FlattenBuffers" in err
     code, out, _ = run(["show", add_file, "--after", "LowerBlocks", "--color", "never"], capsys)
     assert code == 0 and "T.prim_func" in out and "T.block" not in out
+    # The schedule point is a step too: prim functions still block-style there.
+    code, out, _ = run(["show", add_file, "--after", "schedule", "--color", "never"], capsys)
+    assert code == 0 and "T.block" in out
 
 
 def test_stdin_input(monkeypatch, capsys):

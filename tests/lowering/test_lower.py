@@ -4,6 +4,8 @@ and `verify` see every step; `build` is code generation of `lower`'s result."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,8 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering import transform
-from tvmlite.transform import PassContext, PassTimingInstrument, PrintAfterAll
+from tvmlite.lowering.target import register_target_kind, unregister_target_kind
+from tvmlite.transform import LegalizeOps, PassContext, PassTimingInstrument, PrintAfterAll
 
 MLP = """from tvm.script import ir as I
 from tvm.script import relax as R
@@ -185,3 +188,63 @@ def test_tir_passes_are_public_and_name_the_failing_function() -> None:
     bad = DropIndex().visit_prim_func(good)
     with pytest.raises(tvmlite.TVMLiteError, match="cannot compile prim function 'f'.*2 dims"):
         FlattenBuffers()(LowerBlocks()(tvmlite.IRModule({"f": bad})))
+
+
+@pytest.fixture
+def scheduling_kind() -> Iterator[list[tvmlite.IRModule]]:
+    """A target kind whose pass at the schedule point records the module it is
+    given and marks every prim function `tir.is_scheduled`, as a schedule does."""
+    seen: list[tvmlite.IRModule] = []
+
+    def mark(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        seen.append(mod)
+
+        def one(name: str, f: object) -> object:
+            if not isinstance(f, tir.PrimFunc):
+                return f
+            return replace(f, attrs=(*f.attrs, ("tir.is_scheduled", True)))
+
+        return transform.map_functions(mod, one)
+
+    register_target_kind(
+        "marks", passes={"schedule": (lambda t: transform.ModulePass(mark, "MarkScheduled"),)}
+    )
+    yield seen
+    unregister_target_kind("marks")
+
+
+@pytest.mark.parametrize("pipeline", ["minimal", "default", "user"])
+def test_the_schedule_point_sits_between_fusion_and_tir_lowering(
+    scheduling_kind: list[tvmlite.IRModule], pipeline: str
+) -> None:
+    chosen = [LegalizeOps()] if pipeline == "user" else pipeline
+    timing = PassTimingInstrument()
+    with PassContext(instruments=[timing]):
+        lowered = tvmlite.lower(tvmlite.parse(MLP), "llvm -libs=marks", chosen)
+    names = [name for _, name, _ in timing.records]
+    before = ["LegalizeOps", "TIRToRuntime"] + (["FuseTIR"] if pipeline == "default" else [])
+    assert max(names.index(n) for n in before) < names.index("schedule")
+    assert names.index("schedule") + 1 == names.index("MarkScheduled")
+    assert names.index("MarkScheduled") < names.index("LowerTIR")
+    depth = {name: d for d, name, _ in timing.records}
+    assert depth["MarkScheduled"] == depth["schedule"] + 1 == depth["LowerTIR"] + 1
+    # The schedule point sees block-style prim functions (fused ones after
+    # FuseTIR); what it returns is what TIR lowering lowers.
+    (given,) = scheduling_kind
+    prims = {n: f for n, f in given.functions.items() if isinstance(f, tir.PrimFunc)}
+    assert prims and all(shape_of(f).blocks > 0 for f in prims.values())
+    assert any(n.startswith("fused_") for n in prims) == (pipeline == "default")
+    for name in prims:
+        assert lowered[name].attr("tir.is_scheduled") is True
+        assert shape_of(lowered[name]).blocks == 0
+
+
+def test_the_schedule_point_is_a_pass_to_disable_and_runs_for_every_target() -> None:
+    timing = PassTimingInstrument()
+    with PassContext(instruments=[timing], disabled_pass=["schedule"]):
+        tvmlite.lower(tvmlite.parse(MLP))
+    assert "schedule" not in [name for _, name, _ in timing.records]
+    timing = PassTimingInstrument()
+    with PassContext(instruments=[timing]):
+        tvmlite.lower(tvmlite.parse(MLP))
+    assert "schedule" in [name for _, name, _ in timing.records]

@@ -153,7 +153,7 @@ def _toy_kind(log: ToyLog) -> None:
         passes={
             "before_legalize": (partition, lambda t: mark("before_legalize")),
             "after_legalize": (lambda t: mark("after_legalize"),),
-            "before_tir_lowering": (lambda t: mark("before_tir_lowering"),),
+            "schedule": (lambda t: mark("schedule"),),
             "before_codegen": (lambda t: mark("before_codegen"),),
         },
         relax_to_tir=relax_to_tir,
@@ -179,7 +179,7 @@ def test_toy_kind_drives_all_three_hooks(toy: ToyLog, pipeline: str, target: str
     np.testing.assert_array_equal(ex["main"](x, y), np.maximum(x + y, 0))
     assert toy.points == list(POINTS)
     # Prim functions reach the schedule point with their blocks, codegen without.
-    assert toy.blocks["before_tir_lowering"] and not toy.blocks["before_codegen"]
+    assert toy.blocks["schedule"] and not toy.blocks["before_codegen"]
     # The Compiler function kept its high-level op through legalization and
     # fusion, until the kind's own relax_to_tir lowered it.
     assert toy.seen_ops == ["relax.add"]

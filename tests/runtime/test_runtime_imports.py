@@ -55,6 +55,29 @@ def test_no_runtime_file_imports_the_compiler() -> None:
                 assert not name.startswith(("tvmlite.lowering", "llvmlite")), (path.name, name)
 
 
+IMPORT_ALL = """
+import importlib, pkgutil, sys
+import tvmlite.runtime as runtime
+
+for info in pkgutil.iter_modules(runtime.__path__):
+    importlib.import_module("tvmlite.runtime." + info.name)
+for name in runtime.__all__:
+    getattr(runtime, name)
+assert "tvmlite.runtime.loader" in sys.modules and "tvmlite.runtime.module" in sys.modules
+print(sorted(m for m in sys.modules if m.split(".")[0] == "llvmlite" or
+             m.startswith("tvmlite.lowering")))
+"""
+
+
+def test_importing_every_runtime_module_imports_no_compiler() -> None:
+    """What the runtime files import, transitively, in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+
+
 def test_loading_and_calling_a_library_imports_no_compiler(tmp_path: Path) -> None:
     library = tmp_path / "add.so"
     tvmlite.build(tvmlite.parse(ADD), cache=False).export_library(library)
