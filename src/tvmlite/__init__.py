@@ -58,7 +58,7 @@ def load_module(path: Any) -> Any:
 # Subpackages reachable as attributes (`tvmlite.transform.PassContext`) without
 # an import statement, imported on first use: the compiler loads llvmlite and the
 # strategies load hypothesis, which parsing and printing never need.
-_SUBMODULES = ("lowering", "testing", "transform")
+_SUBMODULES = ("lowering", "testing", "tir", "transform")
 
 
 def __getattr__(name: str) -> Any:
@@ -95,4 +95,5 @@ __all__ = [
     "register_func",
     "structural_equal",
     "structural_hash",
+    "tir",
 ]
