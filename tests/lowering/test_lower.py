@@ -4,6 +4,7 @@ and `verify` see every step; `build` is code generation of `lower`'s result."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import numpy as np
@@ -15,6 +16,7 @@ from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering import transform
 from tvmlite.lowering.target import register_target_kind, unregister_target_kind
+from tvmlite.tir import Schedule, ScheduleError
 from tvmlite.transform import LegalizeOps, PassContext, PassTimingInstrument, PrintAfterAll
 
 MLP = """from tvm.script import ir as I
@@ -45,12 +47,17 @@ def want(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class _Shape(StmtExprVisitor):
-    """Blocks, and the number of indices of every buffer access."""
+    """Blocks, parallel loops, and the number of indices of every buffer access."""
 
     def __init__(self) -> None:
         super().__init__()
         self.blocks = 0
+        self.parallel_loops = 0
         self.ranks: set[int] = set()
+
+    def visit_For(self, s: tir.For) -> None:
+        self.parallel_loops += s.kind == "parallel"
+        super().visit_For(s)
 
     def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
         self.blocks += 1
@@ -190,27 +197,39 @@ def test_tir_passes_are_public_and_name_the_failing_function() -> None:
         FlattenBuffers()(LowerBlocks()(tvmlite.IRModule({"f": bad})))
 
 
+def parallel_outer(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+    """A small schedule written with tvmlite.tir.Schedule: the outer loop of every
+    block parallel (unless it carries a reduction), the function then marked
+    `tir.is_scheduled`; functions already marked are left alone."""
+    sch = Schedule(mod)
+    todo = [n for n, f in mod.functions.items() if _prim(f) and not f.attr("tir.is_scheduled")]
+    for name in todo:
+        sch.work_on(name)
+        for block in sch.get_child_blocks(sch.get_sblock("root")):
+            with contextlib.suppress(ScheduleError):
+                sch.parallel(sch.get_loops(block)[0])
+
+    def mark(name: str, f: object) -> object:
+        return replace(f, attrs=(*f.attrs, ("tir.is_scheduled", True))) if name in todo else f
+
+    return transform.map_functions(sch.mod, mark)
+
+
 @pytest.fixture
 def scheduling_kind() -> Iterator[list[tvmlite.IRModule]]:
-    """A target kind whose pass at the schedule point records the module it is
-    given and marks every prim function `tir.is_scheduled`, as a schedule does."""
+    """A target kind with `parallel_outer` at the schedule point; the list gets
+    every module the point is given."""
     seen: list[tvmlite.IRModule] = []
 
-    def mark(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+    def schedule(mod: tvmlite.IRModule) -> tvmlite.IRModule:
         seen.append(mod)
-
-        def one(name: str, f: object) -> object:
-            if not isinstance(f, tir.PrimFunc):
-                return f
-            return replace(f, attrs=(*f.attrs, ("tir.is_scheduled", True)))
-
-        return transform.map_functions(mod, one)
+        return parallel_outer(mod)
 
     register_target_kind(
-        "marks", passes={"schedule": (lambda t: transform.ModulePass(mark, "MarkScheduled"),)}
+        "parallel", passes={"schedule": (lambda t: transform.ModulePass(schedule, "Parallel"),)}
     )
     yield seen
-    unregister_target_kind("marks")
+    unregister_target_kind("parallel")
 
 
 @pytest.mark.parametrize("pipeline", ["minimal", "default", "user"])
@@ -220,23 +239,26 @@ def test_the_schedule_point_sits_between_fusion_and_tir_lowering(
     chosen = [LegalizeOps()] if pipeline == "user" else pipeline
     timing = PassTimingInstrument()
     with PassContext(instruments=[timing]):
-        lowered = tvmlite.lower(tvmlite.parse(MLP), "llvm -libs=marks", chosen)
+        lowered = tvmlite.lower(tvmlite.parse(MLP), "llvm -libs=parallel", chosen)
     names = [name for _, name, _ in timing.records]
     before = ["LegalizeOps", "TIRToRuntime"] + (["FuseTIR"] if pipeline == "default" else [])
     assert max(names.index(n) for n in before) < names.index("schedule")
-    assert names.index("schedule") + 1 == names.index("MarkScheduled")
-    assert names.index("MarkScheduled") < names.index("LowerTIR")
+    assert names.index("schedule") + 1 == names.index("Parallel")
+    assert names.index("Parallel") < names.index("LowerTIR")
     depth = {name: d for d, name, _ in timing.records}
-    assert depth["MarkScheduled"] == depth["schedule"] + 1 == depth["LowerTIR"] + 1
+    assert depth["Parallel"] == depth["schedule"] + 1 == depth["LowerTIR"] + 1
     # The schedule point sees block-style prim functions (fused ones after
-    # FuseTIR); what it returns is what TIR lowering lowers.
+    # FuseTIR); what it returns is what TIR lowering lowers and codegen compiles.
     (given,) = scheduling_kind
-    prims = {n: f for n, f in given.functions.items() if isinstance(f, tir.PrimFunc)}
+    prims = {n: f for n, f in given.functions.items() if _prim(f)}
     assert prims and all(shape_of(f).blocks > 0 for f in prims.values())
     assert any(n.startswith("fused_") for n in prims) == (pipeline == "default")
     for name in prims:
         assert lowered[name].attr("tir.is_scheduled") is True
-        assert shape_of(lowered[name]).blocks == 0
+        found = shape_of(lowered[name])
+        assert found.blocks == 0 and found.parallel_loops > 0
+    ex = tvmlite.build(tvmlite.parse(MLP), "llvm -libs=parallel", chosen, cache=False)
+    np.testing.assert_allclose(ex["main"](*inputs()), want(*inputs()), rtol=1e-5)
 
 
 def test_the_schedule_point_is_a_pass_to_disable_and_runs_for_every_target() -> None:
