@@ -59,6 +59,9 @@ class AssignParser(BlockParser):
                 raise self.error(f"T.{short} is not supported: it needs Python evaluation", value)
         if not isinstance(target, syntax.Name):
             raise self.error("only a name, a buffer element or block axes can be assigned", target)
+        if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
+            if value.func.attr == "view" and isinstance(value.func.value, syntax.Name):
+                return self.view(target, value)
         if name is not None and name.startswith("T."):
             assert isinstance(value, syntax.Call)
             handler = _ASSIGN_CALLS.get(name[2:])
@@ -215,6 +218,30 @@ class AssignParser(BlockParser):
             self.make_buffer(target.id, self.buffer_args(call, call.args, "T.Buffer"), call),
         )
         return None
+
+    def view(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """0.27's `B = A.view(n, m)` / `B = A.view("float16")`: a declaration over
+        A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
+        assert isinstance(call.func, syntax.Attribute)
+        source = self.buffer(call.func.value)
+        if call.keywords or not call.args:
+            raise self.error("A.view takes a shape (dims) or a dtype string", call)
+        shape, dtype = source.shape, source.dtype
+        first = call.args[0]
+        if (
+            len(call.args) == 1
+            and isinstance(first, syntax.Constant)
+            and isinstance(first.value, str)
+        ):
+            dtype = self.dtype_arg(first)
+        else:
+            shape = tuple(self.dim(d, None) for d in call.args)
+        buffer = tir.Buffer(
+            target.id, source.data, dtype, shape, scope=source.scope, span=call.span
+        )
+        self.check_rebind(target)
+        self.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, "decl_buffer", call.span)
 
     # ------------------------------------------------------------ GPU threads
 

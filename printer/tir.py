@@ -86,7 +86,7 @@ class TIRPrinter(StmtPrinter):
         """Lines of the function at indent 0 and the module-level TypeVar names
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
-        self.frames, self.loops, self.inline = [[]], [], {}
+        self.frames, self.loops, self.inline, self.data_owner = [[]], [], {}, {}
         self.names.push()
         try:
             return self.function(name, func)
@@ -170,6 +170,7 @@ class TIRPrinter(StmtPrinter):
             return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
         self.inline[id(buffer.data)] = f"{name}.data"
+        self.data_owner[id(buffer.data)] = buffer
         shape = [self.signature_expr(e, defined) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{buffer.dtype}"']

@@ -188,6 +188,7 @@ class ExprPrinter:
         self.modern = dialect != "classic"
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
+        self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
         self.declare: Callable[[tir.Var], str] | None = None
 
     def expr(self, e: tir.PrimExpr, relax_context: bool = False) -> str:

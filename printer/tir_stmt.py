@@ -218,8 +218,27 @@ class StmtPrinter(ExprPrinter):
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        view = self.view_of(s.buffer) if self.modern and s.form == "decl_buffer" else None
         name = self.names.define(s.buffer, s.buffer.name)
-        self.emit(f"{name} = {self.buffer_decl(s.buffer, 'T.' + s.form, [])}")
+        self.emit(f"{name} = {view or self.buffer_decl(s.buffer, 'T.' + s.form, [])}")
+
+    def view_of(self, buffer: tir.Buffer) -> str | None:
+        """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
+        buffer's data that changes its shape or its dtype (not both)."""
+        owner = self.data_owner.get(id(buffer.data))
+        if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
+            return None
+        if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
+            return None
+        if buffer.align not in (0, 64) or buffer.offset_factor:
+            return None
+        same_shape = same_expr(buffer.shape, owner.shape)
+        if same_shape == (buffer.dtype == owner.dtype):
+            return None
+        source = self.buffer_name(owner)
+        if not same_shape:
+            return f"{source}.view({', '.join(self.text(d) for d in buffer.shape)})"
+        return f"{source}.view({string_text(buffer.dtype)})"
 
     # ------------------------------------------------------------ loops
 
@@ -381,6 +400,8 @@ class StmtPrinter(ExprPrinter):
             args.append(f'"{buffer.dtype}"')
         data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
         fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
+        if fresh:
+            self.data_owner.setdefault(id(data), buffer)
         if not (own_data or fresh):
             args.append(f"data={self.text(data)}")
         args += self.buffer_kwargs(buffer, callee, region)
