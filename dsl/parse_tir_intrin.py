@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_device import DEVICE_BUILTINS
 from tvmlite.dsl.parse_tir_expr import DTYPE_LIKE, META_BUILTINS, ExprParser
 from tvmlite.dsl.parse_tir_math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse_tir_ops import Lit, Value, cast, make_const
@@ -271,4 +272,5 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "ret": (_ret, Sig(1, 1)),
 }
 BUILTINS.update(MATH_BUILTINS)
+BUILTINS.update(DEVICE_BUILTINS)
 BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})

@@ -50,3 +50,8 @@ def test_buffer_views_run() -> None:
     tvmlite.build(tvmlite.parse(text))["main"](a, b)
     np.testing.assert_array_equal(a, np.arange(6, dtype="float32").reshape(2, 3))
     np.testing.assert_array_equal(b, a.view("int32"))
+
+
+def test_device_intrinsic_is_named() -> None:
+    message = _build_error("A[0] = T.Cast(\"float32\", T.vscale())\n")
+    assert "T.vscale is not supported by the LLVM backend" in message

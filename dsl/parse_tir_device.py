@@ -1,0 +1,64 @@
+"""Intrinsics of TVM's device and runtime layers that TVM prints as plain `T.*`
+calls: tensor-core fragments, warp shuffles, legacy PTX, packed-call stacks,
+profiling marks, fixed-point multiplies, `T.vscale()`.
+
+They parse into `tir.Call`s with the result dtype TVM gives them and print back
+as written. Nothing here runs on a CPU build: the code generator refuses each
+one by name (`T.tvm_mma_sync is not supported by the LLVM backend`).
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse_tir_math import Args, Builtin, Kwargs, Sig
+from tvmlite.dsl.parse_tir_ops import Value
+
+# Result dtype: a dtype, or "argN" for the dtype of the N-th argument.
+_RESULT = {
+    "tvm_fill_fragment": "handle",
+    "tvm_load_matrix_sync": "handle",
+    "tvm_store_matrix_sync": "handle",
+    "tvm_mma_sync": "handle",
+    "tvm_bmma_sync": "handle",
+    "tvm_storage_sync": "handle",
+    "tvm_stack_make_array": "handle",
+    "tvm_stack_make_shape": "handle",
+    "tvm_stack_alloca": "handle",
+    "tvm_kernel_replace_point": "handle",
+    "start_profile_intrinsic": "handle",
+    "end_profile_intrinsic": "handle",
+    "prefetch": "handle",
+    "ptx_legacy.ldmatrix": "handle",
+    "ptx_legacy.mma": "handle",
+    "cuda.mma_fill_legacy": "handle",
+    "cuda.cta_sync": "handle",
+    "metal.make_filled_simdgroup_matrix": "handle",
+    "cuda.__activemask": "uint32",
+    "vscale": "int32",
+    "undef": "int32",
+    "isnullptr": "bool",
+    "tvm_thread_invariant": "arg0",
+    "q_multiply_shift": "arg0",
+    "q_multiply_shift_per_axis": "arg0",
+    "webgpu.subgroup_shuffle": "arg0",
+    "tvm_warp_shuffle": "arg1",
+    "tvm_warp_shuffle_up": "arg1",
+    "tvm_warp_shuffle_down": "arg1",
+}
+
+
+def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    values = tuple(p.expr(arg) for arg in args)
+    result = _RESULT[name]
+    if result.startswith("arg"):
+        k = int(result[3:])
+        if k >= len(values):
+            raise p.error(f"T.{name} expects at least {k + 1} arguments, got {len(values)}", node)
+        result = values[k].dtype
+    return tir.Call(result, name, values, node.span)
+
+
+DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
+    name: (_device, Sig(0, None)) for name in _RESULT
+}
