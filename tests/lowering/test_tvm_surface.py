@@ -53,5 +53,5 @@ def test_buffer_views_run() -> None:
 
 
 def test_device_intrinsic_is_named() -> None:
-    message = _build_error("A[0] = T.Cast(\"float32\", T.vscale())\n")
+    message = _build_error('A[0] = T.Cast("float32", T.vscale())\n')
     assert "T.vscale is not supported by the LLVM backend" in message
