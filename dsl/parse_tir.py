@@ -68,7 +68,9 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    if options["s_tir"] or parser.saw_block or parser.root_allocs:
+    # TVM's parser adds the root block only where something needs it: block-free
+    # functions (`s_tir=True` or not) keep their body as written.
+    if parser.saw_block or parser.root_allocs:
         root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(parser.root_allocs))
         body = tir.BlockRealize((), tir.IntImm("bool", 1), root, fdef.span)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
