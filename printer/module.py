@@ -11,7 +11,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, identifier, is_identifier
 from tvmlite.printer.relax import RelaxPrinter, indent
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
@@ -43,6 +43,7 @@ def print_module(mod: IRModule, dialect: str) -> str:
         body.append(f"{INDENT}I.module_global_infos({infos})")
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):
+        identifier(name, "the function name")
         if isinstance(func, relax.ExternFunc):
             uses_relax = True
             body.append(f"{INDENT}{name} = {relax_printer.expr(func)}")
@@ -59,12 +60,15 @@ def print_module(mod: IRModule, dialect: str) -> str:
 
 def print_function(func: Function, dialect: str) -> str:
     """A function printed on its own, as TVM prints it: named by its global symbol
-    (`main` when private), callees as bare names (not re-parseable without their
-    module, as in TVM)."""
+    (`main` when private, or when the symbol is no identifier: the attribute then
+    says it), callees as bare names (not re-parseable without their module, as in
+    TVM)."""
     if isinstance(func, relax.ExternFunc):
         raise TVMLiteError("an ExternFunc has no text of its own; print its module")
     ctx = _context(dialect, None)
     name = func.attr("global_symbol") or "main"
+    if not is_identifier(name):
+        name = "main"
     lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)
     out = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
     out.extend(ctx.typevar_lines())

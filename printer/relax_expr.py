@@ -16,7 +16,8 @@ import numpy as np
 
 from tvmlite.dsl import relax, tir
 from tvmlite.printer.context import PrintContext
-from tvmlite.printer.literals import float_text, is_special, special_text, string_text
+from tvmlite.printer.literals import dtype_text, float_text, is_special, special_text, string_text
+from tvmlite.printer.names import identifier
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
 DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
@@ -70,7 +71,7 @@ class RelaxExprPrinter:
         if self.frame.func_vars is not None:
             self.frame.func_vars.add(id(var))
         if self.ctx.classic:
-            self.frame.prelude.append(f"{name} = T.{var.dtype}()")
+            self.frame.prelude.append(f"{name} = T.{dtype_text(var.dtype)}()")
         else:
             self.ctx.typevars.add(name)
         return name
@@ -104,10 +105,10 @@ class RelaxExprPrinter:
     def _prim_sinfo(self, si: relax.PrimStructInfo) -> str:
         if not self.ctx.classic:
             self.ctx.uses_tir = True
-            return f"T.{si.dtype}"
+            return f"T.{dtype_text(si.dtype)}"
         if si.value is not None:
             return f"R.Prim(value={self.prim(si.value)})"
-        return f'R.Prim("{si.dtype}")'
+        return f'R.Prim("{dtype_text(si.dtype)}")'
 
     def _shape_sinfo(self, si: relax.ShapeStructInfo) -> str:
         if si.values is not None:
@@ -121,7 +122,7 @@ class RelaxExprPrinter:
         elif si.shape is not None:
             args.append(tuple_text([self.prim(v) for v in si.shape]))
         if si.dtype != "void":
-            args.append(f'dtype="{si.dtype}"')
+            args.append(f'dtype="{dtype_text(si.dtype)}"')
         if si.shape is None and si.ndim != -1:
             args.append(f"ndim={si.ndim}")
         if si.vdevice is not None:
@@ -157,18 +158,19 @@ class RelaxExprPrinter:
 
     def _global_var(self, gv: relax.GlobalVar) -> str:
         module = self.ctx.module_functions
-        if module is None or gv.name not in module:
-            return gv.name
+        name = identifier(gv.name, "the function name")
+        if module is None or name not in module:
+            return name
         if not self.frame.module_alias_printed:
             self.frame.prelude.append("cls = Module")
             self.frame.module_alias_printed = True
-        return f"cls.{gv.name}"
+        return f"cls.{name}"
 
     def _extern_func(self, e: relax.ExternFunc) -> str:
         return f"R.ExternFunc({string_text(e.global_symbol)})"
 
     def _op(self, e: relax.Op) -> str:
-        return f'I.Op("{e.name}")'
+        return f"I.Op({string_text(e.name)})"
 
     def _constant(self, c: relax.Constant) -> str:
         data = c.data
@@ -201,7 +203,7 @@ class RelaxExprPrinter:
         return f"R.str({string_text(s.value)})"
 
     def _dtype_imm(self, d: relax.DataTypeImm) -> str:
-        return f'R.dtype("{d.value}")'
+        return f'R.dtype("{dtype_text(d.value)}")'
 
     def _call(self, call: relax.Call) -> str:
         raise NotImplementedError  # RelaxCallPrinter

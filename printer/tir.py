@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tvmlite.dsl import tir
+from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
@@ -132,15 +133,15 @@ class TIRPrinter(StmtPrinter):
                 if var.dtype == "int64":
                     type_vars.append(self.names.get(var) or var.name)
                 else:
-                    self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+                    self.emit(f"{self.names.get(var)} = {type_text(var)}()")
         else:
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+                self.emit(f"{self.names.get(var)} = {type_text(var)}()")
             self.match_buffers(func, buffers, inline)
         self.function_body(func.body)
         body = self.frames.pop()
         self.frames = [[]]
-        ret = f" -> T.{func.ret_type}" if func.ret_type is not None else ""
+        ret = f" -> T.{dtype_text(func.ret_type)}" if func.ret_type is not None else ""
         lines = [self.decorator(func), f"def {name}({', '.join(args)}){ret}:"]
         return lines + indent(body), type_vars
 
@@ -183,7 +184,7 @@ class TIRPrinter(StmtPrinter):
         self.inline[id(buffer.data)] = f"{name}.data"
         shape = [self.signature_expr(e, printed) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
-        args = [shape_text, f'"{buffer.dtype}"']
+        args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
         if buffer.strides:
             strides = [self.signature_expr(e, printed) for e in buffer.strides]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
@@ -191,7 +192,7 @@ class TIRPrinter(StmtPrinter):
         if offset is not None and int_const(offset) != 0:
             args.append(f"elem_offset={self.signature_expr(offset, printed)}")
         if buffer.scope != "global":
-            args.append(f'scope="{buffer.scope}"')
+            args.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
             args.append(f"align={buffer.align}")
         if buffer.offset_factor not in (0, 1):

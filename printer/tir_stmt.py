@@ -9,7 +9,7 @@ current frame, so its line lands just before the statement, as in TVM."""
 from __future__ import annotations
 
 from tvmlite.dsl import tir
-from tvmlite.printer.literals import string_text
+from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import (
     ExprPrinter,
@@ -70,7 +70,7 @@ class StmtPrinter(ExprPrinter):
 
     def declare_var(self, var: tir.Var) -> str:
         name = self.names.define(var, var.name)
-        self.emit(f"{name} = {type_text(var) if var.pointee else f'T.{var.dtype}'}()")
+        self.emit(f"{name} = {type_text(var)}()")
         return name
 
     def undefined_buffer(self, buffer: tir.Buffer) -> str:
@@ -342,7 +342,7 @@ class StmtPrinter(ExprPrinter):
         args = list(args)
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
-            args.append(f'"{buffer.dtype}"')
+            args.append(f'"{dtype_text(buffer.dtype)}"')
         data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
         fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
         if not (own_data or fresh):
