@@ -141,7 +141,9 @@ class RelaxFunctionParser(RelaxCallParser):
         if handler is None:
             what = _STATEMENT_NAMES.get(type(stmt).__name__, type(stmt).__name__)
             raise self.ctx.error(f"{what} are not supported in a Relax function", stmt)
+        self.ctx.nest(stmt, "statement")
         handler(self, stmt)
+        self.ctx.depth -= 1
 
     # ------------------------------------------------------------ bindings
 

@@ -83,7 +83,9 @@ class AssignParser(BlockParser):
         if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
             if len(node.indices) != 1:
                 raise self.error("T.let[...] takes one type", node)
+            self.ctx.nest(node.indices[0], "type")
             dtype, pointee, _ = self.annotation(node.indices[0])
+            self.ctx.depth -= 1
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
             return "handle", self.pointee(node), False

@@ -31,6 +31,9 @@ def seq(stmts: list[tir.Stmt], span: Span | None = None) -> tir.Stmt:
     return flat[0] if len(flat) == 1 else tir.SeqStmt(tuple(flat), span)
 
 
+_SCOPED_WHY = " (a let binding or flat T.attr holds the statements after it)"
+
+
 class StmtParser(ControlParser):
     """Parses a prim function's body; `parse_tir.parse_prim_func` drives it."""
 
@@ -68,7 +71,12 @@ class StmtParser(ControlParser):
         for i in range(start, len(nodes)):
             result = self.stmt(nodes[i])
             if isinstance(result, Scoped):
+                # the statements after it are its body: one level deeper
+                if i + 1 < len(nodes):
+                    self.ctx.nest(nodes[i + 1], "statement", _SCOPED_WHY)
                 rest = seq(self.stmts(nodes, i + 1), nodes[i].span)
+                if i + 1 < len(nodes):
+                    self.ctx.depth -= 1
                 out.append(dataclasses.replace(result.stmt, body=rest))
                 return out
             if isinstance(result, list):
@@ -81,7 +89,11 @@ class StmtParser(ControlParser):
         handler = _STMTS.get(type(node))
         if handler is None:
             raise self.error(f"{type(node).__name__} statements are not supported in TIR", node)
-        return handler(self, node)
+        ctx = self.ctx
+        ctx.nest(node, "statement")
+        result = handler(self, node)
+        ctx.depth -= 1
+        return result
 
     # ------------------------------------------------------------ simple statements
 

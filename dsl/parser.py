@@ -21,6 +21,7 @@ from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
+from tvmlite.dsl.scope import MAX_NESTING
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax
 
@@ -86,9 +87,12 @@ def parse(text: str, filename: str | None = None) -> IRModule | tir.PrimFunc | r
     try:
         with _collector_paused():
             return _parse(text, name)
-    except RecursionError:
+    except RecursionError:  # the nesting limit is meant to make this unreachable
         raise ParseError(
-            "internal error while parsing: the text nests too deeply", None, name
+            f"internal error while parsing: Python's stack ran out below the nesting limit "
+            f"({MAX_NESTING} levels)",
+            None,
+            name,
         ) from None
     except MemoryError:
         raise ParseError("internal error while parsing: out of memory", None, name) from None
@@ -397,6 +401,12 @@ class _ModuleParser:
 
     def raw(self, node: syntax.Node) -> Any:
         """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""
+        self.ctx.nest(node)
+        value = self._raw(node)
+        self.ctx.depth -= 1
+        return value
+
+    def _raw(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call):
             func = syntax.dotted(node.func)
             if func is None:
