@@ -13,9 +13,12 @@ import numpy as np
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
+# what the user wrote around the node's lines (dsl/comments.py); never compared
+COMMENTS = field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------- struct info
@@ -121,6 +124,7 @@ class ExternFunc(Expr):
 
     global_symbol: str
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -220,6 +224,7 @@ class VarBinding:
     var: Var
     value: Expr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +236,7 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 Binding = VarBinding | MatchCast
@@ -241,6 +247,7 @@ class BindingBlock:
     bindings: tuple[Binding, ...]
     is_dataflow: bool = False
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +255,7 @@ class SeqExpr(Expr):
     blocks: tuple[BindingBlock, ...]
     body: Expr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -261,6 +269,7 @@ class Function(Expr, Printable):
     is_pure: bool = True
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.printer.comments import after_lines, file_header, noted, role, with_comments
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
 from tvmlite.printer.names import NameTable, identifier, is_identifier
 from tvmlite.printer.relax import RelaxPrinter, indent
@@ -35,26 +36,34 @@ def _context(dialect: str, module_functions: frozenset[str] | None) -> PrintCont
 def print_module(mod: IRModule, dialect: str) -> str:
     ctx = _context(dialect, frozenset(mod.functions))
     relax_printer = RelaxPrinter(ctx)
+    notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
-        body.append(f"{INDENT}I.module_attrs({relax_printer.value(mod.attrs)})")
+        line = f"I.module_attrs({relax_printer.value(mod.attrs)})"
+        body.extend(indent(noted(line, role(notes, "module_attrs"))))
     if mod.global_infos:
-        infos = relax_printer.value(mod.global_infos)
-        body.append(f"{INDENT}I.module_global_infos({infos})")
+        line = f"I.module_global_infos({relax_printer.value(mod.global_infos)})"
+        body.extend(indent(noted(line, role(notes, "global_infos"))))
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):
         identifier(name, "the function name")
         if isinstance(func, relax.ExternFunc):
             uses_relax = True
-            body.append(f"{INDENT}{name} = {relax_printer.expr(func)}")
+            line = f"{name} = {relax_printer.expr(func)}"
+            body.extend(indent(with_comments([line], func.comments)))
             continue
         body.extend(indent(_function_lines(ctx, relax_printer, name, func, module_level=True)))
         body.append("")
         uses_relax = uses_relax or isinstance(func, relax.Function)
-    lines = ctx.header(uses_ir=True, uses_relax=uses_relax)
+    header = ctx.header(uses_ir=True, uses_relax=uses_relax)
+    lines = file_header(header, notes, ctx.dialect)
     lines.extend(ctx.typevar_lines())
-    lines.extend(["@I.ir_module", "class Module:"])
+    lines.extend(noted("@I.ir_module", role(notes)))
+    lines.extend(noted("class Module:", role(notes, "class")))
     lines.extend(body or [INDENT + "pass"])
+    end = role(notes, "end")  # comments in a class with no member
+    lines.extend(indent(list(end.lines())) if end is not None else ())
+    lines.extend(after_lines(notes))
     return _finish(ctx, lines)
 
 
@@ -70,7 +79,8 @@ def print_function(func: Function, dialect: str) -> str:
     if not is_identifier(name):
         name = "main"
     lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)
-    out = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
+    header = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
+    out = file_header(header, func.comments, ctx.dialect)
     out.extend(ctx.typevar_lines())
     out.extend(lines)
     return _finish(ctx, out)

@@ -15,9 +15,12 @@ from typing import Any
 import numpy as np
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.module import RawCall
+from tvmlite.printer.comments import noted, role
 from tvmlite.printer.context import PrintContext
 from tvmlite.printer.literals import dtype_text, float_text, is_special, special_text, string_text
-from tvmlite.printer.names import identifier
+from tvmlite.printer.names import dotted_identifier, identifier
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
 DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
@@ -51,6 +54,25 @@ class FunctionFrame:
     func_vars: set[int] | None = None
     depth: int | None = None  # NameTable frame of the function: where symbolic vars live
     module_alias_printed: bool = False
+    # the function's comments: those of the prelude lines ("cls", "decl:<name>") are
+    # printed with them, once each
+    comments: Comments | None = None
+    noted: set[str] = dataclasses.field(default_factory=set)
+
+    def add(self, line: str, name: str) -> None:
+        """A prelude line, with the comments the text had on it (role `name`)."""
+        comments = None if name in self.noted else self.comments
+        self.noted.add(name)
+        self.prelude.extend(noted(line, role(comments, name)))
+
+    def unprinted(self) -> list[str]:
+        """The comments of prelude lines the text had and the printer did not need
+        (an unused declaration): they stay with the prelude."""
+        lines: list[str] = []
+        for key, remark in self.comments.roles if self.comments is not None else ():
+            if (key == "cls" or key.startswith("decl:")) and key not in self.noted:
+                lines.extend(remark.lines())
+        return lines
 
 
 class RelaxExprPrinter:
@@ -71,7 +93,7 @@ class RelaxExprPrinter:
         if self.frame.func_vars is not None:
             self.frame.func_vars.add(id(var))
         if self.ctx.classic:
-            self.frame.prelude.append(f"{name} = T.{dtype_text(var.dtype)}()")
+            self.frame.add(f"{name} = T.{dtype_text(var.dtype)}()", f"decl:{var.name}")
         else:
             self.ctx.typevars.add(name)
         return name
@@ -162,7 +184,7 @@ class RelaxExprPrinter:
         if module is None or name not in module:
             return name
         if not self.frame.module_alias_printed:
-            self.frame.prelude.append("cls = Module")
+            self.frame.add("cls = Module", "cls")
             self.frame.module_alias_printed = True
         return f"cls.{name}"
 
@@ -233,6 +255,10 @@ class RelaxExprPrinter:
             return self.prim(v)
         if isinstance(v, relax.StructInfo):
             return self.sinfo(v)
+        if isinstance(v, RawCall):  # global-info data, kept as written
+            args = [self.value(a) for a in v.args]
+            args += [f"{identifier(k, 'the keyword')}={self.value(x)}" for k, x in v.kwargs]
+            return f"{dotted_identifier(v.func, 'the call')}({', '.join(args)})"
         return self.expr(v)
 
 

@@ -22,7 +22,7 @@ from tvmlite.cli_run import add_run_arguments
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import DIALECTS
 from tvmlite.dsl.parser import parse
-from tvmlite.printer import script, show
+from tvmlite.printer import format_text, show
 
 OK, USER_ERROR, USAGE, INTERNAL = 0, 1, 2, 3
 
@@ -54,7 +54,7 @@ def _fmt(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             text, name = read_text(path)
-            out = script(parse(text, filename=name), dialect=args.dialect)
+            out = format_text(text, filename=name, dialect=args.dialect)
         except TVMLiteError as err:
             print(err, file=sys.stderr)
             status = USER_ERROR

@@ -97,3 +97,31 @@ def test_show_plain_when_not_a_terminal(capsys):
 def test_module_entry_point(argv):
     proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True)
     assert proc.returncode in (1, 2) and proc.stderr
+
+
+COMMENTED = (
+    GOOD.replace(
+        "        for i in range(4):",
+        "        # add one\n        for i in range(4):  # each element",
+    )
+    + "\n# the end\n"
+)
+
+
+def test_fmt_keeps_comments_and_is_idempotent(tmp_path, capsys):
+    path = tmp_path / "m.tvms"
+    path.write_text(COMMENTED.replace("for i in range(4):", "for i in T.serial(4):"))
+    assert run(["fmt", str(path)], capsys)[0] == 0
+    assert path.read_text() == COMMENTED
+    assert run(["fmt", "--check", str(path)], capsys)[0] == 0
+
+
+def test_fmt_refuses_to_drop_a_comment_and_leaves_the_file(tmp_path, capsys):
+    path = tmp_path / "m.tvms"
+    text = COMMENTED.replace("A[i] + T.float32(1.0)", "(A[i]  # inside\n + T.float32(1.0))")
+    path.write_text(text)
+    for argv in (["fmt", str(path)], ["fmt", "--check", str(path)], ["fmt", "--diff", str(path)]):
+        code, out, err = run(argv, capsys)
+        assert code == 1 and out == ""
+        assert err.startswith(f"{path}:11:27: error: cannot keep this comment")
+        assert path.read_text() == text

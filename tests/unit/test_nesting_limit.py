@@ -11,6 +11,7 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl.scope import MAX_NESTING
+from tvmlite.printer import format_text
 
 PRIM = '@T.prim_func\ndef main(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "float32")):\n'
 RELAX = '@R.function\ndef main(x: R.Tensor((4,), "float32"), c: R.Tensor((), "bool")):\n'
@@ -109,8 +110,8 @@ def test_nesting_up_to_the_limit_works_and_beyond_it_is_a_located_error(case: st
     back = tvmlite.parse(func.script())
     assert tvmlite.structural_equal(back, func)
     # indentation makes statement nests quadratic in size: thousands, not tens of
-    top = 1500 if case in INDENTED else 5000
-    for n in (deepest + 1, deepest + 2, 2 * MAX_NESTING, 1000, top):
+    top = 1500 if case in INDENTED else 10000
+    for n in (deepest + 1, deepest + 2, 196, 2 * MAX_NESTING, 1000, top):
         with pytest.raises(tvmlite.ParseError) as info:
             tvmlite.parse(make(n), "deep.tvms")
         error = info.value
@@ -118,6 +119,19 @@ def test_nesting_up_to_the_limit_works_and_beyond_it_is_a_located_error(case: st
         assert str(error).startswith("deep.tvms:") and error.span is not None
         # located at the construct inside the function that crosses the limit
         assert error.span.line >= 3 and (error.span.line > 3 or error.span.column > 1)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_commented_deep_text_is_a_located_error_when_formatted(case: str) -> None:
+    """Comments on every line of a text nested beyond the limit: formatting reports
+    the nesting error, located, never an internal error."""
+    for n in (MAX_NESTING + 1, 1500 if case in INDENTED else 10000):
+        lines = CASES[case](n).split("\n")
+        text = "\n".join(f"{line}  # c" if line.strip() else line for line in lines)
+        with pytest.raises(tvmlite.ParseError) as info:
+            format_text(text, "deep.tvms")
+        assert f"the nesting limit is {MAX_NESTING} levels" in info.value.message
+        assert str(info.value).startswith("deep.tvms:") and info.value.span is not None
 
 
 @pytest.mark.parametrize("n", [MAX_NESTING + 5, 1000, 5000])
