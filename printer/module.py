@@ -13,6 +13,7 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.printer.comments import after_lines, file_header, noted, role, with_comments
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
 from tvmlite.printer.names import NameTable, identifier, is_identifier
+from tvmlite.printer.options import DEFAULT, PrintOptions
 from tvmlite.printer.relax import RelaxPrinter, indent
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
@@ -26,15 +27,19 @@ def _sort_key(item: tuple[str, Function]) -> tuple[int, str]:
     return (1000 if name == "main" else _KIND_ORDER[type(func)], name)
 
 
-def _context(dialect: str, module_functions: frozenset[str] | None) -> PrintContext:
+def _context(
+    dialect: str, module_functions: frozenset[str] | None, options: PrintOptions
+) -> PrintContext:
     from tvmlite.printer.tir import TIRPrinter  # written in parallel; import when used
 
     names = NameTable()
-    return PrintContext(dialect, names, TIRPrinter(dialect, names), module_functions)
+    tir_printer = TIRPrinter(dialect, names)
+    tir_printer.sugar = options.syntax_sugar
+    return PrintContext(dialect, names, tir_printer, module_functions, options=options)
 
 
-def print_module(mod: IRModule, dialect: str) -> str:
-    ctx = _context(dialect, frozenset(mod.functions))
+def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> str:
+    ctx = _context(dialect, frozenset(mod.functions), options)
     relax_printer = RelaxPrinter(ctx)
     notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
@@ -59,7 +64,7 @@ def print_module(mod: IRModule, dialect: str) -> str:
     lines = file_header(header, notes, ctx.dialect)
     lines.extend(ctx.typevar_lines())
     lines.extend(noted("@I.ir_module", role(notes)))
-    lines.extend(noted("class Module:", role(notes, "class")))
+    lines.extend(noted(f"class {ctx.module_name}:", role(notes, "class")))
     lines.extend(body or [INDENT + "pass"])
     end = role(notes, "end")  # comments in a class with no member
     lines.extend(indent(list(end.lines())) if end is not None else ())
@@ -67,15 +72,15 @@ def print_module(mod: IRModule, dialect: str) -> str:
     return _finish(ctx, lines)
 
 
-def print_function(func: Function, dialect: str) -> str:
+def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT) -> str:
     """A function printed on its own, as TVM prints it: named by its global symbol
     (`main` when private, or when the symbol is no identifier: the attribute then
     says it), callees as bare names (not re-parseable without their module, as in
     TVM)."""
     if isinstance(func, relax.ExternFunc):
         raise TVMLiteError("an ExternFunc has no text of its own; print its module")
-    ctx = _context(dialect, None)
-    name = func.attr("global_symbol") or "main"
+    ctx = _context(dialect, None, options)
+    name = options.name or func.attr("global_symbol") or "main"
     if not is_identifier(name):
         name = "main"
     lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)

@@ -49,6 +49,7 @@ class StmtPrinter(ExprPrinter):
         super().__init__(dialect, names)
         self.frames: list[list[str]] = [[]]
         self.loops: list[tir.For] = []  # enclosing loops, for `T.axis.remap`
+        self.sugar = True  # T.grid and T.axis.remap (script(syntax_sugar=False): neither)
         self.declare = self.declare_var
         self.block_kw = "T.sblock" if self.modern else "T.block"
         # the function's comments, for the `n = T.int32()` lines it writes where a var
@@ -143,8 +144,11 @@ class StmtPrinter(ExprPrinter):
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.text(s.condition)
-        if self.modern:
-            parts = ", ".join(string_text(m) for m in s.message)
+        valued = any(not isinstance(m, str) for m in s.message)
+        if self.modern or valued:  # the classic form has no place for a value
+            parts = ", ".join(
+                string_text(m) if isinstance(m, str) else self.text(m) for m in s.message
+            )
             self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])", s.comments)
         else:
             self.emit(f"assert {cond}, {string_text(''.join(s.message))}", s.comments)
@@ -236,6 +240,8 @@ class StmtPrinter(ExprPrinter):
         """The loops `T.grid` folds: perfectly nested serial loops from 0, without
         annotations or step, whose extents do not use the grid's own vars (nor comments,
         which keep an inner loop on its own line)."""
+        if not self.sugar:
+            return [s]
         grid: list[tir.For] = []
         seen: set[int] = set()
         loop: tir.Stmt = s
@@ -321,7 +327,8 @@ class StmtPrinter(ExprPrinter):
             value = realize.iter_values[i] if realize is not None else None
             loop = loops.get(id(value)) if isinstance(value, tir.Var) else None
             if (
-                loop is not None
+                self.sugar
+                and loop is not None
                 and iv.kind in (tir.SPATIAL, tir.REDUCE)
                 and same_expr(loop.min, iv.dom.min)
                 and same_expr(loop.extent, iv.dom.extent)

@@ -30,7 +30,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature
+from tvmlite.lowering.tir.signature import MESSAGE_SIZE, STATUS_OUT_OF_MEMORY, KernelSignature
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -187,6 +187,11 @@ class HostCalls:
             args = self._kernel_args(kernel, actuals, env, where)
         finally:
             self.vars = outer
+        reported = None
+        if sig.reports:  # the kernel writes the message of an assert with values here
+            reported = self.stack_slot(ir.ArrayType(abi.I8, MESSAGE_SIZE))
+            self.b.store(ir.Constant(abi.I8, 0), reported)
+            args += [reported, ty.constant("int64", MESSAGE_SIZE)]
         status = self.b.call(kernel.fn, args)
         good = self.fn.append_basic_block("kernel.ok")
         bad = self.fn.append_basic_block("kernel.bad")
@@ -202,6 +207,9 @@ class HostCalls:
             kernel.errors, [ty.constant("int32", 0), index], source_etype=kernel.errors.value_type
         )
         message = self.b.load(slot, typ=PTR)
+        if reported is not None:
+            written = self.b.icmp_unsigned("!=", self.b.load(reported, typ=abi.I8), abi.I8(0))
+            message = self.b.select(written, reported, message)
         oom = self.b.icmp_signed("==", status, ty.constant("int32", STATUS_OUT_OF_MEMORY))
         oom_text = abi.cstring(self.module, "out of memory in a kernel")
         message = self.b.select(oom, oom_text, message)

@@ -9,6 +9,7 @@ import pytest
 import tvmlite
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.arith import const
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer import script
 
@@ -20,7 +21,7 @@ NOT_DTYPES = ["foo", 'float32", "x', "float32)\nimport os\nT.int32(", "float7", 
 def store_func(dtype: str = "float32", attrs: tuple = (("global_symbol", "main"),)):
     handle, data = tir.Var("A_handle", "handle"), tir.Var("A", "handle", (dtype, "global"))
     buffer = tir.Buffer("A", data, dtype, (tir.IntImm("int32", 4),))
-    body = tir.BufferStore(buffer, tir.const(0, "float32"), (tir.IntImm("int32", 0),))
+    body = tir.BufferStore(buffer, const(0, "float32"), (tir.IntImm("int32", 0),))
     return tir.PrimFunc((handle,), ((handle, buffer),), body, attrs=attrs)
 
 
@@ -100,7 +101,7 @@ def test_an_expression_dtype_that_is_no_dtype_is_refused(expr: tir.PrimExpr) -> 
 
 def test_an_intrinsic_or_operator_name_that_is_no_identifier_is_refused() -> None:
     func = store_func()
-    bad = tir.Call("float32", "exp(1)\nimport os\nT.exp", (tir.const(1, "float32"),))
+    bad = tir.Call("float32", "exp(1)\nimport os\nT.exp", (const(1, "float32"),))
     store = tir.BufferStore(func.body.buffer, bad, (tir.IntImm("int32", 0),))
     with pytest.raises(TVMLiteError, match="cannot print the intrinsic"):
         script(tir.PrimFunc(func.params, func.buffer_map, store, attrs=func.attrs))
@@ -115,7 +116,7 @@ def test_an_intrinsic_or_operator_name_that_is_no_identifier_is_refused() -> Non
 def test_a_buffer_scope_and_handle_pointee_are_quoted_strings() -> None:
     data = tir.Var("A", "handle", ("float32", 'sha"red'))
     buffer = tir.Buffer("A", data, "float32", (tir.IntImm("int32", 4),), scope='sha"red')
-    body = tir.BufferStore(buffer, tir.const(0, "float32"), (tir.IntImm("int32", 0),))
+    body = tir.BufferStore(buffer, const(0, "float32"), (tir.IntImm("int32", 0),))
     func = tir.PrimFunc((data,), ((data, buffer),), body, attrs=(("global_symbol", "main"),))
     for dialect in ("classic", "tvm-0.27"):
         text = script(func, dialect=dialect)
