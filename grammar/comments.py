@@ -166,13 +166,14 @@ class _Attacher:
         self.next += 1
         return comment
 
-    def above(self, stmt: S.Node) -> None:
-        """Own-line comments before the statement's first line go above it."""
-        first = _first_line(stmt)
+    def above(self, stmt: S.Node, role: str = "", line: int | None = None) -> None:
+        """Own-line comments before the statement's first line (or before `line`, its
+        `role` line) go above it."""
+        first = _first_line(stmt) if line is None else line
         while self.peek_line() < first:
             comment = self.take()
             if comment.kind == OWN:
-                self.draft(stmt).add("", comment.text)
+                self.draft(stmt).add(role, comment.text)
             else:
                 self.lose(comment, INSIDE_EXPRESSION)
 
@@ -219,12 +220,7 @@ class _Attacher:
 
     def else_line(self, stmt: S.If, line: int) -> None:
         """Comments above `else:` (not taken by the body before it) and ending it."""
-        while self.peek_line() < line:
-            comment = self.take()
-            if comment.kind == OWN:
-                self.draft(stmt).add("else", comment.text)
-            else:
-                self.lose(comment, INSIDE_EXPRESSION)
+        self.above(stmt, "else", line)
         self.header_trailing(stmt, "else", _first_line(stmt.orelse[0]))
 
     def end_of(self, suite: _Suite) -> None:

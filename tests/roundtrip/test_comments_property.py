@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,21 +74,16 @@ def check_kept(case: tuple[str, Any, list[str]]) -> None:
     assert tvmlite.structural_equal(tvmlite.parse(once), program)
 
 
-@given(sprinkled(tst.ir_modules(), CLASSIC))
-def test_module_comments_kept_classic(case: tuple[str, Any, list[str]]) -> None:
-    check_kept(case)
+PROGRAMS = {
+    "module-classic": (tst.ir_modules, {}, CLASSIC),
+    "module-0.27": (tst.ir_modules, {"dialect": TVM027}, TVM027),
+    "prim-func-classic": (tst.prim_funcs, {}, CLASSIC),
+    "relax-function-0.27": (tst.relax_functions, {"dialect": TVM027}, TVM027),
+}
 
 
-@given(sprinkled(tst.ir_modules(dialect=TVM027), TVM027))
-def test_module_comments_kept_027(case: tuple[str, Any, list[str]]) -> None:
-    check_kept(case)
-
-
-@given(sprinkled(tst.prim_funcs(), CLASSIC))
-def test_prim_func_comments_kept(case: tuple[str, Any, list[str]]) -> None:
-    check_kept(case)
-
-
-@given(sprinkled(tst.relax_functions(dialect=TVM027), TVM027))
-def test_relax_function_comments_kept(case: tuple[str, Any, list[str]]) -> None:
-    check_kept(case)
+@pytest.mark.parametrize("kind", list(PROGRAMS))
+@given(data=st.data())
+def test_comments_are_kept_in_order_and_formatting_is_a_fixed_point(kind: str, data: Any) -> None:
+    make, knobs, dialect = PROGRAMS[kind]
+    check_kept(data.draw(sprinkled(make(**knobs), dialect)))
