@@ -231,3 +231,45 @@ def test_a_docstring_is_refused_rather_than_dropped() -> None:
         format_text(text, filename="m.tvms")
     line = text.splitlines().index('        """What f does."""') + 1
     assert str(err.value).startswith(f"m.tvms:{line}:9: error: cannot keep this docstring")
+
+
+MIXED = """\
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    # above the first function's decorator
+    @T.prim_func(private=True)
+    def add_one(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i in range(4):
+            B[i] = A[i] + T.float32(1.0)
+        # at the end of the first function
+    # between the functions, at the class's indentation
+
+    # between the functions, after a blank line
+    @R.function  # on the second decorator
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        cls = Module
+        # above a call_tir
+        y = R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((4,), dtype="float32"))  # on it
+        return y
+# at the end of the file, at column one
+"""
+
+
+def test_comments_between_functions_keep_their_order_and_lose_the_blank_lines() -> None:
+    """Between a prim function and a Relax function: comments at the end of the
+    first, at the class's indentation, after a blank line, on a decorator. The
+    printer writes its own blank lines (one between functions, one before the end
+    of the file)."""
+    out = format_text(MIXED)
+    assert out == (
+        MIXED.replace(
+            "first function\n    # between the functions, at the class's indentation\n\n",
+            "first function\n\n    # between the functions, at the class's indentation\n",
+        ).replace("        return y\n#", "        return y\n\n#")
+    )
+    assert format_text(out) == out
