@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 
@@ -188,7 +189,10 @@ def contains_block(node: Node) -> bool:
 
 
 def with_root(
-    body: tir.Stmt, allocs: tuple[tir.Buffer, ...] = (), span: Span | None = None
+    body: tir.Stmt,
+    allocs: tuple[tir.Buffer, ...] = (),
+    span: Span | None = None,
+    comments: Comments | None = None,
 ) -> tir.Stmt:
     """`body` wrapped in the implicit root block exactly where TVM puts one (its
     parser and `te.create_prim_func` agree): when there are root allocations, or
@@ -198,5 +202,5 @@ def with_root(
             return body
         if isinstance(body, tir.BlockRealize) and not body.block.iter_vars:
             return body
-    root = tir.Block("root", (), (), (), body, alloc_buffers=allocs)
+    root = tir.Block("root", (), (), (), body, alloc_buffers=allocs, comments=comments)
     return tir.BlockRealize((), tir.IntImm("bool", 1), root, span)

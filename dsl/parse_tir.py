@@ -13,6 +13,7 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.analysis import with_root
+from tvmlite.dsl.comments import merged
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -69,15 +70,16 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    body = with_root(body, tuple(parser.root_allocs), fdef.span)
+    body = with_root(body, tuple(parser.root_allocs), fdef.span, parser.root_comments)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
     attrs: list[tuple[str, Any]] = []
     if not options["private"] and "global_symbol" not in dict(parser.func_attrs):
         attrs.append(("global_symbol", fdef.name))
     attrs.extend(parser.func_attrs)
     func = tir.PrimFunc(
-        tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span
-    )
+        tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span,
+        merged(fdef.comments, parser.func_comments),
+    )  # fmt: skip
     verify_prim_func(func, ctx)
     return func
 
