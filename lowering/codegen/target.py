@@ -138,6 +138,24 @@ def checked_machine(options: MachineOptions) -> tuple[str, str]:
     return cpu, features
 
 
+def vector_bits(options: MachineOptions | None = None) -> int:
+    """The width of the vector registers of the machine of `options` (default: the
+    current ones): what a `T.vectorized` loop fills."""
+    return _vector_bits(current_options() if options is None else options)
+
+
+@once
+def _vector_bits(options: MachineOptions) -> int:
+    enabled: dict[str, bool] = {}
+    for flag in checked_machine(options)[1].split(","):
+        if flag[:1] in ("+", "-"):
+            enabled[flag[1:]] = flag[0] == "+"  # a later flag overrides an earlier one
+    for feature, bits in (("avx512f", 512), ("avx", 256)):
+        if enabled.get(feature):
+            return bits
+    return 128
+
+
 def _speed(options: MachineOptions) -> int:
     return SPEED_LEVEL if options.opt_level is None else options.opt_level
 
