@@ -23,8 +23,10 @@ returns 0 or a nonzero status one of the tasks returned. Design (docs/threads.md
 - Idle threads spin on the generation for a while (launches in a row find them
   awake), then sleep on a futex; a launch wakes them only if someone sleeps.
 - After fork the child's pool has no workers: its caller runs every task itself
-  (correct, serial). A launch that no worker helped compares getpid() with the
-  pool's creator, and in a child drops the pool so that the next launch makes one.
+  (correct, serial). Workers record each generation they see; a launch that
+  finds none seen for STALE launches compares getpid() (a system call: never on
+  the hot path) with the pool's creator, and in a child drops the pool so that
+  the next launch makes one.
 - Unloading an exported library (dlclose, exit) joins its workers (a destructor).
 """
 
@@ -44,6 +46,7 @@ ENV = "TVMLITE_NUM_THREADS"
 MAX_THREADS = 1024  # the affinity mask read holds 1024 CPUs
 SPIN = 1 << 14  # pause instructions before sleeping (a few hundred microseconds)
 CLOSED = 0xFFFFFFFF  # a next-task index that no job reaches
+STALE = 8  # launches no worker saw before a launch checks for a fork
 INT_MAX = 2**31 - 1
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
 FUTEX_WAIT, FUTEX_WAKE = 128, 129  # FUTEX_*_PRIVATE
@@ -53,7 +56,7 @@ FUTEX_WAIT, FUTEX_WAKE = 128, 129  # FUTEX_*_PRIVATE
 THREADS, PID, STOP = 0, 4, 8
 WORD = 64
 GEN, SLEEPERS, TASK_FN, CLOSURE, COUNT = 128, 132, 136, 144, 152
-DONE, STATUS, WAITING = 192, 196, 200
+DONE, STATUS, WAITING, SEEN = 192, 196, 200, 204
 BUSY = 256
 TIDS = 320  # pthread_t per thread (slot 0, the caller's, unused)
 
@@ -247,29 +250,25 @@ class ThreadPool:
         return fn
 
     def _run(self) -> ir.Function:
-        """`int32 run(pool, int32 gen)`: claim and run tasks of job `gen` until none
-        is left; returns how many this thread ran."""
-        fn, b = self._function("tvmlite_pool_run", ir.FunctionType(I32, [PTR, I32]))
+        """`void run(pool, int32 gen)`: claim and run tasks of job `gen` until none
+        is left."""
+        fn, b = self._function("tvmlite_pool_run", ir.FunctionType(ir.VoidType(), [PTR, I32]))
         pool, gen = fn.args
         task = self.load(b, pool, TASK_FN, TASK, RELAXED)
         closure = self.load(b, pool, CLOSURE, PTR, RELAXED)
         count = self.load(b, pool, COUNT, I32, RELAXED)
-        entry = b.block
         claim, try_, run, failed, finish, last, next_, out = (
             fn.append_basic_block(n)
             for n in ("claim", "try", "run", "failed", "finish", "last", "next", "out")
         )
         b.branch(claim)
         b.position_at_end(claim)
-        ran = b.phi(I32)
-        ran.add_incoming(_c32(0), entry)
         word = self.load(b, pool, WORD, I64, RELAXED)
         same = b.icmp_unsigned("==", b.trunc(b.lshr(word, _c64(32)), I32), gen)
         index = b.trunc(word, I32)
         b.cbranch(b.and_(same, b.icmp_unsigned("<", index, count)), try_, out)
         b.position_at_end(try_)
         swap = b.cmpxchg(self.field(b, pool, WORD), word, b.add(word, _c64(1)), ACQ_REL, RELAXED)
-        ran.add_incoming(ran, try_)
         b.cbranch(b.extract_value(swap, 1), run, claim)
         b.position_at_end(run)
         status = b.call(task, [index, count, closure])
@@ -284,10 +283,9 @@ class ThreadPool:
         self._wake(b, pool, DONE, WAITING)
         b.branch(next_)
         b.position_at_end(next_)
-        ran.add_incoming(b.add(ran, _c32(1)), next_)
         b.branch(claim)
         b.position_at_end(out)
-        b.ret(ran)
+        b.ret_void()
         return fn
 
     def _worker(self) -> ir.Function:
@@ -302,6 +300,7 @@ class ThreadPool:
         seen = b.phi(I32)
         seen.add_incoming(_c32(0), entry)
         gen = b.call(self.await_change, [pool, seen, _c64(GEN), _c64(SLEEPERS)])
+        self.store(b, gen, pool, SEEN, RELAXED)
         stopping = self.load(b, pool, STOP, I32, ACQ)
         b.cbranch(b.icmp_unsigned("!=", stopping, _c32(0)), stop, work)
         b.position_at_end(work)
@@ -422,7 +421,7 @@ class ThreadPool:
         self.store(b, tag, pool, WORD, REL)
         self.store(b, gen, pool, GEN, SEQ)
         self._wake(b, pool, GEN, SLEEPERS)
-        mine = b.call(self.run, [pool, gen])
+        b.call(self.run, [pool, gen])
         b.branch(blocks["job"])
         b.position_at_end(blocks["job"])
         seen = self.load(b, pool, DONE, I32, SEQ)
@@ -437,8 +436,9 @@ class ThreadPool:
         b.branch(blocks["wait"])
         b.position_at_end(blocks["done"])
         status = self.load(b, pool, STATUS, I32, RELAXED)
-        b.cbranch(b.icmp_unsigned("==", mine, count), blocks["alone"], blocks["release"])
-        # alone: no worker helped; in a forked child, drop the pool (it has none)
+        lag = b.sub(gen, self.load(b, pool, SEEN, I32, RELAXED))
+        b.cbranch(b.icmp_unsigned(">", lag, _c32(STALE)), blocks["alone"], blocks["release"])
+        # alone: no worker saw the last launches; in a forked child, drop the pool
         b.position_at_end(blocks["alone"])
         creator = self.load(b, pool, PID, I32, RELAXED)
         forked = b.icmp_signed("!=", b.call(self.getpid, []), creator)
