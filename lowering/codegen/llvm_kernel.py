@@ -9,10 +9,10 @@ A `T.parallel` loop becomes a task function of its own (`llvm_parallel.py`),
 emitted by a second emitter of this class, so the same placement gives each
 task its own scratch buffers.
 
-Loop kinds: `T.vectorized` loops carry LLVM's vectorize hint, and every kernel
-asks for the target's full vector width (`"prefer-vector-width"`: 512 bits with
-AVX-512, which LLVM would otherwise narrow to 256 on some CPUs); `T.unroll` loops
-carry the unroll pragma (full for constant extents up to FULL_UNROLL).
+Loop kinds (docs/threads.md): `T.vectorized` loops carry LLVM's vectorize hint,
+and with AVX-512 every kernel asks for 512-bit vectors (`"prefer-vector-width"`,
+which LLVM would otherwise narrow to 256 on some CPUs); `T.unroll` loops carry
+the unroll pragma (full for constant extents up to FULL_UNROLL).
 """
 
 from __future__ import annotations
@@ -392,10 +392,11 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
 
 def code_attributes(fn: ir.Function) -> None:
     """What every kernel and task function is compiled with: no unwinding, and
-    vectors as wide as the target's registers."""
+    with AVX-512, 512-bit vectors (LLVM prefers 256 bits on some such CPUs)."""
     fn.attributes.add("nounwind")
-    width = f'"prefer-vector-width"="{target.vector_bits()}"'
-    set.add(fn.attributes, width)  # llvmlite's add() accepts only enum attributes
+    bits = target.wide_vector_bits()
+    if bits is not None:  # llvmlite's add() accepts only enum attributes
+        set.add(fn.attributes, f'"prefer-vector-width"="{bits}"')
 
 
 def build_kernel(module: ir.Module, func: tir.PrimFunc, sig: KernelSignature) -> ir.Function:

@@ -138,22 +138,20 @@ def checked_machine(options: MachineOptions) -> tuple[str, str]:
     return cpu, features
 
 
-def vector_bits(options: MachineOptions | None = None) -> int:
-    """The width of the vector registers of the machine of `options` (default: the
-    current ones): what a `T.vectorized` loop fills."""
-    return _vector_bits(current_options() if options is None else options)
+def wide_vector_bits(options: MachineOptions | None = None) -> int | None:
+    """512 when the machine of `options` (default: the current ones) has AVX-512
+    in its feature list (the host's features unless a CPU is named), else None:
+    LLVM's own choice of vector width for the CPU is right then."""
+    return _wide_vector_bits(current_options() if options is None else options)
 
 
 @once
-def _vector_bits(options: MachineOptions) -> int:
+def _wide_vector_bits(options: MachineOptions) -> int | None:
     enabled: dict[str, bool] = {}
     for flag in checked_machine(options)[1].split(","):
         if flag[:1] in ("+", "-"):
             enabled[flag[1:]] = flag[0] == "+"  # a later flag overrides an earlier one
-    for feature, bits in (("avx512f", 512), ("avx", 256)):
-        if enabled.get(feature):
-            return bits
-    return 128
+    return 512 if enabled.get("avx512f") else None
 
 
 def _speed(options: MachineOptions) -> int:
