@@ -478,3 +478,61 @@ def _corners(
 ) -> tuple[int, int]:
     values = [op(x, y) for x in a for y in b]
     return min(values), max(values)
+
+
+# ---------------------------------------------------------------- operators
+
+
+def _operand(b: tir.PrimExpr | int, like: tir.PrimExpr) -> tir.PrimExpr:
+    return b if isinstance(b, tir.PrimExpr) else const(b, like.dtype)
+
+
+def add(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    """`a + b` folded as TVM's operator does; an int `b` takes `a`'s dtype (so do
+    the operators below)."""
+    return fold("add", a, _operand(b, a))
+
+
+def sub(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("sub", a, _operand(b, a))
+
+
+def mul(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("mul", a, _operand(b, a))
+
+
+def floordiv(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("floordiv", a, _operand(b, a))
+
+
+def floormod(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("floormod", a, _operand(b, a))
+
+
+def minimum(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("min", a, _operand(b, a))
+
+
+def maximum(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("max", a, _operand(b, a))
+
+
+def compare(kind: str, a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    """`a <kind> b` for a comparison kind (lt, le, gt, ge, eq, ne)."""
+    return fold(kind, a, _operand(b, a))
+
+
+def as_bool(e: tir.PrimExpr) -> bool | None:
+    """The value of a boolean immediate, else None."""
+    return bool(e.value) if type(e) is tir.IntImm and e.dtype == "bool" else None
+
+
+def logical_and(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    """`a && b` with TVM's folding of constant operands."""
+    if as_bool(a) is False or as_bool(b) is False:
+        return const(False, "bool")
+    if as_bool(a) is True:
+        return b
+    if as_bool(b) is True:
+        return a
+    return tir.BinaryOp("and", a, b, "bool")
