@@ -132,6 +132,11 @@ class ThreadPool:
     ) -> None:
         store_atomic(b, value, self.field(b, pool, offset), order)
 
+    @staticmethod
+    def _thread(b: ir.IRBuilder, pool: ir.Value, k: ir.Value) -> ir.Value:
+        """The pthread_t slot of thread `k` (i32)."""
+        return b.gep(pool, [b.add(_c64(TIDS), b.mul(b.sext(k, I64), _c64(8)))], source_etype=I8)
+
     def _futex(self, b: ir.IRBuilder, addr: ir.Value, op: int, value: ir.Value) -> None:
         args = [_c64(self.futex or 0), addr, _c64(op), b.sext(value, I64), ir.Constant(PTR, None)]
         b.call(self.syscall, args)
@@ -356,8 +361,9 @@ class ThreadPool:
         k.add_incoming(_c32(1), fill)
         b.cbranch(b.icmp_signed("<", k, threads), next_, ready)
         b.position_at_end(next_)
-        slot = b.gep(pool, [b.add(_c64(TIDS), b.mul(b.sext(k, I64), _c64(8)))], source_etype=I8)
-        failed = b.call(create, [slot, ir.Constant(PTR, None), self.worker, pool])
+        failed = b.call(
+            create, [self._thread(b, pool, k), ir.Constant(PTR, None), self.worker, pool]
+        )
         k.add_incoming(b.add(k, _c32(1)), next_)
         b.cbranch(b.icmp_signed("==", failed, _c32(0)), spawn, short)
         b.position_at_end(short)
@@ -480,8 +486,7 @@ class ThreadPool:
         k.add_incoming(_c32(1), stop)
         b.cbranch(b.icmp_signed("<", k, threads), body, out)
         b.position_at_end(body)
-        slot = b.gep(pool, [b.add(_c64(TIDS), b.mul(b.sext(k, I64), _c64(8)))], source_etype=I8)
-        b.call(join, [b.load(slot, typ=I64), ir.Constant(PTR, None)])
+        b.call(join, [b.load(self._thread(b, pool, k), typ=I64), ir.Constant(PTR, None)])
         k.add_incoming(b.add(k, _c32(1)), body)
         b.branch(loop)
         entry_type = ir.LiteralStructType([I32, PTR, PTR])

@@ -214,3 +214,30 @@ def test_graph_function_with_a_parallel_vectorized_kernel(n: int) -> None:
     x, y = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
     got = tvmlite.build(tvmlite.parse(GRAPH))["main"](x, y)
     np.testing.assert_array_equal(got, np.maximum(x + y, 0))
+
+
+SCHEDULED = """
+@T.prim_func
+def main(A: T.Buffer((1000, 37), "float32"), B: T.Buffer((1000, 37), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i, j in T.grid(1000, 37):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = T.max(A[vi, vj] * T.float32(2), T.float32(0))
+"""
+
+
+def test_loops_marked_by_a_schedule_run_on_the_pool() -> None:
+    from tvmlite.tir import Schedule
+
+    sch = Schedule(tvmlite.parse(SCHEDULED))
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    _, inner = sch.split(j, factors=[None, 16])
+    sch.parallel(i)
+    sch.vectorize(inner)
+    ex = tvmlite.build(sch.mod, cache=False)
+    assert "@tvmlite_main.parallel(" in ex.llvm_ir()
+    a = np.random.default_rng(4).standard_normal((1000, 37)).astype("float32")
+    b = np.zeros_like(a)
+    ex["main"](a, b)
+    np.testing.assert_array_equal(b, np.maximum(a * 2, 0))

@@ -21,6 +21,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_host_support import support_library
+from tvmlite.lowering.codegen.llvm_thread_pool import LAUNCH
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel, symbol_name
 from tvmlite.lowering.tir.pipeline import lower_prim_func
 from tvmlite.lowering.tir.signature import (
@@ -83,7 +84,8 @@ class KernelLibrary:
         for name, lowered in self.lowered.items():
             _with_context(name, build_kernel, module, lowered, self.signatures[name])
         self.llvm_module = module
-        support_library()  # the thread pool that parallel loops call, once per process
+        if LAUNCH in module.globals:  # parallel loops call the pool, compiled once per process
+            support_library()
         timings = {"lower": (stamp - start) * 1e3, "codegen": (time.perf_counter() - stamp) * 1e3}
         self.jit = JitModule(module, optimize=optimize)
         self.timings = timings | self.jit.timings
