@@ -3,8 +3,10 @@ cost to start? Times and ratios from one run:
 
 - launch: a kernel running LAUNCHES parallel loops in a row, each with one
   trivial iteration per pool thread: time per loop, the thread pool's launch
-  cost with its workers awake (aim: under 5 us); then single launches 5 ms apart,
-  which find the workers asleep (a futex wake);
+  cost with its workers awake (aim: under 5 us); the same with one task of a
+  couple of microseconds per thread, against that task alone (what a launch
+  costs when every thread takes part); then single launches 5 ms apart, which
+  find the workers asleep (a futex wake);
 - add + relu on 16 M float32 elements, written by hand in TVMScript: serial
   loops, against a parallel outer loop with a vectorized inner one, both as a
   prim function writing into a given array (NumPy: `np.add(x, y, out=z)` then
@@ -36,6 +38,18 @@ def main(A: T.Buffer((THREADS,), "int32")):
     for r in range(LAUNCHES):
         for i in T.parallel(THREADS):
             A[i] = A[i] + 1
+"""
+# One task per thread of WORK dependent multiply-adds (a couple of microseconds),
+# against the same work for one task on one thread: the difference is what a
+# launch costs when every thread takes part.
+WORK = 1000
+BUSY = """
+@T.prim_func
+def main(A: T.Buffer((THREADS,), "float32")):
+    for r in range(LAUNCHES):
+        for i in KIND(THREADS):
+            for k in range(WORK):
+                A[i] = A[i] * T.float32(0.999) + T.float32(1)
 """
 KERNEL = """
     @T.prim_func
@@ -94,8 +108,26 @@ def launch_cost(rounds: int) -> None:
         start = time.perf_counter()
         single(a)
         colds.append((time.perf_counter() - start) * 1e6)
+    busy = {}
+    for kind, tasks in (("T.parallel", threads), ("range", 1)):
+        text = BUSY.replace("KIND", kind).replace("THREADS", str(tasks))
+        text = text.replace("LAUNCHES", str(LAUNCHES)).replace("WORK", str(WORK))
+        busy[kind] = tvmlite.build(tvmlite.parse(text), cache=False)["main"]
+    spread, one = np.zeros(threads, "float32"), np.zeros(1, "float32")
+    busy["T.parallel"](spread)
+    busy["range"](one)
+    assert np.array_equal(spread, np.full(threads, one[0])), "busy kernel is wrong"
+    times = interleaved(
+        {"parallel": lambda: busy["T.parallel"](spread), "task": lambda: busy["range"](one)},
+        rounds,
+    )
+    per_launch, per_task = (times[k] / LAUNCHES * 1e3 for k in ("parallel", "task"))
     print(f"pool threads: {threads}")
-    print(f"launch, workers awake:  {hot:8.2f} us per parallel loop (aim < 5 us)")
+    print(f"launch, trivial tasks, workers awake: {hot:8.2f} us per parallel loop (aim < 5 us)")
+    print(
+        f"launch, one {per_task:.2f} us task per thread: {per_launch:8.2f} us per loop, "
+        f"{per_launch - per_task:.2f} us over the task itself"
+    )
     print(f"call with one launch, workers asleep: {float(np.median(colds)):8.1f} us")
 
 

@@ -9,17 +9,20 @@ runs `task(i, n, closure)` for every i in [0, n), n = min(max_tasks, threads), a
 returns 0 or a nonzero status one of the tasks returned. Design (docs/threads.md):
 
 - One pool per copy of the support code (the JIT's, one per exported library),
-  made by the first launch that needs threads (a spin lock makes threads that
-  launch together make one pool): TVMLITE_NUM_THREADS threads, else as many as
-  CPUs the process may run on; the caller is one of them.
+  made by the first launch that needs threads (a spin lock holding its holder's
+  pid makes threads that launch together make one pool): TVMLITE_NUM_THREADS
+  threads, else as many as CPUs the process may run on; the caller is one of them.
 - A launch takes the pool (a busy flag). When the pool is taken (another
   thread's launch, or a parallel loop inside a parallel task) the caller runs
   the loop as one task itself: a launch never waits for the pool, so nesting and
   many callers cannot deadlock or oversubscribe the cores.
 - Tasks are claimed from one 64-bit word, generation << 32 | next task, by
   compare-and-swap, by the workers and by the caller. A worker late for a job
-  cannot claim a task of the next one: the generation in the word differs. The
-  caller claims like any worker, so a launch completes even if no worker wakes.
+  cannot claim a task of the next one: the generation in the word differs, and
+  a launch sets the word to the new generation with no task left before it
+  rewrites the job's fields (then opens it), so fields read too early or too
+  late never go with a successful claim. The caller claims like any worker, so
+  a launch completes even if no worker wakes.
 - Idle threads spin on the generation for a while (launches in a row find them
   awake), then sleep on a futex; a launch wakes them only if someone sleeps.
 - After fork the child's pool has no workers: its caller runs every task itself
@@ -332,11 +335,22 @@ class ThreadPool:
                 "short", "ready",
             )
         )  # fmt: skip
+        pid = b.call(self.getpid, [])
         b.branch(locking)
         b.position_at_end(locking)
-        taken = b.cmpxchg(self.lock, _c32(0), _c32(1), ACQ, RELAXED)
+        # The lock holds its holder's pid: a lock a forked-away parent thread held
+        # (another pid) is taken over instead of waited for forever.
+        taken = b.cmpxchg(self.lock, _c32(0), pid, ACQ, RELAXED)
         b.cbranch(b.extract_value(taken, 1), locked, backoff)
         b.position_at_end(backoff)
+        holder = b.extract_value(taken, 0)
+        b.cmpxchg(
+            self.lock,
+            holder,
+            b.select(b.icmp_signed("==", holder, pid), pid, _c32(0)),
+            ACQ,
+            RELAXED,
+        )
         b.call(self.yield_, [])
         b.branch(locking)
         b.position_at_end(locked)

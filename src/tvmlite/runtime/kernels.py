@@ -21,8 +21,8 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_host_support import support_library
-from tvmlite.lowering.codegen.llvm_thread_pool import LAUNCH
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel, symbol_name
+from tvmlite.lowering.codegen.llvm_thread_pool import LAUNCH
 from tvmlite.lowering.tir.pipeline import lower_prim_func
 from tvmlite.lowering.tir.signature import (
     MESSAGE_SIZE,
