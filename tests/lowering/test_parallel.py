@@ -11,7 +11,7 @@ import pytest
 
 import tvmlite
 from tvmlite import TVMLiteError
-from tvmlite.runtime import compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
 
 SCALE = """
 @T.prim_func
