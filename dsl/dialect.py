@@ -5,7 +5,7 @@ mutable binding (`x: T.float32 = v`, a `Bind`) and the statement-level
 `T.alloc_buffer`. Printed in classic they come back as a let and a block
 allocation, which compute the same thing but are different IR. Nor can classic
 say `s_tir=True` of a function without blocks (classic derives the flag from the
-blocks). Everything else converts both ways without loss.
+blocks), nor tirx buffer layouts. Everything else converts both ways without loss.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DefaultLayout
 from tvmlite.dsl.walk import walk
 
 
@@ -22,6 +23,10 @@ def tvm027_only(root: Any) -> list[str]:
     for node in walk(root):
         if isinstance(node, tir.Bind):
             found.append(f"flat binding of '{node.var.name}' (classic has only lets)")
+        elif isinstance(node, tir.Buffer) and (
+            not isinstance(node.layout, DefaultLayout) or node.allocated_addr
+        ):
+            found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":
             found.append(f"statement-level T.alloc_buffer of '{node.buffer.name}'")
         elif isinstance(node, tir.PrimFunc) and node.s_tir and not _has_block(node.body):

@@ -63,6 +63,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     """Parse and verify one prim function."""
     options = decorator_options(fdef, ctx)
     parser = StmtParser(ctx, Scope())
+    parser.s_tir = options["s_tir"]
     parser.push()
     for name in fdef.type_params:
         parser.define(name, tir.Var(name, "int64", span=fdef.span))

@@ -10,6 +10,7 @@ from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse_tir_layout import allocated_addr, buffer_layout
 from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
 
 # Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments
@@ -26,10 +27,14 @@ BUFFER_PARAMS = (
     "buffer_type",
     "axis_separators",
 )
+# tirx keywords (no position of their own: TVM's declarations order them differently)
+_KEYWORD_ONLY = ("layout", "allocated_addr")
 
 
 class BufferParser(ExprParser):
     """Adds buffer declarations, regions and attribute dictionaries."""
+
+    s_tir = False  # the function's `s_tir=True`: buffers there have no tirx layout
 
     def buffer_args(
         self, call: syntax.Call, args: tuple[syntax.Node, ...], what: str
@@ -41,7 +46,7 @@ class BufferParser(ExprParser):
             )
         named = dict(zip(BUFFER_PARAMS, args, strict=False))
         for kw in call.keywords:
-            if kw.name not in BUFFER_PARAMS:
+            if kw.name not in BUFFER_PARAMS and kw.name not in _KEYWORD_ONLY:
                 raise self.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
             if kw.name in named:
                 raise self.error(f"{what} got multiple values for argument '{kw.name}'", kw)
@@ -84,9 +89,12 @@ class BufferParser(ExprParser):
                 raise self.error(f"buffer_type={kind!r} is not supported", named["buffer_type"])
         if "axis_separators" in named and self.dims(named["axis_separators"]):
             raise self.error("axis_separators are not supported", named["axis_separators"])
+        layout = buffer_layout(self, named.get("layout"), shape, scope, self.s_tir)
+        addr = allocated_addr(self, named["allocated_addr"]) if "allocated_addr" in named else ()
         return tir.Buffer(
-            name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span
-        )
+            name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span,
+            layout, addr,
+        )  # fmt: skip
 
     def data_var(
         self, node: syntax.Node | None, name: str, dtype: str, scope: str, owner: syntax.Node

@@ -16,6 +16,7 @@ from tvmlite.diagnostics import ParseError, Span, TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, DefaultLayout, Layout
 
 SPAN = field(default=None, compare=False, repr=False)
 # what the user wrote around the node's lines (dsl/comments.py); never compared
@@ -215,6 +216,8 @@ class Buffer:
     align: int = 0
     offset_factor: int = 0
     span: Span | None = SPAN
+    layout: Layout | DefaultLayout | None = DEFAULT_LAYOUT  # tirx (dsl/tir_layout.py)
+    allocated_addr: tuple[PrimExpr, ...] = ()  # tirx: addresses fixed by an allocator
 
     def __post_init__(self) -> None:
         for k, dim in enumerate(self.shape):

@@ -18,6 +18,7 @@ from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
+from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
 
 __all__ = ["TIRPrinter"]
@@ -196,6 +197,7 @@ class TIRPrinter(StmtPrinter):
             args.append(f"align={buffer.align}")
         if buffer.offset_factor:  # 0 stands for TVM's default (1, with a zero offset)
             args.append(f"offset_factor={buffer.offset_factor}")
+        args += layout_kwargs(buffer, lambda e: self.signature_expr(e, defined))
         return f"{name}: T.Buffer({', '.join(args)})"
 
     def signature_expr(self, e: tir.PrimExpr, defined: set[int]) -> str:

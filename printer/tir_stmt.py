@@ -23,6 +23,7 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
+from tvmlite.printer.tir_layout import layout_kwargs
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -458,7 +459,7 @@ class StmtPrinter(ExprPrinter):
             kwargs.append(f"align={buffer.align}")
         if force_factor or buffer.offset_factor:
             kwargs.append(f"offset_factor={buffer.offset_factor or 1}")
-        return kwargs
+        return kwargs + layout_kwargs(buffer, self.text)
 
     def shape_text(self, shape: tuple[tir.PrimExpr, ...]) -> str:
         items = [self.text(e) for e in shape]

@@ -55,3 +55,27 @@ def test_buffer_views_run() -> None:
 def test_device_intrinsic_is_named() -> None:
     message = _build_error('A[0] = T.Cast("float32", T.vscale())\n')
     assert "T.vscale is not supported by the LLVM backend" in message
+
+
+def test_tile_layout_is_refused_by_name() -> None:
+    body = (
+        "B = T.alloc_buffer((4,), layout=T.TileLayout(T.S[4:2]))\n"
+        "B[0] = T.float32(1.0)\nA[0] = B[0]\n"
+    )
+    assert "buffer 'B' has a tirx layout (T.TileLayout)" in _build_error(body)
+
+
+def test_default_and_absent_layouts_run() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((2, 3), "float32"), B: T.Buffer((2, 3), "float32", layout=None)):
+            C = T.alloc_buffer((2, 3), layout=T.TileLayout(T.S[(2, 3):(3, 1)]))
+            for i, j in T.grid(2, 3):
+                C[i, j] = A[i, j] * T.float32(2.0)
+                B[i, j] = C[i, j]
+        """
+    )
+    a, b = np.arange(6, dtype="float32").reshape(2, 3), np.zeros((2, 3), "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(b, a * 2)
