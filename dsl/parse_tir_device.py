@@ -1,6 +1,6 @@
 """Intrinsics of TVM's device and runtime layers that TVM prints as plain `T.*`
 calls: tensor-core fragments, warp shuffles, legacy PTX, packed-call stacks,
-profiling marks, fixed-point multiplies, `T.vscale()`.
+profiling marks, fixed-point multiplies, `T.vscale()`, Trainium's `T.nki.*`.
 
 They parse into `tir.Call`s with the result dtype TVM gives them and print back
 as written. Nothing here runs on a CPU build: the code generator refuses each
@@ -34,6 +34,28 @@ _RESULT = {
     "cuda.mma_fill_legacy": "handle",
     "cuda.cta_sync": "handle",
     "metal.make_filled_simdgroup_matrix": "handle",
+    # Trainium (NKI) instructions: statements on buffer elements
+    **{
+        f"nki.{name}": "handle"
+        for name in (
+            "load",
+            "store",
+            "tensor_copy",
+            "matmul",
+            "activation",
+            "reciprocal",
+            "tensorreduce",
+            "tensortensor",
+            "tensorscalar",
+            "memset",
+            "activation_reduce",
+            "tensorscalar_reduce",
+            "identity",
+            "scalar_tensor_tensor",
+            "scalar_tensor_scalar",
+            "affine_select",
+        )
+    },  # fmt: skip
     "cuda.__activemask": "uint32",
     "vscale": "int32",
     "undef": "int32",

@@ -1,7 +1,7 @@
 """Rules a parsed (or transformed) PrimFunc must keep, checked on the IR itself so
 that passes can run it too: variables used only inside the scope that defines them
 (a var no statement defines is free, as TVM allows: `n = T.int32()` declares one),
-buffers used only where defined, region
+buffers used only inside the scope that declares them (or free), region
 ranks, loop extents, block domains and the reduction-axis rule of blocks with
 `T.init()`. Errors are located at the nearest node that has a span.
 
@@ -108,8 +108,12 @@ class _Verifier(StmtExprVisitor):
         self.vars.add(buffer.data)
 
     def visit_buffer(self, buffer: tir.Buffer) -> None:
-        if buffer not in self.buffers and buffer.data not in self.vars:
-            raise self.fail(f"buffer '{buffer.name}' is used where it is not defined")
+        """A buffer no statement declares is free, as TVM allows (`B = T.Buffer(...)`
+        in a body names one); one whose declaration's scope has closed is an error."""
+        if buffer in self.buffers or buffer.data in self.vars:
+            return
+        if buffer.data in self.ended:
+            raise self.fail(f"buffer '{buffer.name}' is used outside its scope")
 
     def visit_Let(self, e: tir.Let) -> None:
         saved = set(self.vars)

@@ -19,7 +19,7 @@ from tvmlite.printer.literals import (
     special_text,
     string_text,
 )
-from tvmlite.printer.names import NameTable, identifier
+from tvmlite.printer.names import NameTable, dotted_identifier
 
 # Python precedences (higher binds tighter), as in TVM's python_doc_printer.
 OR, AND, NOT, CMP, BIT_OR, BIT_XOR, BIT_AND, SHIFT, ADD, MUL, UNARY, ATOM = (
@@ -292,7 +292,7 @@ class ExprPrinter:
         args = [self.text(a) for a in e.args]
         if e.op in DTYPE_FIRST:
             args.insert(0, f'"{dtype_text(e.dtype)}"')
-        return f"T.{identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
+        return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM

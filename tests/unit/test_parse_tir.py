@@ -740,6 +740,22 @@ def test_verify_free_variable_and_scope():
         verify_prim_func(func)
 
 
+def test_verify_free_buffer_and_scope():
+    # `B = T.Buffer(...)` in a body names a buffer no statement declares: free, as in TVM
+    store = body_of("B = T.Buffer((4,))\nA[0] = B[1]", dialect=NEW)
+    assert isinstance(store, tir.BufferStore) and store.value.buffer.name == "B"
+    # an allocation used after the loop that holds it only comes from IR built in code
+    i, four = tir.Var("i", "int32"), tir.IntImm("int32", 4)
+    inner = tir.Buffer("B", tir.Var("B", "handle"), "float32", (four,))
+    zero = tir.FloatImm("float32", 0.0)
+    body = tir.SeqStmt((tir.AllocBuffer(inner), tir.BufferStore(inner, zero, (i,))))
+    loop = tir.For(i, tir.IntImm("int32", 0), four, tir.SERIAL, body)
+    after = tir.Evaluate(tir.BufferLoad(inner, (tir.IntImm("int32", 0),), "float32"))
+    func = tir.PrimFunc((), (), tir.SeqStmt((loop, after)))
+    with pytest.raises(VerifyError, match="buffer 'B' is used outside its scope"):
+        verify_prim_func(func)
+
+
 @pytest.mark.parametrize(
     "body, rooted",
     [
