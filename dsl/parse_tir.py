@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
+from tvmlite.dsl.parse_tir_assign import declarations
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -91,12 +91,8 @@ def _predeclare(parser: StmtParser, body: tuple[syntax.Node, ...]) -> None:
     for stmt in body:
         if not (isinstance(stmt, syntax.Assign) and len(stmt.targets) == 1):
             continue
-        target, value = stmt.targets[0], stmt.value
-        if not isinstance(target, syntax.Name) or not isinstance(value, syntax.Call):
-            continue
-        name = syntax.dotted(value.func)
-        if name and name.startswith("T.") and dt.is_valid(name[2:]) and not value.args:
-            var = tir.Var(target.id, name[2:], span=target.span)
+        for target, dtype, _ in declarations(stmt.targets[0], stmt.value):
+            var = tir.Var(target.id, dtype, span=target.span)
             parser.predeclared[target.id] = var
             parser.define(target.id, var)
 

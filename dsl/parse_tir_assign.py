@@ -58,6 +58,11 @@ class AssignParser(BlockParser):
                 return self.remap(target, value)
             if short in META_BUILTINS:
                 raise self.error(f"T.{short} is not supported: it needs Python evaluation", value)
+        declared = declarations(target, value)
+        if declared:
+            for name, dtype, call in declared:
+                self.declare(name, dtype, call)
+            return None
         if not isinstance(target, syntax.Name):
             raise self.error("only a name, a buffer element or block axes can be assigned", target)
         if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
@@ -68,8 +73,6 @@ class AssignParser(BlockParser):
             handler = _ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
-            if dt.is_valid(name[2:]) and not value.args:
-                return self.declare(target, name[2:], value)
         return self.bind(target, None, value, node, let=self.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
@@ -315,3 +318,26 @@ _ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Resu
     "launch_thread": AssignParser._launch_thread,
     "env_thread": AssignParser._env_thread,
 }
+
+
+def declarations(
+    target: syntax.Node, value: syntax.Node
+) -> list[tuple[syntax.Name, str, syntax.Call]]:
+    """`n = T.int32()` or 0.27's `m, n = T.int32(), T.int32()`: (name, dtype, call)
+    for each var declared; empty when the statement is something else."""
+    names = target.elts if isinstance(target, syntax.Tuple) else (target,)
+    values = value.elts if isinstance(value, syntax.Tuple) else (value,)
+    if len(names) != len(values) or isinstance(target, syntax.Tuple) != isinstance(
+        value, syntax.Tuple
+    ):
+        return []
+    out = []
+    for name, call in zip(names, values, strict=True):
+        callee = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
+        if not isinstance(name, syntax.Name) or callee is None or not callee.startswith("T."):
+            return []
+        assert isinstance(call, syntax.Call)
+        if call.args or not dt.is_valid(callee[2:]):
+            return []
+        out.append((name, callee[2:], call))
+    return out

@@ -75,7 +75,9 @@ class BufferParser(ExprParser):
         data = self.data_var(named.get("data"), name, dtype, scope, node)
         strides: tuple[tir.PrimExpr, ...] = ()
         if "strides" in named and not _is_none(named["strides"]):
-            strides = tuple(self.dim(d, index_dtype) for d in self.dims(named["strides"]))
+            strides = tuple(
+                self.dim(d, index_dtype, define=False) for d in self.dims(named["strides"])
+            )
         elem_offset = None
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
             elem_offset = self.dim(named["elem_offset"], index_dtype)
@@ -114,11 +116,13 @@ class BufferParser(ExprParser):
     def shape(self, node: syntax.Node) -> tuple[tir.PrimExpr, ...]:
         return tuple(self.dim(d, None) for d in self.dims(node))
 
-    def dim(self, node: syntax.Node, dtype: str | None) -> tir.PrimExpr:
+    def dim(self, node: syntax.Node, dtype: str | None, define: bool = True) -> tir.PrimExpr:
         """A shape/stride/offset entry; a quoted one (`"n"`, `"n * 4"`) is parsed as an
-        expression, and an unknown quoted name becomes a fresh var as in TVM."""
+        expression, and an unknown quoted name becomes a fresh var as in TVM. A quoted
+        stride name is always a fresh var that defines no name (`A.strides[0]` is how
+        the text refers to it), as in TVM."""
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
-            return self.quoted(node, dtype or "int32")
+            return self.quoted(node, dtype or "int32", define)
         value = self.value(node)
         if isinstance(value, Lit) and not isinstance(value.value, int):
             raise self.error("a buffer dimension must be an integer", node)
@@ -127,15 +131,16 @@ class BufferParser(ExprParser):
             raise self.error(f"a buffer dimension must be an integer, got {expr.dtype}", node)
         return expr
 
-    def quoted(self, node: syntax.Constant, dtype: str) -> tir.PrimExpr:
+    def quoted(self, node: syntax.Constant, dtype: str, define: bool = True) -> tir.PrimExpr:
         from tvmlite.grammar import parse_expression
 
         text = str(node.value)
         parsed = parse_expression(text, node.span, self.ctx.source.filename)
         fresh = isinstance(parsed, syntax.Name) and parsed.id not in self.ctx.type_vars
-        if fresh and self.scope.lookup(parsed.id) is None:
+        if fresh and (not define or self.scope.lookup(parsed.id) is None):
             var = tir.Var(parsed.id, dtype, span=node.span)
-            self.define(parsed.id, var)
+            if define:
+                self.define(parsed.id, var)
             return var
         try:
             return self.expr(parsed, dtype)

@@ -304,11 +304,24 @@ class ExprParser:
         return tir.Call(x.dtype, "if_then_else", (cond, x, y), node.span)
 
     def _subscript(self, node: syntax.Subscript) -> Value:
-        buffer = self.buffer_of(node.value)
+        owner = node.value
+        if isinstance(owner, syntax.Attribute) and owner.attr == "strides":
+            return self.stride_of(owner, node)
+        buffer = self.buffer_of(owner)
         indices = self.indices(buffer, node)
         lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
         dtype = dt.with_lanes(buffer.dtype, lanes * dt.lanes(buffer.dtype))
         return tir.BufferLoad(buffer, indices, dtype, node.span)
+
+    def stride_of(self, owner: syntax.Attribute, node: syntax.Subscript) -> tir.PrimExpr:
+        """`A.strides[k]`: how 0.27 names the k-th stride of a strided buffer."""
+        buffer = self.buffer(owner.value)
+        k = self.int_arg(node.indices[0], "a stride index") if len(node.indices) == 1 else -1
+        if not 0 <= k < len(buffer.strides):
+            n = len(buffer.strides)
+            have = f"{n} stride{'' if n == 1 else 's'}" if n else "no strides"
+            raise self.error(f"buffer '{buffer.name}' has {have}", node)
+        return buffer.strides[k]
 
     def buffer_of(self, node: syntax.Node) -> tir.Buffer:
         if isinstance(node, syntax.Name):

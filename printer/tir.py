@@ -16,7 +16,7 @@ from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
@@ -101,8 +101,10 @@ class TIRPrinter(StmtPrinter):
         buffers = {id(var): buf for var, buf in func.buffer_map}
         params = {id(p) for p in func.params}
         symbolic = self.symbolic_vars(func, buffers, params)
+        named_strides = self.named_strides(func, buffers) if self.modern else set()
         for var in reversed(symbolic):  # TVM names the last param's vars first
-            self.names.define(var, var.name)
+            if id(var) not in named_strides:  # `A.strides[k]`, not a name in the body
+                self.names.define(var, var.name)
         inline = {
             id(p)
             for p in func.params
@@ -120,11 +122,11 @@ class TIRPrinter(StmtPrinter):
         type_vars: list[str] = []
         top = len(self.frames[-1])
         if self.modern:  # TVM declares the function's own symbolic vars before its attrs
-            for var in symbolic:
-                if var.dtype == "int64":
-                    type_vars.append(self.names.get(var) or var.name)
-                else:
-                    self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+            type_vars = [self.names.get(v) or v.name for v in symbolic if v.dtype == "int64"]
+            for group in self.declaration_groups(func, buffers, symbolic):
+                names = ", ".join(self.names.get(v) or v.name for v in group)
+                types = ", ".join(f"{type_text(v)}()" for v in group)
+                self.emit_declaration(f"{names} = {types}", group[0])
             self.func_attrs(name, func)
         else:
             self.func_attrs(name, func)
@@ -161,6 +163,45 @@ class TIRPrinter(StmtPrinter):
                         seen.setdefault(id(var), var)
         return list(seen.values())
 
+    def named_strides(self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer]) -> set[int]:
+        """Stride vars a param buffer introduces and nothing in the signature uses
+        otherwise: 0.27 quotes them there and refers to them as `A.strides[k]`."""
+        strides: set[int] = set()
+        other: set[int] = set()
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None:
+                continue
+            for e in (*buffer.shape, buffer.elem_offset):
+                other.update(id(v) for v in iter_vars_of(e) if e is not None)
+            for e in buffer.strides:
+                if isinstance(e, tir.Var) and id(e) not in other and id(e) not in strides:
+                    strides.add(id(e))
+                else:
+                    other.update(id(v) for v in iter_vars_of(e))
+        return strides - other
+
+    def declaration_groups(
+        self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], symbolic: list[tir.Var]
+    ) -> list[list[tir.Var]]:
+        """0.27's declarations: one line for the int32 vars each param buffer
+        introduces (`m, n = T.int32(), T.int32()`); stride vars the signature names
+        are `A.strides[k]` and need none."""
+        wanted = {id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.inline}
+        groups = []
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None:
+                continue
+            group: dict[int, tir.Var] = {}
+            for e in buffer_exprs(buffer):
+                for var in iter_vars_of(e):
+                    if wanted.pop(id(var), None) is not None:
+                        group[id(var)] = var
+            if group:
+                groups.append(list(group.values()))
+        return groups
+
     def declaration_order(self, symbolic: list[tir.Var], buffers: object) -> list[tir.Var]:
         """Classic `n = T.int64()` lines: shape vars by name (the order of the
         module's TypeVars they stand for), then offset vars in first-use order."""
@@ -186,7 +227,7 @@ class TIRPrinter(StmtPrinter):
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
         if buffer.strides:
-            strides = [self.signature_expr(e, defined) for e in buffer.strides]
+            strides = [self.param_stride(buffer, k, defined) for k in range(len(buffer.strides))]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
         offset = buffer.elem_offset
         if offset is not None and int_const(offset) != 0:
@@ -199,6 +240,13 @@ class TIRPrinter(StmtPrinter):
             args.append(f"offset_factor={buffer.offset_factor}")
         args += layout_kwargs(buffer, lambda e: self.signature_expr(e, defined))
         return f"{name}: T.Buffer({', '.join(args)})"
+
+    def param_stride(self, buffer: tir.Buffer, k: int, defined: set[int]) -> str:
+        stride = buffer.strides[k]
+        if self.modern and self.fresh_stride(buffer, k):
+            defined.add(id(stride))
+            return f'"{sanitize(stride.name)}"'
+        return self.signature_expr(stride, defined)
 
     def signature_expr(self, e: tir.PrimExpr, defined: set[int]) -> str:
         """A shape entry in a 0.27 signature, quoted when it uses a var not defined

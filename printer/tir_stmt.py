@@ -14,7 +14,7 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
     ExprPrinter,
     int_const,
@@ -438,10 +438,28 @@ class StmtPrinter(ExprPrinter):
         args += self.buffer_kwargs(buffer, callee, region)
         return f"{callee}({', '.join(args)})"
 
+    def fresh_stride(self, buffer: tir.Buffer, k: int) -> bool:
+        """Whether the k-th stride is a var this declaration introduces: 0.27 quotes
+        it there and writes every use as `A.strides[k]` (which this records)."""
+        stride = buffer.strides[k]
+        if not isinstance(stride, tir.Var) or id(stride) in self.inline:
+            return False
+        if self.names.get(stride) is not None:
+            return False
+        self.inline[id(stride)] = f"{self.buffer_name(buffer)}.strides[{k}]"
+        return True
+
+    def stride_text(self, buffer: tir.Buffer, k: int) -> str:
+        stride = buffer.strides[k]
+        if self.modern and self.fresh_stride(buffer, k):
+            return f'"{sanitize(stride.name)}"'
+        return self.text(stride)
+
     def buffer_kwargs(self, buffer: tir.Buffer, callee: str, region: bool) -> list[str]:
         kwargs = []
         if buffer.strides:
-            kwargs.append(f"strides={self.shape_text(buffer.strides)}")
+            texts = [self.stride_text(buffer, k) for k in range(len(buffer.strides))]
+            kwargs.append(f"strides=({', '.join(texts)}{',' if len(texts) == 1 else ''})")
         force_factor = False
         offset = buffer.elem_offset
         fresh = isinstance(offset, tir.Var) and self.names.get(offset) is None

@@ -777,3 +777,30 @@ def test_s_tir_function_has_a_root_block_only_where_tvm_adds_one(body: str, root
     func = tvmlite.parse(text)
     assert func.s_tir and isinstance(func.body, tir.BlockRealize) == rooted
     assert func.script() == text
+
+
+@pytest.mark.parametrize(
+    "params, use, message",
+    [
+        ('A: T.Buffer((4,), "float32")', "A.strides[0]", "buffer 'A' has no strides"),
+        ('A: T.Buffer((4,), "float32", strides=("s",))', "A.strides[1]", "has 1 stride"),
+        ('A: T.Buffer((4,), "float32", strides=("s",))', "A.strides[0, 1]", "has 1 stride"),
+    ],
+)
+def test_bad_stride_reference(params: str, use: str, message: str):
+    error = _err(f'A[0] = T.Cast("float32", {use})', params, dialect=NEW)
+    assert message in error.message and where(error) == (3, 30)
+
+
+def test_tuple_declaration_and_quoted_strides():
+    func = parse(
+        '@T.prim_func\ndef f(A: T.Buffer(("m", "n"), "float32", strides=("s0", 1))):\n'
+        "    m, n = T.int32(), T.int64()\n"
+        '    A[0, 0] = T.Cast("float32", m + A.strides[0])\n',
+        NEW,
+    )
+    buffer = func.buffer_map[0][1]
+    m, n = buffer.shape
+    assert (m.name, m.dtype, n.dtype) == ("m", "int32", "int64")
+    value = func.body.value.value
+    assert value.b is buffer.strides[0] and value.a is m
