@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 
@@ -90,14 +91,19 @@ _STACK: contextvars.ContextVar[tuple[PassContext, ...]] = contextvars.ContextVar
 class PassContext:
     """How passes run: `opt_level`, `config` options (e.g.
     `relax.transform.apply_legalize_ops`), `instruments`, names of passes to
-    skip or always run, and `verify` to check the module after every pass."""
+    skip or always run, and `verify` to check the module after every pass.
+
+    `verify` left at None takes the setting of the enclosing context (off at
+    the top), so one `PassContext(verify=True)` around a test or a session
+    verifies after every pass run inside it, including passes run under the
+    contexts that `build` or the caller enter for their own options."""
 
     opt_level: int = 2
     config: dict[str, Any] = field(default_factory=dict)
     instruments: Sequence[PassInstrument] = ()
     required_pass: Sequence[str] = ()
     disabled_pass: Sequence[str] = ()
-    verify: bool = False
+    verify: bool | None = None
     _token: Any = field(default=None, repr=False, compare=False)
     _derived: bool = field(default=False, repr=False, compare=False)
 
@@ -127,6 +133,16 @@ class PassContext:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
+
+    def verifies(self) -> bool:
+        """Whether passes verify their result: this context's `verify`, else the
+        innermost enclosing context's that says."""
+        if self.verify is not None:
+            return self.verify
+        for outer in reversed(_STACK.get()):
+            if outer.verify is not None:
+                return outer.verify
+        return False
 
     def should_run(self, info: PassInfo, mod: IRModule) -> bool:
         if info.name in self.disabled_pass:
@@ -162,8 +178,8 @@ class Pass:
         result = self.run(mod)
         for inst in ctx.instruments:
             inst.run_after_pass(result, info)
-        if ctx.verify:
-            verify(result)
+        if ctx.verifies():
+            verify(result, info.name)
         return result
 
 
@@ -259,12 +275,20 @@ def function_pass(
     return wrap
 
 
-def verify(mod: IRModule) -> None:
-    """Check every function of `mod`; raises VerifyError (the between-pass hook)."""
+def verify(mod: IRModule, after: str | None = None) -> None:
+    """Check every function of `mod` with the TIR and Relax verifiers; raises
+    VerifyError, whose message starts with the pass named by `after` (the
+    between-pass hook)."""
     from tvmlite.dsl.verify_relax import verify_module
     from tvmlite.dsl.verify_tir import verify_prim_func
 
-    for f in mod.functions.values():
-        if isinstance(f, tir.PrimFunc):
-            verify_prim_func(f)
-    verify_module(mod)
+    try:
+        for f in mod.functions.values():
+            if isinstance(f, tir.PrimFunc):
+                verify_prim_func(f)
+        verify_module(mod)
+    except VerifyError as error:
+        if after is None:
+            raise
+        message = f"the module after pass {after} is invalid: {error.message}"
+        raise VerifyError(message, error.span, error.filename) from error

@@ -141,8 +141,21 @@ def test_verify_between_passes_catches_broken_module() -> None:
         )
         return IRModule({"main": bad}, dialect=mod.dialect)
 
-    with PassContext(verify=True), pytest.raises(tvmlite.VerifyError):
-        break_it(tvmlite.parse(MOD))
+    mod = tvmlite.parse(MOD)
+    with PassContext(verify=True), pytest.raises(tvmlite.VerifyError) as caught:
+        break_it(mod)
+    assert "after pass Break" in str(caught.value) and "ghost" in str(caught.value)
+    # Contexts entered inside inherit the setting (the suite's autouse fixture
+    # relies on it); an explicit verify=False turns it off.
+    with PassContext(verify=True):
+        with PassContext(config={"x": 1}), pytest.raises(tvmlite.VerifyError, match="Break"):
+            Sequential([break_it], name="outer")(mod)
+        with PassContext(verify=False):
+            assert PassContext.current().verifies() is False
+            break_it(mod)
+    with PassContext(verify=False):
+        with PassContext(opt_level=3):
+            assert not PassContext.current().verifies()
 
 
 def test_legalize_under_verify() -> None:
@@ -151,3 +164,10 @@ def test_legalize_under_verify() -> None:
     with PassContext(verify=True):
         out = LegalizeOps()(tvmlite.parse(MOD))
     assert "tir_exp" in out
+
+
+def test_suite_verifies_between_passes() -> None:
+    """tests/conftest.py turns verification on for the whole session."""
+    assert PassContext.current().verifies()
+    with PassContext(config={"relax.transform.apply_legalize_ops": False}):
+        assert PassContext.current().verifies()
