@@ -16,6 +16,7 @@ from lark import Lark, LarkError
 
 from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
+from tvmlite.grammar import lark_internals
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
@@ -48,6 +49,7 @@ def _parser() -> _Parser:
         maybe_placeholders=True,
         cache=True,
     )
+    lark_internals.check(lark)
     builder = SyntaxBuilder()
     lexer = TvmsLexer(lark.lexer_conf)
     return _Parser(lark, lexer, LalrParser(lark, builder, lexer.punctuation["."]), builder)
