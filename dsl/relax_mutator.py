@@ -6,9 +6,10 @@ check). `var_remap` replaces a var at every use; a var whose definition changes
 (its struct info mentions something that was replaced, or `visit_var_def`
 returns a new var) is recorded there, so its uses follow.
 
-Emitting: while a binding is visited, `emit(value, name)` adds a binding for
-`value` *before* it, in the same block (a dataflow var in a dataflow block),
-and returns the new var; inside the body of a sequence expression the emitted
+Emitting: while a binding is visited, `emit(value, name)` (or
+`emit_match_cast(value, struct_info, name)`) adds a binding for `value`
+*before* it, in the same block (a dataflow var in a dataflow block), and
+returns the new var; inside the body of a sequence expression the emitted
 bindings form a new block at the end of the sequence. `visit_VarBinding` /
 `visit_MatchCast` may return None to drop the binding.
 """
@@ -46,6 +47,18 @@ class ExprMutator(RelaxFunctor):
         cls = relax.DataflowVar if dataflow else relax.Var
         var = cls(name, sinfo_of(value) if struct_info is None else struct_info)
         bindings.append(relax.VarBinding(var, value))
+        return var
+
+    def emit_match_cast(
+        self, value: relax.Expr, struct_info: relax.StructInfo, name: str
+    ) -> relax.Var:
+        """Bind `R.match_cast(value, struct_info)` before the binding being visited
+        (defining the symbolic vars `struct_info` introduces); returns the var."""
+        if not self._scopes:
+            raise TVMLiteError(f"{type(self).__name__}.emit_match_cast outside a binding block")
+        bindings, dataflow = self._scopes[-1]
+        var = (relax.DataflowVar if dataflow else relax.Var)(name, struct_info)
+        bindings.append(relax.MatchCast(var, value, struct_info))
         return var
 
     def emitted(self) -> list[relax.Binding]:

@@ -95,6 +95,15 @@ class LegalizeCtx:
         """Bind `expr` (legalized in turn) before the call; returns its var."""
         return self.table.emit(expr)
 
+    def emit_shape(self, counts: relax.Expr, names: Sequence[str]) -> tuple[tir.Var, ...]:
+        """New int64 vars holding the values of the 1-d int64 tensor `counts` (a
+        kernel's result), bound through `R.tensor_to_shape` and `R.match_cast`: how
+        a data-dependent output size (nonzero) reaches the call that allocates it."""
+        dims = tuple(tir.Var(n, "int64") for n in names)
+        shape = self.emit(self.make_op("relax.tensor_to_shape", counts))
+        self.table.emit_match_cast(shape, relax.ShapeStructInfo(dims, len(dims)), "lv")
+        return dims
+
     def make_op(self, name: str, *args: Any, **kwargs: Any) -> relax.Call:
         """An `R.<op>` call built as the parser would (attributes normalized)."""
         return make_call(name, list(args), kwargs, self.call.span)

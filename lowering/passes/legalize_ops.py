@@ -8,7 +8,10 @@ naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`. Functions marked
 `Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
 have no rule or already are `call_tir`, so running the pass twice changes
-nothing.
+nothing. A binding whose legalized value knows a shape its var does not (an
+output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
+later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
+the operators after it can be legalized.
 """
 
 from __future__ import annotations
@@ -18,13 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.dsl.tir_mutator import replace
+from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
 from tvmlite.lowering.transform import Pass
+from tvmlite.printer.relax_expr import index_map_script
 
 SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 
@@ -107,6 +114,14 @@ class KernelTable(ExprMutator):
 
     # ------------------------------------------------------------ rewriting
 
+    def visit_VarBinding(self, b: relax.VarBinding) -> relax.Binding | None:
+        value = self.visit_expr(b.value)
+        var = self._define(b.var)
+        sinfo = sinfo_of(value)
+        if _sharper(var.struct_info, sinfo):
+            var = self.var_remap[b.var] = type(var)(var.name, sinfo, var.span)
+        return replace(b, value=value, var=var)
+
     def visit_Call(self, e: relax.Call) -> relax.Expr:
         return self.legalize_expr(super().visit_Call(e))
 
@@ -135,8 +150,24 @@ class KernelTable(ExprMutator):
         return self.legalize_expr(result) if result is not expr else expr
 
 
+def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
+    """Whether `new` gives a shape where `old` has none, and agrees with it elsewhere."""
+    if isinstance(old, relax.TensorStructInfo) and isinstance(new, relax.TensorStructInfo):
+        return old.shape is None and isinstance(new.shape, tuple) and compatible(old, new)
+    if isinstance(old, relax.TupleStructInfo) and isinstance(new, relax.TupleStructInfo):
+        if len(old.fields) != len(new.fields):
+            return False
+        pairs = list(zip(old.fields, new.fields, strict=True))
+        sharper = [_sharper(a, b) for a, b in pairs]
+        return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
+    return False
+
+
 def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples)."""
+    """Operator attributes as function-attribute values (lists become tuples, an
+    index map its text)."""
+    if isinstance(value, IndexMap):
+        return index_map_script(value)
     if isinstance(value, list):
         return tuple(_attr_value(v) for v in value)
     return value
