@@ -17,22 +17,14 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
 from tvmlite.dsl import relax, syntax, tir
-from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
+from tvmlite.dsl.dialect import detect_dialect
+from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
-from tvmlite.grammar import parse_syntax
+from tvmlite.grammar import parse_syntax, tokenize
 
-# Header comment lines TVM prints; the first one found decides the dialect.
-_HEADERS = {
-    "# from tvm.script import tirx as T": TVM027,
-    "# from tvm.tirx.layout import Axis": TVM027,
-    "# from typing import TypeVar": TVM027,
-    "# from tvm.script import tir as T": CLASSIC,
-    "from tvm.script import tirx as T": TVM027,
-    "from tvm.script import tir as T": CLASSIC,
-}
 # Imports a TVMScript file written as Python carries; they name what is predefined.
 _NAMESPACE_IMPORTS = {
     ("tvm.script", ("ir", "I")),
@@ -43,10 +35,6 @@ _NAMESPACE_IMPORTS = {
     ("typing", ("TypeVar", None)),
     ("__future__", ("annotations", None)),
 }
-# Spellings only one dialect has (SPELLINGS.md); any 0.27 one wins, else classic.
-MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.')
-MARKERS_CLASSIC = ("T.block(", "out_sinfo=", "sinfo_args=", '"tir.')
-
 _UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inline")
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
@@ -58,23 +46,6 @@ class RawCall:
     func: str
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
-
-
-def detect_dialect(text: str) -> str:
-    """`tvm-0.27` or `classic`, from the header comments TVM prints, else from
-    spellings only one dialect uses."""
-    for line in text.splitlines():
-        stripped = " ".join(line.split())
-        if not stripped or stripped.startswith("from __future__"):
-            continue
-        if not stripped.startswith(("#", "from ", "import ")):
-            break
-        found = _HEADERS.get(stripped)
-        if found is not None:
-            return found
-    if any(marker in text for marker in MARKERS_027):
-        return TVM027
-    return CLASSIC
 
 
 def parse(text: str, filename: str | None = None) -> IRModule | tir.PrimFunc | relax.Function:
@@ -126,8 +97,9 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.
 
 
 def _parse(text: str, filename: str) -> IRModule | tir.PrimFunc | relax.Function:
-    tree = parse_syntax(text, filename)
-    ctx = RelaxContext(detect_dialect(text), Source(text, filename))
+    tokens = tokenize(text)
+    tree = parse_syntax(text, filename, tokens)
+    ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename))
     if "metadata" in text:
         _reject_metadata(tree, ctx)
     return _ModuleParser(ctx).top(tree)

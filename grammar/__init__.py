@@ -21,9 +21,9 @@ from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
 from tvmlite.grammar.lalr import LalrParser
-from tvmlite.grammar.lexer import TvmsLexer
+from tvmlite.grammar.lexer import Tok, TvmsLexer
 
-__all__ = ["parse_expression", "parse_syntax"]
+__all__ = ["parse_expression", "parse_syntax", "tokenize"]
 
 GRAMMAR = Path(__file__).with_name("tvms.lark")
 
@@ -55,10 +55,13 @@ def _parser() -> _Parser:
     return _Parser(lark, lexer, LalrParser(lark, builder, lexer.punctuation["."]), builder)
 
 
-def parse_syntax(text: str, filename: str | None = None) -> syntax.Module:
-    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`."""
+def parse_syntax(
+    text: str, filename: str | None = None, tokens: list[Tok] | None = None
+) -> syntax.Module:
+    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`.
+    `tokens`, when given, are `tokenize(text)` (a caller that reads them too lexes once)."""
     source = Source(text, filename or "<string>")
-    body = _run(text, "module", Placement(source), None)
+    body = _run(text, "module", Placement(source), None, tokens)
     lines = text.split("\n")
     span = Span(source, 1, 1, len(lines), len(lines[-1]) + 1)
     return syntax.Module(body, span)
@@ -94,13 +97,25 @@ def _placement_in_literal(text: str, span: Span) -> Placement | None:
     return Placement(span.source, span.line - 1, span.column)
 
 
+def tokenize(text: str) -> list[Tok]:
+    """The tokens of `text` as lexed, before layout: comments are inside the `_NEWLINE`
+    tokens, and a `DeferredError` ends the list where lexing failed."""
+    return _parser().lexer.tokenize(text)
+
+
 def _run(
-    text: str, start: str, placement: Placement, quoted: tuple[str, Span] | None
+    text: str,
+    start: str,
+    placement: Placement,
+    quoted: tuple[str, Span] | None,
+    tokens: list[Tok] | None = None,
 ) -> syntax.Node | tuple[syntax.Node, ...]:
     parser = _parser()
+    if tokens is None:
+        tokens = parser.lexer.tokenize(text)
     try:
         with parser.builder.parsing(placement):
-            return parser.lalr.parse(layout(parser.lexer.tokenize(text)), start)
+            return parser.lalr.parse(layout(tokens), start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:
