@@ -219,8 +219,8 @@ class ModulePass(Pass):
 @dataclass(frozen=True)
 class FunctionPass(Pass):
     """A pass applying `func(function, mod) -> function` to every function of the
-    kinds in `kinds` ("relax", "prim"); functions marked Primitive, Compiler or
-    Codegen are skipped, as the design requires of function-level passes."""
+    kinds in `kinds` ("relax", "prim"); functions `is_external` says to leave alone
+    are skipped, as the design requires of function-level passes."""
 
     func: FunctionFn
     name: str
@@ -232,7 +232,7 @@ class FunctionPass(Pass):
         functions: dict[str, Any] = {}
         for gname, f in mod.functions.items():
             new = f
-            if _kind(f) in self.kinds and not _marked(f):
+            if _kind(f) in self.kinds and not is_external(f):
                 new = self.func(f, mod)
             changed = changed or new is not f
             functions[gname] = new
@@ -249,9 +249,20 @@ def _kind(f: Any) -> str:
     return "prim" if isinstance(f, tir.PrimFunc) else "extern"
 
 
-def _marked(f: Any) -> bool:
-    return isinstance(f, relax.Function) and any(
-        f.attr(k) for k in ("Primitive", "Compiler", "Codegen")
+# A fused group, which only FuseTIR lowers (into one kernel).
+PRIMITIVE = "Primitive"
+# A function an external compiler owns (the target kind's hook lowers it; Composite
+# marks the pattern functions inside such a one).
+EXTERNAL_COMPILER = ("Compiler", "Codegen", "Composite")
+
+
+def is_external(func: Any) -> bool:
+    """Whether graph-level passes leave `func` alone: a Relax function marked as a
+    fused group (`Primitive`) or as owned by an external compiler (`Compiler`,
+    `Codegen`, `Composite`). Such functions are lifted to module level and marked
+    rather than skipped by visitors (DESIGN.md); prim functions never are."""
+    return isinstance(func, relax.Function) and any(
+        func.attr(key) for key in (PRIMITIVE, *EXTERNAL_COMPILER)
     )
 
 

@@ -34,9 +34,8 @@ from tvmlite.lowering.analysis.relax_util import (
     tir_vars,
     used_vars,
 )
-from tvmlite.lowering.transform import Pass, PassContext
+from tvmlite.lowering.transform import PRIMITIVE, Pass, PassContext, is_external
 
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 MAX_DEPTH_CONFIG = "relax.FuseOps.max_depth"
 
 
@@ -60,7 +59,7 @@ class FuseOps(Pass):
         functions: dict[str, Any] = {}
         changed = False
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in SKIP_ATTRS):
+            if isinstance(func, relax.Function) and not is_external(func):
                 new = _FunctionFuser(mod, table, depth).rewrite(func)
                 changed = changed or new is not func
                 func = new
@@ -219,7 +218,7 @@ class GroupFunction:
             relax.SeqExpr((block,), body_expr),
             ret,
             True,
-            (("Primitive", True),),
+            ((PRIMITIVE, True),),
         )
 
     def _split_tuple_params(self, vmap: dict[int, Any]) -> None:

@@ -32,9 +32,8 @@ from tvmlite.lowering.analysis.kernel_inline import KernelInliner
 from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize.registry import OP_ATTRS, OP_NAME
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import EXTERNAL_COMPILER, PRIMITIVE, Pass
 
-SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
 INDEX = "int64"
 
 
@@ -63,7 +62,7 @@ class FuseTIR(Pass):
         for gname, func in mod.functions.items():
             if gname in fused:
                 functions[gname] = fused[gname].func
-            elif isinstance(func, relax.Function) and not func.attr("Primitive"):
+            elif isinstance(func, relax.Function) and not func.attr(PRIMITIVE):
                 functions[gname] = _CallRewriter(fused).visit_expr(func)
             else:
                 functions[gname] = func
@@ -73,7 +72,7 @@ class FuseTIR(Pass):
 
 
 def _fusible(func: relax.Function) -> bool:
-    return bool(func.attr("Primitive")) and not any(func.attr(k) for k in SKIP_ATTRS)
+    return bool(func.attr(PRIMITIVE)) and not any(func.attr(k) for k in EXTERNAL_COMPILER)
 
 
 def _pinned(mod: IRModule) -> set[str]:

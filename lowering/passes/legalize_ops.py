@@ -6,9 +6,9 @@ the Relax `ExprMutator`, replacing calls binding by binding (a rule may bind
 helper values first, through the mutator's emitter),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`. Functions marked
-`Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
-have no rule or already are `call_tir`, so running the pass twice changes
-nothing. A binding whose legalized value knows a shape its var does not (an
+`Primitive`, `Compiler`, `Codegen` or `Composite` are left alone (`is_external`),
+and so are calls that have no rule or already are `call_tir`, so running the
+pass twice changes nothing. A binding whose legalized value knows a shape its var does not (an
 output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
 later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
 the operators after it can be legalized.
@@ -30,10 +30,8 @@ from tvmlite.dsl.tir_mutator import replace
 from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import Pass, is_external
 from tvmlite.printer.relax_expr import index_map_script
-
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 
 
 @dataclass(frozen=True)
@@ -60,10 +58,6 @@ class LegalizeOps(Pass):
         return IRModule(
             merged, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), dialect
         )
-
-
-def _skipped(func: relax.Function) -> bool:
-    return any(func.attr(key) for key in SKIP_ATTRS)
 
 
 class KernelTable(ExprMutator):
@@ -126,7 +120,7 @@ class KernelTable(ExprMutator):
         return self.legalize_expr(super().visit_Call(e))
 
     def visit_Function(self, e: relax.Function) -> relax.Expr:
-        return e if _skipped(e) else super().visit_Function(e)
+        return e if is_external(e) else super().visit_Function(e)
 
     def legalize_expr(self, expr: relax.Expr) -> relax.Expr:
         """`expr` with its operator call replaced (helper bindings are emitted)."""

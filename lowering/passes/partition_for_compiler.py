@@ -30,9 +30,8 @@ from tvmlite.lowering.analysis.relax_util import (
     tir_vars,
     used_vars,
 )
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import Pass, is_external
 
-MARKS = ("Primitive", "Compiler", "Codegen")
 CheckFn = Callable[[tuple[relax.VarBinding, ...]], bool]
 
 
@@ -64,7 +63,7 @@ class PartitionForCompiler(Pass):
         table = FunctionTable(set(mod.functions))
         functions: dict[str, Any] = {}
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in MARKS):
+            if isinstance(func, relax.Function) and not is_external(func):
                 func = _Partitioner(self, table).rewrite(func)
             functions[gname] = func
         if not table.added:

@@ -171,3 +171,42 @@ def test_suite_verifies_between_passes() -> None:
     assert PassContext.current().verifies()
     with PassContext(config={"relax.transform.apply_legalize_ops": False}):
         assert PassContext.current().verifies()
+
+
+MARKED = """
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def marked(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({MARK})
+        with R.dataflow():
+            unused: R.Tensor((4,), dtype="float32") = R.negative(x)
+            lv: R.Tensor((4,), dtype="float32") = R.exp(x)
+            gv: R.Tensor((4,), dtype="float32") = R.exp(lv)
+            R.output(gv)
+        return gv
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        lv: R.Tensor((4,), dtype="float32") = Module.marked(x)
+        gv: R.Tensor((4,), dtype="float32") = R.sqrt(lv)
+        return gv
+"""
+
+
+@pytest.mark.parametrize(
+    "mark",
+    ['"Primitive": True', '"Compiler": "ext"', '"Codegen": "ext"', '"Composite": "ext.exp"'],
+)
+def test_every_graph_pass_leaves_external_functions_alone(mark: str) -> None:
+    from tvmlite.lowering.transform import is_external
+    from tvmlite.transform import DeadCodeElimination, FuseOps, LegalizeOps
+
+    mod = tvmlite.parse(MARKED.replace("MARK", mark))
+    assert is_external(mod["marked"]) and not is_external(mod["main"])
+    out = Sequential([LegalizeOps(), FuseOps(), DeadCodeElimination()])(mod)
+    assert out["marked"] is mod["marked"]  # not legalized, fused or cleaned inside
+    assert "tir_sqrt" in out and "exp" not in out  # main legalized, the marked function not
