@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import arith, relax, tir
 from tvmlite.dsl.analysis import free_vars, substitute
+from tvmlite.dsl.call_tir import call_tir
 from tvmlite.dsl.ops import OpDef, make_call, sinfo_of
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize import te
@@ -139,11 +140,9 @@ class LegalizeCtx:
             attrs = tuple((k, kind if k == OP_KIND else v) for k, v in attrs)
         func = kb.build([*params, *extra], attrs, self.table.s_tir)
         gv = self.table.add_kernel(name, func)
-        call_args: list[relax.Expr] = [gv, relax.Tuple(tuple(tensor_args))]
-        if extra:
-            call_args.append(relax.ShapeExpr(tuple(inverse.get(v, v) for v in extra)))
+        scalars = relax.ShapeExpr(tuple(inverse.get(v, v) for v in extra)) if extra else None
         sinfo = self.out_sinfo if out_sinfo is None else out_sinfo
-        return relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (sinfo,))
+        return call_tir(gv, tensor_args, sinfo, scalars)
 
     def _input(
         self,

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.dsl import relax, tir
+from tvmlite.dsl import relax
+from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
@@ -78,17 +79,12 @@ class FuseOps(Pass):
 def binding_pattern(mod: IRModule, value: relax.Expr) -> tuple[K, list[relax.Expr]]:
     """The pattern of a bound value and the leaves its edges come from."""
     if isinstance(value, relax.Call):
-        if (
-            isinstance(value.op, relax.Op)
-            and value.op.name == "relax.call_tir"
-            and isinstance(value.args[0], relax.GlobalVar)
-            and isinstance(mod.functions.get(value.args[0].name), tir.PrimFunc)
-            and isinstance(value.args[1], relax.Tuple)
-        ):
-            kernel = mod.functions[value.args[0].name]
+        view = CallTIR.of(value)
+        kernel = view.kernel(mod.functions) if view is not None else None
+        if view is not None and kernel is not None:
             pattern = kernel.attr("op_pattern")
             kind = K(int(pattern)) if pattern is not None else K.kOpaque
-            return kind, list(value.args[1].fields)
+            return kind, list(view.args)
         return K.kOpaque, list(value.args)
     if isinstance(value, relax.TupleGetItem):
         return K.kInjective, [value.tuple_value]
@@ -145,9 +141,10 @@ class GroupFunction:
 
     def append(self, binding: relax.VarBinding) -> None:
         value = binding.value
-        if isinstance(value, relax.Call) and isinstance(value.args[0], relax.GlobalVar):
-            self.name += "_" + value.args[0].name
-            for arg in value.args[1].fields:  # type: ignore[union-attr]
+        view = CallTIR.of(value)  # grouped bindings are kernel calls and tuple items
+        if view is not None:
+            self.name += "_" + view.callee.name
+            for arg in view.args:
                 self._use(arg)
         elif isinstance(value, relax.TupleGetItem):
             self._use(value.tuple_value)
