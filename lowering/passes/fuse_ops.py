@@ -19,6 +19,7 @@ from typing import Any
 from tvmlite.dsl import relax
 from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.ops import OpPatternKind as K
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.lowering.analysis.graph_partition import (
@@ -27,7 +28,6 @@ from tvmlite.lowering.analysis.graph_partition import (
     GraphPartitioner,
     Group,
 )
-from tvmlite.lowering.analysis.op_pattern import OpPatternKind as K
 from tvmlite.lowering.analysis.relax_util import (
     FunctionTable,
     defined_tir_vars,

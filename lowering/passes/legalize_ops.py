@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
@@ -31,7 +30,6 @@ from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
 from tvmlite.lowering.transform import Pass, is_external
-from tvmlite.printer.relax_expr import index_map_script
 
 
 @dataclass(frozen=True)
@@ -75,16 +73,6 @@ class KernelTable(ExprMutator):
         self.s_tir = s_tir
         self.kernels: dict[str, tir.PrimFunc] = {}
         self._by_hash: dict[int, list[str]] = {}
-
-    def kernel_attrs(self, ctx: LegalizeCtx) -> tuple[tuple[str, Any], ...]:
-        noalias = "tirx.noalias" if self.s_tir else "tir.noalias"
-        attrs = tuple((k, _attr_value(v)) for k, v in ctx.call.attrs)
-        return (
-            (registry.OP_ATTRS, attrs),
-            (registry.OP_KIND, ctx.op.pattern),
-            (registry.OP_NAME, ctx.op.name),
-            (noalias, True),
-        )
 
     def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
         """Add `func` under a fresh name, or reuse an identical kernel's."""
@@ -155,13 +143,3 @@ def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
         sharper = [_sharper(a, b) for a, b in pairs]
         return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
     return False
-
-
-def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples, an
-    index map its text)."""
-    if isinstance(value, IndexMap):
-        return index_map_script(value)
-    if isinstance(value, list):
-        return tuple(_attr_value(v) for v in value)
-    return value
