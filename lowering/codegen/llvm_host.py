@@ -22,7 +22,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
-from tvmlite.lowering.codegen.llvm_host_check import HostChecks
+from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_values import (
@@ -284,7 +284,9 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         b.position_at_end(copy)
         fresh = b.call(self.module.globals[abi.COPY], [val.ptr])
         self.check(
-            b.icmp_unsigned("!=", fresh, NULL), abi.STATUS_OOM, f"out of memory copying {label}"
+            b.icmp_unsigned("!=", fresh, NULL),
+            abi.STATUS_OOM,
+            f"out of memory copying {literal(label)}",
         )
         after_copy = b.block
         b.branch(done)

@@ -19,6 +19,7 @@ from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
     Leaf,
     PrimVal,
@@ -83,8 +84,8 @@ class HostCalls:
         self.check(
             self.b.icmp_unsigned("!=", block, NULL),
             abi.STATUS_OOM,
-            f"cannot allocate {what} of shape {tuple_text(['%lld'] * len(dims))} and dtype "
-            f"{dtype}: out of memory, or a negative or too large size",
+            f"cannot allocate {literal(what)} of shape {tuple_text(['%lld'] * len(dims))} "
+            f"and dtype {dtype}: out of memory, or a negative or too large size",
             *dims,
         )
         self.new_slot(block)
@@ -145,7 +146,9 @@ class HostCalls:
             self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.check(
-                self.b.icmp_unsigned("!=", block, NULL), abi.STATUS_RUNTIME, f"{label}: NULL"
+                self.b.icmp_unsigned("!=", block, NULL),
+                abi.STATUS_RUNTIME,
+                f"{literal(label)}: NULL",
             )
             ptr = abi.tensor_of(self.b, block)
             vals.append(self.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
@@ -217,7 +220,7 @@ class HostCalls:
         oom = self.b.icmp_signed("==", status, ty.constant("int32", STATUS_OUT_OF_MEMORY))
         oom_text = abi.cstring(self.module, "out of memory in a kernel")
         message = self.b.select(oom, oom_text, message)
-        self.fail_here(abi.STATUS_RUNTIME, f"{where}: %s (status %d)", message, status)
+        self.fail_here(abi.STATUS_RUNTIME, f"{literal(where)}: %s (status %d)", message, status)
         self.b.position_at_end(good)
 
     def _kernel_args(
@@ -327,7 +330,9 @@ class HostCalls:
             ok = b.and_(ok, b.or_(same, b.icmp_signed("==", got[k], ty.constant("int64", 1))))
         if not isinstance(ok, ir.Constant):
             self.check(
-                ok, abi.STATUS_RUNTIME, f"{what}: the tensor's strides do not fit the buffer"
+                ok,
+                abi.STATUS_RUNTIME,
+                f"{literal(what)}: the tensor's strides do not fit the buffer",
             )
 
 
