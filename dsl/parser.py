@@ -12,7 +12,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
@@ -129,6 +129,16 @@ def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
 def _decorator_name(node: syntax.Node) -> str:
     func = node.func if isinstance(node, syntax.Call) else node
     return syntax.dotted(func) or ""
+
+
+@dataclass
+class _ModuleTables:
+    """What the first pass over a module class collects besides its functions
+    (the IRModule, immutable, is made once everything is parsed)."""
+
+    externs: dict[str, relax.ExternFunc] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    global_infos: dict[str, Any] = field(default_factory=dict)
 
 
 class _ModuleParser:
@@ -253,10 +263,10 @@ class _ModuleParser:
                 cdef.bases[0],
             )
         self.ctx.module_name = cdef.name
-        mod = IRModule(dialect=self.ctx.dialect, span=cdef.span)
+        tables = _ModuleTables()
         members: dict[str, syntax.Node] = {}
         for stmt in cdef.body:
-            name = self.member(stmt, mod)
+            name = self.member(stmt, tables)
             if name is None:
                 continue
             if name in members:
@@ -279,8 +289,10 @@ class _ModuleParser:
             elif isinstance(stmt, syntax.FunctionDef):
                 functions[name] = parse_prim_func(stmt, self.ctx)
             else:
-                functions[name] = mod.functions[name]
-        mod.functions = functions
+                functions[name] = tables.externs[name]
+        mod = IRModule(
+            functions, tables.attrs, tables.global_infos, dialect=self.ctx.dialect, span=cdef.span
+        )
         verify_module(mod)
         return mod
 
@@ -299,16 +311,16 @@ class _ModuleParser:
             for key, value in args.items():
                 bool_literal(self.ctx, value, key)
 
-    def member(self, stmt: syntax.Node, mod: IRModule) -> str | None:
+    def member(self, stmt: syntax.Node, tables: _ModuleTables) -> str | None:
         """First pass over one class member; returns the global name it defines."""
         if isinstance(stmt, syntax.FunctionDef):
             kind = self.kind(stmt)
             self.ctx.global_names.setdefault(stmt.name, kind)
             return stmt.name
         if isinstance(stmt, (syntax.Assign, syntax.AnnAssign)):
-            return self.extern(stmt, mod)
+            return self.extern(stmt, tables)
         if isinstance(stmt, syntax.ExprStmt):
-            self.module_call(stmt, mod)
+            self.module_call(stmt, tables)
             return None
         if isinstance(stmt, syntax.Pass):
             return None
@@ -324,7 +336,7 @@ class _ModuleParser:
         )
         return target.id if isinstance(target, syntax.Name) else None
 
-    def extern(self, stmt: syntax.Assign | syntax.AnnAssign, mod: IRModule) -> str:
+    def extern(self, stmt: syntax.Assign | syntax.AnnAssign, tables: _ModuleTables) -> str:
         value = stmt.value
         name = self._extern_name(stmt)
         if isinstance(stmt, syntax.Assign) and len(stmt.targets) != 1:
@@ -341,14 +353,14 @@ class _ModuleParser:
         sym = args["global_symbol"]
         if not isinstance(sym, syntax.Constant) or not isinstance(sym.value, str):
             raise self.ctx.error("R.ExternFunc takes a string literal", sym)
-        if name in mod.functions or name in self.ctx.global_names:
+        if name in tables.externs or name in self.ctx.global_names:
             return name  # reported as a duplicate by the caller
-        mod.functions[name] = relax.ExternFunc(sym.value, span=value.span)
+        tables.externs[name] = relax.ExternFunc(sym.value, span=value.span)
         self.ctx.global_names[name] = "extern"
         self.ctx.signatures[name] = _OPAQUE
         return name
 
-    def module_call(self, stmt: syntax.ExprStmt, mod: IRModule) -> None:
+    def module_call(self, stmt: syntax.ExprStmt, tables: _ModuleTables) -> None:
         call = stmt.value
         name = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
         if isinstance(call, syntax.Constant) and isinstance(call.value, str):
@@ -363,9 +375,9 @@ class _ModuleParser:
         if not isinstance(args["attrs"], syntax.Dict):
             raise self.ctx.error(f"{name} takes a dict", args["attrs"])
         if name == "I.module_attrs":
-            mod.attrs.update(literal_value(args["attrs"], self.ctx))
+            tables.attrs.update(literal_value(args["attrs"], self.ctx))
         else:
-            mod.global_infos.update(self.raw(args["attrs"]))
+            tables.global_infos.update(self.raw(args["attrs"]))
 
     def raw(self, node: syntax.Node) -> Any:
         """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""

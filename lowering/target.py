@@ -328,9 +328,7 @@ def _call_packed_instead(
         for n, f in mod.functions.items()
         if n not in symbols
     }
-    return IRModule(
-        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-    )
+    return mod.with_functions(functions)
 
 
 register_target_kind("llvm")

@@ -228,19 +228,12 @@ class FunctionPass(Pass):
     kinds: tuple[str, ...] = ("relax", "prim")
 
     def run(self, mod: IRModule) -> IRModule:
-        changed = False
         functions: dict[str, Any] = {}
         for gname, f in mod.functions.items():
-            new = f
             if _kind(f) in self.kinds and not is_external(f):
-                new = self.func(f, mod)
-            changed = changed or new is not f
-            functions[gname] = new
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+                f = self.func(f, mod)
+            functions[gname] = f
+        return mod.with_functions(functions)
 
 
 def _kind(f: Any) -> str:

@@ -42,9 +42,9 @@ def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -
     relax_printer = RelaxPrinter(ctx)
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
-        body.append(f"{INDENT}I.module_attrs({relax_printer.value(mod.attrs)})")
+        body.append(f"{INDENT}I.module_attrs({relax_printer.value(dict(mod.attrs))})")
     if mod.global_infos:
-        infos = relax_printer.value(mod.global_infos)
+        infos = relax_printer.value(dict(mod.global_infos))
         body.append(f"{INDENT}I.module_global_infos({infos})")
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):

@@ -49,22 +49,12 @@ class DeadCodeElimination(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         functions: dict[str, Any] = {}
-        changed = False
         for gname, func in mod.functions.items():
             if isinstance(func, relax.Function) and not is_external(func):
-                new = _Liveness(mod).visit_expr(func)
-                changed = changed or new is not func
-                func = new
+                func = _Liveness(mod).visit_expr(func)
             functions[gname] = func
         kept = _reachable(functions, self.entry_functions)
-        if len(kept) != len(functions):
-            functions = {k: v for k, v in functions.items() if k in kept}
-            changed = True
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions({k: v for k, v in functions.items() if k in kept})
 
 
 def _reachable(functions: dict[str, Any], extra: tuple[str, ...]) -> set[str]:

@@ -58,22 +58,11 @@ class FuseOps(Pass):
         depth = self.max_depth or int(ctx.get(MAX_DEPTH_CONFIG, MAX_FUSED_OPS))
         table = FunctionTable(set(mod.functions))
         functions: dict[str, Any] = {}
-        changed = False
         for gname, func in mod.functions.items():
             if isinstance(func, relax.Function) and not is_external(func):
-                new = _FunctionFuser(mod, table, depth).rewrite(func)
-                changed = changed or new is not func
-                func = new
+                func = _FunctionFuser(mod, table, depth).rewrite(func)
             functions[gname] = func
-        if not changed:
-            return mod
-        return IRModule(
-            {**table.added, **functions},
-            dict(mod.attrs),
-            dict(mod.global_infos),
-            dict(mod.metadata),
-            mod.dialect,
-        )
+        return mod.with_functions({**table.added, **functions})
 
 
 def binding_pattern(mod: IRModule, value: relax.Expr) -> tuple[K, list[relax.Expr]]:

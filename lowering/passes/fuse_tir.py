@@ -67,9 +67,7 @@ class FuseTIR(Pass):
                 functions[gname] = _CallRewriter(fused).visit_expr(func)
             else:
                 functions[gname] = func
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions(functions)
 
 
 def _fusible(func: relax.Function) -> bool:

@@ -52,10 +52,7 @@ class LegalizeOps(Pass):
             functions[gname] = func
         if not table.kernels:
             return mod
-        merged = {**table.kernels, **functions}
-        return IRModule(
-            merged, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), dialect
-        )
+        return mod.replace(functions={**table.kernels, **functions}, dialect=dialect)
 
 
 class KernelTable(ExprMutator):

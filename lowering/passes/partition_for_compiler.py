@@ -69,13 +69,7 @@ class PartitionForCompiler(Pass):
         if not table.added:
             return mod
         added = {name: _public(f, self.compiler, name) for name, f in table.added.items()}
-        return IRModule(
-            {**added, **functions},
-            dict(mod.attrs),
-            dict(mod.global_infos),
-            dict(mod.metadata),
-            mod.dialect,
-        )
+        return mod.with_functions({**added, **functions})
 
 
 def _public(func: relax.Function, compiler: str, name: str) -> relax.Function:
@@ -243,9 +237,7 @@ def lower_compiler_calls(mod: IRModule, compiler: str, lower: LowerCall) -> IRMo
         for name, f in mod.functions.items()
         if name not in targets
     }
-    return IRModule(
-        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-    )
+    return mod.with_functions(functions)
 
 
 def map_bindings(

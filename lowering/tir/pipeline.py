@@ -45,6 +45,4 @@ class LowerTIR:
             key: lower_prim_func(f) if isinstance(f, tir.PrimFunc) else f
             for key, f in mod.functions.items()
         }
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions(functions)
