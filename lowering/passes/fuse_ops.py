@@ -344,10 +344,5 @@ class _FunctionFuser(ExprMutator):
 
 def group_members(func: relax.Function) -> list[str]:
     """Names of the kernels a lifted function calls, in order (for messages, tests)."""
-    names = []
-    for block in func.body.blocks:
-        for b in block.bindings:
-            v = b.value
-            if isinstance(v, relax.Call) and v.args and isinstance(v.args[0], relax.GlobalVar):
-                names.append(v.args[0].name)
-    return names
+    views = (CallTIR.of(b.value) for block in func.body.blocks for b in block.bindings)
+    return [view.callee.name for view in views if view is not None]
