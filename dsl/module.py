@@ -15,6 +15,7 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
@@ -37,6 +38,8 @@ class IRModule(Printable):
     metadata: Mapping[str, list[Any]] = field(default_factory=dict)
     dialect: str | None = None
     span: Span | None = field(default=None, repr=False)
+    # the comments of the text it was parsed from (dsl/comments.py); never compared
+    comments: Comments | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -59,3 +62,12 @@ class IRModule(Printable):
             functions[name] is func for name, func in self.functions.items()
         )
         return self if same else self.replace(functions=functions)
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
+
+    func: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()

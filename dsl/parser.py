@@ -9,6 +9,7 @@ signature, then the bodies, so functions may refer to ones defined later.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 from collections.abc import Callable, Iterator
@@ -17,11 +18,22 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
 from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl.comments import (
+    HEADER_LINES,
+    Comments,
+    Remark,
+    add,
+    carried,
+    loose,
+    merged,
+    take_head,
+)
 from tvmlite.dsl.dialect import detect_dialect
-from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.module import IRModule, RawCall
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
+from tvmlite.dsl.scope import MAX_NESTING
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax, tokenize
 
@@ -39,27 +51,44 @@ _UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inli
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
 
-@dataclass(frozen=True, slots=True)
-class RawCall:
-    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
-
-    func: str
-    args: tuple[Any, ...]
-    kwargs: tuple[tuple[str, Any], ...] = ()
+Parsed = IRModule | tir.PrimFunc | relax.Function
 
 
-def parse(text: str, filename: str | None = None) -> IRModule | tir.PrimFunc | relax.Function:
+def parse(text: str, filename: str | None = None) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
-    `@T.prim_func` / `@R.function` gives that function. Raises ParseError only."""
+    `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
+    The text's comments are kept on the nodes they belong to (dsl/comments.py)."""
+    return _guarded(text, filename, keep_tree=False)  # type: ignore[return-value]
+
+
+def parse_commented(text: str, filename: str | None = None) -> tuple[Parsed, syntax.Module]:
+    """`parse`, and the text's syntax tree, which lists every comment of the text
+    (`notes`) and those no node could keep where they stand (`lost`)."""
+    return _guarded(text, filename, keep_tree=True)  # type: ignore[return-value]
+
+
+def _guarded(
+    text: str, filename: str | None, keep_tree: bool
+) -> Parsed | tuple[Parsed, syntax.Module]:
     name = filename or "<string>"
     if not isinstance(text, str):
         raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
     try:
         with _collector_paused():
-            return _parse(text, name)
-    except RecursionError:
+            parsed = _parse(text, name)
+            if keep_tree:
+                return parsed
+            # the syntax tree goes while the collector is still paused: the first
+            # collection after the parse then has only the IR to scan
+            result = parsed[0]
+            del parsed
+        return result
+    except RecursionError:  # the nesting limit is meant to make this unreachable
         raise ParseError(
-            "internal error while parsing: the text nests too deeply", None, name
+            f"internal error while parsing: Python's stack ran out below the nesting limit "
+            f"({MAX_NESTING} levels)",
+            None,
+            name,
         ) from None
     except MemoryError:
         raise ParseError("internal error while parsing: out of memory", None, name) from None
@@ -96,13 +125,13 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.
     return parse(text, name)
 
 
-def _parse(text: str, filename: str) -> IRModule | tir.PrimFunc | relax.Function:
+def _parse(text: str, filename: str) -> tuple[Parsed, syntax.Module]:
     tokens = tokenize(text)
     tree = parse_syntax(text, filename, tokens)
     ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename))
     if "metadata" in text:
         _reject_metadata(tree, ctx)
-    return _ModuleParser(ctx).top(tree)
+    return _ModuleParser(ctx).top(tree), tree
 
 
 def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
@@ -126,6 +155,27 @@ def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
             stack.extend(node)
 
 
+def _file_comments(tree: syntax.Module) -> Comments:
+    """The file-level comments: those above the first statement that precede the
+    header the printer writes (TVM's `# from tvm.script import ...` lines, which are
+    taken off: the printer writes them again), or all of them when the text starts
+    with an import. The rest stays above the first statement."""
+    first = tree.body[0] if tree.body else None
+    comments: Comments | None = getattr(first, "comments", None)
+    head = None if comments is None else comments.get("")
+    if head is None:
+        return Comments()
+    lines = head.above
+    if isinstance(first, syntax.Import):  # the header is printed where the imports were
+        cut = len(lines)
+    else:
+        cut = 1 + max((k for k, line in enumerate(lines) if line in HEADER_LINES), default=-1)
+    top = tuple(line for line in lines[:cut] if line not in HEADER_LINES)
+    rest = Remark(lines[cut:], head.trailing)
+    first.comments = comments.replaced("", rest)  # type: ignore[union-attr]
+    return Comments((("top", Remark(top)),)) if top else Comments()
+
+
 def _decorator_name(node: syntax.Node) -> str:
     func = node.func if isinstance(node, syntax.Call) else node
     return syntax.dotted(func) or ""
@@ -139,6 +189,7 @@ class _ModuleTables:
     externs: dict[str, relax.ExternFunc] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
+    comments: Comments | None = None  # the class's, and those of its module calls
 
 
 class _ModuleParser:
@@ -149,6 +200,8 @@ class _ModuleParser:
 
     def top(self, tree: syntax.Module) -> IRModule | tir.PrimFunc | relax.Function:
         items: list[syntax.ClassDef | syntax.FunctionDef] = []
+        self.file = _file_comments(tree)
+        pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in tree.body:
             handler = self._TOP.get(type(stmt))
             if handler is None:
@@ -158,6 +211,11 @@ class _ModuleParser:
                 )
             if handler(self, stmt):
                 items.append(stmt)  # type: ignore[arg-type]
+                stmt.comments, pending = carried(pending, stmt.comments), ()
+            elif items:
+                items[0].comments = add(items[0].comments, "after", Remark(loose(stmt.comments)))
+            else:
+                pending += loose(stmt.comments)
         if not items:
             raise self.ctx.error("the text holds no @I.ir_module class and no function", tree.span)
         if len(items) > 1:
@@ -167,11 +225,17 @@ class _ModuleParser:
             )
         item = items[0]
         if isinstance(item, syntax.ClassDef):
-            return self.module(item)
-        return self.lone_function(item)
+            mod = self.module(item)
+            return mod.replace(comments=merged(mod.comments, self.file))
+        func = self.lone_function(item)
+        return dataclasses.replace(func, comments=merged(func.comments, self.file))
 
     def _import(self, stmt: syntax.Import) -> bool:
         if stmt.names and all((stmt.module, name) in _NAMESPACE_IMPORTS for name in stmt.names):
+            aliases = [alias or name for name, alias in stmt.names]
+            imported = self.file.imports or ()
+            self.file = Comments(self.file.roles, (*imported, *aliases))
+            self.file = self.file.with_role(f"import {aliases[0]}", take_head(stmt))
             return False
         raise self.ctx.error(
             "only the TVMScript namespace imports are allowed (`from tvm.script import ir as I`, "
@@ -263,16 +327,21 @@ class _ModuleParser:
                 cdef.bases[0],
             )
         self.ctx.module_name = cdef.name
-        tables = _ModuleTables()
+        tables = _ModuleTables(comments=cdef.comments)
         members: dict[str, syntax.Node] = {}
+        pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in cdef.body:
+            stmt.comments, pending = carried(pending, stmt.comments), ()  # type: ignore[attr-defined]
             name = self.member(stmt, tables)
             if name is None:
+                pending = loose(stmt.comments)  # type: ignore[attr-defined]
                 continue
             if name in members:
                 line = members[name].span.line if members[name].span else "?"
                 raise self.ctx.error(f"duplicate definition of {name} (first at line {line})", stmt)
             members[name] = stmt
+        if pending:
+            self.after_members(tables, members, pending)
         relax_parsers: dict[str, RelaxFunctionParser] = {}
         for name, stmt in members.items():
             if not isinstance(stmt, syntax.FunctionDef):
@@ -291,10 +360,31 @@ class _ModuleParser:
             else:
                 functions[name] = tables.externs[name]
         mod = IRModule(
-            functions, tables.attrs, tables.global_infos, dialect=self.ctx.dialect, span=cdef.span
+            functions,
+            tables.attrs,
+            tables.global_infos,
+            dialect=self.ctx.dialect,
+            span=cdef.span,
+            comments=tables.comments,
         )
         verify_module(mod)
         return mod
+
+    def after_members(
+        self, tables: _ModuleTables, members: dict[str, syntax.Node], lines: tuple[str, ...]
+    ) -> None:
+        """Comments left at the end of the class body go after its last member (or
+        end the class, when it has none)."""
+        if not members:
+            tables.comments = add(tables.comments, "end", Remark(lines))
+            return
+        name, last = list(members.items())[-1]
+        if isinstance(last, syntax.FunctionDef):
+            last.comments = add(last.comments, "after", Remark(lines))
+        else:
+            extern = tables.externs[name]
+            comments = add(extern.comments, "after", Remark(lines))
+            tables.externs[name] = dataclasses.replace(extern, comments=comments)
 
     def module_decorator(self, cdef: syntax.ClassDef) -> None:
         if len(cdef.decorators) != 1:
@@ -355,7 +445,7 @@ class _ModuleParser:
             raise self.ctx.error("R.ExternFunc takes a string literal", sym)
         if name in tables.externs or name in self.ctx.global_names:
             return name  # reported as a duplicate by the caller
-        tables.externs[name] = relax.ExternFunc(sym.value, span=value.span)
+        tables.externs[name] = relax.ExternFunc(sym.value, value.span, stmt.comments)
         self.ctx.global_names[name] = "extern"
         self.ctx.signatures[name] = _OPAQUE
         return name
@@ -376,11 +466,19 @@ class _ModuleParser:
             raise self.ctx.error(f"{name} takes a dict", args["attrs"])
         if name == "I.module_attrs":
             tables.attrs.update(literal_value(args["attrs"], self.ctx))
+            tables.comments = add(tables.comments, "module_attrs", take_head(stmt))
         else:
             tables.global_infos.update(self.raw(args["attrs"]))
+            tables.comments = add(tables.comments, "global_infos", take_head(stmt))
 
     def raw(self, node: syntax.Node) -> Any:
         """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""
+        self.ctx.nest(node)
+        value = self._raw(node)
+        self.ctx.depth -= 1
+        return value
+
+    def _raw(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call):
             func = syntax.dotted(node.func)
             if func is None:

@@ -18,12 +18,13 @@ from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
 from tvmlite.grammar import lark_internals
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
+from tvmlite.grammar.comments import Found, attach
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
 from tvmlite.grammar.lalr import LalrParser
 from tvmlite.grammar.lexer import Tok, TvmsLexer
 
-__all__ = ["parse_expression", "parse_syntax", "tokenize"]
+__all__ = ["comment_texts", "parse_expression", "parse_syntax", "tokenize"]
 
 GRAMMAR = Path(__file__).with_name("tvms.lark")
 
@@ -58,13 +59,27 @@ def _parser() -> _Parser:
 def parse_syntax(
     text: str, filename: str | None = None, tokens: list[Tok] | None = None
 ) -> syntax.Module:
-    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`.
-    `tokens`, when given, are `tokenize(text)` (a caller that reads them too lexes once)."""
+    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`,
+    its statements carrying the comments written around them. `tokens`, when given,
+    are `tokenize(text)` (a caller that reads them too lexes once)."""
     source = Source(text, filename or "<string>")
-    body = _run(text, "module", Placement(source), None, tokens)
+    comments: list[Found] = []
+    body = _run(text, "module", Placement(source), None, comments, tokens)
     lines = text.split("\n")
     span = Span(source, 1, 1, len(lines), len(lines[-1]) + 1)
-    return syntax.Module(body, span)
+    module = syntax.Module(body, span)
+    if comments:
+        attach(module, comments, source)
+    return module
+
+
+def comment_texts(text: str) -> list[str]:
+    """The comments of `text`, in order, found without parsing it (only as far as
+    it lexes: `tvms fmt` reads its own output with this)."""
+    parser = _parser()
+    found: list[Found] = []
+    layout(parser.lexer.tokenize(text), found)
+    return [comment.text for comment in found]
 
 
 def parse_expression(
@@ -108,6 +123,7 @@ def _run(
     start: str,
     placement: Placement,
     quoted: tuple[str, Span] | None,
+    comments: list[Found] | None = None,
     tokens: list[Tok] | None = None,
 ) -> syntax.Node | tuple[syntax.Node, ...]:
     parser = _parser()
@@ -115,7 +131,7 @@ def _run(
         tokens = parser.lexer.tokenize(text)
     try:
         with parser.builder.parsing(placement):
-            return parser.lalr.parse(layout(tokens), start)
+            return parser.lalr.parse(layout(tokens, comments), start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:
