@@ -270,11 +270,40 @@ class BufferParser(ExprParser):
         raise self.error("a T.attr value must be a scalar or a string", node)
 
     def attr_node(self, node: syntax.Node) -> Any:
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.comm_reducer":
+            return self.comm_reducer(node)
         if isinstance(node, syntax.Name):
             return self.lookup(node.id, node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return tir.StringImm(node.value, span=node.span)
         return self.expr(node)
+
+    def comm_reducer(self, call: syntax.Call) -> tir.CommReducer:
+        """`T.comm_reducer(lambda x0, x1, y0, y1: (x0 + y0, x1 * y1), [zero, one])`:
+        the first half of the lambda's parameters are lhs, the rest rhs, typed by
+        the identity values."""
+        usage = "T.comm_reducer expects (lambda x, y: ..., [identity, ...])"
+        if len(call.args) != 2 or call.keywords or not isinstance(call.args[0], syntax.Lambda):
+            raise self.error(usage, call)
+        fn = call.args[0]
+        identity = tuple(self.expr(e) for e in self.dims(call.args[1]))
+        n = len(identity)
+        if len(fn.params) != 2 * n:
+            raise self.error(f"the reducer takes {2 * n} parameters for {n} identity values", fn)
+        params = [
+            tir.Var(name, identity[k % n].dtype, span=fn.span) for k, name in enumerate(fn.params)
+        ]
+        self.push()
+        for var in params:
+            self.define(var.name, var)
+        results = fn.body.elts if isinstance(fn.body, syntax.Tuple) else (fn.body,)
+        result = tuple(self.expr(e) for e in results)
+        self.pop()
+        if len(result) != n:
+            raise self.error(
+                f"the reducer returns {len(result)} values for {n} identities", fn.body
+            )
+        return tir.CommReducer(tuple(params[:n]), tuple(params[n:]), result, identity)
 
 
 def _is_none(node: syntax.Node) -> bool:

@@ -22,6 +22,8 @@ _RESULT = {
     "tvm_mma_sync": "handle",
     "tvm_bmma_sync": "handle",
     "tvm_storage_sync": "handle",
+    "tvm_access_ptr": "handle",
+    "tvm_thread_allreduce": "handle",
     "tvm_stack_make_array": "handle",
     "tvm_stack_make_shape": "handle",
     "tvm_stack_alloca": "handle",

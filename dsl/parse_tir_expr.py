@@ -32,7 +32,7 @@ from tvmlite.dsl.parse_tir_ops import (
 from tvmlite.dsl.scope import ParseContext, Scope
 
 # Names that need Python to run; rejected wherever they appear.
-META_BUILTINS = ("meta_var", "macro", "inline", "comm_reducer", "index_map", "iter_var")
+META_BUILTINS = ("meta_var", "macro", "inline", "index_map", "iter_var")
 # Looks like a dtype name, so a bad one gets "unknown dtype" rather than "unknown builtin".
 DTYPE_LIKE = re.compile(r"^(?:u?int|b?float)\d+(?:_\w+)?(?:x\d+)?$")
 

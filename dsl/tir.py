@@ -319,6 +319,18 @@ class TargetAttr:
     config: AttrDict
 
 
+@dataclass(frozen=True, slots=True)
+class CommReducer:
+    """`T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])`, the node of a
+    "reduce_scope" attribute: `result` combines `lhs` with `rhs` (one var each per
+    reduced value; the lambda defines them) and `identity` is its neutral value."""
+
+    lhs: tuple[Var, ...]
+    rhs: tuple[Var, ...]
+    result: tuple[PrimExpr, ...]
+    identity: tuple[PrimExpr, ...]
+
+
 # ---------------------------------------------------------------- statements
 
 

@@ -166,6 +166,11 @@ class StmtExprVisitor(TIRFunctor):
             self.visit_attr_value(value.items)
         elif isinstance(value, tir.IterVar):  # a launched GPU thread defines its var
             self.visit_iter_var(value)
+        elif isinstance(value, tir.CommReducer):  # its lambda defines lhs and rhs
+            for var in (*value.lhs, *value.rhs):
+                self.visit_var_def(var)
+            for e in (*value.result, *value.identity):
+                self.visit_expr(e)
 
     def visit_annotations(self, annotations: tuple[tuple[str, Any], ...]) -> None:
         for _, value in annotations:

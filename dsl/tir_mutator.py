@@ -152,6 +152,15 @@ class StmtExprMutator(TIRFunctor):
         if isinstance(value, tir.AttrDict):
             pairs = self.visit_attr_value(value.items)
             return value if pairs is value.items else tir.AttrDict(pairs)
+        if isinstance(value, tir.CommReducer):
+            lhs = tuple(self._define(v) for v in value.lhs)
+            rhs = tuple(self._define(v) for v in value.rhs)
+            result = tuple(self.visit_expr(e) for e in value.result)
+            identity = tuple(self.visit_expr(e) for e in value.identity)
+            new = tir.CommReducer(lhs, rhs, result, identity)
+            parts = (*lhs, *rhs, *result, *identity)
+            old = (*value.lhs, *value.rhs, *value.result, *value.identity)
+            return new if changed(parts, old) else value
         return value
 
     def visit_annotations(

@@ -61,6 +61,7 @@ DTYPE_FIRST = frozenset(
         "call_llvm_intrin",
         "call_llvm_pure_intrin",
         "reinterpret",
+        "type_annotation",
         "max_value",
         "min_value",
         "infinity",

@@ -227,7 +227,20 @@ class StmtPrinter(ExprPrinter):
             return "0"
         if isinstance(node, tir.IntImm) and node.dtype == "int32":
             return str(node.value)
+        if isinstance(node, tir.CommReducer):
+            return self.comm_reducer(node)
         return self.value_text(node)
+
+    def comm_reducer(self, r: tir.CommReducer) -> str:
+        self.names.push()
+        try:
+            params = ", ".join(self.names.define(v, v.name) for v in (*r.lhs, *r.rhs))
+            results = [self.text(e) for e in r.result]
+        finally:
+            self.names.pop()
+        body = results[0] if len(results) == 1 else f"({', '.join(results)})"
+        identity = ", ".join(self.text(e) for e in r.identity)
+        return f"T.comm_reducer(lambda {params}: {body}, [{identity}])"
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
         self.emit(f"if {self.text(s.condition)}:", s.comments)

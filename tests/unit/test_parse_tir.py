@@ -804,3 +804,33 @@ def test_tuple_declaration_and_quoted_strides():
     assert (m.name, m.dtype, n.dtype) == ("m", "int32", "int64")
     value = func.body.value.value
     assert value.b is buffer.strides[0] and value.a is m
+
+
+@pytest.mark.parametrize(
+    "reducer, message",
+    [
+        ("T.comm_reducer(lambda x: x, [T.float32(0)])", "takes 2 parameters for 1 identity"),
+        ("T.comm_reducer(lambda x, y: (x, y), [T.float32(0)])", "returns 2 values for 1"),
+        ("T.comm_reducer(1, [T.float32(0)])", "T.comm_reducer expects (lambda x, y: ...,"),
+    ],
+)
+def test_bad_comm_reducer(reducer: str, message: str):
+    error = _err(f'T.attr({reducer}, "reduce_scope", 0)\nA[0] = T.float32(0)', dialect=NEW)
+    assert message in error.message and error.span.line == 3
+
+
+def test_comm_reducer_outside_an_attribute():
+    error = _err("A[0] = T.comm_reducer(lambda x, y: x + y, [T.float32(0)])", dialect=NEW)
+    assert 'node of T.attr(..., "reduce_scope", ...)' in error.message
+
+
+def test_comm_reducer_lambda_defines_typed_vars():
+    stmt = body_of(
+        'T.attr(T.comm_reducer(lambda x, y: x * y, [T.int8(1)]), "reduce_scope", 0)\n'
+        "A[0] = T.float32(0)",
+        dialect=NEW,
+    )
+    reducer = stmt.seq[0].node
+    assert isinstance(reducer, tir.CommReducer)
+    assert [v.dtype for v in (*reducer.lhs, *reducer.rhs)] == ["int8", "int8"]
+    assert reducer.result[0].a is reducer.lhs[0] and reducer.result[0].b is reducer.rhs[0]
