@@ -83,6 +83,32 @@ def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
     return tir.Call(result, name, values, node.span)
 
 
+# tirx tile operators (`T.tile.add(C[0:128, 0:512], A[0:128, 0:512], T.float32(3.0))`):
+# statements over buffer regions, which tvmlite keeps as data.
+TILE_OPERATORS = (
+    "add", "sub", "mul", "div", "maximum", "minimum", "max", "min", "sum", "gemm",
+    "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast", "select",
+)  # fmt: skip
+
+
+def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
+    anything else an expression."""
+    regions = getattr(p, "region")  # noqa: B009 - tile calls are parsed in statements
+    values = []
+    for arg in args:
+        sliced = isinstance(arg, syntax.Subscript) and any(
+            isinstance(i, syntax.Slice) for i in arg.indices
+        )
+        whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
+        if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):
+            values.append(arg.value)
+        else:
+            values.append(regions(arg) if sliced or whole else p.expr(arg))
+    return tir.Call("handle", name, tuple(values), node.span)
+
+
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None)) for name in _RESULT
 }
+DEVICE_BUILTINS.update({f"tile.{name}": (_tile, Sig(0, None)) for name in TILE_OPERATORS})

@@ -219,7 +219,10 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_Call(self, e: tir.Call) -> None:
         for arg in e.args:
-            self.visit_expr(arg)
+            if isinstance(arg, tir.BufferRegion):  # tile operators take regions
+                self.visit_buffer_region(arg)
+            elif isinstance(arg, tir.PrimExpr):  # (and Python bools as flags)
+                self.visit_expr(arg)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
         self.visit_buffer(e.buffer)

@@ -213,7 +213,16 @@ class StmtExprMutator(TIRFunctor):
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
-        return replace(e, args=self.visit_exprs(e.args))
+        if all(isinstance(arg, tir.PrimExpr) for arg in e.args):
+            return replace(e, args=self.visit_exprs(e.args))
+        args = tuple(self._call_arg(a) for a in e.args)
+        return replace(e, args=args if changed(args, e.args) else e.args)
+
+    def _call_arg(self, arg: Any) -> Any:
+        """Tile operators also take regions and Python bools (flags)."""
+        if isinstance(arg, tir.BufferRegion):
+            return self.visit_buffer_region(arg)
+        return self.visit_expr(arg) if isinstance(arg, tir.PrimExpr) else arg
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
         buffer = self.visit_buffer(e.buffer)

@@ -290,7 +290,7 @@ class ExprPrinter:
             return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
-        args = [self.text(a) for a in e.args]
+        args = [self.call_arg(a) for a in e.args]
         if e.op in DTYPE_FIRST:
             args.insert(0, f'"{dtype_text(e.dtype)}"')
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
@@ -328,6 +328,12 @@ class ExprPrinter:
         if int_const(ramp.stride) != 1:
             text += f":{self.text(ramp.stride)}"
         return text
+
+    def call_arg(self, arg: Any) -> str:
+        """An argument: an expression, or a tile operator's region or flag."""
+        if isinstance(arg, tir.BufferRegion):
+            return self.region(arg)
+        return str(arg) if isinstance(arg, bool) else self.text(arg)
 
     def region(self, region: tir.BufferRegion) -> str:
         """`A[vi, 0:16]`: an extent-1 range prints as its index."""

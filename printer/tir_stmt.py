@@ -188,12 +188,14 @@ class StmtPrinter(ExprPrinter):
             return
         node = self.attr_node(s.node)
         value = self.text(s.value)
-        if self.modern and node == "0":
-            self.emit(f"T.attr({{{string_text(s.key)}: {value}}})", s.comments)
-            if s.body is not None:
-                self.stmt(s.body)
-            return
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
+        if self.modern and node == "0":  # flat only as the whole body of its parent
+            head = f"T.attr({{{string_text(s.key)}: {value}}})"
+            if s.body is None or concise:
+                self.emit(head, s.comments)
+                if s.body is not None:
+                    self.stmt(s.body)
+                return
         if s.body is None:
             self.emit(head, s.comments)
             return

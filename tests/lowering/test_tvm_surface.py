@@ -79,3 +79,8 @@ def test_default_and_absent_layouts_run() -> None:
     a, b = np.arange(6, dtype="float32").reshape(2, 3), np.zeros((2, 3), "float32")
     tvmlite.build(tvmlite.parse(text))["main"](a, b)
     np.testing.assert_array_equal(b, a * 2)
+
+
+def test_tile_operator_is_refused_by_name() -> None:
+    body = "T.tile.add(A[0:4], A[0:4], T.float32(1.0))\n"
+    assert "T.tile.add is not supported by the LLVM backend" in _build_error(body)
