@@ -14,6 +14,7 @@ from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
 from tvmlite.dsl.parse_tir_assign import declarations
+from tvmlite.dsl.parse_tir_buffer import implied_offset
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -127,6 +128,8 @@ def _parse_params(parser: StmtParser, fdef: syntax.FunctionDef) -> list[tir.Var]
     for param, ann in buffers:
         named = parser.buffer_args(ann, ann.args, "T.Buffer")
         buffer = parser.make_buffer(param.name, named, ann)
+        if not parser.classic:
+            buffer = implied_offset(buffer, ann)
         parser.handles[params[param.name]] = buffer
         parser.define(param.name, buffer)
     # buffer_map follows parameter order.

@@ -8,14 +8,13 @@ built when its body ends, inferring regions that were not written.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.comments import Comments, add, take_head
-from tvmlite.dsl.parse_tir_buffer import BufferParser
+from tvmlite.dsl.parse_tir_buffer import BufferParser, implied_offset
 from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
 
@@ -270,13 +269,7 @@ class BlockParser(BufferParser):
         if "shape" not in named:
             shape = tuple(r.extent for r in source.region)
             dtype = source.buffer.dtype
-        buffer = self.make_buffer(name, named, call, shape=shape, dtype=dtype)
-        if buffer.offset_factor and buffer.elem_offset is None:
-            # as in TVM: an offset factor without an offset means a fresh offset var,
-            # which the text names `B.elem_offset`
-            index = buffer.shape[0].dtype if buffer.shape else "int32"
-            offset = tir.Var(f"{name}_elem_offset", index, span=call.span)
-            buffer = dataclasses.replace(buffer, elem_offset=offset)
+        buffer = implied_offset(self.make_buffer(name, named, call, shape=shape, dtype=dtype), call)
         role = f"match:{len(frame.match_buffers)}"
         frame.comments = self.header_comments(frame.comments, role)
         frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))

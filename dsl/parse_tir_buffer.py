@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from tvmlite.diagnostics import ParseError
@@ -304,6 +305,16 @@ class BufferParser(ExprParser):
                 f"the reducer returns {len(result)} values for {n} identities", fn.body
             )
         return tir.CommReducer(tuple(params[:n]), tuple(params[n:]), result, identity)
+
+
+def implied_offset(buffer: tir.Buffer, node: syntax.Node) -> tir.Buffer:
+    """As in TVM: an offset factor without an offset means a fresh offset var, which
+    0.27 text names `B.elem_offset`."""
+    if not buffer.offset_factor or buffer.elem_offset is not None:
+        return buffer
+    index = buffer.shape[0].dtype if buffer.shape else "int32"
+    offset = tir.Var(f"{buffer.name}_elem_offset", index, span=node.span)
+    return dataclasses.replace(buffer, elem_offset=offset)
 
 
 def _is_none(node: syntax.Node) -> bool:

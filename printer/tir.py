@@ -90,6 +90,7 @@ class TIRPrinter(StmtPrinter):
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
         self.frames, self.loops, self.inline, self.data_owner = [[]], [], {}, {}
+        self.buffer_named: set[int] = set()
         self.func_comments, self.declared = func.comments, set()
         self.names.push()
         try:
@@ -101,9 +102,9 @@ class TIRPrinter(StmtPrinter):
         buffers = {id(var): buf for var, buf in func.buffer_map}
         params = {id(p) for p in func.params}
         symbolic = self.symbolic_vars(func, buffers, params)
-        named_strides = self.named_strides(func, buffers) if self.modern else set()
+        self.buffer_named = self.named_by_buffer(func, buffers) if self.modern else set()
         for var in reversed(symbolic):  # TVM names the last param's vars first
-            if id(var) not in named_strides:  # `A.strides[k]`, not a name in the body
+            if id(var) not in self.buffer_named:  # `A.strides[k]`, not a name in the body
                 self.names.define(var, var.name)
         inline = {
             id(p)
@@ -163,23 +164,29 @@ class TIRPrinter(StmtPrinter):
                         seen.setdefault(id(var), var)
         return list(seen.values())
 
-    def named_strides(self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer]) -> set[int]:
-        """Stride vars a param buffer introduces and nothing in the signature uses
-        otherwise: 0.27 quotes them there and refers to them as `A.strides[k]`."""
-        strides: set[int] = set()
+    def named_by_buffer(self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer]) -> set[int]:
+        """Vars a param buffer introduces that 0.27 names through the buffer, when
+        nothing else in the signature uses them: a stride var (quoted there, then
+        `A.strides[k]`) and the offset var an `offset_factor` implies (`A.elem_offset`)."""
+        named: set[int] = set()
         other: set[int] = set()
         for param in func.params:
             buffer = buffers.get(id(param))
             if buffer is None:
                 continue
-            for e in (*buffer.shape, buffer.elem_offset):
-                other.update(id(v) for v in iter_vars_of(e) if e is not None)
-            for e in buffer.strides:
-                if isinstance(e, tir.Var) and id(e) not in other and id(e) not in strides:
-                    strides.add(id(e))
+            for e in buffer.shape:
+                other.update(id(v) for v in iter_vars_of(e))
+            own = [e for e in buffer.strides]
+            if buffer.offset_factor and buffer.elem_offset is not None:
+                own.append(buffer.elem_offset)
+            elif buffer.elem_offset is not None:
+                other.update(id(v) for v in iter_vars_of(buffer.elem_offset))
+            for e in own:
+                if isinstance(e, tir.Var) and id(e) not in other and id(e) not in named:
+                    named.add(id(e))
                 else:
                     other.update(id(v) for v in iter_vars_of(e))
-        return strides - other
+        return named - other
 
     def declaration_groups(
         self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], symbolic: list[tir.Var]
@@ -230,7 +237,9 @@ class TIRPrinter(StmtPrinter):
             strides = [self.param_stride(buffer, k, defined) for k in range(len(buffer.strides))]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
         offset = buffer.elem_offset
-        if offset is not None and int_const(offset) != 0:
+        if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
+            self.inline[id(offset)] = f"{name}.elem_offset"
+        elif offset is not None and int_const(offset) != 0:
             args.append(f"elem_offset={self.signature_expr(offset, defined)}")
         if buffer.scope != "global":
             args.append(f"scope={string_text(buffer.scope)}")
