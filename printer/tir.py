@@ -240,7 +240,8 @@ class TIRPrinter(StmtPrinter):
         if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
             self.inline[id(offset)] = f"{name}.elem_offset"
         elif offset is not None and int_const(offset) != 0:
-            args.append(f"elem_offset={self.signature_expr(offset, defined)}")
+            text = self.signature_expr(offset, defined, quote_params=False)
+            args.append(f"elem_offset={text}")
         if buffer.scope != "global":
             args.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
@@ -255,18 +256,20 @@ class TIRPrinter(StmtPrinter):
         if self.modern and self.fresh_stride(buffer, k):
             defined.add(id(stride))
             return f'"{sanitize(stride.name)}"'
-        return self.signature_expr(stride, defined)
+        return self.signature_expr(stride, defined, quote_params=False)
 
-    def signature_expr(self, e: tir.PrimExpr, defined: set[int]) -> str:
+    def signature_expr(self, e: tir.PrimExpr, defined: set[int], quote_params: bool = True) -> str:
         """A shape entry in a 0.27 signature, quoted when it uses a var not defined
         yet (a param printed later, a symbolic var met for the first time), which the
         quoted text then defines. int64 symbolic vars are module-level TypeVars: bare
         on their own, but never defined inside the function, so an expression over
-        one stays quoted."""
+        one stays quoted. TVM writes a stride or offset that uses only params bare
+        (`quote_params=False`)."""
         text = self.text(e)
         used = list(iter_vars_of(e))
         type_vars = {id(v) for v in used if id(v) not in self.param_ids and v.dtype == "int64"}
-        undefined = any(id(v) not in defined for v in used)
+        known = defined if quote_params else defined | self.param_ids
+        undefined = any(id(v) not in known for v in used)
         quoted = undefined and not (isinstance(e, tir.Var) and id(e) in type_vars)
         defined.update(id(v) for v in used if id(v) not in type_vars)
         return f'"{text}"' if quoted else text
