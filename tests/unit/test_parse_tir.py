@@ -834,3 +834,18 @@ def test_comm_reducer_lambda_defines_typed_vars():
     assert isinstance(reducer, tir.CommReducer)
     assert [v.dtype for v in (*reducer.lhs, *reducer.rhs)] == ["int8", "int8"]
     assert reducer.result[0].a is reducer.lhs[0] and reducer.result[0].b is reducer.rhs[0]
+
+
+def test_param_strides_and_offset_print_bare():
+    """TVM 0.27 quotes symbolic shape vars met first in a signature but writes
+    strides and offsets over scalar params (printed later) bare; a quoted stride
+    would be a fresh var, so quoting these would change the function."""
+    signature = (
+        'def f(A: T.Buffer(("m",), "float32", strides=(p,), elem_offset=q), m: T.int32, '
+        "p: T.int32, q: T.int32):"
+    )
+    text = f"# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n@T.prim_func\n{signature}\n    A[0] = T.float32(0.0)\n"
+    func = tvmlite.parse(text)
+    assert func.script(dialect=NEW) == text
+    buffer, params = func.buffer_map[0][1], func.params
+    assert buffer.strides[0] is params[2] and buffer.elem_offset is params[3]
