@@ -43,6 +43,18 @@ def test_build_so_is_silent_and_writes_header(tmp_path, add_file, capsys):
     assert out.read_bytes()[:4] == b"\x7fELF" and out.with_suffix(".h").exists()
 
 
+def test_build_prefix_names_the_library_symbols(tmp_path, add_file, capsys):
+    out = tmp_path / "libadd.so"
+    assert run(["build", add_file, "-o", out, "--prefix", "net_"], capsys) == (0, "", "")
+    assert "int32_t net_entry_main(" in out.with_suffix(".h").read_text()
+    code, text, _ = run(["run", out, "--random", "--dim", "n=2"], capsys)
+    assert code == 0 and "float32" in text
+    code, _, err = run(["build", add_file, "-o", "-", "--emit", "ll", "--prefix", "p"], capsys)
+    assert code == 1 and "tvms: error: --prefix names the symbols of a library" in err
+    code, _, err = run(["build", add_file, "-o", out, "--prefix", "9"], capsys)
+    assert code == 1 and "prefix='9' is not the start of a C identifier" in err
+
+
 @pytest.mark.parametrize(
     ("emit", "marker"),
     [("ll", "define"), ("asm", "tvmlite_entry_main"), ("relax", "T.prim_func"), ("tir", "def add")],
