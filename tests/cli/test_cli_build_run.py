@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -168,17 +166,3 @@ def test_stdin_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(ADD))
     code, out, _ = run(["run", "-", "--random", "--dim", "n=2"], capsys)
     assert code == 0 and "float32 (2,)" in out
-
-
-def test_readme_command_in_a_subprocess(tmp_path):
-    """The README's first command, as a user runs it (the installed `tvms`)."""
-    env = dict(os.environ, TVMLITE_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("TVMLITE_NO_CACHE", None)
-    tvms = [sys.executable, "-m", "tvmlite"]
-    lib = tmp_path / "mlp.so"
-    subprocess.run([*tvms, "build", str(EXAMPLE), "-o", str(lib)], check=True, env=env)
-    done = subprocess.run(
-        [*tvms, "run", str(lib), "--random"], capture_output=True, text=True, env=env
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("result: float32 (4, 10)")
