@@ -5,6 +5,7 @@ the dynamic linker loaded) are both a `CompiledModule` over a `CodeImage`.
     m["main"](x, w)          # a graph function: arrays in, arrays/tuples out
     m["add"](a, b, out)      # a public prim function: destination-passing
     m.functions              # public names; m.export_library("m.so")
+    m.with_output("torch")["main"](tx, tw)   # DLPack producers in, torch tensors out
 
 The image says where its symbols are and what can be done with its code; the
 module reads everything else from the manifest the code carries (docs/abi.md):
@@ -44,6 +45,7 @@ from tvmlite.runtime.export import (
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel
 from tvmlite.runtime.manifest import prefixed, signature_from_info
+from tvmlite.runtime.outputs import ConvertedModule
 
 
 class CodeImage(Protocol):
@@ -141,6 +143,11 @@ class CompiledModule:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.functions)}>"
+
+    def with_output(self, kind: str) -> ConvertedModule:
+        """This module with results returned as `kind` arrays: "numpy" (the
+        default of every call) or "torch" (zero-copy, through DLPack)."""
+        return ConvertedModule(self, kind)
 
     @property
     def total_ms(self) -> float:
