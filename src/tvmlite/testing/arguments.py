@@ -57,7 +57,8 @@ class RandomArguments:
                 self.scalars.append(random_values(param.dtype, rng, 1)[0].item())
                 continue
             shape = tuple(_static(d, buffer.name) for d in buffer.shape)
-            strides = tuple(_static(s, buffer.name) for s in buffer.strides) or _row_major(shape)
+            strides = tuple(_static(s, buffer.name) for s in buffer.strides)
+            strides = strides or reference_ops.row_major(shape)
             size = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
             self.layouts.append((shape, strides))
             self.bases.append(random_values(buffer.dtype, rng, max(size, 0)))
@@ -93,11 +94,3 @@ def _static(e: tir.PrimExpr, buffer: str) -> int:
             "draw programs with runnable=True (static shapes)"
         )
     return e.value
-
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, running = [], 1
-    for n in reversed(shape):
-        strides.append(running)
-        running *= n
-    return tuple(reversed(strides))
