@@ -40,8 +40,10 @@ def _labelled(node: Any) -> list[tuple[Any, Any]] | None:
     on a path (a field name, an index, or `(key,)` / `(key, "key")` for a dict's
     value / key; `_path_text` spells them); None for leaves."""
     if isinstance(node, IRModule):
-        return [("functions", node.functions), ("attrs", node.attrs)] + [
-            ("global_infos", node.global_infos)
+        return [
+            ("functions", dict(node.functions)),
+            ("attrs", dict(node.attrs)),
+            ("global_infos", dict(node.global_infos)),
         ]
     if isinstance(node, (tuple, list)):
         return list(enumerate(node))
