@@ -16,6 +16,16 @@ CLASSIC, TVM027 = "classic", "tvm-0.27"
 DIALECTS = (CLASSIC, TVM027)
 
 
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """A call inside `I.module_global_infos` data (`I.vdevice(...)`,
+    `R.device_mesh(...)`), kept as written."""
+
+    func: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
 @dataclass(eq=False, repr=False)  # Printable's one-line repr
 class IRModule(Printable):
     """`functions` maps a function's global name to it, in definition order.

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
 from tvmlite.dsl import relax, syntax, tir
-from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
+from tvmlite.dsl.module import CLASSIC, TVM027, IRModule, RawCall
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
@@ -44,20 +44,11 @@ _NAMESPACE_IMPORTS = {
     ("__future__", ("annotations", None)),
 }
 # Spellings only one dialect has (SPELLINGS.md); any 0.27 one wins, else classic.
-MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.')
+MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.', "R.Any")
 MARKERS_CLASSIC = ("T.block(", "out_sinfo=", "sinfo_args=", '"tir.')
 
 _UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inline")
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
-
-
-@dataclass(frozen=True, slots=True)
-class RawCall:
-    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
-
-    func: str
-    args: tuple[Any, ...]
-    kwargs: tuple[tuple[str, Any], ...] = ()
 
 
 def detect_dialect(text: str) -> str:
@@ -403,8 +394,10 @@ class _ModuleParser:
                 raise self.ctx.error("expected a call such as I.vdevice(...)", node.func)
             kwargs = tuple((kw.name, self.raw(kw.value)) for kw in node.keywords)
             return RawCall(func, tuple(self.raw(a) for a in node.args), kwargs)
-        if isinstance(node, (syntax.List, syntax.Tuple)):
+        if isinstance(node, syntax.Tuple):
             return tuple(self.raw(e) for e in node.elts)
+        if isinstance(node, syntax.List):  # kept apart from tuples: TVM prints both as written
+            return [self.raw(e) for e in node.elts]
         if isinstance(node, syntax.Dict):
             return {
                 literal_value(k, self.ctx): self.raw(v)

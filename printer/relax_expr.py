@@ -16,7 +16,7 @@ import numpy as np
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.index_map import IndexMap
-from tvmlite.dsl.module import TVM027
+from tvmlite.dsl.module import TVM027, RawCall
 from tvmlite.printer.context import PrintContext
 from tvmlite.printer.literals import float_text, is_special, special_text, string_text
 from tvmlite.printer.names import NameTable
@@ -237,7 +237,23 @@ class RelaxExprPrinter:
             return self.sinfo(v)
         if isinstance(v, IndexMap):
             return self.index_map(v)
+        if isinstance(v, RawCall):
+            return self.raw_call(v)
         return self.expr(v)
+
+    def raw_call(self, call: RawCall) -> str:
+        """`I.vdevice(...)`, `R.device_mesh((2,), I.Range(0, 2))`: tuples and lists
+        inside print as written (attribute values print both as lists)."""
+
+        def arg(x: Any) -> str:
+            if isinstance(x, tuple):
+                return tuple_text([arg(e) for e in x])
+            if isinstance(x, list):
+                return f"[{', '.join(arg(e) for e in x)}]"
+            return self.value(x)
+
+        args = [arg(a) for a in call.args] + [f"{k}={arg(x)}" for k, x in call.kwargs]
+        return f"{call.func}({', '.join(args)})"
 
     def index_map(self, m: IndexMap) -> str:
         self.ctx.uses_tir = True

@@ -10,7 +10,8 @@ import pytest
 from tvmlite import IRModule, ParseError, parse, parse_file
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027
-from tvmlite.dsl.parser import RawCall, detect_dialect
+from tvmlite.dsl.module import RawCall
+from tvmlite.dsl.parser import detect_dialect
 
 
 def src(text: str) -> str:
@@ -151,7 +152,7 @@ def test_extern_func_attrs_and_global_infos():
         """)
     )
     assert mod.attrs == {"system_lib_prefix": "hi", "n": 3}
-    assert mod.global_infos["vdevice"] == (RawCall("I.vdevice", ({"kind": "llvm"}, 0, "global")),)
+    assert mod.global_infos["vdevice"] == [RawCall("I.vdevice", ({"kind": "llvm"}, 0, "global"))]
     assert mod["ext"] == relax.ExternFunc("my_ext")
 
 
