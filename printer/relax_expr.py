@@ -66,17 +66,21 @@ class RelaxExprPrinter:
 
     def define_tir_var(self, var: tir.Var) -> str:
         """First use of a symbolic var: classic declares it at the top of the function
-        (`n = T.int64()`), 0.27 at module level (`n = TypeVar("n")`)."""
+        (`n = T.int64()`); 0.27 too when the body defines it, but a var of the
+        signature at module level (`n = TypeVar("n")`)."""
         name = self.names.get(var)
         if name is not None:
             return name
         name = self.names.define(var, var.name or "v", self.frame.depth)
-        if self.frame.func_vars is not None:
+        in_signature = self.frame.func_vars is not None
+        if in_signature:
             self.frame.func_vars.add(id(var))
-        if self.ctx.classic:
-            self.frame.prelude.append(f"{name} = T.{var.dtype}()")
-        else:
+        if in_signature and not self.ctx.classic:
             self.ctx.typevars.add(name)
+        else:
+            # classic TVM prints `n = T.int64()` without importing T; 0.27 imports it
+            self.ctx.uses_tir = self.ctx.uses_tir or not self.ctx.classic
+            self.frame.prelude.append(f"{name} = T.{var.dtype}()")
         return name
 
     def prim(self, e: tir.PrimExpr) -> str:
