@@ -152,10 +152,9 @@ class RelaxCallParser(RelaxExprParser):
 
     def _call_packed(self, node: syntax.Call) -> relax.Call:
         callee, args, out, rest = self._packed(node, "R.call_packed")
-        if not out:
-            kw = "ty_args" if self.ctx.dialect == TVM027 else "sinfo_args"
-            raise self.ctx.error(f"R.call_packed needs {kw}=", node)
         call = relax.Call(callee, args, self._attr_pairs(rest), out, span=node.span)
+        if not out:  # the result is unknown to the IR: the binding's annotation says it
+            return self.typed(call, relax.ObjectStructInfo())
         return self.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
     def _call_pure_packed(self, node: syntax.Call) -> relax.Call:

@@ -67,6 +67,8 @@ class HostFlow:
         if isinstance(op, relax.ExternFunc):
             args = [leaf for a in e.args for leaf in val_leaves(self.value(a))]
             sinfo = e.sinfo_args[0] if e.sinfo_args else None
+            if sinfo is None and var is not None:  # R.call_packed without ty_args
+                sinfo = var.struct_info
             return self.call_packed(op.global_symbol, args, sinfo, dps=False)
         raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
 

@@ -1,0 +1,42 @@
+"""The Relax constructs of the wider TVMScript surface (issue 12) that compute on a
+CPU build and run; their texts are the goldens in tests/golden/relax_surface (printed
+by TVM 0.27), the expected values what TVM 0.27 computes for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite.runtime.registry import remove_global_func
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "relax_surface"
+
+
+def _build(name: str) -> tvmlite.Executable:
+    return tvmlite.build(tvmlite.parse((GOLDEN / name).read_text()))
+
+
+@pytest.fixture
+def packed_funcs():  # noqa: ANN201 - a fixture generator
+    seen: list[np.ndarray] = []
+    tvmlite.register_func("my_reshape", lambda x, s: x.reshape(tuple(s)) * 2, override=True)
+    tvmlite.register_func("my_log", lambda y: seen.append(y.copy()), override=True)
+    yield seen
+    remove_global_func("my_reshape")
+    remove_global_func("my_log")
+
+
+def test_call_packed_without_ty_args_takes_the_binding_annotation(packed_funcs) -> None:
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    out = _build("call_packed_untyped.tvms")["main"](x)
+    np.testing.assert_array_equal(out, x.reshape(6) * 2)
+    assert len(packed_funcs) == 1  # the R.Any-typed call ran for its effect
+    np.testing.assert_array_equal(packed_funcs[0], x.reshape(6) * 2)
+
+
+def test_vdevice_annotated_module_runs_on_the_cpu() -> None:
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(_build("global_infos_vdevice.tvms")["main"](a, a), a + a)
