@@ -12,7 +12,6 @@ import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source

@@ -9,8 +9,7 @@ import pytest
 
 from tvmlite import IRModule, ParseError, parse, parse_file
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.module import CLASSIC, TVM027
-from tvmlite.dsl.module import RawCall
+from tvmlite.dsl.module import CLASSIC, TVM027, RawCall
 from tvmlite.dsl.parser import detect_dialect
 
 
