@@ -44,6 +44,9 @@ class HostFlow:
             "relax.call_pure_packed": self.op_call_pure_packed,
             "relax.call_packed": self.op_call_pure_packed,
             "relax.tensor_to_shape": self.op_tensor_to_shape,
+            "relax.grad.start_checkpoint": self.op_identity,
+            "relax.grad.end_checkpoint": self.op_identity,
+            "relax.builtin.stop_lift_params": self.op_identity,
         }
 
     def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -89,6 +92,10 @@ class HostFlow:
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
+
+    def op_identity(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """Marks that compute nothing (gradient checkpoints, stop_lift_params)."""
+        return self.value(e.args[0])
 
     def op_tensor_to_shape(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The values of a 1-d int64 tensor as a shape (TVM's VM builtin of the same

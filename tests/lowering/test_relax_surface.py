@@ -40,3 +40,11 @@ def test_call_packed_without_ty_args_takes_the_binding_annotation(packed_funcs) 
 def test_vdevice_annotated_module_runs_on_the_cpu() -> None:
     a = np.arange(6, dtype="float32").reshape(2, 3)
     np.testing.assert_array_equal(_build("global_infos_vdevice.tvms")["main"](a, a), a + a)
+
+
+@pytest.mark.parametrize("pipeline", ["minimal", "default"])
+def test_gradient_checkpoint_marks_compute_the_identity(pipeline: str) -> None:
+    x = np.arange(9, dtype="float32").reshape(3, 3)
+    mod = tvmlite.parse((GOLDEN / "grad_checkpoint.tvms").read_text())
+    out = tvmlite.build(mod, pipeline=pipeline)["main"](x)
+    np.testing.assert_array_equal(out, x * x + x)  # TVM 0.27: [[0, 2, 6], [12, 20, 30], ...]
