@@ -45,6 +45,7 @@ class RelaxFunctionParser(RelaxCallParser):
         self.df_outputs: dict[int, str] = {}
         self.df_bound: dict[str, relax.Var] = {}
         self.depth = 0  # > 0 inside if branches
+        self.nested = False  # a local function has no global symbol
 
     # ------------------------------------------------------------ signature
 
@@ -115,7 +116,7 @@ class RelaxFunctionParser(RelaxCallParser):
                 body[-1],
             )
         attrs = dict(self.attrs)
-        if not self.is_private and "global_symbol" not in attrs:
+        if not (self.is_private or self.nested) and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.fdef.name
         return relax.Function(
             tuple(self.params),
@@ -274,7 +275,25 @@ class RelaxFunctionParser(RelaxCallParser):
         return
 
     def _nested_def(self, stmt: syntax.FunctionDef) -> None:
-        raise self.ctx.error("nested Relax functions (closures) are not supported", stmt)
+        """A local function (closure): it sees the enclosing names, and its own name
+        is bound before its body so that it can call itself."""
+        inner = RelaxFunctionParser(self.ctx, stmt)
+        inner.nested = True
+        inner.vars, inner.sym = self.vars, self.sym
+        self.vars.push()
+        self.sym.push()
+        try:
+            sig = inner.parse_signature()
+            var = self.new_var(stmt.name, sig, stmt.span, self.in_dataflow)
+            self.vars.define(stmt.name, var)
+            func = inner.parse_body()
+        finally:
+            self.vars.pop()
+            self.sym.pop()
+        self.bindings.append(relax.VarBinding(var, func, span=stmt.span))
+        self.vars.define(stmt.name, var)
+        if self.in_dataflow:
+            self.df_bound[stmt.name] = var
 
     def _return_inside(self, stmt: syntax.Return) -> None:
         raise self.ctx.error("return must be the last statement of the function", stmt)

@@ -48,3 +48,9 @@ def test_gradient_checkpoint_marks_compute_the_identity(pipeline: str) -> None:
     mod = tvmlite.parse((GOLDEN / "grad_checkpoint.tvms").read_text())
     out = tvmlite.build(mod, pipeline=pipeline)["main"](x)
     np.testing.assert_array_equal(out, x * x + x)  # TVM 0.27: [[0, 2, 6], [12, 20, 30], ...]
+
+
+def test_closure_build_names_the_local_function() -> None:
+    # TVM 0.27 rejects it too (VMShapeLower runs only after LambdaLift)
+    with pytest.raises(tvmlite.TVMLiteError, match=r"local function \(closure\) 'scale'"):
+        _build("closure.tvms")
