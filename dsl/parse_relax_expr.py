@@ -260,6 +260,18 @@ class RelaxExprParser(SinfoParser):
             return self.op_call(name, args, {}, node)
         return self.prim(node)
 
+    def _compare(self, node: syntax.Compare) -> Value:
+        """`N % 16 == 0` over symbolic vars is a TIR condition; Relax tensors
+        compare with R.equal, R.less and friends."""
+        for operand in (node.left, *node.comparators):
+            if isinstance(self.value(operand), relax.Expr):
+                raise self.ctx.error(
+                    "comparison operators take scalars; compare Relax values with R.equal, "
+                    "R.less, ...",
+                    operand,
+                )
+        return self.prim(node)
+
     def _call(self, node: syntax.Call) -> Value:
         name = syntax.dotted(node.func) or ""
         handler = self._SPECIAL.get(name)
@@ -346,6 +358,7 @@ class RelaxExprParser(SinfoParser):
         syntax.Subscript: _subscript,
         syntax.UnaryOp: _unary,
         syntax.BinOp: _binary,
+        syntax.Compare: _compare,
         syntax.Call: _call,
     }
 

@@ -18,10 +18,12 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
     PrimVal,
     ShapeVal,
     TensorVal,
+    UNIT,
     TupleVal,
     Val,
     rebuild,
@@ -44,6 +46,7 @@ class HostFlow:
             "relax.call_pure_packed": self.op_call_pure_packed,
             "relax.call_packed": self.op_call_pure_packed,
             "relax.tensor_to_shape": self.op_tensor_to_shape,
+            "relax.assert_op": self.op_assert_op,
             "relax.grad.start_checkpoint": self.op_identity,
             "relax.grad.end_checkpoint": self.op_identity,
             "relax.builtin.stop_lift_params": self.op_identity,
@@ -92,6 +95,30 @@ class HostFlow:
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
+
+    def op_assert_op(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """A scalar condition checked at run time; the message is the format string
+        with its `{}` filled from integer scalars, as TVM's Python formatting does."""
+        cond = self.value(e.args[0])
+        fmt = e.args[1].value if isinstance(e.args[1], relax.StringImm) else ""
+        values = [self.value(a) for a in e.args[2:]]
+        if not isinstance(cond, PrimVal):
+            raise TVMLiteError(f"{self.prefix}R.assert_op needs a scalar condition (T.bool)")
+        pieces = fmt.split("{}")
+        if any(not isinstance(v, PrimVal) or not v.dtype.startswith(("int", "uint")) for v in
+               values) or len(pieces) != len(values) + 1:  # fmt: skip
+            raise TVMLiteError(
+                f"{self.prefix}R.assert_op: only integer scalars fill the format string, "
+                "one per '{}'"
+            )
+        text = "%ld".join(literal(p) for p in pieces)
+        args = [self.b.sext(v.value, ty.value_type("int64")) if v.value.type.width < 64 else v.value
+                for v in values]  # fmt: skip
+        ok = cond.value
+        if ok.type.width != 1:
+            ok = self.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
+        self.check(ok, abi.STATUS_RUNTIME, text, *args)
+        return UNIT
 
     def op_identity(self, e: relax.Call, var: relax.Var | None) -> Val:
         """Marks that compute nothing (gradient checkpoints, stop_lift_params)."""

@@ -54,3 +54,36 @@ def test_closure_build_names_the_local_function() -> None:
     # TVM 0.27 rejects it too (VMShapeLower runs only after LambdaLift)
     with pytest.raises(tvmlite.TVMLiteError, match=r"local function \(closure\) 'scale'"):
         _build("closure.tvms")
+
+
+def test_symbolic_comparisons_branch_and_assert_at_run_time() -> None:
+    main = _build("compare_symbolic.tvms")["main"]
+    x = np.arange(6, dtype="float32") + 1
+    np.testing.assert_array_equal(main(x[:2]), x[:2] + x[:2])  # n < 4
+    np.testing.assert_array_equal(main(x), x * x)
+    with pytest.raises(tvmlite.TVMLiteError, match="main: n must be even"):  # TVM's message
+        main(np.ones(3, "float32"))
+
+
+ASSERT_WITH_VALUES = """
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        R.assert_op(n < 3, R.prim_value(n), format=R.str("{} is too long (100%)"))
+        return x
+"""
+
+
+def test_assert_op_fills_its_format_from_integer_scalars() -> None:
+    main = tvmlite.build(tvmlite.parse(ASSERT_WITH_VALUES))["main"]
+    np.testing.assert_array_equal(main(np.ones(2, "float32")), np.ones(2, "float32"))
+    with pytest.raises(tvmlite.TVMLiteError, match=r"main: 5 is too long \(100%\)"):
+        main(np.ones(5, "float32"))
+
+
+def test_comparing_relax_tensors_points_at_the_ops() -> None:
+    text = ASSERT_WITH_VALUES.replace("n < 3", "x < x")
+    with pytest.raises(tvmlite.ParseError, match="compare Relax values with R.equal"):
+        tvmlite.parse(text)
