@@ -20,10 +20,10 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
+    UNIT,
     PrimVal,
     ShapeVal,
     TensorVal,
-    UNIT,
     TupleVal,
     Val,
     rebuild,
