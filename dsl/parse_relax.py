@@ -255,7 +255,7 @@ class RelaxFunctionParser(RelaxCallParser):
                 "R.output(...) belongs at the end of a with R.dataflow(): block", value
             )
         expr = self.rx(value)
-        if not isinstance(expr, relax.Call):
+        if not isinstance(expr, (relax.Call, relax.Tuple)):  # R.tuple() binds the unit value
             raise self.ctx.error("this expression statement has no effect", stmt)
         self.emit_fresh(expr, stmt.span)
 

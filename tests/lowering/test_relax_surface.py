@@ -87,3 +87,9 @@ def test_comparing_relax_tensors_points_at_the_ops() -> None:
     text = ASSERT_WITH_VALUES.replace("n < 3", "x < x")
     with pytest.raises(tvmlite.ParseError, match="compare Relax values with R.equal"):
         tvmlite.parse(text)
+
+
+def test_unit_statement_binds_the_empty_tuple() -> None:
+    y, unit = _build("unit_statement.tvms")["main"](np.ones(2, "float32"))
+    np.testing.assert_array_equal(y, [2.0, 2.0])  # TVM 0.27: (float32[2], ())
+    assert unit == ()
