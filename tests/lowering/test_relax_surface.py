@@ -93,3 +93,22 @@ def test_unit_statement_binds_the_empty_tuple() -> None:
     y, unit = _build("unit_statement.tvms")["main"](np.ones(2, "float32"))
     np.testing.assert_array_equal(y, [2.0, 2.0])  # TVM 0.27: (float32[2], ())
     assert unit == ()
+
+
+def test_take_with_a_scalar_index_drops_the_axis() -> None:
+    a = np.arange(12, dtype="float32").reshape(3, 4)
+    out = _build("take_scalar_index.tvms")["main"](a)
+    np.testing.assert_array_equal(out, a[1] + a[2])  # TVM 0.27: [12, 14, 16, 18]
+
+
+def test_take_scalar_index_on_1d_data_gives_a_scalar_tensor() -> None:
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(A: R.Tensor((5,), dtype="int32")) -> R.Tensor((), dtype="int32"):
+        b: R.Tensor((), dtype="int32") = R.take(A, 3)
+        return b
+"""
+    out = tvmlite.build(tvmlite.parse(text))["main"](np.arange(5, dtype="int32") * 10)
+    assert out.shape == () and out == 30
