@@ -112,3 +112,10 @@ class Module:
 """
     out = tvmlite.build(tvmlite.parse(text))["main"](np.arange(5, dtype="int32") * 10)
     assert out.shape == () and out == 30
+
+
+def test_0d_constants_come_back_0d() -> None:
+    c, d = _build("const_0d.tvms")["main"]()
+    assert c.shape == () and d.shape == ()  # TVM 0.27: array(1.5), array(7)
+    assert c.dtype == np.float32 and c == 1.5
+    assert d.dtype == np.int32 and d == 7
