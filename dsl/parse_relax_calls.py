@@ -221,6 +221,8 @@ class RelaxCallParser(RelaxExprParser):
             return value.value
         if isinstance(value, (bool, int, float)):
             return value
+        if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+            return float(value)  # TVM prints infinite and NaN scalars quoted
         raise self.ctx.error("R.const needs a number, a bool or a nested list of them", node)
 
     def _shape(self, node: syntax.Call) -> relax.ShapeExpr:

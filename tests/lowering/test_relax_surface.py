@@ -119,3 +119,9 @@ def test_0d_constants_come_back_0d() -> None:
     assert c.shape == () and d.shape == ()  # TVM 0.27: array(1.5), array(7)
     assert c.dtype == np.float32 and c == 1.5
     assert d.dtype == np.int32 and d == 7
+
+
+def test_infinite_constants_compute() -> None:
+    x = np.array([1, -2, np.inf], "float32")
+    out = _build("const_infinite.tvms")["main"](x)
+    np.testing.assert_array_equal(out, x)  # TVM 0.27 on [1, -2, 3]: [1, -2, 3]
