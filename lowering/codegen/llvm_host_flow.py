@@ -47,6 +47,9 @@ class HostFlow:
             "relax.call_packed": self.op_call_pure_packed,
             "relax.tensor_to_shape": self.op_tensor_to_shape,
             "relax.assert_op": self.op_assert_op,
+            "relax.shape_of": self.op_shape_of,
+            "relax.null_value": self.op_null_value,
+            "relax.size": self.op_size,
             "relax.grad.start_checkpoint": self.op_identity,
             "relax.grad.end_checkpoint": self.op_identity,
             "relax.builtin.stop_lift_params": self.op_identity,
@@ -118,6 +121,30 @@ class HostFlow:
         if ok.type.width != 1:
             ok = self.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
         self.check(ok, abi.STATUS_RUNTIME, text, *args)
+        return UNIT
+
+    def op_shape_of(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The dims of a tensor of known rank, as a shape value."""
+        val = self.value(e.args[0])
+        if not isinstance(val, TensorVal) or val.ndim < 0:
+            raise TVMLiteError(f"{self.prefix}R.shape_of needs a tensor of known rank")
+        if val.dims is not None:
+            return ShapeVal(val.dims)
+        return ShapeVal(tuple(abi.load_dim(self.b, val.ptr, k) for k in range(val.ndim)))
+
+    def op_size(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The element count of a tensor, as a 0-d int64 tensor."""
+        shape = self.op_shape_of(e, var)
+        assert isinstance(shape, ShapeVal)
+        count: ir.Value = ty.constant("int64", 1)
+        for dim in shape.dims:
+            count = self.b.mul(count, dim)
+        ptr = self.allocate("int64", [], "the result of R.size")
+        self.b.store(count, abi.load_field(self.b, ptr, abi.DATA, abi.PTR))
+        return TensorVal(ptr, "int64", 0, ())
+
+    def op_null_value(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The null object: nothing to hold (an R.Any value cannot leave the code)."""
         return UNIT
 
     def op_identity(self, e: relax.Call, var: relax.Var | None) -> Val:

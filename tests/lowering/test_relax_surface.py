@@ -125,3 +125,10 @@ def test_infinite_constants_compute() -> None:
     x = np.array([1, -2, np.inf], "float32")
     out = _build("const_infinite.tvms")["main"](x)
     np.testing.assert_array_equal(out, x)  # TVM 0.27 on [1, -2, 3]: [1, -2, 3]
+
+
+def test_shape_of_size_and_null_value_lower_natively() -> None:
+    s, k, y = _build("builtins_shape_size_null.tvms")["main"](np.ones((4, 3), "float32"))
+    assert tuple(s) == (4, 3)  # TVM 0.27: (4, 3) 12 24.0
+    assert k.shape == () and k.dtype == np.int64 and k == 12
+    assert y.sum() == 24.0
