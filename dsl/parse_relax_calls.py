@@ -293,6 +293,20 @@ class RelaxCallParser(RelaxExprParser):
         call = relax.Call(relax.Op("relax.print"), (self._format(fmt), *values), span=node.span)
         return self.typed(call, relax.TupleStructInfo(()))
 
+    def _hint_on_device(self, node: syntax.Call) -> relax.Call:
+        """`R.hint_on_device(x, R.device(device_type=1, index=0), "global")`, as TVM
+        prints it; the device's fields become the call's attributes."""
+        params = ("data", "dst_vdevice", "memory_scope")
+        args = bind_call(self.ctx, node, "R.hint_on_device", params, required=2)
+        device = args["dst_vdevice"]
+        if not isinstance(device, syntax.Call) or syntax.dotted(device.func) != "R.device":
+            raise self.ctx.error("expected R.device(device_type=..., index=...)", device)
+        fields = bind_call(self.ctx, device, "R.device", ("device_type", "index"), required=2)
+        kwargs = {k: self.op_arg(v) for k, v in fields.items()}
+        if "memory_scope" in args:
+            kwargs["memory_scope"] = self.op_arg(args["memory_scope"])
+        return self.op_call("relax.hint_on_device", [self.op_arg(args["data"])], kwargs, node)
+
     def _assert_op(self, node: syntax.Call) -> relax.Call:
         params = ("condition", "format_args", "format")
         args = bind_call(self.ctx, node, "R.assert_op", params, required=1)
@@ -337,6 +351,7 @@ class RelaxCallParser(RelaxExprParser):
         "R.null_value": _null_value,
         "R.print": _print,
         "R.assert_op": _assert_op,
+        "R.hint_on_device": _hint_on_device,
         "R.match_cast": _match_cast_value,
         "R.output": _statement_only,
         "R.func_attr": _statement_only,

@@ -53,6 +53,7 @@ class HostFlow:
             "relax.grad.start_checkpoint": self.op_identity,
             "relax.grad.end_checkpoint": self.op_identity,
             "relax.builtin.stop_lift_params": self.op_identity,
+            "relax.hint_on_device": self.op_hint_on_device,
         }
 
     def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -146,6 +147,16 @@ class HostFlow:
     def op_null_value(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The null object: nothing to hold (an R.Any value cannot leave the code)."""
         return UNIT
+
+    def op_hint_on_device(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """A placement hint: the CPU is where the value already is."""
+        device_type = dict(e.attrs)["device_type"]
+        if device_type != abi.KDL_CPU:
+            raise TVMLiteError(
+                f"{self.prefix}R.hint_on_device to device type {device_type}: this build "
+                "targets the CPU only"
+            )
+        return self.value(e.args[0])
 
     def op_identity(self, e: relax.Call, var: relax.Var | None) -> Val:
         """Marks that compute nothing (gradient checkpoints, stop_lift_params)."""

@@ -132,3 +132,12 @@ def test_shape_of_size_and_null_value_lower_natively() -> None:
     assert tuple(s) == (4, 3)  # TVM 0.27: (4, 3) 12 24.0
     assert k.shape == () and k.dtype == np.int64 and k == 12
     assert y.sum() == 24.0
+
+
+def test_hint_on_device_is_the_identity_on_the_cpu_and_an_error_elsewhere() -> None:
+    mod = tvmlite.parse((GOLDEN / "hint_on_device.tvms").read_text())
+    x = np.ones((2, 3), "float32")
+    cpu_only = tvmlite.IRModule({"main": mod["main"]})
+    np.testing.assert_array_equal(tvmlite.build(cpu_only)["main"](x), x + x)
+    with pytest.raises(tvmlite.TVMLiteError, match="R.hint_on_device to device type 2"):
+        tvmlite.build(mod)
