@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, like
-from tvmlite.dsl.ops.registry import ELEMWISE, OPAQUE, ArgDef, AttrDef, OpDef, register
+from tvmlite.dsl.ops.registry import ELEMWISE, ArgDef, AttrDef, OpDef, register
 
 # Ops that require a float input (TVM's `require_float_dtype=true`).
 FLOAT_UNARY = (
@@ -128,9 +128,6 @@ def infer_identity(ctx: InferCtx) -> relax.StructInfo:
     return ctx.sinfo(0)
 
 
-# Gradient checkpoint marks: identities the training passes read.
-for _mark in ("relax.grad.start_checkpoint", "relax.grad.end_checkpoint"):
-    register(OpDef(_mark, (ArgDef("input"),), (), OPAQUE, infer_identity))
 register(
     OpDef(
         "relax.builtin.stop_lift_params",

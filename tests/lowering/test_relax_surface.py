@@ -141,3 +141,9 @@ def test_hint_on_device_is_the_identity_on_the_cpu_and_an_error_elsewhere() -> N
     np.testing.assert_array_equal(tvmlite.build(cpu_only)["main"](x), x + x)
     with pytest.raises(tvmlite.TVMLiteError, match="R.hint_on_device to device type 2"):
         tvmlite.build(mod)
+
+
+def test_gradient_backward_ops_without_a_lowering_stop_the_build_by_name() -> None:
+    mod = tvmlite.parse((GOLDEN / "grad_backward_ops.tvms").read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.grad\.\w+_backward"):
+        tvmlite.build(mod)

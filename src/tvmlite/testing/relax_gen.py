@@ -27,6 +27,10 @@ I64 = "int64"
 SKIPPED_OPS = frozenset(
     {
         "relax.builtin.stop_lift_params",
+        "relax.grad.end_checkpoint",
+        "relax.grad.nll_loss_backward",
+        "relax.grad.start_checkpoint",
+        "relax.grad.take_backward",
         "relax.memory.ensure_zero_offset",
         "relax.memory.view",
         "relax.null_value",
