@@ -15,6 +15,7 @@ from typing import Any
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.verify_relax import verify_module
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
@@ -32,6 +33,7 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; `pipeline` as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
+    verify_module(module)  # parsing lets a body disagree with its return annotation, as TVM
     module = _at(module, tgt, "before_legalize")
     module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
     module = pipelines.LegalizeIfEnabled()(module)  # what the pipeline left

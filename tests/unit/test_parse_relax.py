@@ -9,7 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from tvmlite import ParseError, parse
+from tvmlite import ParseError, build, parse
+from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.verify_relax import verify_function
 
@@ -415,10 +416,18 @@ def test_body_errors(body: str, message: str, line: int, col: int):
     assert (got_line, got_col) == (line, col + 4), msg  # the body is indented by 4
 
 
-def test_return_annotation_mismatch():
-    msg, line, col = error_at(func("return (x, x)", ret='R.Tensor((4, 16), "float32")'))
-    assert msg.startswith("the function returns R.Tuple(") and "return annotation" in msg
-    assert (line, col) == (3, 5)
+def test_return_annotation_mismatch_is_kept_and_refused_by_a_build():
+    """TVM parses a body its return annotation does not fit and keeps the
+    annotation; building it is the error."""
+    text = func("return (x, x)", ret='R.Tensor((4, 16), dtype="float32")')
+    f = parse(text, "t.tvms")
+    assert f.ret_struct_info == relax.TensorStructInfo(i64(4, 16), "float32", 2)
+    assert '-> R.Tensor((4, 16), dtype="float32"):' in f.script()
+    with pytest.raises(VerifyError) as info:
+        build(f)
+    assert info.value.message.startswith("the function returns R.Tuple(")
+    assert "return annotation is R.Tensor((4, 16)" in info.value.message
+    assert info.value.span.line == 3
 
 
 def test_sinfo_args_rejected_in_0_27_module():
