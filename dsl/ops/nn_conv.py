@@ -162,7 +162,7 @@ def _conv_attrs(n: int, transpose: bool) -> tuple[AttrDef, ...]:
     )
 
 
-def _pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
+def pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
     return (
         AttrDef("pool_size", (1,) * n, f"ints/{n}"),
         AttrDef("strides", (1,) * n, f"ints/{n}"),
@@ -221,7 +221,7 @@ for _n in (1, 2, 3):
             OpDef(
                 f"relax.nn.{_kind}_pool{_d}",
                 (ArgDef("data"),),
-                _pool_attrs(_n, _include_pad),
+                pool_attrs(_n, _include_pad),
                 OUT_EWISE_FUSIBLE,
                 _POOL[_n],
                 build_out_layout,

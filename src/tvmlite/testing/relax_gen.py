@@ -27,7 +27,9 @@ I64 = "int64"
 SKIPPED_OPS = frozenset(
     {
         "relax.builtin.stop_lift_params",
+        "relax.grad.avg_pool2d_backward",
         "relax.grad.end_checkpoint",
+        "relax.grad.max_pool2d_backward",
         "relax.grad.nll_loss_backward",
         "relax.grad.start_checkpoint",
         "relax.grad.take_backward",
