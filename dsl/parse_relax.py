@@ -219,6 +219,14 @@ class RelaxFunctionParser(RelaxCallParser):
         if isinstance(expr, relax.Tuple):
             expr = self.normalize(expr, value.span)
         sinfo = self.sinfo_of(expr)
+        if ann is None and self._drops_distribution(expr, sinfo):
+            callee = syntax.dotted(value.func) if isinstance(value, syntax.Call) else None
+            callee = callee or "this call"
+            raise self.ctx.error(
+                f"{callee} on distributed tensors needs the binding's R.DTensor "
+                "annotation (tvmlite does not propagate shardings)",
+                value,
+            )
         if ann is not None:
             annotated = self.sinfo(ann)
             if not compatible(annotated, sinfo):
@@ -229,6 +237,14 @@ class RelaxFunctionParser(RelaxCallParser):
                 )
             sinfo = annotated
         self.define(target, sinfo, expr, stmt)
+
+    def _drops_distribution(self, expr: relax.Expr, sinfo: relax.StructInfo) -> bool:
+        """An operator over a distributed tensor whose result is inferred as a plain one."""
+        return (
+            isinstance(expr, relax.Call)
+            and type(sinfo) is relax.TensorStructInfo
+            and any(isinstance(self.sinfo_of(a), relax.DTensorStructInfo) for a in expr.args)
+        )
 
     def define(
         self, target: syntax.Name, sinfo: relax.StructInfo, expr: relax.Expr, stmt: syntax.Node

@@ -108,6 +108,13 @@ class RelaxCallParser(RelaxExprParser):
         args = bind_call(self.ctx, node, "R.call_tir", params, required=2)
         return self._tir_call("relax.call_tir", "R.call_tir", args, node, ())
 
+    def _dist_call_tir(self, node: syntax.Call) -> relax.Call:
+        """`R.dist.call_tir` / `R.dist.call_tir_local_view`: call_tir's arguments."""
+        name = syntax.dotted(node.func) or ""
+        params = ("gvar", "args", "out_sinfo", "tir_vars", "out_ty")
+        args = bind_call(self.ctx, node, name, params, required=2)
+        return self._tir_call("relax." + name[2:], name, args, node, ())
+
     def _call_tir_inplace(self, node: syntax.Call) -> relax.Call:
         params = ("gvar", "args", "inplace_indices", "out_sinfo", "tir_vars", "out_ty")
         args = bind_call(self.ctx, node, "R.call_tir_inplace", params, required=3)
@@ -338,6 +345,8 @@ class RelaxCallParser(RelaxExprParser):
     _SPECIAL: ClassVar[dict[str, Callable[..., Value]]] = {
         "R.call_tir": _call_tir,
         "R.call_tir_inplace": _call_tir_inplace,
+        "R.dist.call_tir": _dist_call_tir,
+        "R.dist.call_tir_local_view": _dist_call_tir,
         "R.call_dps_packed": _call_dps_packed,
         "R.call_packed": _call_packed,
         "R.call_pure_packed": _call_pure_packed,

@@ -68,7 +68,6 @@ _UNSUPPORTED_CALLS = (
     "R.func_ret_type",
     "R.func_ret_ty",
 )
-_UNSUPPORTED_PREFIXES = ("R.dist.", "R.DTensor")
 
 
 def is_leaf(expr: relax.Expr) -> bool:
@@ -281,7 +280,7 @@ class RelaxExprParser(SinfoParser):
         handler = self._SPECIAL.get(name)
         if handler is not None:
             return handler(self, node)
-        if name in _UNSUPPORTED_CALLS or name.startswith(_UNSUPPORTED_PREFIXES):
+        if name in _UNSUPPORTED_CALLS:
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)

@@ -26,6 +26,8 @@ SINFO_ARG_OPS = frozenset(
         "relax.call_pure_packed",
         "relax.call_inplace_packed",
         "relax.call_builtin_with_ctx",
+        "relax.dist.call_tir",
+        "relax.dist.call_tir_local_view",
     }
 )
 VOID_OPS = frozenset({"relax.print", "relax.assert_op"})
@@ -73,6 +75,9 @@ def sinfo_text(si: relax.StructInfo) -> str:
             parts.append(f'dtype="{si.dtype}"')
         if si.shape is None and si.ndim != -1:
             parts.append(f"ndim={si.ndim}")
+        if isinstance(si, relax.DTensorStructInfo):  # positional, as TVM prints it
+            quoted = [f'"{t}"' for t in (si.dtype, si.device_mesh, si.placement)]
+            return f"R.DTensor({', '.join([parts[0], *quoted])})"
         return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
     if isinstance(si, relax.ShapeStructInfo):
         if si.values is not None:
@@ -105,7 +110,12 @@ def compatible(ann: relax.StructInfo, inferred: relax.StructInfo) -> bool:
     are not compared (they may be equal at run time)."""
     if isinstance(ann, relax.ObjectStructInfo) or isinstance(inferred, relax.ObjectStructInfo):
         return True
-    if type(ann) is not type(inferred):
+    if isinstance(ann, relax.DTensorStructInfo) and isinstance(inferred, relax.DTensorStructInfo):
+        if (ann.device_mesh, ann.placement) != (inferred.device_mesh, inferred.placement):
+            return False
+    elif isinstance(ann, relax.DTensorStructInfo) and type(inferred) is relax.TensorStructInfo:
+        pass  # an operator on distributed tensors infers the global tensor only
+    elif type(ann) is not type(inferred):
         return False
     if isinstance(ann, relax.TensorStructInfo):
         assert isinstance(inferred, relax.TensorStructInfo)

@@ -25,9 +25,15 @@ from tvmlite.printer.names import NameTable, dotted_identifier, identifier
 from tvmlite.printer.tir_expr import ExprPrinter
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
-DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
+DPS_CALLS = (
+    "relax.call_tir",
+    "relax.call_tir_inplace",
+    "relax.call_dps_packed",
+    "relax.dist.call_tir",
+    "relax.dist.call_tir_local_view",
+)
 # Calls whose binding annotation TVM hides when it equals the output struct info.
-HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed")
+HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed", "relax.dist.call_tir")
 # Scalar constant dtypes TVM prints as `R.const(v, "dtype")`; others go to metadata.
 _CONST_DTYPES = ("int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool")
 
@@ -156,6 +162,16 @@ class RelaxExprPrinter:
         if si.vdevice is not None:
             args.append(f"vdevice={string_text(si.vdevice)}")
         return f"R.Tensor({', '.join(args)})" if args else "R.Tensor"
+
+    def _dtensor_sinfo(self, si: relax.DTensorStructInfo) -> str:
+        shape = tuple_text([self.prim(v) for v in si.shape or ()])
+        args = (
+            shape,
+            string_text(si.dtype),
+            string_text(si.device_mesh),
+            string_text(si.placement),
+        )
+        return f"R.DTensor({', '.join(args)})"
 
     def _tuple_sinfo(self, si: relax.TupleStructInfo) -> str:
         if not si.fields:
@@ -334,6 +350,7 @@ _SINFO = {
     relax.PrimStructInfo: "_prim_sinfo",
     relax.ShapeStructInfo: "_shape_sinfo",
     relax.TensorStructInfo: "_tensor_sinfo",
+    relax.DTensorStructInfo: "_dtensor_sinfo",
     relax.TupleStructInfo: "_tuple_sinfo",
     relax.FuncStructInfo: "_func_sinfo",
 }

@@ -15,6 +15,7 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
     builtin,
     calls,
     create,
+    dist,
     grad,
     image,
     index,

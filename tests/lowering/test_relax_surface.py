@@ -148,3 +148,13 @@ def test_gradient_backward_ops_without_a_lowering_stop_the_build_by_name(name: s
     mod = tvmlite.parse((GOLDEN / name).read_text())
     with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.grad\.\w+_backward"):
         tvmlite.build(mod)
+
+
+def test_distributed_tensors_are_refused_by_a_build_where_written() -> None:
+    text = (GOLDEN / "distributed.tvms").read_text()
+    mod = tvmlite.parse(text, filename="distributed.tvms")
+    with pytest.raises(tvmlite.TVMLiteError) as info:
+        tvmlite.build(mod)
+    line = next(k for k, s in enumerate(text.splitlines(), 1) if "def main(" in s)
+    assert str(info.value).startswith(f"distributed.tvms:{line}:")
+    assert "distributed tensors (R.DTensor over 'mesh[0]') cannot be built" in str(info.value)

@@ -430,6 +430,27 @@ def test_return_annotation_mismatch_is_kept_and_refused_by_a_build():
     assert info.value.span.line == 3
 
 
+def test_distributed_tensor_sinfo_and_the_annotation_an_operator_needs():
+    dt = 'R.DTensor((4, 8), "float32", "mesh[0]", "S[1]")'
+    f = parse(func(f"y: {dt} = R.add(x, x)\nreturn y", params=f"x: {dt}", ret=dt))
+    y = bindings(f)[0].var.struct_info
+    assert y == relax.DTensorStructInfo(
+        i64(4, 8), "float32", 2, device_mesh="mesh[0]", placement="S[1]"
+    )
+    assert y != relax.TensorStructInfo(i64(4, 8), "float32", 2)  # the placement counts
+    msg, line, col = error_at(func("y = R.add(x, x)\nreturn y", params=f"x: {dt}"))
+    assert msg.startswith("R.add on distributed tensors needs the binding's R.DTensor annotation")
+    assert (line, col) == (3, 9)
+    other = dt.replace("S[1]", "R")
+    msg, _, _ = error_at(
+        func(
+            f'y: {other} = R.dist.redistribute(x, device_mesh="mesh[0]", placement="S[1]")\nreturn y',
+            params=f"x: {dt}",
+        )
+    )
+    assert msg.startswith("annotation R.DTensor") and "does not match" in msg
+
+
 def test_sinfo_args_rejected_in_0_27_module():
     text = "# from tvm.script import tirx as T\n" + func(
         'a = R.call_packed("f", x, sinfo_args=(R.Object,))\nreturn a'
