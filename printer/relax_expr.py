@@ -103,7 +103,7 @@ class RelaxExprPrinter:
         if in_signature:
             self.frame.func_vars.add(id(var))
         if in_signature and not self.ctx.classic:
-            self.ctx.typevars.add(name)
+            self.ctx.function_typevars.add(name)
         else:
             # classic TVM prints `n = T.int64()` without importing T; 0.27 imports it
             self.ctx.uses_tir = self.ctx.uses_tir or not self.ctx.classic
