@@ -317,7 +317,9 @@ class SinfoParser:
                 raise self.ctx.error("the params of R.Callable must be a tuple", pnode)
             params = tuple(self.sinfo(e) for e in pnode.elts)
         ret = self.sinfo(args["ret"]) if "ret" in args else relax.ObjectStructInfo()
-        purity = bool_literal(self.ctx, args["purity"], "purity") if "purity" in args else True
+        # TVM's default: an opaque callable may be impure, one with a signature is pure
+        default = params is not None
+        purity = bool_literal(self.ctx, args["purity"], "purity") if "purity" in args else default
         return relax.FuncStructInfo(params, ret, purity, span=call.span)
 
     _FORMS: ClassVar[dict[str, Callable[..., relax.StructInfo]]] = {

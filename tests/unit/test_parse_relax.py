@@ -69,7 +69,12 @@ def i64(*values: int) -> tuple[tir.IntImm, ...]:
             ),
         ),
         ("R.Tuple", relax.TupleStructInfo(())),
-        ("R.Callable", relax.FuncStructInfo(None, relax.ObjectStructInfo())),
+        ("R.Callable", relax.FuncStructInfo(None, relax.ObjectStructInfo(), False)),  # TVM's
+        ("R.Callable(purity=True)", relax.FuncStructInfo(None, relax.ObjectStructInfo())),
+        (
+            "R.Callable((R.Object,), R.Object)",
+            relax.FuncStructInfo((relax.ObjectStructInfo(),), relax.ObjectStructInfo(), True),
+        ),
         (
             'R.Callable((R.Object,), R.Prim("bool"), False)',
             relax.FuncStructInfo((relax.ObjectStructInfo(),), relax.PrimStructInfo("bool"), False),
