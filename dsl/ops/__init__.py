@@ -19,6 +19,7 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
     grad,
     image,
     index,
+    inspect,
     join,
     linalg,
     manipulate,

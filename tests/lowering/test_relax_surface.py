@@ -158,3 +158,9 @@ def test_distributed_tensors_are_refused_by_a_build_where_written() -> None:
     line = next(k for k, s in enumerate(text.splitlines(), 1) if "def main(" in s)
     assert str(info.value).startswith(f"distributed.tvms:{line}:")
     assert "distributed tensors (R.DTensor over 'mesh[0]') cannot be built" in str(info.value)
+
+
+def test_tensor_inspection_stops_the_build_by_name() -> None:
+    mod = tvmlite.parse((GOLDEN / "inspect_fields.tvms").read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.inspect\.tensor_ndim"):
+        tvmlite.build(mod)
