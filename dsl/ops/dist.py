@@ -13,7 +13,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.calls import FUNC_ARGS, OUT_KEYWORDS, build_dps_call, infer_dps_call
 from tvmlite.dsl.ops.context import InferCtx, like
-from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 from tvmlite.dsl.ops.unary import infer_identity
 
 # `R.dist.call_tir(f, args, out_ty=R.DTensor(...))`: call_tir on global shapes; the
@@ -24,7 +25,7 @@ for _name in ("relax.dist.call_tir", "relax.dist.call_tir_local_view"):
             _name,
             (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
             (),
-            OPAQUE,
+            K.kOpaque,
             infer_dps_call,
             build_dps_call,
             sinfo_keywords=OUT_KEYWORDS,
@@ -36,11 +37,11 @@ _SHARDING = (AttrDef("device_mesh", kind="str"), AttrDef("placement", kind="str"
 
 # A hint for sharding propagation: the value itself.
 register(
-    OpDef("relax.dist.annotate_sharding", (ArgDef("input"),), _SHARDING, OPAQUE, infer_identity)
+    OpDef("relax.dist.annotate_sharding", (ArgDef("input"),), _SHARDING, K.kOpaque, infer_identity)
 )
 
 
-@define("relax.dist.redistribute", (ArgDef("input"),), _SHARDING, OPAQUE)
+@define("relax.dist.redistribute", (ArgDef("input"),), _SHARDING, K.kOpaque)
 def infer_redistribute(ctx: InferCtx) -> relax.StructInfo:
     """The input, placed anew."""
     x = ctx.tensor(0)
@@ -57,7 +58,7 @@ def infer_redistribute(ctx: InferCtx) -> relax.StructInfo:
     "relax.dist.redistribute_replica_to_shard",
     (ArgDef("input"),),
     (AttrDef("num_workers", kind="int"), AttrDef("axis", kind="int")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_replica_to_shard(ctx: InferCtx) -> relax.StructInfo:
     """The global tensor; its new placement is what the binding states."""
@@ -68,7 +69,7 @@ def infer_replica_to_shard(ctx: InferCtx) -> relax.StructInfo:
     "relax.ccl.allreduce",
     (ArgDef("x"),),
     (AttrDef("op_type", "sum", "str"), AttrDef("in_group", True, "bool")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_allreduce(ctx: InferCtx) -> relax.StructInfo:
     return like(ctx.tensor(0))

@@ -7,11 +7,12 @@ from __future__ import annotations
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, like
 from tvmlite.dsl.ops.nn_conv import POOL_SIGNATURE, build_out_layout, pool_attrs
-from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 from tvmlite.dsl.ops.unary import infer_identity
 
 for _mark in ("relax.grad.start_checkpoint", "relax.grad.end_checkpoint"):
-    register(OpDef(_mark, (ArgDef("input"),), (), OPAQUE, infer_identity))
+    register(OpDef(_mark, (ArgDef("input"),), (), K.kOpaque, infer_identity))
 
 
 @define(
@@ -23,7 +24,7 @@ for _mark in ("relax.grad.start_checkpoint", "relax.grad.end_checkpoint"):
         ArgDef("weights", default=None),
     ),
     (AttrDef("reduction", "mean", "str"), AttrDef("ignore_index", -100, "int")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_nll_loss_backward(ctx: InferCtx) -> relax.StructInfo:
     ctx.require_int(ctx.tensor(2), "targets")
@@ -34,7 +35,7 @@ def infer_nll_loss_backward(ctx: InferCtx) -> relax.StructInfo:
     "relax.grad.take_backward",
     (ArgDef("output_grad"), ArgDef("x"), ArgDef("indices")),
     (AttrDef("axis", None, "int?"), AttrDef("mode", "", "str")),  # TVM's default: ""
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_take_backward(ctx: InferCtx) -> relax.StructInfo:
     ctx.require_int(ctx.tensor(2), "indices")
@@ -54,7 +55,7 @@ for _kind in ("max", "avg"):
             f"relax.grad.{_kind}_pool2d_backward",
             (ArgDef("output_grad"), ArgDef("data")),
             pool_attrs(2, False),
-            OPAQUE,
+            K.kOpaque,
             infer_pool_backward,
             build_out_layout,
             signature=("output_grad", *POOL_SIGNATURE),

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx
-from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, InferFn, OpDef, register
+from tvmlite.dsl.ops.registry import ArgDef, InferFn, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 # field -> the dtype of its value; the per-axis fields take the axis as a scalar
 _FIELDS = {
@@ -35,4 +36,4 @@ def _infer(dtype: str) -> InferFn:
 
 for _field, _dtype in _FIELDS.items():
     _args = (ArgDef("tensor"), _AXIS) if _field.endswith("_i") else (ArgDef("tensor"),)
-    register(OpDef(f"relax.inspect.{_field}", _args, (), OPAQUE, _infer(_dtype)))
+    register(OpDef(f"relax.inspect.{_field}", _args, (), K.kOpaque, _infer(_dtype)))
