@@ -164,3 +164,22 @@ def test_tensor_inspection_stops_the_build_by_name() -> None:
     mod = tvmlite.parse((GOLDEN / "inspect_fields.tvms").read_text())
     with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.inspect\.tensor_ndim"):
         tvmlite.build(mod)
+
+
+def test_pools_in_a_tiled_layout_compute_per_channel_block() -> None:
+    """NCHW4c: channel c*4+k lives at [:, c, :, :, k]; the windows slide over H and W
+    (TVM 0.27 computes the same values for this module)."""
+    x = np.arange(200, dtype="float32").reshape(1, 2, 5, 5, 4) / 7
+    y, z, a = _build("pool_tiled_layout.tvms")["main"](x)
+    planar = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 5, 5)  # NCHW with 8 channels
+    windows = np.lib.stride_tricks.sliding_window_view(planar, (3, 3), axis=(2, 3))
+    expect_max = windows.max(axis=(4, 5))
+    expect_avg = planar[:, :, :4, :4].reshape(1, 8, 2, 2, 2, 2).mean(axis=(3, 5))
+
+    def tiled(t: np.ndarray) -> np.ndarray:  # back from NCHW4c to NCHW
+        n, c, h, w, k = t.shape
+        return t.transpose(0, 1, 4, 2, 3).reshape(n, c * k, h, w)
+
+    np.testing.assert_allclose(tiled(y), expect_max, rtol=1e-6)
+    np.testing.assert_allclose(tiled(z), expect_avg, rtol=1e-6)
+    np.testing.assert_allclose(tiled(a)[:, :, 0, 0], planar.mean(axis=(2, 3)), rtol=1e-6)
