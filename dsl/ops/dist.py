@@ -11,7 +11,7 @@ through ordinary operators; tvmlite does not, so such a binding states its
 from __future__ import annotations
 
 from tvmlite.dsl import relax
-from tvmlite.dsl.ops.calls import FUNC_ARGS, OUT_KEYWORDS, build_dps_call, infer_dps_call
+from tvmlite.dsl.ops.calls import call_tir_op
 from tvmlite.dsl.ops.context import InferCtx, like
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
@@ -20,18 +20,7 @@ from tvmlite.dsl.ops.unary import infer_identity
 # `R.dist.call_tir(f, args, out_ty=R.DTensor(...))`: call_tir on global shapes; the
 # local-view variant calls a prim function written for one shard.
 for _name in ("relax.dist.call_tir", "relax.dist.call_tir_local_view"):
-    register(
-        OpDef(
-            _name,
-            (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
-            (),
-            K.kOpaque,
-            infer_dps_call,
-            build_dps_call,
-            sinfo_keywords=OUT_KEYWORDS,
-            signature=("func", "args", "out_sinfo", "tir_vars"),
-        )
-    )
+    register(call_tir_op(_name))
 
 _SHARDING = (AttrDef("device_mesh", kind="str"), AttrDef("placement", kind="str"))
 
