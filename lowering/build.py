@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_functor import ExprVisitor
+from tvmlite.dsl.verify_relax import verify_module
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
@@ -32,6 +34,10 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; `pipeline` as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
+    verify_module(module)  # parsing lets a body disagree with its return annotation, as TVM
+    for func in module.functions.values():
+        if isinstance(func, relax.Function):
+            _OneDevice().visit_expr(func)
     module = _at(module, tgt, "before_legalize")
     module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
     module = pipelines.LegalizeIfEnabled()(module)  # what the pipeline left
@@ -125,3 +131,16 @@ class _Callable(Pass):
                 f"pipeline {self.name} returned {type(result).__name__}, not an IRModule"
             )
         return result
+
+
+class _OneDevice(ExprVisitor):
+    """tvmlite builds for one device: a distributed tensor (`R.DTensor`) is refused
+    where it is written."""
+
+    def visit_DTensorStructInfo(self, si: relax.DTensorStructInfo) -> None:
+        raise VerifyError(
+            f"distributed tensors (R.DTensor over {si.device_mesh!r}) cannot be built: "
+            "tvmlite compiles for one CPU",
+            si.span,
+            si.span.source.filename if si.span is not None else None,
+        )

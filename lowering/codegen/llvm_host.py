@@ -198,6 +198,12 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
 
     def value(self, e: relax.Expr, var: relax.Var | None = None) -> Val:
         visit = self._value.get(type(e))
+        if isinstance(e, relax.Function):
+            what = f"'{var.name}'" if var is not None else "a function value"
+            raise TVMLiteError(
+                f"{self.prefix}the local function (closure) {what} cannot be compiled: "
+                "lift it to a module-level function (TVM's LambdaLift does the same)"
+            )
         if visit is None:
             raise TVMLiteError(
                 f"{self.prefix}{type(e).__name__} values are not supported in compiled code"

@@ -55,7 +55,8 @@ class HostContext:
             return found[1]
         m = self.module
         k = len(self._constants)
-        data = np.ascontiguousarray(data)
+        if not data.flags.c_contiguous:  # (ascontiguousarray would make a 0-d array 1-d)
+            data = data.copy()
         raw = data.astype(np.uint8) if data.dtype == np.bool_ else data
         blob = bytearray(raw.tobytes()) or bytearray(b"\0")
         store = abi.global_var(m, ir.ArrayType(abi.I8, len(blob)), f"tvmlite_const_data.{k}")
