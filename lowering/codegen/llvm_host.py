@@ -1,12 +1,17 @@
-"""A graph (Relax) function as native host code: one LLVM function with the
-entry ABI of docs/abi.md, built next to its kernels in the same module.
+"""A graph (Relax) function as native host code, built next to its kernels in
+the same module: an entry with the ABI of docs/abi.md that runs the function's
+code in chunks (`llvm_host_chunks.py`).
 
-The function checks its arguments, binds symbolic dims, walks the bindings
+The code checks the arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
-DLManagedTensors. Every tensor it allocates lives in a stack slot; a slot is
-released after the last top-level binding that can reach it, and whatever is
-left is released in the one cleanup block every exit goes through, so neither
-an error nor a return leaks.
+DLManagedTensors. Every tensor it allocates lives in a slot of the frame
+(`llvm_host_frame.py`); a slot is released after the last top-level binding
+that can reach it, and the entry releases whatever is left whichever way the
+function ends, so neither an error nor a return leaks.
+
+A binding costs a few calls and branches: allocation, checks and error
+messages live in support helpers, and a failure returns its status at once.
+Host code is straight-line glue: its size, not its speed, is what matters.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
 from tvmlite.lowering.codegen.llvm_host_check import HostChecks
+from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_values import (
@@ -42,27 +49,18 @@ if TYPE_CHECKING:
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
-class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
+class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(self, ctx: HostContext, name: str, func: relax.Function) -> None:
         self.ctx = ctx
         self.func = func
-        self.fn = ctx.entries[name]
         self.prefix = f"{name}: "
         self.name = name
-        start = self.fn.append_basic_block("entry")
-        body = self.fn.append_basic_block("body")
-        super().__init__(ctx.module, ir.IRBuilder(body))
-        self.allocas = ir.IRBuilder(start)
-        self.cleanup = self.fn.append_basic_block("cleanup")
-        self.status = ir.IRBuilder(self.cleanup).phi(I32, "status")
-        self.args_ptr, self.num_args, self.outs_ptr, self.num_outs, self.err, self.err_len = (
-            self.fn.args
-        )
-        self.slots: list[ir.Value] = []
+        super().__init__(ctx.module, ir.IRBuilder())
+        self.start_chunks(ctx.entries[name])
+        self.slots = 0
         self.released: set[int] = set()
-        self.results: set[int] = set()  # slots of owned outputs (never given away twice)
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
@@ -85,20 +83,26 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         self.bind_params()
         result = self.emit_top(self.func.body)
         self.emit_return(result)
-        self.allocas.branch(self.fn.blocks[1])
-        exit_b = ir.IRBuilder(self.cleanup)
-        release = self.module.globals[abi.RELEASE]
-        for slot in self.slots:
-            exit_b.call(release, [exit_b.load(slot, typ=PTR)])
-        exit_b.ret(self.status)
+        self.finish_chunks(self.slots)
+
+    def slot(self, index: int) -> ir.Value:
+        """The address of frame slot `index`, at the builder's position."""
+        return self.b.gep(self.frame, [ty.constant("int64", index)], source_etype=PTR)
 
     def propagate(self, status: ir.Value) -> None:
         """Leave with a callee's status (its message is in the buffer already)."""
-        good = self.fn.append_basic_block("call.ok")
-        bad = self.fn.append_basic_block("call.bad")
-        self.b.cbranch(self.b.icmp_signed("==", status, ty.constant("int32", 0)), good, bad)
-        self.status.add_incoming(status, bad)
-        ir.IRBuilder(bad).branch(self.cleanup)
+        self.leave_if(self.b.icmp_signed("!=", status, ty.constant("int32", 0)), status)
+
+    def leave(self, status: ir.Value) -> None:
+        """Return `status` (the entry releases the frame); ends the current block."""
+        self.b.ret(status)
+
+    def leave_if(self, failed: ir.Value, status: ir.Value) -> None:
+        """Leave with `status` when `failed`, else go on."""
+        good = self.fn.append_basic_block("ok")
+        fail = self.fn.append_basic_block("fail")
+        self.b.cbranch(failed, fail, good)
+        ir.IRBuilder(fail).ret(status)
         self.b.position_at_end(good)
 
     def bind_params(self) -> None:
@@ -121,6 +125,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         )
         vals: list[Val] = []
         for k, (_, leaf) in enumerate(flat):
+            vals = self.carry(vals)
             ptr = b.load(b.gep(self.args_ptr, [ty.constant("int64", k)], source_etype=PTR), typ=PTR)
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
@@ -131,11 +136,14 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
                 vals.append(TensorVal(ptr, sinfo.dtype, ndim))
             else:
                 vals.append(self.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
-        for k, ((_, leaf), val) in enumerate(zip(flat, vals, strict=True)):
+        for k, (_, leaf) in enumerate(flat):
+            vals = self.carry(vals)
+            val = vals[k]
             if isinstance(leaf.sinfo, relax.TensorStructInfo) and isinstance(val, TensorVal):
                 what = f"parameter '{leaf.label}'"
                 dims = self.check_dims(val.ptr, leaf.sinfo, what, abi.STATUS_ARGUMENT)
-                vals[k] = TensorVal(val.ptr, val.dtype, val.ndim, dims)
+                data = abi.data_pointer(b, val.ptr)
+                vals[k] = TensorVal(val.ptr, val.dtype, val.ndim, dims, data)
         for p in self.func.params:
             self.values[p] = rebuild(p.struct_info, vals)
             self.roots[p] = set()
@@ -152,23 +160,26 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         for v in referenced_vars(seq.body):
             last_use[v] = len(bindings)
         slot_last: dict[int, int] = {}
+        release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
-            first = len(self.slots)
+            first = self.slots
             self.emit_binding(bd)
-            new = set(range(first, len(self.slots)))
+            new = set(range(first, self.slots))
             roots = new | self.alias_roots(bd.value)
             self.roots[bd.var] = roots
             for s in roots:
                 slot_last[s] = max(slot_last.get(s, -1), last_use.get(bd.var, i))
-            for s, last in slot_last.items():
-                if last <= i and s not in self.released:
+                release_after.setdefault(slot_last[s], []).append(s)
+            for s in release_after.pop(i, ()):
+                if slot_last[s] == i and s not in self.released:
                     self.release_slot(s)
+            live = [v for v in self.values if last_use.get(v, -1) > i]
+            carried = self.carry([self.values[v] for v in live])
+            self.values = dict(zip(live, carried, strict=True))
         return self.value(seq.body)
 
     def release_slot(self, s: int) -> None:
-        slot = self.slots[s]
-        self.b.call(self.module.globals[abi.RELEASE], [self.b.load(slot, typ=PTR)])
-        self.b.store(NULL, slot)
+        self.b.call(self.module.globals[frames.RELEASE_SLOT], [self.frame, ty.constant("int64", s)])
         self.released.add(s)
 
     def alias_roots(self, e: relax.Expr) -> set[int]:
@@ -240,47 +251,38 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
             raise TVMLiteError(
                 f"{self.prefix}the body returns {len(flat)} values, the signature {len(ret)}"
             )
-        owned = []
-        for v, leaf in zip(flat, ret, strict=True):
-            owned.append(self.own(v, leaf.label))
-            self.results.add(len(self.slots) - 1)
-        for k, slot in enumerate(owned):
+        body_slots = self.slots  # an output takes its block from these, never from another output
+        owned = [self.own(v, leaf.label, body_slots) for v, leaf in zip(flat, ret, strict=True)]
+        for k, s in enumerate(owned):
             out = self.b.gep(self.outs_ptr, [ty.constant("int64", k)], source_etype=PTR)
+            slot = self.slot(s)
             self.b.store(self.b.load(slot, typ=PTR), out)
             self.b.store(NULL, slot)
-        self.status.add_incoming(ty.constant("int32", abi.STATUS_OK), self.b.block)
-        self.b.branch(self.cleanup)
+        self.leave(ty.constant("int32", abi.STATUS_OK))
 
-    def own(self, val: Val, label: str) -> ir.Value:
-        """A slot holding an owned block with `val`'s contents."""
+    def own(self, val: Val, label: str, body_slots: int) -> int:
+        """The slot of an owned block with `val`'s contents: a fresh one for prim
+        values and shapes; for a tensor, the body slot holding it (emptied), else
+        a copy."""
         if isinstance(val, PrimVal):
             block = self.allocate(val.dtype, [], label)
             value = self.b.zext(val.value, abi.I8) if val.dtype == "bool" else val.value
             self.b.store(value, abi.load_field(self.b, block, abi.DATA, PTR))
-            return self.slots[-1]
+            return self.slots - 1
         if isinstance(val, ShapeVal):
             block = self.allocate("int64", [ty.constant("int64", len(val.dims))], label)
             data = abi.load_field(self.b, block, abi.DATA, PTR)
             for k, d in enumerate(val.dims):
                 self.b.store(d, self.b.gep(data, [ty.constant("int64", k)], source_etype=I64))
-            return self.slots[-1]
+            return self.slots - 1
         assert isinstance(val, TensorVal)
         b = self.b
-        taken: ir.Value = ir.Constant(ty.I1, 0)
-        found: ir.Value = NULL
-        for s, slot in enumerate(self.slots):
-            if s in self.released or s in self.results:
-                continue
-            held = b.load(slot, typ=PTR)
-            same = b.icmp_unsigned("==", abi.tensor_of(b, held), val.ptr)
-            mine = b.and_(b.and_(same, b.icmp_unsigned("!=", held, NULL)), b.not_(taken))
-            b.store(b.select(mine, NULL, held), slot)
-            found = b.select(mine, held, found)
-            taken = b.or_(taken, mine)
+        take = self.module.globals[frames.TAKE]
+        found = b.call(take, [self.frame, ty.constant("int64", body_slots), val.ptr])
         before = b.block
         copy = self.fn.append_basic_block("copy")
         done = self.fn.append_basic_block("owned")
-        b.cbranch(taken, done, copy)
+        b.cbranch(b.icmp_unsigned("!=", found, NULL), done, copy)
         b.position_at_end(copy)
         fresh = b.call(self.module.globals[abi.COPY], [val.ptr])
         self.check(
@@ -292,8 +294,4 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         block = b.phi(PTR)
         block.add_incoming(found, before)
         block.add_incoming(fresh, after_copy)
-        slot = self.stack_slot(PTR)
-        self.allocas.store(NULL, slot)
-        b.store(block, slot)
-        self.slots.append(slot)
-        return slot
+        return self.new_slot(block)

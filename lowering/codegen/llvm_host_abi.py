@@ -129,6 +129,24 @@ def cstring(module: ir.Module, text: str, prefix: str = ".str") -> ir.GlobalVari
     return g
 
 
+def int64_constant(module: ir.Module, values: list[int]) -> ir.GlobalVariable:
+    """A private constant int64 array (shared between equal ones; one element at least)."""
+    values = values or [0]
+    cache: dict[tuple[int, ...], ir.GlobalVariable] = module.__dict__.setdefault(
+        "_tvmlite_int64_arrays", {}
+    )
+    found = cache.get(tuple(values))
+    if found is not None:
+        return found
+    kind = ir.ArrayType(I64, len(values))
+    g = global_var(module, kind, f".dims.{len(module.globals)}")
+    g.initializer = ir.Constant(kind, [ty.constant("int64", v) for v in values])
+    g.global_constant = True
+    g.linkage = "private"
+    cache[tuple(values)] = g
+    return g
+
+
 def global_var(module: ir.Module, kind: ir.Type, name: str) -> ir.GlobalVariable:
     """A global whose address is a plain `ptr` (llvmlite types globals as typed
     pointers, which `select` and `phi` refuse to mix)."""

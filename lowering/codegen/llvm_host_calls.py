@@ -16,6 +16,7 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_values import (
@@ -30,7 +31,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature
+from tvmlite.lowering.tir.signature import KernelSignature
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -58,36 +59,43 @@ class HostCalls:
         slot.type = PTR
         return slot
 
-    def new_slot(self, value: ir.Value) -> ir.Value:
+    def new_slot(self, value: ir.Value) -> int:
         """An owned tensor: released at exit unless returned or freed earlier."""
-        slot = self.stack_slot(PTR)
-        self.allocas.store(NULL, slot)
-        self.b.store(value, slot)
-        self.slots.append(slot)
-        return slot
+        index = self.slots
+        self.slots += 1
+        self.b.store(value, self.slot(index))
+        return index
 
     def int64_array(self, values: list[ir.Value]) -> ir.Value:
+        """An array of the values: a shared constant when all are known, else
+        stack memory written here."""
+        if all(isinstance(v, ir.Constant) for v in values):
+            return abi.int64_constant(self.module, [int(v.constant) for v in values])
         array = self.stack_slot(ir.ArrayType(I64, max(1, len(values))))
         for k, v in enumerate(values):
             self.b.store(v, self.b.gep(array, [ty.constant("int64", k)], source_etype=I64))
         return array
 
     def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
-        """The DLTensor of a fresh owned block (the block's slot registered)."""
-        shape = self.int64_array(dims)
-        block = self.b.call(
-            self.module.globals[abi.ALLOC],
-            [ty.constant("int32", len(dims)), shape, ty.constant("int32", abi.packed_dtype(dtype))],
+        """The DLTensor of a fresh block in a new slot (leaves on failure)."""
+        index = self.slots
+        self.slots += 1
+        tensor = self.b.call(
+            self.module.globals[frames.ALLOC_SLOT],
+            [
+                self.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                self.int64_array(dims),
+                ty.constant("int32", abi.packed_dtype(dtype)),
+                abi.cstring(self.module, f"{self.prefix}cannot allocate {what}"),
+                self.err,
+                self.err_len,
+            ],
         )
-        self.check(
-            self.b.icmp_unsigned("!=", block, NULL),
-            abi.STATUS_OOM,
-            f"cannot allocate {what} of shape {tuple_text(['%lld'] * len(dims))} and dtype "
-            f"{dtype}: out of memory, or a negative or too large size",
-            *dims,
-        )
-        self.new_slot(block)
-        return abi.tensor_of(self.b, block)
+        oom = ty.constant("int32", abi.STATUS_OOM)
+        self.leave_if(self.b.icmp_unsigned("==", tensor, NULL), oom)
+        return tensor
 
     def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
         if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
@@ -96,7 +104,8 @@ class HostCalls:
             raise TVMLiteError(f"{self.prefix}{what} needs a known dtype")
         dims = [self.dim_value(d, what) for d in sinfo.shape]
         ptr = self.allocate(sinfo.dtype, dims, what)
-        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
+        data = abi.load_field(self.b, ptr, abi.DATA, PTR)  # a fresh block has no byte offset
+        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims), data)
 
     def as_dltensor(self, val: Val) -> ir.Value:
         """A DLTensor* for any leaf value (prims and shapes get one on the stack)."""
@@ -188,25 +197,13 @@ class HostCalls:
         finally:
             self.vars = outer
         status = self.b.call(kernel.fn, args)
-        good = self.fn.append_basic_block("kernel.ok")
-        bad = self.fn.append_basic_block("kernel.bad")
-        self.b.cbranch(self.b.icmp_signed("==", status, ty.constant("int32", 0)), good, bad)
-        self.b.position_at_end(bad)
-        count = len(sig.errors)
-        in_range = self.b.and_(
-            self.b.icmp_signed(">", status, ty.constant("int32", 0)),
-            self.b.icmp_signed("<=", status, ty.constant("int32", count)),
+        count = ty.constant("int32", len(sig.errors))
+        where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+        result = self.b.call(
+            self.module.globals[helpers.KERNEL_STATUS],
+            [status, kernel.errors, count, where, self.err, self.err_len],
         )
-        index = self.b.select(in_range, status, ty.constant("int32", 0))
-        slot = self.b.gep(
-            kernel.errors, [ty.constant("int32", 0), index], source_etype=kernel.errors.value_type
-        )
-        message = self.b.load(slot, typ=PTR)
-        oom = self.b.icmp_signed("==", status, ty.constant("int32", STATUS_OUT_OF_MEMORY))
-        oom_text = abi.cstring(self.module, "out of memory in a kernel")
-        message = self.b.select(oom, oom_text, message)
-        self.fail_here(abi.STATUS_RUNTIME, f"{where}: %s (status %d)", message, status)
-        self.b.position_at_end(good)
+        self.propagate(result)
 
     def _kernel_args(
         self, kernel: Kernel, actuals: list[Val], env: dict, where: str
@@ -227,7 +224,7 @@ class HostCalls:
         for p, a in zip(sig.params, actuals, strict=True):
             if p.is_pointer:
                 assert isinstance(a, TensorVal)
-                args.append(abi.data_pointer(self.b, a.ptr))
+                args.append(a.data if a.data is not None else abi.data_pointer(self.b, a.ptr))
             elif p.var.dtype == "float16":
                 args.append(self.b.fpext(env[p.var], ty.abi_type("float16")))
             else:

@@ -15,6 +15,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST
@@ -27,6 +28,8 @@ EXPORTED: dict[str, ir.FunctionType] = {
     abi.COPY: ir.FunctionType(PTR, [PTR]),
     helpers.CHECK_TENSOR: ir.FunctionType(I32, [PTR, I32, I32, I32, PTR, PTR, I64]),
     helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
+    helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, I64]),
+    **frame.TYPES,
 }
 
 
@@ -35,6 +38,7 @@ def support_module() -> ir.Module:
     module = ir.Module(name="tvmlite_support")
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
+    frame.add_frame_helpers(module)
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module

@@ -9,6 +9,7 @@ prim value is an SSA scalar, a shape is a list of int64 SSA values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from llvmlite import ir
@@ -21,12 +22,14 @@ from tvmlite.dsl import relax, tir
 class TensorVal:
     """`ptr` points at a DLTensor; `dtype` "void" and `ndim` -1 mean unknown.
     `dims` are the dims as SSA values when the code already has them (checked
-    parameters, allocated outputs), so kernel calls need not reload and recheck."""
+    parameters, allocated outputs), so kernel calls need not reload and recheck;
+    `data` likewise the address of the first element (`data + byte_offset`)."""
 
     ptr: ir.Value
     dtype: str
     ndim: int
     dims: tuple[ir.Value, ...] | None = None
+    data: ir.Value | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,19 @@ def val_leaves(val: Val) -> list[Val]:
             out.extend(val_leaves(f))
         return out
     return [val]
+
+
+def map_val(val: Val, fn: Callable[[ir.Value], ir.Value]) -> Val:
+    """`val` with `fn` applied to every LLVM value it holds."""
+    if isinstance(val, TupleVal):
+        return TupleVal(tuple(map_val(f, fn) for f in val.fields))
+    if isinstance(val, PrimVal):
+        return PrimVal(fn(val.value), val.dtype)
+    if isinstance(val, ShapeVal):
+        return ShapeVal(tuple(fn(d) for d in val.dims))
+    dims = None if val.dims is None else tuple(fn(d) for d in val.dims)
+    data = None if val.data is None else fn(val.data)
+    return TensorVal(fn(val.ptr), val.dtype, val.ndim, dims, data)
 
 
 def rebuild(sinfo: relax.StructInfo, flat: list[Val]) -> Val:
