@@ -97,14 +97,6 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         """Return `status` (the entry releases the frame); ends the current block."""
         self.b.ret(status)
 
-    def leave_if(self, failed: ir.Value, status: ir.Value) -> None:
-        """Leave with `status` when `failed`, else go on."""
-        good = self.fn.append_basic_block("ok")
-        fail = self.fn.append_basic_block("fail")
-        self.b.cbranch(failed, fail, good)
-        ir.IRBuilder(fail).ret(status)
-        self.b.position_at_end(good)
-
     def bind_params(self) -> None:
         """Count, then every leaf's header and bare dims, then every dim."""
         b = self.b
@@ -123,30 +115,38 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
             f"returns {count} values, the caller made room for %d",
             self.num_outs,
         )
-        vals: list[Val] = []
+        # Loaded again in the second loop: a parameter costs no home across chunks.
+        vals: list[Val | None] = []
         for k, (_, leaf) in enumerate(flat):
-            vals = self.carry(vals)
-            ptr = b.load(b.gep(self.args_ptr, [ty.constant("int64", k)], source_etype=PTR), typ=PTR)
+            vals = self.boundary(vals)
+            ptr = self.argument(k)
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
                 ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
                 self.check_header(ptr, sinfo.dtype, ndim, what, abi.STATUS_ARGUMENT)
                 self.bind_dims(ptr, sinfo, what)
-                vals.append(TensorVal(ptr, sinfo.dtype, ndim))
+                vals.append(None)
             else:
                 vals.append(self.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
         for k, (_, leaf) in enumerate(flat):
-            vals = self.carry(vals)
-            val = vals[k]
-            if isinstance(leaf.sinfo, relax.TensorStructInfo) and isinstance(val, TensorVal):
+            vals = self.boundary(vals)
+            sinfo = leaf.sinfo
+            if isinstance(sinfo, relax.TensorStructInfo):
+                ptr = self.argument(k)
                 what = f"parameter '{leaf.label}'"
-                dims = self.check_dims(val.ptr, leaf.sinfo, what, abi.STATUS_ARGUMENT)
-                data = abi.data_pointer(b, val.ptr)
-                vals[k] = TensorVal(val.ptr, val.dtype, val.ndim, dims, data)
+                dims = self.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
+                ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
+                vals[k] = TensorVal(ptr, sinfo.dtype, ndim, dims)
         for p in self.func.params:
             self.values[p] = rebuild(p.struct_info, vals)
             self.roots[p] = set()
+            self.touched.append(p)
+
+    def argument(self, k: int) -> ir.Value:
+        """The DLTensor* of flattened argument `k`."""
+        index = ty.constant("int64", k)
+        return self.b.load(self.b.gep(self.args_ptr, [index], source_etype=PTR), typ=PTR)
 
     # ------------------------------------------------------------ bindings
 
@@ -159,6 +159,9 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
                 last_use[v] = i
         for v in referenced_vars(seq.body):
             last_use[v] = len(bindings)
+        dies_after: dict[int, list[relax.Var]] = {}
+        for v, last in last_use.items():
+            dies_after.setdefault(last, []).append(v)
         slot_last: dict[int, int] = {}
         release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
@@ -173,9 +176,11 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
             for s in release_after.pop(i, ()):
                 if slot_last[s] == i and s not in self.released:
                     self.release_slot(s)
-            live = [v for v in self.values if last_use.get(v, -1) > i]
-            carried = self.carry([self.values[v] for v in live])
-            self.values = dict(zip(live, carried, strict=True))
+            for v in dies_after.pop(i, ()):
+                self.values.pop(v, None)
+            if bd.var not in last_use:
+                self.values.pop(bd.var, None)
+            self.boundary([])
         return self.value(seq.body)
 
     def release_slot(self, s: int) -> None:
@@ -201,6 +206,7 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         return set()
 
     def emit_binding(self, bd: relax.Binding) -> None:
+        self.touched.append(bd.var)
         if isinstance(bd, relax.MatchCast):
             val = self.value(bd.value)
             self.values[bd.var] = self.match_cast(val, bd.struct_info, bd.var.name)
@@ -219,7 +225,11 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         found = self.values.get(e)
         if found is None:
             raise TVMLiteError(f"{self.prefix}'{e.name}' is used outside the scope that defines it")
-        return found
+        resolved = self.resolve(found)
+        if resolved is not found:
+            self.values[e] = resolved
+            self.touched.append(e)
+        return resolved
 
     def visit_tuple(self, e: relax.Tuple, var: relax.Var | None) -> Val:
         return TupleVal(tuple(self.value(f) for f in e.fields))

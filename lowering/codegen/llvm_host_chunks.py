@@ -10,18 +10,22 @@ chunks of bounded size it is linear. Chunks are compiled without optimization
 optimizer finds nothing to gain and costs more than everything else; kernels
 keep the full pipeline.
 
-Values live across a chunk boundary (SSA values of bindings used later,
-symbolic dims) are carried through the spill array, one 8-byte word each:
-stored at the end of one chunk, loaded at the start of the next. Every chunk
-returns a status; the driver stops at the first that is not 0, then releases
-the frame and returns that status.
+A value used across a chunk boundary (an SSA value of a binding, a symbolic
+dim) gets a home, one 8-byte word of the spill array: it is stored there once,
+at the end of the chunk that made it, and loaded in the entry block of each
+later chunk that uses it, at its first use there. So the cost of a boundary is
+what crosses it, not everything that is live. Every chunk returns a status;
+the driver stops at the first that is not 0, then releases the frame and
+returns that status.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir
 
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
@@ -36,18 +40,30 @@ CHUNK_TYPE = ir.FunctionType(I32, [*abi.ENTRY_TYPE.args, PTR, PTR])
 CHUNK_BLOCKS = 256
 
 
+@dataclass(frozen=True, eq=False)
+class Home:
+    """Where a value that crossed a chunk boundary lives: word `index` of the
+    spill array, read back as `kind`. Stands for the value in `Val`s and `vars`
+    until a chunk uses it."""
+
+    index: int
+    kind: ir.Type
+
+
 class HostChunks:
-    """Mixin of the host emitter: owns `fn`, `b`, `allocas` and the entry-ABI
-    values of the chunk being written, and `vars` across chunks."""
+    """Mixin of the host emitter: owns `fn`, `allocas` and the entry-ABI values
+    of the chunk being written; homes `values` and `vars` across chunks."""
 
     module: ir.Module
     b: ir.IRBuilder
     vars: dict[tir.Var, ir.Value]
+    values: dict[relax.Var, Val]
 
     def start_chunks(self, driver: ir.Function) -> None:
         self.driver = driver
         self.chunks: list[ir.Function] = []
         self.spills = 0
+        self.home_of: dict[int, Home] = {}  # id of a value -> its home
         entry = ir.IRBuilder(driver.append_basic_block("entry"))
         # Both lengths are known once every binding is emitted (see `finish_chunks`).
         self.frame_array = entry.alloca(ir.ArrayType(PTR, 0), name="frame")
@@ -67,48 +83,83 @@ class HostChunks:
         self.fn = fn
         self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
         self.body = fn.append_basic_block("body")
+        self.failed: ir.PhiInstr | None = None  # status of the chunk's failed checks
         self.b.position_at_end(self.body)
         (
             self.args_ptr, self.num_args, self.outs_ptr, self.num_outs,
             self.err, self.err_len, self.frame, self.spill,
         ) = fn.args  # fmt: skip
+        self.loaded: dict[Home, ir.Value] = {}
+        self.touched: list[relax.Var] = []  # vars whose values may be of this chunk
 
     def close_chunk(self) -> None:
         self.allocas.branch(self.body)
 
-    def carry(self, live: list[Val]) -> list[Val]:
-        """At a boundary between bindings: once the chunk is big enough, move on
-        to a new one, carrying `live` and the symbolic dims; returns `live` as
-        the new chunk sees it."""
+    def leave_if(self, failed: ir.Value, status: ir.Value) -> None:
+        """Return `status` when `failed` (through one exit block per chunk: a
+        return per check would double the blocks), else go on."""
+        if self.failed is None:
+            exit_b = ir.IRBuilder(self.fn.append_basic_block("fail"))
+            self.failed = exit_b.phi(I32, "status")
+            exit_b.ret(self.failed)
+        good = self.fn.append_basic_block("ok")
+        self.b.cbranch(failed, self.failed.parent, good)
+        self.failed.add_incoming(status, self.b.block)
+        self.b.position_at_end(good)
+
+    def boundary(self, vals: list[Val | None]) -> list[Val | None]:
+        """Between two steps of the function: once the chunk is big enough, home
+        the values of this chunk that later ones may use and move on. Returns
+        `vals` (values the caller keeps) as later chunks see them: pass them
+        through `resolve` before use."""
         if len(self.fn.blocks) < CHUNK_BLOCKS:
-            return live
-        spilled: dict[int, tuple[int, ir.Value]] = {}
-
-        def spill(value: ir.Value) -> ir.Value:
-            if not isinstance(value, ir.Constant | ir.GlobalValue) and id(value) not in spilled:
-                spilled[id(value)] = (self.spills + len(spilled), value)
-            return value
-
-        for val in live:
-            map_val(val, spill)
-        for value in self.vars.values():
-            spill(value)
-        for index, value in spilled.values():
-            self.b.store(value, self._word(index))
+            return vals
+        for var in self.touched:
+            val = self.values.get(var)
+            if val is not None:
+                self.values[var] = map_val(val, self._home)
+        self.vars = {var: self._home(value) for var, value in self.vars.items()}
+        vals = [None if val is None else map_val(val, self._home) for val in vals]
         self.b.ret(ty.constant("int32", abi.STATUS_OK))
         self.close_chunk()
         self.open_chunk()
-        loaded = {key: self.b.load(self._word(k), typ=v.type) for key, (k, v) in spilled.items()}
-        self.spills += len(spilled)
+        return vals
 
-        def reload(value: ir.Value) -> ir.Value:
-            return loaded.get(id(value), value)
+    def _home(self, value: ir.Value) -> ir.Value:
+        if isinstance(value, ir.Constant | ir.GlobalValue | Home):
+            return value
+        found = self.home_of.get(id(value))
+        if found is None:  # made in this chunk: store it
+            found = Home(self.spills, value.type)
+            self.spills += 1
+            self.b.store(value, self._word(self.b, found.index))
+            self.home_of[id(value)] = found
+        return found
 
-        self.vars = {var: reload(value) for var, value in self.vars.items()}
-        return [map_val(val, reload) for val in live]
+    def resolve(self, val: Val) -> Val:
+        """`val` with its homed values loaded in this chunk."""
+        return map_val(val, self._load)
 
-    def _word(self, index: int) -> ir.Value:
-        return self.b.gep(self.spill, [ty.constant("int64", index)], source_etype=I64)
+    def _load(self, value: ir.Value) -> ir.Value:
+        """A homed value, loaded once per chunk in its entry block (which every
+        use in the chunk is dominated by)."""
+        if not isinstance(value, Home):
+            return value
+        found = self.loaded.get(value)
+        if found is None:
+            found = self.allocas.load(self._word(self.allocas, value.index), typ=value.kind)
+            self.loaded[value] = found
+            self.home_of[id(found)] = value
+        return found
+
+    def visit_Var(self, e: tir.Var) -> ir.Value:
+        value = self.vars.get(e)
+        if isinstance(value, Home):
+            self.vars[e] = self._load(value)
+        return super().visit_Var(e)  # type: ignore[misc]
+
+    def _word(self, b: ir.IRBuilder, index: int) -> ir.Value:
+        return b.gep(self.spill, [ty.constant("int64", index)], source_etype=I64)
 
     def finish_chunks(self, slots: int) -> None:
         """Close the last chunk and write the driver: frame and spill arrays,

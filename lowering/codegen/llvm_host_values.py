@@ -86,16 +86,27 @@ def val_leaves(val: Val) -> list[Val]:
 
 
 def map_val(val: Val, fn: Callable[[ir.Value], ir.Value]) -> Val:
-    """`val` with `fn` applied to every LLVM value it holds."""
+    """`val` with `fn` applied to every LLVM value it holds (`val` itself when
+    `fn` changes none)."""
     if isinstance(val, TupleVal):
-        return TupleVal(tuple(map_val(f, fn) for f in val.fields))
+        fields = tuple(map_val(f, fn) for f in val.fields)
+        same = all(a is b for a, b in zip(fields, val.fields, strict=True))
+        return val if same else TupleVal(fields)
     if isinstance(val, PrimVal):
-        return PrimVal(fn(val.value), val.dtype)
+        value = fn(val.value)
+        return val if value is val.value else PrimVal(value, val.dtype)
     if isinstance(val, ShapeVal):
-        return ShapeVal(tuple(fn(d) for d in val.dims))
+        dims = tuple(fn(d) for d in val.dims)
+        same = all(a is b for a, b in zip(dims, val.dims, strict=True))
+        return val if same else ShapeVal(dims)
+    ptr = fn(val.ptr)
     dims = None if val.dims is None else tuple(fn(d) for d in val.dims)
     data = None if val.data is None else fn(val.data)
-    return TensorVal(fn(val.ptr), val.dtype, val.ndim, dims, data)
+    if ptr is val.ptr and data is val.data and (
+        dims is None or all(a is b for a, b in zip(dims, val.dims, strict=True))  # type: ignore[arg-type]
+    ):
+        return val
+    return TensorVal(ptr, val.dtype, val.ndim, dims, data)
 
 
 def rebuild(sinfo: relax.StructInfo, flat: list[Val]) -> Val:

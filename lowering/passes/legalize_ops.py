@@ -4,7 +4,16 @@ function that computes it.
 This pass owns the Relax side of legalization: walking graph functions,
 replacing calls binding by binding (a rule may bind helper values first),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
-The kernels come from the rules in `lowering/legalize/`. Functions marked
+The kernels come from the rules in `lowering/legalize/`.
+
+Models repeat themselves (layers, residual blocks), so most calls are the
+same operator on arguments of the same types as an earlier call. Such a call
+reuses the earlier call's result with its own arguments, without running the
+rule again: building a kernel and comparing it with the ones already made
+costs a thousand times more than the lookup, and a rule sees nothing of its
+arguments but their struct info (and the values of constants, shapes and
+prim values), so the kernel would be the same. Calls whose rule emitted helper
+bindings are always legalized afresh. Functions marked
 `Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
 have no rule or already are `call_tir`, so running the pass twice changes
 nothing.
@@ -66,6 +75,8 @@ class KernelTable:
     s_tir: bool = False
     kernels: dict[str, tir.PrimFunc] = field(default_factory=dict)
     _by_hash: dict[int, list[str]] = field(default_factory=dict)
+    _counters: dict[str, int] = field(default_factory=dict)
+    _memo: dict[Any, _Replay] = field(default_factory=dict)
     _pending: list[relax.Binding] = field(default_factory=list)
     _dataflow: bool = False
 
@@ -85,10 +96,12 @@ class KernelTable:
         for existing in self._by_hash.get(key, []):
             if structural_equal(self.kernels[existing], func):
                 return relax.GlobalVar(existing)
-        unique, n = name, 0
+        n = self._counters.get(name, 0)
+        unique = f"{name}{n}" if n else name
         while unique in self.kernels or unique in self.mod.functions:
             n += 1
             unique = f"{name}{n}"
+        self._counters[name] = n + 1
         self.kernels[unique] = func
         self._by_hash.setdefault(key, []).append(unique)
         return relax.GlobalVar(unique)
@@ -111,6 +124,10 @@ class KernelTable:
         op = lookup(name)
         if rule is None or op is None:
             return expr
+        key = _call_key(rule, expr)
+        replay = self._memo.get(key) if key is not None else None
+        if replay is not None:
+            return replay.apply(expr)
         mark = len(self._pending)
         try:
             ctx = LegalizeCtx(expr, op, sinfo_of(expr), self)
@@ -120,7 +137,12 @@ class KernelTable:
         if result is None:
             del self._pending[mark:]
             return expr
-        return self.legalize_expr(result) if result is not expr else expr
+        result = self.legalize_expr(result) if result is not expr else expr
+        if key is not None and len(self._pending) == mark:
+            found = _Replay.of(result, expr)
+            if found is not None:
+                self._memo[key] = found
+        return result
 
     def rewrite_function(self, func: relax.Function) -> relax.Function:
         body = self._seq(func.body)
@@ -171,6 +193,99 @@ class KernelTable:
         if isinstance(value, relax.Function):
             return value if _skipped(value) else self.rewrite_function(value)
         return self.legalize_expr(value)
+
+
+def _call_key(rule: LegalizeFn, call: relax.Call) -> Any:
+    """What a rule's result depends on: the operator, its attributes, the result's
+    and the arguments' struct info, the values of non-var arguments, which
+    arguments are the same var; None when an argument is of a kind the memo does
+    not handle."""
+    args = []
+    for a in call.args:
+        key = _arg_key(a)
+        if key is None:
+            return None
+        args.append(key)
+    leaves = [f for a in call.args for f in (a.fields if isinstance(a, relax.Tuple) else (a,))]
+    first: dict[int, int] = {}
+    same = tuple(first.setdefault(id(leaf), k) for k, leaf in enumerate(leaves))
+    key = (rule, call.op.name, tuple(args), same, _attr_value(call.attrs), call.sinfo_args)
+    try:
+        hash(key)
+    except TypeError:  # an attribute value that is not hashable
+        return None
+    return key
+
+
+def _arg_key(a: relax.Expr) -> Any:
+    if isinstance(a, relax.Var):
+        return ("var", a.struct_info)
+    if isinstance(a, relax.Tuple):
+        fields = [_arg_key(f) for f in a.fields]
+        return None if any(f is None for f in fields) else ("tuple", tuple(fields))
+    if isinstance(a, relax.Constant | relax.ShapeExpr | relax.PrimValue):
+        return a  # compared by value
+    if isinstance(a, relax.StringImm | relax.DataTypeImm):
+        return a
+    return None
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """A `call_tir` legalization as a function of the call's arguments: each
+    tensor argument is a path into the call's arguments (or a fixed value)."""
+
+    call: relax.Call
+    paths: tuple[Any, ...]
+
+    @staticmethod
+    def of(result: relax.Expr, call: relax.Call) -> _Replay | None:
+        if not (
+            isinstance(result, relax.Call)
+            and isinstance(result.op, relax.Op)
+            and result.op.name == "relax.call_tir"
+            and isinstance(result.args[1], relax.Tuple)
+        ):
+            return None
+        paths = []
+        for t in result.args[1].fields:
+            path = _path(t, call.args)
+            if path is None:
+                return None
+            paths.append(path)
+        return _Replay(result, tuple(paths))
+
+    def apply(self, call: relax.Call) -> relax.Call:
+        fields = tuple(_follow(path, call.args) for path in self.paths)
+        old = self.call
+        args = (old.args[0], relax.Tuple(fields), *old.args[2:])
+        return relax.Call(old.op, args, old.attrs, old.sinfo_args)
+
+
+def _path(t: relax.Expr, args: tuple[relax.Expr, ...]) -> Any:
+    for k, a in enumerate(args):
+        if t is a:
+            return ("arg", k)
+        if isinstance(a, relax.Tuple):
+            for j, f in enumerate(a.fields):
+                if t is f:
+                    return ("field", k, j)
+        if isinstance(t, relax.TupleGetItem) and t.tuple_value is a:
+            return ("item", k, t.index)
+    if isinstance(t, relax.Constant):
+        return ("fixed", t)
+    return None
+
+
+def _follow(path: Any, args: tuple[relax.Expr, ...]) -> relax.Expr:
+    kind = path[0]
+    if kind == "arg":
+        return args[path[1]]
+    if kind == "field":
+        return args[path[1]].fields[path[2]]
+    if kind == "item":
+        return relax.TupleGetItem(args[path[1]], path[2])
+    return path[1]
 
 
 def _attr_value(value: Any) -> Any:
