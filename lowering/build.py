@@ -1,4 +1,4 @@
-"""`build(mod, target="llvm", pipeline=None) -> Executable`.
+"""`build(mod, target="llvm", pipeline=None, cache=True, checked=False) -> Executable`.
 
 The steps (docs/extending.md): accept a module or a lone function; run the
 target's "before_legalize" passes, the pipeline ("minimal" by default: only
@@ -8,7 +8,10 @@ config `relax.transform.apply_legalize_ops` is False), the "after_legalize"
 passes, each kind's `relax_to_tir` hook, the "before_codegen" passes, each
 kind's `tir_to_runtime` hook; then compile every remaining prim function to a
 kernel and every graph function to native host code in one LLVM module, for
-the target's machine (see `runtime/executable.py`).
+the target's machine (see `runtime/executable.py`). `checked=True` builds under
+the PassContext config `tir.instrument_bound_checkers`, so the TIR lowering
+instruments every buffer access (`tir/instrument_bound_checkers.py`); the config
+is part of the compile-cache key.
 """
 
 from __future__ import annotations
@@ -22,17 +25,28 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering import target as targets
 from tvmlite.lowering.target import Target
-from tvmlite.lowering.transform import Pass, Sequential
+from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
+from tvmlite.lowering.transform import Pass, PassContext, Sequential
 
 LEGALIZE_KEY = pipelines.LEGALIZE_KEY
 
 
-def build(mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True) -> Any:
+def build(
+    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
     (a `Target` or its text, "llvm -mcpu=... -libs=blas"); an identical earlier
-    build is loaded from the compile cache (runtime/cache.py) unless `cache=False`."""
+    build is loaded from the compile cache (runtime/cache.py) unless `cache=False`.
+    `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
+    makes every out-of-bounds buffer access raise TVMLiteError."""
     from tvmlite.runtime.cache import through_cache
 
+    if not isinstance(checked, bool):
+        raise TVMLiteError(f"build(): 'checked' must be True or False, got {checked!r}")
+    ctx = PassContext.current()
+    if checked and ctx.get(CHECKED_KEY) is not True:
+        with ctx.with_config({CHECKED_KEY: True}):
+            return build(mod, target, pipeline, cache)
     tgt, module = Target.of(target), as_module(mod)
     return through_cache(module, tgt, pipeline, cache, lambda: _compile(module, tgt, pipeline))
 

@@ -14,7 +14,7 @@ import contextvars
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from tvmlite.dsl import relax, tir
@@ -99,6 +99,7 @@ class PassContext:
     disabled_pass: Sequence[str] = ()
     verify: bool = False
     _token: Any = field(default=None, repr=False, compare=False)
+    _derived: bool = field(default=False, repr=False, compare=False)
 
     @staticmethod
     def current() -> PassContext:
@@ -107,15 +108,22 @@ class PassContext:
         return stack[-1] if stack else _DEFAULT
 
     def __enter__(self) -> PassContext:
-        for inst in self.instruments:
-            inst.enter_pass_ctx()
+        if not self._derived:
+            for inst in self.instruments:
+                inst.enter_pass_ctx()
         self._token = _STACK.set((*_STACK.get(), self))
         return self
 
     def __exit__(self, *exc: object) -> None:
         _STACK.reset(self._token)
-        for inst in self.instruments:
-            inst.exit_pass_ctx()
+        if not self._derived:
+            for inst in self.instruments:
+                inst.exit_pass_ctx()
+
+    def with_config(self, config: dict[str, Any]) -> PassContext:
+        """This (entered) context with `config` added to its options, to enter for
+        a nested step; its instruments stay entered once, by this context."""
+        return replace(self, config={**self.config, **config}, _token=None, _derived=True)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)

@@ -39,3 +39,49 @@ def _private_compile_cache():
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """The compile cache on, in a directory of this test's own."""
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TVMLITE_NO_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+PLANTED_SOURCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void planted(void) {
+  const char* marker = getenv("TVMLITE_TEST_MARKER");
+  if (marker) { FILE* f = fopen(marker, "w"); if (f) fclose(f); }
+}
+int tvmlite_entry_main(void) { return 0; }
+"""
+
+
+@pytest.fixture
+def planted_library(tmp_path, monkeypatch):
+    """make(manifest) -> (path, marker): a shared library whose constructor creates
+    `marker` when it runs, defining `tvmlite_entry_main` and, unless `manifest`
+    is None, a `tvmlite_manifest` holding that text. `marker.exists()` tells
+    whether anything loaded (ran) the library."""
+    import json
+    import subprocess
+
+    from tvmlite.runtime.export import find_compiler
+
+    marker = tmp_path / "constructor-ran"
+    monkeypatch.setenv("TVMLITE_TEST_MARKER", str(marker))
+
+    def make(manifest: str | None, name: str = "planted.so"):
+        source = PLANTED_SOURCE
+        if manifest is not None:
+            source += f"const char tvmlite_manifest[] = {json.dumps(manifest)};\n"
+        c_file, lib = tmp_path / f"{name}.c", tmp_path / name
+        c_file.write_text(source)
+        cmd = [*find_compiler(), "-shared", "-fPIC", "-o", str(lib), str(c_file)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        return lib, marker
+
+    return make

@@ -16,14 +16,12 @@ gemm accumulates into it (beta = 1).
 
 from __future__ import annotations
 
-import functools
-
 from llvmlite import ir
 
 from tvmlite.lowering.blas.library import Gemm, find_gemm
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST
+from tvmlite.lowering.codegen.target import HOST, once
 from tvmlite.runtime.registry import register_func
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
@@ -35,7 +33,7 @@ def packed_name(dtype: str, bias: bool) -> str:
     return f"tvmlite.blas.gemm_{'bias_' if bias else ''}{dtype}"
 
 
-@functools.cache
+@once
 def register_gemm(dtype: str) -> JitModule:
     """Compile and register the plain and bias gemm of `dtype` (once; the returned
     JitModule, kept by the cache, owns the code the registry points to)."""

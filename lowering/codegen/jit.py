@@ -3,6 +3,13 @@
 A `JitModule` owns its execution engine, and the engine owns the machine code:
 whoever holds a function address must hold the `JitModule` too (the runtime's
 kernel objects do), otherwise garbage collection would unmap code still in use.
+
+Code made once per process (the support helpers, the fast-call destructor, BLAS
+trampolines) goes through `target.once`: its address is published (to the JIT
+linker, the registry, result arrays), so a second copy compiled by a thread
+that lost a race, then dropped, would leave those addresses pointing at
+unmapped code. llvmlite serialises its own C calls, so compiling from several
+threads at once is safe.
 """
 
 from __future__ import annotations

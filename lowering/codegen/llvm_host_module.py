@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,16 +26,12 @@ from tvmlite.lowering.codegen.llvm_host import HostEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
-from tvmlite.lowering.codegen.manifest import manifest_info
+from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
 from tvmlite.lowering.tir.signature import KernelSignature
 
 PACKED_NAMES = "tvmlite_packed_names"
 PACKED_COUNT = "tvmlite_packed_count"
 MANIFEST = "tvmlite_manifest"
-
-
-def entry_symbol(name: str) -> str:
-    return "tvmlite_entry_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 @dataclass

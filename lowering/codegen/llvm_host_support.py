@@ -9,8 +9,6 @@ module cost more than the host code itself. An exported shared library links
 
 from __future__ import annotations
 
-import functools
-
 import llvmlite.binding as llvm
 from llvmlite import ir
 
@@ -18,7 +16,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST
+from tvmlite.lowering.codegen.target import HOST, once
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -44,7 +42,7 @@ def support_module() -> ir.Module:
     return module
 
 
-@functools.cache
+@once
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
     modules call into it), its symbols published to the JIT linker."""

@@ -10,6 +10,7 @@ solved by the loader: the native entry checks them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,12 @@ from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen.llvm_host_values import leaves
 
 ABI_VERSION = 1
+
+
+def entry_symbol(name: str) -> str:
+    """The C symbol of the graph function `name` (the only symbols a manifest may
+    bind: a loader refuses any other)."""
+    return "tvmlite_entry_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 def dim_to_json(e: tir.PrimExpr) -> Any:

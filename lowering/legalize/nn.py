@@ -216,7 +216,9 @@ def legalize_cross_entropy(ctx: LegalizeCtx) -> tir.PrimExpr:
 @register_legalize("relax.nn.nll_loss")
 def legalize_nll_loss(ctx: LegalizeCtx) -> tir.PrimExpr:
     """Negative log-likelihood: `-w[t] * pred[n, t, ...]` per target (0 where
-    ignored), then summed, or divided by the summed weights for `mean`."""
+    ignored), then summed, or divided by the summed weights for `mean`. The loads
+    sit in a lazy `if_then_else` (TVM's Select reads `pred[n, ignore_index]`, out
+    of bounds, for ignored targets)."""
     reduction = ctx.attrs.get("reduction", "mean")
     ignore = int(ctx.attrs.get("ignore_index", -100))
 
@@ -233,11 +235,11 @@ def legalize_nll_loss(ctx: LegalizeCtx) -> tir.PrimExpr:
 
         def loss(*ax: tir.Var) -> tir.PrimExpr:
             keep, p, w = picked(ax)
-            return E.select(keep, E.mul(E.mul(p, w), E.const(-1, d)), E.const(0, d))
+            return E.if_then_else(keep, E.mul(E.mul(p, w), E.const(-1, d)), E.const(0, d))
 
         def wsum(*ax: tir.Var) -> tir.PrimExpr:
             keep, _, w = picked(ax)
-            return E.select(keep, w, E.const(0, d))
+            return E.if_then_else(keep, w, E.const(0, d))
 
         losses = kb.compute(target.shape, loss, "nll_loss")
         if reduction == "none":

@@ -3,7 +3,9 @@ flat form codegen consumes.
 
 Lowered form: no blocks; every buffer access has one int64 index into a 1-D
 buffer; allocations are `AllocBuffer` of 1-D buffers; intrinsics are the ones
-codegen maps directly. Each step is one file in this package.
+codegen maps directly. Each step is one file in this package. A checked build
+(PassContext config `tir.instrument_bound_checkers`, which `build(...,
+checked=True)` sets) adds InstrumentBoundCheckers right after LowerBlocks.
 """
 
 from __future__ import annotations
@@ -13,16 +15,21 @@ from dataclasses import dataclass
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
+from tvmlite.lowering.tir.instrument_bound_checkers import (
+    bound_checks_enabled,
+    instrument_bound_checkers,
+)
 from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
 from tvmlite.lowering.tir.simplify import Simplify
 
 STEPS = (lower_blocks, flatten_buffers, lower_intrinsics)
+CHECKED_STEPS = (lower_blocks, instrument_bound_checkers, flatten_buffers, lower_intrinsics)
 
 
 def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:
     """Run every TIR lowering step on one function; `buffer_map` is kept as is."""
-    for step in STEPS:
+    for step in CHECKED_STEPS if bound_checks_enabled() else STEPS:
         func = step(func)
     return Simplify().run(func)
 

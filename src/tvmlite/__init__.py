@@ -18,16 +18,20 @@ from tvmlite.runtime.registry import get_global_func, register_func
 __version__ = "0.1.0"
 
 
-def build(mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True) -> Any:
+def build(
+    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+) -> Any:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
     ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
     ("minimal", the default: only LegalizeOps; "default": plus fusion), a pass or
     a list of them; LegalizeOps also runs on what is left unless `PassContext(
     config={"relax.transform.apply_legalize_ops": False})`. Builds are cached on
-    disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache."""
+    disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache.
+    `checked=True` (TVM's `PassContext(config={"tir.instrument_bound_checkers":
+    True})`) checks every buffer access: out of bounds raises TVMLiteError."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target=target, pipeline=pipeline, cache=cache)
+    return _build(mod, target=target, pipeline=pipeline, cache=cache, checked=checked)
 
 
 def load_module(path: Any) -> Any:

@@ -22,6 +22,7 @@ from tvmlite.dsl.parser import parse
 EMITS = ("so", "obj", "ll", "asm", "relax", "tir")
 _BY_SUFFIX = {".so": "so", ".o": "obj", ".ll": "ll", ".s": "asm", ".tvms": "relax"}
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
+CHECKED_KEY = "tir.instrument_bound_checkers"
 
 
 def read_module(path: str) -> IRModule:
@@ -53,7 +54,9 @@ def pass_context(args: argparse.Namespace, dump: Any) -> Iterator[Any]:
         instruments.append(timing)
     if getattr(args, "print_after_all", False):
         instruments.append(PrintAfterAll(dump))
-    config = {LEGALIZE_KEY: False} if getattr(args, "no_legalize", False) else {}
+    config: dict[str, Any] = {LEGALIZE_KEY: False} if getattr(args, "no_legalize", False) else {}
+    if getattr(args, "checked", False):
+        config[CHECKED_KEY] = True
     with PassContext(config=config, instruments=instruments) as ctx:
         yield ctx
     if timing is not None:
@@ -155,6 +158,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
     p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
     p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
+    p.add_argument(
+        "--checked", action="store_true", help="bounds-check every buffer access (slower)"
+    )
     p.add_argument("--no-cache", action="store_true", help="do not use the compile cache")
     for level in range(4):
         p.add_argument(

@@ -1,21 +1,29 @@
 """The compile cache: hits, keys, corrupted and foreign entries, concurrent
-builds. Every test uses its own cache directory."""
+builds, and what it refuses to trust (swapped, planted, symlinked, foreign
+entries; directories others can write). Every test uses its own cache directory."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tvmlite
 from tvmlite.runtime import cache
+from tvmlite.runtime import cache_dir as cache_dir_module
+from tvmlite.runtime.cache_dir import configured_dir
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.loader import Library
 
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = """
 @I.ir_module
 class Module:
@@ -24,13 +32,6 @@ class Module:
         z = R.multiply(x, y)
         return z
 """
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("TVMLITE_NO_CACHE", raising=False)
-    return tmp_path / "cache"
 
 
 def _call(ex):
@@ -117,4 +118,138 @@ def test_default_location_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("TVMLITE_CACHE_DIR", raising=False)
     monkeypatch.delenv("TVMLITE_NO_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache.cache_dir() == tmp_path / "tvmlite"
+    assert configured_dir() == tmp_path / "tvmlite"
+
+
+# ---------------------------------------------------------------- trust
+
+OTHER = SOURCE.replace("R.multiply", "R.add")  # same signature, x + y
+
+
+def _entry(cache_dir, source):
+    from tvmlite.lowering.target import Target
+
+    key = cache.cache_key(tvmlite.parse(source), Target("llvm"), None)
+    return cache_dir / f"{key}.so", cache_dir / f"{key}.json"
+
+
+def test_directory_and_secret_are_owner_only(cache_dir):
+    tvmlite.build(tvmlite.parse(SOURCE))
+    assert cache_dir.stat().st_mode & 0o777 == 0o700
+    assert (cache_dir / "secret").stat().st_mode & 0o777 == 0o600
+    meta = json.loads(next(cache_dir.glob("*.json")).read_text())
+    assert len(meta["mac"]) == 64
+
+
+def test_swapped_library_with_its_checksum_is_rebuilt(cache_dir):
+    """Module OTHER's library and checksum in SOURCE's entry: the seal fails."""
+    tvmlite.build(tvmlite.parse(SOURCE))
+    tvmlite.build(tvmlite.parse(OTHER))
+    lib, meta_path = _entry(cache_dir, SOURCE)
+    other_lib, _ = _entry(cache_dir, OTHER)
+    lib.write_bytes(other_lib.read_bytes())
+    meta = json.loads(meta_path.read_text())
+    meta["sha256"] = hashlib.sha256(lib.read_bytes()).hexdigest()
+    meta_path.write_text(json.dumps(meta))
+    rebuilt = tvmlite.build(tvmlite.parse(SOURCE))
+    assert isinstance(rebuilt, Executable)
+    assert _call(rebuilt) == [0, 1, 4, 9]  # x * y, not OTHER's x + y
+    assert _call(tvmlite.build(tvmlite.parse(SOURCE))) == [0, 1, 4, 9]  # repaired
+
+
+@pytest.mark.parametrize("mac", ["absent", "forged"])
+def test_planted_entry_never_runs(cache_dir, planted_library, mac):
+    """An entry written in advance under the computable key, with a consistent
+    checksum: without the user's secret its seal cannot be made."""
+    tvmlite.build(tvmlite.parse(OTHER))  # creates the directory and its secret
+    planted, marker = planted_library(None)
+    lib, meta_path = _entry(cache_dir, SOURCE)
+    lib.write_bytes(planted.read_bytes())
+    meta = {
+        "format": cache.FORMAT,
+        "tvmlite": tvmlite.__version__,
+        "key": lib.stem,
+        "sha256": hashlib.sha256(lib.read_bytes()).hexdigest(),
+        "llvm_ir": "",
+    }
+    if mac == "forged":
+        meta["mac"] = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
+    meta_path.write_text(json.dumps(meta))
+    built = tvmlite.build(tvmlite.parse(SOURCE))
+    assert isinstance(built, Executable) and _call(built) == [0, 1, 4, 9]
+    assert not marker.exists()
+
+
+def test_symlinked_entry_is_refused(cache_dir, tmp_path):
+    tvmlite.build(tvmlite.parse(SOURCE))
+    lib, _ = _entry(cache_dir, SOURCE)
+    elsewhere = tmp_path / "elsewhere.so"
+    lib.rename(elsewhere)
+    lib.symlink_to(elsewhere)
+    assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Executable)
+    assert not lib.is_symlink()  # the rebuild replaced the link with a real entry
+
+
+def test_entries_of_another_user_are_refused(cache_dir, monkeypatch):
+    """st_uid against the effective uid: pretend to be someone else."""
+    tvmlite.build(tvmlite.parse(SOURCE))
+    root = cache_dir_module.open_root(create=False)
+    assert root is not None and root.read(_entry(cache_dir, SOURCE)[0].name) is not None
+    me = os.geteuid()
+    monkeypatch.setattr(os, "geteuid", lambda: me + 1)
+    assert root.read(_entry(cache_dir, SOURCE)[0].name) is None  # the file check
+    with pytest.warns(UserWarning, match="belongs to another user"):  # the directory check
+        assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Executable)
+
+
+@pytest.mark.parametrize(
+    "layout, trusted",
+    [
+        ("cache 0o777", False),  # the directory itself writable by others
+        ("cache 0o750", True),
+        ("parent 0o777", False),  # others can rename the directory away
+        ("parent 0o1777", True),  # sticky, as /tmp: they cannot
+        ("symlink", False),
+    ],
+)
+def test_directory_others_can_write_is_refused(tmp_path, monkeypatch, layout, trusted):
+    parent = tmp_path / "shared"
+    root = parent / "cache"
+    monkeypatch.setenv("TVMLITE_CACHE_DIR", str(root))
+    monkeypatch.delenv("TVMLITE_NO_CACHE", raising=False)
+    tvmlite.build(tvmlite.parse(SOURCE))  # a valid entry
+    what, _, mode = layout.partition(" ")
+    if what == "symlink":
+        real = tmp_path / "real"
+        root.rename(real)
+        root.symlink_to(real)
+    else:
+        (root if what == "cache" else parent).chmod(int(mode, 8))
+    if trusted:
+        assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Library)
+    else:
+        with pytest.warns(UserWarning, match="not using the compile cache"):
+            assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Executable)
+
+
+def test_key_covers_the_sources(tmp_path, monkeypatch):
+    """Editing any source file of tvmlite changes the key (a digest of them)."""
+    package = tmp_path / "fakepkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "rules.py").write_text("A = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cache, "SOURCE_PACKAGES", ("fakepkg",))
+    before = cache.source_digest.__wrapped__()
+    (package / "sub" / "rules.py").write_text("A = 2\n")
+    assert cache.source_digest.__wrapped__() != before
+    from tvmlite.lowering.target import Target
+
+    key = cache.cache_key(tvmlite.parse(SOURCE), Target("llvm"), None)
+    monkeypatch.setattr(cache, "source_digest", lambda: "an edited checkout")
+    assert cache.cache_key(tvmlite.parse(SOURCE), Target("llvm"), None) != key
+
+
+def test_source_packages_are_the_mapped_folders():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert set(cache.SOURCE_PACKAGES) == set(config["package-dir"])

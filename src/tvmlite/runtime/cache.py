@@ -1,27 +1,31 @@
 """The on-disk compile cache: a build of the same module, for the same target,
-with the same options, pipeline and tvmlite, loads the library a previous build
-exported instead of compiling again.
-
-    $TVMLITE_CACHE_DIR, else $XDG_CACHE_HOME/tvmlite, else ~/.cache/tvmlite
-    TVMLITE_NO_CACHE=1, build(..., cache=False) or `tvms build --no-cache`: off
+with the same options, pipeline and tvmlite sources, loads the library a
+previous build exported instead of compiling again. Where entries live and why
+they can be trusted (owner-only directory, HMAC-sealed metadata):
+`runtime/cache_dir.py`.
 
 An entry is `<key>.so` (the exported library, manifest inside) and `<key>.json`
-(format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR).
-Each file is written to a temporary name and renamed, the library first, so a
-reader sees whole files only; an entry whose metadata does not match (another
-format or version, a checksum that differs: a torn or foreign entry) is
-rebuilt, never loaded. Two processes building the same module both write the
-same entry; the later rename wins.
+(format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR,
+and the HMAC of all of it). Each file is written to a temporary name and
+renamed, the library first, so a reader sees whole files only; an entry whose
+metadata does not match (another format or version, a checksum or seal that
+differs: a torn, swapped or planted entry) is rebuilt, never loaded. Two
+processes building the same module both write the same entry; the later
+rename wins.
 
-Builds that cannot be described by a key are not cached: a pipeline given as a
-Python callable, a PassContext with instruments (`--time-passes` wants the
-passes to run), modules with public prim functions (a library exports graph
-functions only).
+The key covers the module, its names, the target and machine, the pipeline and
+PassContext, and a digest of the installed tvmlite's own sources, so an edited
+checkout never reuses native code an older compiler made. Builds that cannot
+be described by a key are not cached: a pipeline given as a Python callable, a
+PassContext with instruments (`--time-passes` wants the passes to run),
+modules with public prim functions (a library exports graph functions only).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -34,19 +38,18 @@ from typing import Any
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.runtime.cache_dir import configured_dir, open_root
 
-FORMAT = 1
-
-
-def cache_dir() -> Path | None:
-    """Where entries live, or None when caching is off."""
-    if os.environ.get("TVMLITE_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    configured = os.environ.get("TVMLITE_CACHE_DIR", "").strip()
-    if configured:
-        return Path(configured)
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "tvmlite"
+# The import packages pyproject maps to their own folders (package-dir): together
+# they hold every source file of tvmlite (tests/unit/test_packaging.py checks).
+SOURCE_PACKAGES = (
+    "tvmlite",
+    "tvmlite.grammar",
+    "tvmlite.dsl",
+    "tvmlite.printer",
+    "tvmlite.lowering",
+)
+FORMAT = 2  # 2: sealed metadata (HMAC)
 
 
 def cache_key(mod: IRModule, target: Any, pipeline: Any) -> str | None:
@@ -71,6 +74,7 @@ def cache_key(mod: IRModule, target: Any, pipeline: Any) -> str | None:
     parts = {
         "format": FORMAT,
         "tvmlite": __version__,
+        "sources": source_digest(),
         "module": structural_hash(mod),
         "names": names,
         "target": str(target),
@@ -90,6 +94,26 @@ def _host_cpu() -> str:
 
     features = llvm.get_host_cpu_features().flatten()
     return f"{llvm.get_host_cpu_name()} {features} {llvmlite.__version__}"
+
+
+@functools.cache
+def source_digest() -> str:
+    """SHA-256 over the path and bytes of every source file of the running
+    tvmlite (Python and grammar), once per process."""
+    names: dict[Path, str] = {}  # a regular install nests the packages: count each file once
+    for package in SOURCE_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            base = Path(root).resolve()
+            for path in base.rglob("*"):
+                if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
+                    names.setdefault(path, f"{package}/{path.relative_to(base).as_posix()}")
+    digest = hashlib.sha256()
+    for path, name in sorted(names.items(), key=lambda item: item[1]):
+        data = path.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def _describe_pipeline(pipeline: Any) -> Any:
@@ -127,35 +151,40 @@ def _qualname(obj: Any) -> str | None:
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _sealed_fields(meta: dict[str, Any]) -> bytes:
+    """What an entry's HMAC covers: every metadata field but the seal itself."""
+    return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
 
 def lookup(key: str) -> Any:
-    """The cached library of `key` (a `Library`), or None if absent or invalid."""
+    """The cached library of `key` (a `Library`), or None if absent, invalid or
+    possibly written by someone else."""
     from tvmlite import __version__
     from tvmlite.runtime.loader import Library
 
-    root = cache_dir()
+    start = time.perf_counter()
+    root = open_root(create=False)
     if root is None:
         return None
-    meta_path, lib_path = root / f"{key}.json", root / f"{key}.so"
-    start = time.perf_counter()
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        valid = (
-            isinstance(meta, dict)
-            and meta.get("format") == FORMAT
-            and meta.get("tvmlite") == __version__
-            and meta.get("key") == key
-            and meta.get("sha256") == _digest(lib_path)
-        )
-    except (OSError, ValueError):
+    meta_bytes, library_bytes = root.read(f"{key}.json"), root.read(f"{key}.so")
+    if meta_bytes is None or library_bytes is None:
         return None
+    try:
+        meta = json.loads(meta_bytes)
+    except ValueError:
+        return None
+    valid = (
+        isinstance(meta, dict)
+        and meta.get("format") == FORMAT
+        and meta.get("tvmlite") == __version__
+        and meta.get("key") == key
+        and meta.get("sha256") == hashlib.sha256(library_bytes).hexdigest()
+        and root.verify(_sealed_fields(meta), meta.get("mac"))
+    )
     if not valid:
         return None
     try:
-        library = Library(lib_path, llvm_ir_text=meta.get("llvm_ir"))
+        library = Library(root.path / f"{key}.so", llvm_ir_text=meta.get("llvm_ir"))
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
     library.timings = {"cache": (time.perf_counter() - start) * 1e3}
@@ -164,22 +193,22 @@ def lookup(key: str) -> Any:
 
 def store(key: str, executable: Any) -> None:
     """Export `executable` as the entry of `key`; a cache that cannot be written
-    (read-only, full disk, no C compiler) is skipped silently."""
+    (read-only, full disk, no C compiler) or trusted is skipped."""
     from tvmlite import __version__
     from tvmlite.runtime.export import link_library, write_atomic
 
-    root = cache_dir()
-    if root is None:
-        return
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{key}.", suffix=".so", dir=root)
+        root = open_root(create=True)
+        if root is None:
+            return
+        fd, name = tempfile.mkstemp(prefix=f".{key}.", suffix=".so", dir=root.path)
         os.close(fd)
         temp = Path(name)
         try:
             link_library(executable.llvm_ir(), temp, executable.jit.machine)
-            digest = _digest(temp)  # of the bytes renamed below, whoever renames last
-            os.replace(temp, root / f"{key}.so")
+            # The digest of the bytes renamed below, whoever renames last.
+            digest = hashlib.sha256(temp.read_bytes()).hexdigest()
+            os.replace(temp, root.path / f"{key}.so")
         finally:
             temp.unlink(missing_ok=True)
         meta = {
@@ -189,7 +218,8 @@ def store(key: str, executable: Any) -> None:
             "sha256": digest,
             "llvm_ir": executable.llvm_ir(),
         }
-        write_atomic(root / f"{key}.json", json.dumps(meta))
+        meta["mac"] = root.seal(_sealed_fields(meta))
+        write_atomic(root.path / f"{key}.json", json.dumps(meta))
     except (OSError, TVMLiteError):
         return
 
@@ -198,7 +228,7 @@ def through_cache(
     mod: IRModule, target: Any, pipeline: Any, enabled: bool, compile: Callable[[], Any]
 ) -> Any:
     """`compile()`'s result, or the cached library of the same build."""
-    key = cache_key(mod, target, pipeline) if enabled and cache_dir() is not None else None
+    key = cache_key(mod, target, pipeline) if enabled and configured_dir() is not None else None
     if key is not None:
         found = lookup(key)
         if found is not None:

@@ -23,10 +23,10 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE
-from tvmlite.lowering.codegen.llvm_host_module import build_host_module, entry_symbol
+from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_kernel import symbol_name
-from tvmlite.lowering.codegen.manifest import manifest_info
+from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
 from tvmlite.runtime import registry
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel, lower_kernels

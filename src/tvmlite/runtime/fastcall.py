@@ -26,12 +26,21 @@ import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
+from tvmlite.lowering.codegen.target import once
 from tvmlite.runtime import fastcall_ir as fir
 
 METH_FASTCALL = 0x80
 # Indices in NumPy's C-API table (numpy/__multiarray_api.h, stable since 1.x).
 ARRAY_TYPE, DESCR_FROM_TYPE, NEW_FROM_DESCR, SET_BASE_OBJECT = 2, 45, 94, 282
 _NAMES = itertools.count()
+# Private prototypes: setting restype/argtypes on the shared `ctypes.pythonapi`
+# attributes would race with (and change the result type for) other callers.
+_CAPSULE_POINTER = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
+_NEW_BUILTIN = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p
+)(("PyCFunction_NewEx", ctypes.pythonapi))
 
 
 class PyMethodDef(ctypes.Structure):
@@ -57,9 +66,7 @@ def numpy_api() -> dict[str, int] | None:
     capsule = getattr(multiarray, "_ARRAY_API", None)
     if capsule is None:
         return None
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    table_address = get(capsule, None)
+    table_address = _CAPSULE_POINTER(capsule, None)
     if not table_address:
         return None
     table = (ctypes.c_void_p * (SET_BASE_OBJECT + 1)).from_address(table_address)
@@ -89,7 +96,7 @@ def python_api() -> dict[str, int]:
     }
 
 
-@functools.cache
+@once
 def _destructor() -> Any:
     """The capsule destructor of result arrays: one JIT module kept for the life of
     the process (a result may outlive every executable)."""

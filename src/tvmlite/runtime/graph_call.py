@@ -11,6 +11,7 @@ the error buffer.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,9 @@ class GraphFunction:
         self._fast: Any = None  # the native wrapper's builtin, made on the first call
         self._fast_owner: Any = None
         self._fast_tried = False
+        # Threads making the first call together must build one wrapper: a second
+        # one would replace (and free) the first while another thread runs it.
+        self._fast_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)})>"
@@ -70,21 +74,25 @@ class GraphFunction:
         if fast is not None:
             return fast(*args)
         if not self._fast_tried and not self.executable.has_missing_packed:
-            self._make_fast()
-            if self._fast is not None:
-                return self._fast(*args)
+            fast = self._make_fast()
+            if fast is not None:
+                return fast(*args)
         return self.call_python(*args)
 
-    def _make_fast(self) -> None:
-        """Compile the native wrapper (docs/abi.md, fast calls) once; it falls back
-        to `call_python` for arguments it does not take. Packed functions must be
-        bound first: the wrapper does not look for late registrations."""
+    def _make_fast(self) -> Any:
+        """Compile the native wrapper (docs/abi.md, fast calls) once and return it
+        (None when not possible); it falls back to `call_python` for arguments it
+        does not take. Packed functions must be bound first: the wrapper does not
+        look for late registrations."""
         from tvmlite.runtime.fastcall import make_fast
 
-        self._fast_tried = True
-        made = make_fast(self.params, self.ret, self.address, self.call_python, self.name)
-        if made is not None:
-            self._fast_owner, self._fast = made, made.function
+        with self._fast_lock:
+            if not self._fast_tried:
+                made = make_fast(self.params, self.ret, self.address, self.call_python, self.name)
+                if made is not None:
+                    self._fast_owner, self._fast = made, made.function
+                self._fast_tried = True
+            return self._fast
 
     def call_python(self, *args: Any) -> Any:
         """The ctypes path: any DLPack producer, strided views, tuples, scalars."""

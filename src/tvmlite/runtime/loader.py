@@ -1,14 +1,23 @@
 """`tvmlite.load_module(path)`: a library written by `export_library`, loaded
 with ctypes and called like the result of `build()`.
 
+Loading a library runs its code (its constructors run when it is mapped), as
+`ctypes.CDLL` does: only load libraries you trust. What can be checked first
+is checked before the library is mapped, from its bytes (`runtime/elf.py`):
+it is an ELF shared object with a `tvmlite_manifest`, the manifest is valid,
+every entry it names is `tvmlite_entry_<name>`, a function the library itself
+defines (never a symbol such as libc's `abort`), and every packed function it
+calls is registered.
+
 The library's manifest carries every entry's signature, so the callables flatten
 and check their arguments exactly as `build()`'s do. Packed functions are bound
-from `tvmlite.register_func` by name when the library loads: a name that is not
-registered is an error now, not in the middle of a later call.
+from `tvmlite.register_func` by name when the library loads.
 
 The dynamic linker keeps one copy of a library per path: loading a path whose
-file changed since this process first loaded it goes through a private copy,
-so a rebuilt library is never silently replaced by the stale one.
+file changed since this process first loaded it goes through a private copy of
+the bytes just checked, removed as soon as it is mapped. A library is unmapped
+when its `Library` and every callable from it are gone (results own their
+memory and never call back into it).
 """
 
 from __future__ import annotations
@@ -16,14 +25,16 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import shutil
 import tempfile
+import weakref
+from _ctypes import dlclose
 from pathlib import Path
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.lowering.codegen.manifest import ABI_VERSION, signature_from_info
+from tvmlite.lowering.codegen.manifest import ABI_VERSION, entry_symbol, signature_from_info
 from tvmlite.runtime import registry
+from tvmlite.runtime.elf import STT_FUNC, STT_OBJECT, SharedObject
 from tvmlite.runtime.graph_call import GraphFunction
 
 MANIFEST, PACKED_TABLE = "tvmlite_manifest", "tvmlite_packed_funcs"
@@ -40,41 +51,44 @@ class Library:
         self.path = Path(path)
         self.llvm_ir_text = llvm_ir_text
         self.timings: dict[str, float] = {}
-        self._dll = _open(self.path)
-        self.manifest = read_manifest(self._dll, self.path)
-        self.packed_names: list[str] = list(self.manifest.get("packed", []))
-        self._installed = self._bind_packed()
-        self._entries: dict[str, GraphFunction] = {}
-        self._private: set[str] = set()
-        for name, info in self.manifest["functions"].items():
-            params, ret = signature_from_info(info)
-            address = _symbol(self._dll, info["symbol"], self.path)
-            self._entries[name] = GraphFunction(self, name, params, ret, address)
-            if not info.get("public", True):
-                self._private.add(name)
-
-    def _bind_packed(self) -> list[Any]:
-        if not self.packed_names:
-            return []
-        missing = [
-            n for n in self.packed_names if registry.get_global_func(n, allow_missing=True) is None
-        ]
+        data, stamp = _read(self.path)
+        image = SharedObject(data, self.path)
+        self.manifest = read_manifest(image)
+        signatures = {
+            name: _signature(self.path, name, info)
+            for name, info in self.manifest["functions"].items()
+        }
+        self.packed_names: list[str] = self.manifest["packed"]
+        found = [registry.get_global_func(n, allow_missing=True) for n in self.packed_names]
+        missing = [n for n, f in zip(self.packed_names, found, strict=True) if f is None]
         if missing:
             names = ", ".join(f"'{n}'" for n in missing)
             raise TVMLiteError(
                 f"{self.path}: the library calls packed function(s) {names}, which are not "
                 "registered: register them (tvmlite.register_func) before loading it"
             )
-        count = len(self.packed_names)
+        # Checked: map it (this runs its constructors).
+        self._dll = _open(self.path, data, stamp)
+        # Not at exit: daemon threads or atexit handlers may still be calling in.
+        weakref.finalize(self, dlclose, self._dll._handle).atexit = False
+        self._installed = self._bind_packed(found)
+        self._entries: dict[str, GraphFunction] = {}
+        self._private: set[str] = set()
+        for name, info in self.manifest["functions"].items():
+            params, ret = signatures[name]
+            address = _symbol(self._dll, info["symbol"], self.path)
+            self._entries[name] = GraphFunction(self, name, params, ret, address)
+            if not info.get("public", True):
+                self._private.add(name)
+
+    def _bind_packed(self, found: list[Any]) -> list[Any]:
+        if not found:
+            return []
         address = _symbol(self._dll, PACKED_TABLE, self.path)
-        table = (ctypes.c_void_p * count).from_address(address)
-        installed = []
-        for index, name in enumerate(self.packed_names):
-            found = registry.get_global_func(name)
-            assert found is not None
-            table[index] = found.address
-            installed.append(found)  # the trampolines the table points to stay alive
-        return installed
+        table = (ctypes.c_void_p * len(found)).from_address(address)
+        for index, packed in enumerate(found):
+            table[index] = packed.address
+        return found  # the trampolines the table points to stay alive
 
     # The interface build()'s Executable has.
 
@@ -130,51 +144,95 @@ class Library:
 
 
 def load_module(path: str | os.PathLike) -> Library:
-    """Load a library written by `Executable.export_library`."""
+    """Load a library written by `Executable.export_library`.
+
+    Loading runs the library's code (like `ctypes.CDLL`): only load libraries
+    you trust. Before mapping it, tvmlite checks from the file's bytes that it
+    is a tvmlite library whose entries are its own `tvmlite_entry_*` functions
+    and whose packed functions are registered; a file that fails is refused
+    with a `TVMLiteError` and never mapped."""
     return Library(path)
 
 
-def _open(path: Path) -> ctypes.CDLL:
+def _read(path: Path) -> tuple[bytes, tuple[int, int, int, int]]:
+    """The file's bytes and its identity (device, inode, mtime, size)."""
     try:
-        st = path.stat()
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            data = f.read()
     except OSError as err:
         raise TVMLiteError(f"{path}: cannot load: {err.strerror or err}") from None
+    return data, (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _open(path: Path, data: bytes, stamp: tuple[int, int, int, int]) -> ctypes.CDLL:
+    """dlopen `path`, or a private copy of `data` when this process already
+    mapped another file at that path (the linker would hand back the old one)."""
     key = str(path.resolve())
-    stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
-    target = key
-    if _LOADED.setdefault(key, stamp) != stamp:
-        target = _private_copy(path)
+    if _LOADED.setdefault(key, stamp) == stamp:
+        return _dlopen(key, path)
+    fd, copy = tempfile.mkstemp(prefix=f"tvmlite-{path.stem}-", suffix=".so")  # 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return _dlopen(copy, path)
+    finally:
+        os.unlink(copy)  # the mapping stays valid without a name
+
+
+def _dlopen(target: str, path: Path) -> ctypes.CDLL:
     try:
         return ctypes.CDLL(target)
     except OSError as err:
         raise TVMLiteError(f"{path}: cannot load the library: {err}") from None
 
 
-def _private_copy(path: Path) -> str:
-    fd, copy = tempfile.mkstemp(prefix=f"tvmlite-{path.stem}-", suffix=".so")
-    os.close(fd)
-    shutil.copyfile(path, copy)
-    return copy  # left in the temp dir: the mapping outlives any cleanup we could do
-
-
-def read_manifest(dll: ctypes.CDLL, path: Path) -> dict[str, Any]:
-    address = _symbol(dll, MANIFEST, path, what="a tvmlite library (no manifest)")
-    raw = ctypes.string_at(address)
+def read_manifest(image: SharedObject) -> dict[str, Any]:
+    """The manifest of the library `image`, checked against its symbol table."""
+    path = image.path
     try:
-        manifest = json.loads(raw.decode())
+        manifest = json.loads(image.cstring(MANIFEST).decode())
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise TVMLiteError(f"{path}: the library's manifest is not valid JSON") from None
     if not isinstance(manifest, dict) or manifest.get("abi") != ABI_VERSION:
         found = manifest.get("abi") if isinstance(manifest, dict) else None
         raise TVMLiteError(f"{path}: library ABI {found!r}, this tvmlite reads {ABI_VERSION}")
-    if not isinstance(manifest.get("functions"), dict):
+    functions = manifest.get("functions")
+    if not isinstance(functions, dict):
         raise TVMLiteError(f"{path}: the library's manifest lists no functions")
+    for name, info in functions.items():
+        symbol = info.get("symbol") if isinstance(info, dict) else None
+        if symbol != entry_symbol(name):
+            raise TVMLiteError(
+                f"{path}: the manifest binds function '{name}' to {symbol!r}, "
+                f"not its entry {entry_symbol(name)}"
+            )
+        _require(image, symbol, STT_FUNC, 0)
+    packed = manifest.setdefault("packed", [])
+    if not isinstance(packed, list) or not all(isinstance(n, str) for n in packed):
+        raise TVMLiteError(f"{path}: the manifest's packed functions are not a list of names")
+    if packed:
+        _require(image, PACKED_TABLE, STT_OBJECT, len(packed) * ctypes.sizeof(ctypes.c_void_p))
     return manifest
 
 
-def _symbol(dll: ctypes.CDLL, name: str, path: Path, what: str | None = None) -> int:
+def _require(image: SharedObject, name: str, kind: int, size: int) -> None:
+    """`name` must be a function (or an object of `size` bytes) the library defines."""
+    symbol = image.symbols.get(name)
+    if symbol is None or symbol.kind != kind or symbol.size < size:
+        what = "function" if kind == STT_FUNC else f"table of {size} bytes"
+        raise TVMLiteError(f"{image.path}: the library does not define the {what} {name}")
+
+
+def _signature(path: Path, name: str, info: dict[str, Any]) -> tuple[list[Any], Any]:
+    try:
+        return signature_from_info(info)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise TVMLiteError(f"{path}: the manifest's signature of '{name}' is malformed") from None
+
+
+def _symbol(dll: ctypes.CDLL, name: str, path: Path) -> int:
     try:
         return ctypes.cast(getattr(dll, name), ctypes.c_void_p).value or 0
     except AttributeError:
-        detail = what or f"a library without the symbol {name}"
-        raise TVMLiteError(f"{path}: not {detail}") from None
+        raise TVMLiteError(f"{path}: not a library with the symbol {name}") from None

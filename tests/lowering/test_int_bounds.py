@@ -1,0 +1,106 @@
+"""`IntBounds`, which lets checked builds leave out the checks that cannot fail,
+must never claim bounds that a value can leave: random index expressions are
+evaluated (with the dtype's wrap-around) at every point of their variables'
+ranges and compared with what the analysis says."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tvmlite.dsl import tir
+from tvmlite.dsl.walk import walk
+from tvmlite.lowering.tir.int_bounds import IntBounds, dtype_bounds
+
+OPS = ("add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max")
+DTYPES = ("int8", "int32", "int64", "uint8")
+VARS = {dtype: (tir.Var("i", dtype), tir.Var("j", dtype)) for dtype in DTYPES}
+
+
+def wrap(value: int, dtype: str) -> int:
+    lo, hi = dtype_bounds(dtype)
+    return (value - lo) % (hi - lo + 1) + lo
+
+
+def evaluate(e: tir.PrimExpr, env: dict[tir.Var, int]) -> int | None:
+    """The value the compiled code computes; None for a division by zero."""
+    if isinstance(e, tir.IntImm):
+        return e.value
+    if isinstance(e, tir.Var):
+        return env[e]
+    if isinstance(e, tir.Cast):
+        value = evaluate(e.value, env)
+        return None if value is None else wrap(value, e.dtype)
+    assert isinstance(e, tir.BinaryOp)
+    a, b = evaluate(e.a, env), evaluate(e.b, env)
+    if a is None or b is None or (b == 0 and e.kind in OPS[3:7]):
+        return None
+    truncated = int(a / b) if e.kind in ("div", "mod") else 0
+    result = {
+        "add": lambda: a + b,
+        "sub": lambda: a - b,
+        "mul": lambda: a * b,
+        "div": lambda: truncated,
+        "mod": lambda: a - truncated * b,
+        "floordiv": lambda: a // b,
+        "floormod": lambda: a % b,
+        "min": lambda: min(a, b),
+        "max": lambda: max(a, b),
+    }[e.kind]()
+    return wrap(result, e.dtype)
+
+
+@st.composite
+def expressions(draw: st.DrawFn, dtype: str, depth: int = 3) -> tir.PrimExpr:
+    lo, hi = dtype_bounds(dtype)
+    leaf = st.one_of(
+        st.sampled_from(VARS[dtype]),
+        st.integers(max(lo, -40), min(hi, 40)).map(lambda v: tir.IntImm(dtype, v)),
+        st.sampled_from([lo, hi]).map(lambda v: tir.IntImm(dtype, v)),
+    )
+    if depth == 0 or draw(st.booleans()):
+        return draw(leaf)
+    if draw(st.integers(0, 5)) == 0:
+        source = draw(st.sampled_from(DTYPES))
+        return tir.Cast(dtype, draw(expressions(source, depth - 1)))
+    kind = draw(st.sampled_from(OPS))
+    a, b = draw(expressions(dtype, depth - 1)), draw(expressions(dtype, depth - 1))
+    return tir.BinaryOp(kind, a, b, dtype)
+
+
+@given(st.data(), st.sampled_from(DTYPES))
+def test_bounds_contain_every_value(data: st.DataObject, dtype: str) -> None:
+    e = data.draw(expressions(dtype))
+    analysis = IntBounds()
+    points = {}
+    for var in dict.fromkeys(node for node in walk(e) if isinstance(node, tir.Var)):
+        lo_d, hi_d = dtype_bounds(var.dtype)
+        lo = data.draw(st.integers(max(lo_d, -50), min(hi_d, 50)))
+        hi = data.draw(st.integers(lo, min(lo + 6, hi_d)))
+        analysis.ranges[var] = (lo, hi)
+        points[var] = range(lo, hi + 1)
+    bounds = analysis.of(e)
+    assert bounds is not None
+    names = list(points)
+    for values in itertools.product(*(points[v] for v in names)):
+        value = evaluate(e, dict(zip(names, values, strict=True)))
+        if value is not None:
+            assert bounds[0] <= value <= bounds[1], (e, values, bounds)
+
+
+def test_known_ranges() -> None:
+    i = tir.Var("i", "int64")
+    analysis = IntBounds()
+    analysis.ranges[i] = (0, 15)
+    four = tir.IntImm("int64", 4)
+    assert analysis.of(tir.BinaryOp("add", i, four, "int64")) == (4, 19)
+    assert analysis.of(tir.BinaryOp("floormod", i, four, "int64")) == (0, 3)
+    assert analysis.of(tir.BinaryOp("floordiv", i, four, "int64")) == (0, 3)
+    narrow = tir.Cast("int8", tir.BinaryOp("mul", i, tir.IntImm("int64", 100), "int64"))
+    assert analysis.of(narrow) == (-128, 127)  # 1500 does not fit: it may have wrapped
+    unknown = tir.Var("n", "int32")
+    assert analysis.of(unknown) == (-(2**31), 2**31 - 1)
+    loop = tir.For(i, tir.IntImm("int64", 2), tir.IntImm("int64", 5), tir.SERIAL, tir.Evaluate(i))
+    assert analysis.loop_range(loop) == (2, 6)
