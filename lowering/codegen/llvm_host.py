@@ -4,12 +4,13 @@ code in chunks (`llvm_host_chunks.py`).
 
 The code checks the arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
-DLManagedTensors. Every tensor it allocates lives in a slot of the frame
-(`llvm_host_frame.py`); a slot is released after the last top-level binding
-that can reach it, and the entry releases whatever is left whichever way the
-function ends, so neither an error nor a return leaks.
+DLManagedTensors. Kernel calls whose shapes are known are not code but steps,
+data run by a support helper (`llvm_host_steps.py`). Every tensor it allocates
+lives in a slot of the frame (`llvm_host_frame.py`); a slot is released after
+the last top-level binding that can reach it, and the entry releases whatever
+is left whichever way the function ends, so neither an error nor a return leaks.
 
-A binding costs a few calls and branches: allocation, checks and error
+Any other binding costs a few calls and branches: allocation, checks and error
 messages live in support helpers, and a failure returns its status at once.
 Host code is straight-line glue: its size, not its speed, is what matters.
 """
@@ -17,6 +18,7 @@ Host code is straight-line glue: its size, not its speed, is what matters.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir
@@ -32,7 +34,9 @@ from tvmlite.lowering.codegen.llvm_host_check import HostChecks
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
+from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
 from tvmlite.lowering.codegen.llvm_host_values import (
+    Arg,
     PrimVal,
     ShapeVal,
     TensorVal,
@@ -49,7 +53,7 @@ if TYPE_CHECKING:
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
-class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
+class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(self, ctx: HostContext, name: str, func: relax.Function) -> None:
@@ -59,6 +63,7 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         self.name = name
         super().__init__(ctx.module, ir.IRBuilder())
         self.start_chunks(ctx.entries[name])
+        self.start_steps()
         self.slots = 0
         self.released: set[int] = set()
         self.values: dict[relax.Var, Val] = {}
@@ -115,43 +120,58 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
             f"returns {count} values, the caller made room for %d",
             self.num_outs,
         )
-        # Loaded again in the second loop: a parameter costs no home across chunks.
+        # A tensor parameter is a reference (`Arg`): it costs no home across chunks,
+        # and checks of known types are steps (data, not code).
         vals: list[Val | None] = []
         for k, (_, leaf) in enumerate(flat):
             vals = self.boundary(vals)
-            ptr = self.argument(k)
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
-                ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
-                self.check_header(ptr, sinfo.dtype, ndim, what, abi.STATUS_ARGUMENT)
-                self.bind_dims(ptr, sinfo, what)
+                self.add_check(self.param(k, sinfo), None, what, abi.STATUS_ARGUMENT)
+                shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
+                if any(isinstance(d, tir.Var) and d not in self.vars for d in shape):
+                    self.flush_steps()  # its dims may be read once its header is checked
+                    self.bind_dims(self.load_ref(Arg(k)), sinfo, what)
                 vals.append(None)
             else:
+                self.flush_steps()
+                ptr = self.load_ref(Arg(k))
                 vals.append(self.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
         for k, (_, leaf) in enumerate(flat):
             vals = self.boundary(vals)
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
-                ptr = self.argument(k)
                 what = f"parameter '{leaf.label}'"
-                dims = self.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
-                ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
-                vals[k] = TensorVal(ptr, sinfo.dtype, ndim, dims)
+                static = isinstance(sinfo.shape, tuple) and all(
+                    isinstance(d, tir.IntImm) for d in sinfo.shape
+                )
+                if static:
+                    dims = [d.value for d in sinfo.shape]  # type: ignore[union-attr]
+                    if dims:
+                        self.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
+                    found = tuple(ty.constant("int64", d) for d in dims)
+                else:
+                    self.flush_steps()
+                    ptr = self.load_ref(Arg(k))
+                    found = self.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
+                vals[k] = replace(self.param(k, sinfo), dims=found)
         for p in self.func.params:
             self.values[p] = rebuild(p.struct_info, vals)
             self.roots[p] = set()
             self.touched.append(p)
 
-    def argument(self, k: int) -> ir.Value:
-        """The DLTensor* of flattened argument `k`."""
-        index = ty.constant("int64", k)
-        return self.b.load(self.b.gep(self.args_ptr, [index], source_etype=PTR), typ=PTR)
+    @staticmethod
+    def param(k: int, sinfo: relax.TensorStructInfo) -> TensorVal:
+        """Tensor argument `k` as its struct info describes it (dims unknown)."""
+        ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
+        return TensorVal(Arg(k), sinfo.dtype, ndim)
 
     # ------------------------------------------------------------ bindings
 
     def emit_top(self, seq: relax.SeqExpr) -> Val:
-        """Top-level bindings, releasing each owned tensor after its last use."""
+        """Top-level bindings (each a step or code), releasing each owned tensor
+        after its last use."""
         bindings = [bd for block in seq.blocks for bd in block.bindings]
         last_use: dict[relax.Var, int] = {}
         for i, bd in enumerate(bindings):
@@ -166,7 +186,9 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
             first = self.slots
-            self.emit_binding(bd)
+            if not self.add_step(bd):
+                self.flush_steps()
+                self.emit_binding(bd)
             new = set(range(first, self.slots))
             roots = new | self.alias_roots(bd.value)
             self.roots[bd.var] = roots
@@ -181,10 +203,13 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
             if bd.var not in last_use:
                 self.values.pop(bd.var, None)
             self.boundary([])
+        self.flush_steps()
         return self.value(seq.body)
 
     def release_slot(self, s: int) -> None:
-        self.b.call(self.module.globals[frames.RELEASE_SLOT], [self.frame, ty.constant("int64", s)])
+        if not self.defer_release(s):
+            release = self.module.globals[frames.RELEASE_SLOT]
+            self.b.call(release, [self.frame, ty.constant("int64", s)])
         self.released.add(s)
 
     def alias_roots(self, e: relax.Expr) -> set[int]:
@@ -225,11 +250,8 @@ class HostEmitter(HostChunks, HostFlow, HostInvoke, HostCalls, HostChecks, ExprE
         found = self.values.get(e)
         if found is None:
             raise TVMLiteError(f"{self.prefix}'{e.name}' is used outside the scope that defines it")
-        resolved = self.resolve(found)
-        if resolved is not found:
-            self.values[e] = resolved
-            self.touched.append(e)
-        return resolved
+        # Not kept: a slot's load is valid where it is made, not everywhere after.
+        return self.resolve(found)
 
     def visit_tuple(self, e: relax.Tuple, var: relax.Var | None) -> Val:
         return TupleVal(tuple(self.value(f) for f in e.fields))

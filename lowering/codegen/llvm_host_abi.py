@@ -60,6 +60,31 @@ class FnPtr(ir.PointerType):
         self.pointee = fnty
 
 
+class Loop:
+    """`for i in range(start, stop, step)` in IR: the builder is left in the body,
+    `i` is the induction value; `close()` steps and moves the builder past the loop."""
+
+    def __init__(self, b: ir.IRBuilder, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
+        self.b = b
+        self.pre = b.block
+        self.head = b.append_basic_block("head")
+        self.body = b.append_basic_block("body")
+        self.exit = b.append_basic_block("exit")
+        b.branch(self.head)
+        b.position_at_end(self.head)
+        self.i = b.phi(start.type)
+        self.i.add_incoming(start, self.pre)
+        b.cbranch(b.icmp_signed("<", self.i, stop), self.body, self.exit)
+        b.position_at_end(self.body)
+        self.step = step
+
+    def close(self) -> None:
+        nxt = self.b.add(self.i, self.step)
+        self.i.add_incoming(nxt, self.b.block)
+        self.b.branch(self.head)
+        self.b.position_at_end(self.exit)
+
+
 def packed_dtype(dtype: str) -> int:
     """DLDataType as the i32 it is in memory (code | bits << 8 | lanes << 16)."""
     elem = dt.element_of(dtype)

@@ -13,15 +13,14 @@ keep the full pipeline.
 A value used across a chunk boundary (an SSA value of a binding, a symbolic
 dim) gets a home, one 8-byte word of the spill array: it is stored there once,
 at the end of the chunk that made it, and loaded in the entry block of each
-later chunk that uses it, at its first use there. So the cost of a boundary is
-what crosses it, not everything that is live. Every chunk returns a status;
-the driver stops at the first that is not 0, then releases the frame and
-returns that status.
+later chunk that uses it, at its first use there. Parameters and tensors in
+frame slots need no home: they are references (`llvm_host_values.py`), loaded
+where they are used. So a boundary costs what crosses it, not everything that
+is live. Every chunk returns a status; the driver stops at the first that is
+not 0, then releases the frame and returns that status.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -29,7 +28,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen.llvm_host_values import Val, map_val
+from tvmlite.lowering.codegen.llvm_host_values import Arg, Home, Ref, Slot, Val, Value, map_val
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # The entry ABI, then the frame and the spill array.
@@ -40,19 +39,10 @@ CHUNK_TYPE = ir.FunctionType(I32, [*abi.ENTRY_TYPE.args, PTR, PTR])
 CHUNK_BLOCKS = 256
 
 
-@dataclass(frozen=True, eq=False)
-class Home:
-    """Where a value that crossed a chunk boundary lives: word `index` of the
-    spill array, read back as `kind`. Stands for the value in `Val`s and `vars`
-    until a chunk uses it."""
-
-    index: int
-    kind: ir.Type
-
-
 class HostChunks:
     """Mixin of the host emitter: owns `fn`, `allocas` and the entry-ABI values
-    of the chunk being written; homes `values` and `vars` across chunks."""
+    of the chunk being written; homes `values` and `vars` across chunks and
+    resolves references where code uses them."""
 
     module: ir.Module
     b: ir.IRBuilder
@@ -63,7 +53,7 @@ class HostChunks:
         self.driver = driver
         self.chunks: list[ir.Function] = []
         self.spills = 0
-        self.home_of: dict[int, Home] = {}  # id of a value -> its home
+        self.home_of: dict[int, Arg | Home] = {}  # id of a loaded value -> where it is
         entry = ir.IRBuilder(driver.append_basic_block("entry"))
         # Both lengths are known once every binding is emitted (see `finish_chunks`).
         self.frame_array = entry.alloca(ir.ArrayType(PTR, 0), name="frame")
@@ -89,7 +79,7 @@ class HostChunks:
             self.args_ptr, self.num_args, self.outs_ptr, self.num_outs,
             self.err, self.err_len, self.frame, self.spill,
         ) = fn.args  # fmt: skip
-        self.loaded: dict[Home, ir.Value] = {}
+        self.loaded: dict[Arg | Home, ir.Value] = {}
         self.touched: list[relax.Var] = []  # vars whose values may be of this chunk
 
     def close_chunk(self) -> None:
@@ -114,6 +104,7 @@ class HostChunks:
         through `resolve` before use."""
         if len(self.fn.blocks) < CHUNK_BLOCKS:
             return vals
+        self.flush_steps()
         for var in self.touched:
             val = self.values.get(var)
             if val is not None:
@@ -125,8 +116,8 @@ class HostChunks:
         self.open_chunk()
         return vals
 
-    def _home(self, value: ir.Value) -> ir.Value:
-        if isinstance(value, ir.Constant | ir.GlobalValue | Home):
+    def _home(self, value: Value) -> Value:
+        if isinstance(value, ir.Constant | ir.GlobalValue | Ref):
             return value
         found = self.home_of.get(id(value))
         if found is None:  # made in this chunk: store it
@@ -137,25 +128,35 @@ class HostChunks:
         return found
 
     def resolve(self, val: Val) -> Val:
-        """`val` with its homed values loaded in this chunk."""
-        return map_val(val, self._load)
+        """`val` with its references loaded, for code at the builder's position."""
+        return map_val(val, self.load_ref)
 
-    def _load(self, value: ir.Value) -> ir.Value:
-        """A homed value, loaded once per chunk in its entry block (which every
-        use in the chunk is dominated by)."""
-        if not isinstance(value, Home):
+    def load_ref(self, value: Value) -> ir.Value:
+        """A reference as an SSA value. Arguments and homes are loaded once per
+        chunk, in its entry block (which dominates every use in the chunk); a
+        slot where it is used, once the steps that may fill it have run."""
+        if isinstance(value, ir.Value):
             return value
+        if isinstance(value, Slot):
+            self.flush_steps()
+            block = self.b.load(self.slot(value.index), typ=PTR)
+            return abi.tensor_of(self.b, block)
         found = self.loaded.get(value)
         if found is None:
-            found = self.allocas.load(self._word(self.allocas, value.index), typ=value.kind)
+            b = self.allocas
+            if isinstance(value, Arg):
+                index = ty.constant("int64", value.index)
+                found = b.load(b.gep(self.args_ptr, [index], source_etype=PTR), typ=PTR)
+            else:
+                found = b.load(self._word(b, value.index), typ=value.kind)
+            self.home_of[id(found)] = value  # it needs no new home
             self.loaded[value] = found
-            self.home_of[id(found)] = value
         return found
 
     def visit_Var(self, e: tir.Var) -> ir.Value:
         value = self.vars.get(e)
         if isinstance(value, Home):
-            self.vars[e] = self._load(value)
+            self.vars[e] = self.load_ref(value)
         return super().visit_Var(e)  # type: ignore[misc]
 
     def _word(self, b: ir.IRBuilder, index: int) -> ir.Value:

@@ -15,6 +15,7 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, once
 
@@ -28,6 +29,7 @@ EXPORTED: dict[str, ir.FunctionType] = {
     helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
     helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, I64]),
     **frame.TYPES,
+    steps.RUN_STEPS: steps.RUN_STEPS_TYPE,
 }
 
 
@@ -37,6 +39,7 @@ def support_module() -> ir.Module:
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
     frame.add_frame_helpers(module)
+    steps.add_steps_helper(module)
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module

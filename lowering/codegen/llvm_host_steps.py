@@ -1,0 +1,442 @@
+"""Kernel calls whose shapes are all known when the code is generated, and
+checks of tensors against a static type, run as data: each is a *step* (a
+kernel, where its inputs are, the slots and shapes of its outputs, the slots
+it frees after; or a tensor and the type it must have), and a run of
+consecutive steps is one call of the support helper `tvmlite.run_steps` over
+a constant array of them.
+
+Models are mostly such calls (every operator of a static-shape graph becomes
+one `R.call_tir`), and as code each costs allocation, a kernel call, a status
+check and releases: about a dozen instructions and a few basic blocks, which
+every stage of the build (llvmlite, printing, LLVM's parser, instruction
+selection, register allocation) pays for again. As data it costs one constant
+record, so the host code of a graph function grows with what cannot be known
+before run time (symbolic shapes, checks of values returned by callees,
+control flow), not with its number of operators or parameters (a model's
+weights: each is checked by the same helpers, `tvmlite_check_tensor` and
+`tvmlite_check_shape`, as code would call). All checks a kernel step needs are
+made here, by the code generator: its inputs have the dtypes and shapes its
+kernel's buffers expect, or the binding is compiled as code (`llvm_host_calls`),
+which checks at run time or reports the mismatch.
+
+An input is a tensor the helper can find without code: a parameter (`Arg`), a
+frame slot (`Slot`), a constant's DLTensor, or a spill word holding the
+DLTensor* of any other value (stored there before the run). An output is a
+fresh block in a new slot; its value is a `Slot` reference that later code
+loads where it uses it, after the run (`load_ref` flushes pending steps first).
+Steps are flushed before every binding that is not one, so effects and errors
+keep program order.
+
+A kernel is called through a trampoline `i32 K.argv(ptr* argv)` that passes the
+data pointers to it: one small function per kernel, not per call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax, tir
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
+from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_values import (
+    Arg,
+    Home,
+    Slot,
+    TensorVal,
+    Val,
+    leaves,
+    rebuild,
+)
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_host_calls import Kernel
+    from tvmlite.lowering.codegen.llvm_host_module import HostContext
+
+I32, I64, PTR = abi.I32, abi.I64, abi.PTR
+NULL = ir.Constant(PTR, None)
+
+RUN_STEPS = "tvmlite.run_steps"  # dotted: no kernel symbol can take it
+# Where an input tensor is: `index` of the frame, the arguments or the spill
+# array, or the DLTensor at `tensor`.
+FROM_SLOT, FROM_ARG, FROM_WORD, FROM_TENSOR = range(4)
+SOURCE = ir.LiteralStructType([I64, I64, PTR])  # kind, index, tensor
+OUTPUT = ir.LiteralStructType([I64, PTR, PTR, I32, I32])  # slot, dims, what, ndim, dtype
+# kernel trampoline, error table, "where" text, #errors, #inputs, #outputs, #releases,
+# check: 0 for a kernel call, else the status of a failed check of input 0 against
+# output 0 (its dims NULL: device, rank, dtype, layout; else the shape).
+STEP = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32, I32, I32])
+# steps, #steps, sources, outputs, released slots, max #inputs + #outputs
+RUN = ir.LiteralStructType([PTR, I64, PTR, PTR, PTR, I64])
+# i32 run_steps(frame, DLTensor* const* args, spill, const RUN* run, char* err, i64 err_len)
+RUN_STEPS_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, PTR, PTR, I64])
+ARGV_TYPE = ir.FunctionType(I32, [PTR])
+
+
+@dataclass
+class Step:
+    """A kernel call (or a check, without kernel) waiting for the next run."""
+
+    kernel: Kernel | None
+    sources: list[ir.Constant]
+    outputs: list[ir.Constant]
+    check: int = 0
+    releases: list[int] = field(default_factory=list)
+
+
+class HostSteps:
+    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+
+    b: ir.IRBuilder
+    module: ir.Module
+    ctx: HostContext
+    values: dict[relax.Var, Val]
+    prefix: str
+    slots: int
+
+    def start_steps(self) -> None:
+        self.pending: list[Step] = []
+        self.runs = 0
+
+    def add_step(self, bd: relax.Binding) -> bool:
+        """Make `bd` a step if it is a kernel call of known shapes whose inputs
+        fit its kernel (else the caller compiles it as code)."""
+        plan = self._plan(bd)
+        if plan is None:
+            return False
+        kernel, ins, out_sinfo = plan
+        sources = [self._source(t) for t in ins]
+        outputs: list[ir.Constant] = []
+        vals: list[Val] = []
+        for leaf in leaves(out_sinfo, "output"):
+            sinfo = leaf.sinfo
+            assert isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple)
+            dims = [d.value for d in sinfo.shape if isinstance(d, tir.IntImm)]
+            what = f"{self.prefix}cannot allocate {leaf.label} of {kernel.sig.name}"
+            outputs.append(
+                ir.Constant(
+                    OUTPUT,
+                    [
+                        ty.constant("int64", self.slots),
+                        abi.int64_constant(self.module, dims),
+                        abi.cstring(self.module, what),
+                        ty.constant("int32", len(dims)),
+                        ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
+                    ],
+                )
+            )
+            consts = tuple(ty.constant("int64", d) for d in dims)
+            vals.append(TensorVal(Slot(self.slots), sinfo.dtype, len(dims), consts))
+            self.slots += 1
+        self.pending.append(Step(kernel, sources, outputs))
+        self.values[bd.var] = rebuild(out_sinfo, vals)
+        return True
+
+    def add_check(self, t: TensorVal, dims: list[int] | None, what: str, status: int) -> None:
+        """Check `t` against its own dtype and ndim (`dims` None), or against
+        `dims`, failing with `status`."""
+        shape = NULL if dims is None else abi.int64_constant(self.module, dims)
+        expected = [
+            _i64(0),
+            shape,
+            abi.cstring(self.module, self.prefix + what),
+            ty.constant("int32", t.ndim),
+            ty.constant("int32", abi.packed_dtype(t.dtype) if t.dtype != "void" else -1),
+        ]
+        step = Step(None, [self._source(t)], [ir.Constant(OUTPUT, expected)], check=status)
+        self.pending.append(step)
+
+    def defer_release(self, slot: int) -> bool:
+        """Free `slot` after the last pending step, if there is one."""
+        if not self.pending:
+            return False
+        self.pending[-1].releases.append(slot)
+        return True
+
+    def flush_steps(self) -> None:
+        """Write the pending steps as one run and call it here."""
+        if not self.pending:
+            return
+        pending, self.pending = self.pending, []
+        steps: list[ir.Constant] = []
+        sources: list[ir.Constant] = []
+        outputs: list[ir.Constant] = []
+        releases: list[ir.Constant] = []
+        widest = 1
+        for step in pending:
+            fields: list[ir.Constant] = [NULL, NULL, NULL]
+            errors = 0
+            if step.kernel is not None:
+                sig = step.kernel.sig
+                where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+                fields = [trampoline(self.module, step.kernel), step.kernel.errors, where]
+                errors = len(sig.errors)
+            counts = (errors, len(step.sources), len(step.outputs), len(step.releases), step.check)
+            steps.append(ir.Constant(STEP, fields + [ty.constant("int32", c) for c in counts]))
+            sources += step.sources
+            outputs += step.outputs
+            releases += [ty.constant("int64", s) for s in step.releases]
+            widest = max(widest, len(step.sources) + len(step.outputs))
+        name = f"{self.driver.name}.run{self.runs}"  # type: ignore[attr-defined]
+        self.runs += 1
+        parts = [
+            self._table(f"{name}.steps", STEP, steps),
+            ty.constant("int64", len(steps)),
+            self._table(f"{name}.sources", SOURCE, sources),
+            self._table(f"{name}.outputs", OUTPUT, outputs),
+            self._table(f"{name}.releases", I64, releases),
+            ty.constant("int64", widest),
+        ]
+        run = self._table(name, RUN, [ir.Constant(RUN, parts)])
+        args = [self.frame, self.args_ptr, self.spill, run, self.err, self.err_len]  # type: ignore[attr-defined]
+        self.propagate(self.b.call(self.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
+
+    def _table(self, name: str, kind: ir.Type, items: list[ir.Constant]) -> ir.GlobalVariable:
+        items = items or [ir.Constant(kind, None)]
+        array = ir.ArrayType(kind, len(items))
+        table = abi.global_var(self.module, array, name)
+        table.initializer = ir.Constant(array, items)
+        table.global_constant = True
+        table.linkage = "private"
+        return table
+
+    def _plan(self, bd: relax.Binding) -> tuple[Kernel, list[TensorVal], relax.StructInfo] | None:
+        """(kernel, inputs, output struct info) when `bd` can be a step."""
+        call = bd.value
+        if not (
+            isinstance(bd, relax.VarBinding)
+            and isinstance(call, relax.Call)
+            and isinstance(call.op, relax.Op)
+            and call.op.name == "relax.call_tir"
+            and len(call.args) == 2
+            and call.sinfo_args
+        ):
+            return None
+        gv, args = call.args
+        kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
+        if kernel is None or kernel.sig.sym_vars or not isinstance(args, relax.Tuple):
+            return None
+        ins: list[TensorVal] = []
+        for a in args.fields:
+            val = self.values.get(a) if isinstance(a, relax.Var) else None
+            if isinstance(a, relax.Constant):
+                val = self.visit_constant(a, None)  # type: ignore[attr-defined]
+            if not isinstance(val, TensorVal) or _static_dims(val) is None:
+                return None
+            ins.append(val)
+        try:
+            out_leaves = leaves(call.sinfo_args[0], "output")
+        except TVMLiteError:
+            return None  # the code path reports it
+        shapes: list[tuple[str, list[int] | None]] = [(t.dtype, _static_dims(t)) for t in ins]
+        for leaf in out_leaves:
+            sinfo = leaf.sinfo
+            if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+                return None
+            dims = [d.value if isinstance(d, tir.IntImm) else -1 for d in sinfo.shape]
+            shapes.append((sinfo.dtype, dims))
+        params = kernel.sig.params
+        if len(params) != len(shapes):
+            return None
+        for p, (dtype, dims) in zip(params, shapes, strict=True):
+            if not (p.is_pointer and p.buffer is not None and _fits(p.buffer, dtype, dims)):
+                return None
+        return kernel, ins, call.sinfo_args[0]
+
+    def _source(self, t: TensorVal) -> ir.Constant:
+        """Where the helper finds input `t` (homing an SSA value first)."""
+        ptr = t.ptr
+        if isinstance(ptr, ir.GlobalVariable):
+            return ir.Constant(SOURCE, [_i64(FROM_TENSOR), _i64(0), ptr])
+        if not isinstance(ptr, Slot | Arg | Home):
+            ptr = self._home(ptr)  # type: ignore[attr-defined]
+        kind = {Slot: FROM_SLOT, Arg: FROM_ARG, Home: FROM_WORD}[type(ptr)]
+        return ir.Constant(SOURCE, [_i64(kind), _i64(ptr.index), NULL])
+
+
+def _i64(value: int) -> ir.Constant:
+    return ty.constant("int64", value)
+
+
+def _static_dims(t: TensorVal) -> list[int] | None:
+    if t.ndim < 0 or t.dtype == "void" or t.dims is None:
+        return None
+    if not all(isinstance(d, ir.Constant) for d in t.dims):
+        return None
+    return [int(d.constant) for d in t.dims]  # type: ignore[union-attr]
+
+
+def _fits(buf: tir.Buffer, dtype: str, dims: list[int] | None) -> bool:
+    """The kernel's buffer takes a compact tensor of `dtype` and `dims` as it is."""
+    if dims is None or buf.dtype != dtype or len(buf.shape) != len(dims) or buf.strides:
+        return False
+    offset = buf.elem_offset
+    if offset is not None and not (isinstance(offset, tir.IntImm) and offset.value == 0):
+        return False
+    return all(
+        isinstance(s, tir.IntImm) and s.value == d and d >= 0
+        for s, d in zip(buf.shape, dims, strict=True)
+    )
+
+
+def trampoline(module: ir.Module, kernel: Kernel) -> ir.Function:
+    """`i32 K.argv(ptr* argv)`: kernel K on the data pointers in `argv` (made once
+    per module and kernel)."""
+    name = f"{kernel.fn.name}.argv"
+    found = module.globals.get(name)
+    if isinstance(found, ir.Function):
+        return found
+    fn = ir.Function(module, ARGV_TYPE, name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    argv = fn.args[0]
+    args = [
+        b.load(b.gep(argv, [ty.constant("int64", k)], source_etype=PTR), typ=PTR)
+        for k in range(len(kernel.sig.params))
+    ]
+    b.ret(b.call(kernel.fn, args))
+    return fn
+
+
+def add_steps_helper(module: ir.Module) -> None:
+    """Define `tvmlite.run_steps` (after the frame and check helpers it calls):
+
+        for each step:
+            a check: check_tensor (or check_shape) of its tensor; or
+            a kernel call: argv = data of its inputs, then of its outputs, each
+                a fresh block in its slot; status = kernel(argv);
+            then free the slots it lists.
+
+    Returns 0, or the status of the first failure with its message in `err`: a
+    check's, STATUS_OOM when an output cannot be allocated (alloc_slot wrote
+    why), a kernel's failure as `kernel_status` words it."""
+    if RUN_STEPS in module.globals:
+        return
+    fn = ir.Function(module, RUN_STEPS_TYPE, RUN_STEPS)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    frame, args, spill, run, err, err_len = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def field_of(ptr: ir.Value, kind: ir.LiteralStructType, k: int, typ: ir.Type) -> ir.Value:
+        at = b.gep(ptr, [ty.constant("int32", 0), ty.constant("int32", k)], source_etype=kind)
+        return b.load(at, typ=typ)
+
+    steps, count = field_of(run, RUN, 0, PTR), field_of(run, RUN, 1, I64)
+    tables = [field_of(run, RUN, k, PTR) for k in (2, 3, 4)]
+    argv = b.alloca(PTR, size=field_of(run, RUN, 5, I64), name="argv")
+    cursors = []  # next source, output and release, across steps
+    for name in ("source", "output", "release"):
+        cursor = b.alloca(I64, name=name)
+        b.store(_i64(0), cursor)
+        cursors.append(cursor)
+    zero, one = _i64(0), _i64(1)
+
+    def entries(k: int, count: ir.Value, kind: ir.Type) -> ir.Value:
+        """The address of the next `count` entries of table `k` (taken)."""
+        first = b.load(cursors[k], typ=I64)
+        b.store(b.add(first, count), cursors[k])
+        return b.gep(tables[k], [first], source_etype=kind)
+
+    def word(array: ir.Value, index: ir.Value) -> ir.Value:
+        return b.gep(array, [index], source_etype=PTR)
+
+    def tensor_at(source: ir.Value) -> ir.Value:
+        """The DLTensor* a SOURCE names."""
+        kind, index = field_of(source, SOURCE, 0, I64), field_of(source, SOURCE, 1, I64)
+        incoming = [(field_of(source, SOURCE, 2, PTR), b.block)]
+        done = fn.append_basic_block("found")
+        switch = b.switch(kind, done)
+        for case, load in (
+            (FROM_SLOT, lambda: abi.tensor_of(b, b.load(word(frame, index), typ=PTR))),
+            (FROM_ARG, lambda: b.load(word(args, index), typ=PTR)),
+            (FROM_WORD, lambda: b.load(word(spill, index), typ=PTR)),
+        ):
+            block = fn.append_basic_block(f"from{case}")
+            switch.add_case(_i64(case), block)
+            b.position_at_end(block)
+            incoming.append((load(), b.block))
+            b.branch(done)
+        b.position_at_end(done)
+        found = b.phi(PTR, "tensor")
+        for value, block in incoming:
+            found.add_incoming(value, block)
+        return found
+
+    outer = abi.Loop(b, zero, count, one)
+    step = b.gep(steps, [outer.i], source_etype=STEP)
+    n_in, n_out, n_release = (b.zext(field_of(step, STEP, k, I32), I64) for k in (4, 5, 6))
+    check = field_of(step, STEP, 7, I32)
+    checking, calling, after = (fn.append_basic_block(x) for x in ("check", "call", "after"))
+    b.cbranch(b.icmp_signed("!=", check, ty.constant("int32", 0)), checking, calling)
+
+    b.position_at_end(checking)
+    tensor = tensor_at(entries(0, n_in, SOURCE))
+    want = entries(1, n_out, OUTPUT)
+    dims, what = field_of(want, OUTPUT, 1, PTR), field_of(want, OUTPUT, 2, PTR)
+    ndim, dtype = field_of(want, OUTPUT, 3, I32), field_of(want, OUTPUT, 4, I32)
+    with b.if_else(b.icmp_unsigned("==", dims, NULL)) as (header, shape):
+        with header:
+            by_header = b.call(
+                module.globals[helpers.CHECK_TENSOR],
+                [tensor, ndim, dtype, check, what, err, err_len],
+            )
+            from_header = b.block
+        with shape:
+            by_shape = b.call(
+                module.globals[helpers.CHECK_SHAPE],
+                [tensor, ndim, dims, NULL, check, what, err, err_len],
+            )
+            from_shape = b.block
+    status = b.phi(I32)
+    status.add_incoming(by_header, from_header)
+    status.add_incoming(by_shape, from_shape)
+    _return_if(b, b.icmp_signed("!=", status, ty.constant("int32", 0)), status)
+    b.branch(after)
+
+    b.position_at_end(calling)
+    sources = entries(0, n_in, SOURCE)
+    loop = abi.Loop(b, zero, n_in, one)
+    tensor = tensor_at(b.gep(sources, [loop.i], source_etype=SOURCE))
+    b.store(abi.data_pointer(b, tensor), word(argv, loop.i))
+    loop.close()
+    outputs = entries(1, n_out, OUTPUT)
+    loop = abi.Loop(b, zero, n_out, one)
+    output = b.gep(outputs, [loop.i], source_etype=OUTPUT)
+    slot, dims, what = (field_of(output, OUTPUT, k, t) for k, t in ((0, I64), (1, PTR), (2, PTR)))
+    ndim, dtype = field_of(output, OUTPUT, 3, I32), field_of(output, OUTPUT, 4, I32)
+    alloc = module.globals[frames.ALLOC_SLOT]
+    tensor = b.call(alloc, [frame, slot, ndim, dims, dtype, what, err, err_len])
+    _return_if(b, b.icmp_unsigned("==", tensor, NULL), ty.constant("int32", abi.STATUS_OOM))
+    data = abi.load_field(b, tensor, abi.DATA, PTR)  # a fresh block has no byte offset
+    b.store(data, word(argv, b.add(n_in, loop.i)))
+    loop.close()
+    kernel = field_of(step, STEP, 0, abi.FnPtr(ARGV_TYPE))
+    status = b.call(kernel, [argv])
+    errors, where = field_of(step, STEP, 1, PTR), field_of(step, STEP, 2, PTR)
+    failed = b.icmp_signed("!=", status, ty.constant("int32", 0))
+    with b.if_then(failed, likely=False):
+        report = module.globals[helpers.KERNEL_STATUS]
+        n_errors = field_of(step, STEP, 3, I32)
+        b.ret(b.call(report, [status, errors, n_errors, where, err, err_len]))
+    b.branch(after)
+
+    b.position_at_end(after)
+    releases = entries(2, n_release, I64)
+    loop = abi.Loop(b, zero, n_release, one)
+    slot = b.load(b.gep(releases, [loop.i], source_etype=I64), typ=I64)
+    b.call(module.globals[frames.RELEASE_SLOT], [frame, slot])
+    loop.close()
+    outer.close()
+    b.ret(ty.constant("int32", abi.STATUS_OK))
+
+
+def _return_if(b: ir.IRBuilder, cond: ir.Value, status: ir.Value) -> None:
+    with b.if_then(cond, likely=False):
+        b.ret(status)
