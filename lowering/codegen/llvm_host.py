@@ -34,14 +34,18 @@ from tvmlite.lowering.codegen.llvm_host_check import HostChecks
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
+from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
 from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
 from tvmlite.lowering.codegen.llvm_host_values import (
     Arg,
+    Leaf,
     PrimVal,
     ShapeVal,
+    Slot,
     TensorVal,
     TupleVal,
     Val,
+    known_dims,
     leaves,
     rebuild,
     val_leaves,
@@ -62,7 +66,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         self.prefix = f"{name}: "
         self.name = name
         super().__init__(ctx.module, ir.IRBuilder())
-        self.start_chunks(ctx.entries[name])
+        self.chunks: list[ir.Function] = []  # none while it may be a program
+        self.touched: list[relax.Var] = []
         self.start_steps()
         self.slots = 0
         self.released: set[int] = set()
@@ -85,10 +90,54 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
     # ------------------------------------------------------------ function frame
 
     def emit(self) -> None:
-        self.bind_params()
+        """The function as code, in chunks."""
+        self.start_chunks(self.ctx.entries[self.name])
+        flat = self.flat_params()
+        self.check_counts(len(flat))
+        self.bind_params(flat)
         result = self.emit_top(self.func.body)
+        assert result is not None
         self.emit_return(result)
         self.finish_chunks(self.slots)
+
+    def emit_program(self) -> bool:
+        """The function as a program, if it is one (`llvm_host_program.py`);
+        False, having emitted nothing, when it is not."""
+        try:
+            flat = self.flat_params()
+            ret = leaves(self.func.ret_struct_info, "result")
+        except TVMLiteError:
+            return False  # the code path says why
+        static = all(known_dims(leaf.sinfo) is not None for _, leaf in flat)
+        if not static or not isinstance(self.func.body, relax.SeqExpr):
+            return False
+        self.bind_params(flat)  # only steps, the parameters being static
+        body = self.emit_top(self.func.body, code=False)
+        results = [] if body is None else val_leaves(body)
+        if body is None or len(results) != len(ret):
+            return False
+        found = (Slot, Arg, ir.GlobalVariable)
+        if not all(isinstance(v, TensorVal) and isinstance(v.ptr, found) for v in results):
+            return False
+        entry = self.ctx.entries[self.name]
+        program = write_program(
+            self.module,
+            f"{entry.name}.program",
+            (len(flat), len(ret)),
+            self.count_texts(len(flat)),
+            self.write_run(),
+            [self._source(val) for val in results],  # type: ignore[arg-type]
+            [f"out of memory copying {leaf.label}" for leaf in ret],
+            self.slots,
+            self.prefix,
+        )
+        # One call: nothing for the optimizer, and the cheapest code generation.
+        entry.attributes.discard("optsize")
+        for attr in ("noinline", "optnone"):
+            entry.attributes.add(attr)
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        b.ret(b.call(self.module.globals[RUN_PROGRAM], [*entry.args, program], tail=True))
+        return True
 
     def slot(self, index: int) -> ir.Value:
         """The address of frame slot `index`, at the builder's position."""
@@ -102,24 +151,28 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         """Return `status` (the entry releases the frame); ends the current block."""
         self.b.ret(status)
 
-    def bind_params(self) -> None:
-        """Count, then every leaf's header and bare dims, then every dim."""
-        b = self.b
-        flat = [(p, leaf) for p in self.func.params for leaf in leaves(p.struct_info, p.name)]
+    def flat_params(self) -> list[tuple[relax.Var, Leaf]]:
+        return [(p, leaf) for p in self.func.params for leaf in leaves(p.struct_info, p.name)]
+
+    def count_texts(self, args: int) -> tuple[str, str]:
+        """The messages of a wrong number of arguments and of results (one %d)."""
         names = ", ".join(p.name for p in self.func.params)
-        self.check(
-            b.icmp_signed("==", self.num_args, ty.constant("int32", len(flat))),
-            abi.STATUS_ARGUMENT,
-            f"expected {len(flat)} arguments ({names}), got %d",
-            self.num_args,
-        )
         count = len(leaves(self.func.ret_struct_info, "result"))
-        self.check(
-            b.icmp_signed("==", self.num_outs, ty.constant("int32", count)),
-            abi.STATUS_ARGUMENT,
+        return (
+            f"expected {args} arguments ({names}), got %d",
             f"returns {count} values, the caller made room for %d",
-            self.num_outs,
         )
+
+    def check_counts(self, args: int) -> None:
+        results = len(leaves(self.func.ret_struct_info, "result"))
+        for got, want, text in zip(
+            (self.num_args, self.num_outs), (args, results), self.count_texts(args), strict=True
+        ):
+            ok = self.b.icmp_signed("==", got, ty.constant("int32", want))
+            self.check(ok, abi.STATUS_ARGUMENT, text, got)
+
+    def bind_params(self, flat: list[tuple[relax.Var, Leaf]]) -> None:
+        """Every leaf's header and bare dims, then every dim."""
         # A tensor parameter is a reference (`Arg`): it costs no home across chunks,
         # and checks of known types are steps (data, not code).
         vals: list[Val | None] = []
@@ -143,11 +196,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
                 what = f"parameter '{leaf.label}'"
-                static = isinstance(sinfo.shape, tuple) and all(
-                    isinstance(d, tir.IntImm) for d in sinfo.shape
-                )
-                if static:
-                    dims = [d.value for d in sinfo.shape]  # type: ignore[union-attr]
+                dims = known_dims(sinfo)
+                if dims is not None:
                     if dims:
                         self.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
                     found = tuple(ty.constant("int64", d) for d in dims)
@@ -169,9 +219,10 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
 
     # ------------------------------------------------------------ bindings
 
-    def emit_top(self, seq: relax.SeqExpr) -> Val:
+    def emit_top(self, seq: relax.SeqExpr, code: bool = True) -> Val | None:
         """Top-level bindings (each a step or code), releasing each owned tensor
-        after its last use."""
+        after its last use. Without `code`: steps only, None as soon as a binding
+        is not one, else the body's value unresolved."""
         bindings = [bd for block in seq.blocks for bd in block.bindings]
         last_use: dict[relax.Var, int] = {}
         for i, bd in enumerate(bindings):
@@ -187,6 +238,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         for i, bd in enumerate(bindings):
             first = self.slots
             if not self.add_step(bd):
+                if not code:
+                    return None
                 self.flush_steps()
                 self.emit_binding(bd)
             new = set(range(first, self.slots))
@@ -203,11 +256,25 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             if bd.var not in last_use:
                 self.values.pop(bd.var, None)
             self.boundary([])
+        if not code:
+            return self.unresolved(seq.body)
         self.flush_steps()
         return self.value(seq.body)
 
+    def unresolved(self, e: relax.Expr) -> Val | None:
+        """The value of a var, a constant or a tuple of them, references kept."""
+        if isinstance(e, relax.Var):
+            return self.values.get(e)
+        if isinstance(e, relax.Constant):
+            return self.visit_constant(e, None)
+        if isinstance(e, relax.Tuple):
+            fields = [self.unresolved(f) for f in e.fields]
+            return None if None in fields else TupleVal(tuple(fields))  # type: ignore[arg-type]
+        return None
+
     def release_slot(self, s: int) -> None:
         if not self.defer_release(s):
+            assert self.chunks, "a program frees its slots after its steps"
             release = self.module.globals[frames.RELEASE_SLOT]
             self.b.call(release, [self.frame, ty.constant("int64", s)])
         self.released.add(s)
@@ -327,3 +394,9 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         block.add_incoming(found, before)
         block.add_incoming(fresh, after_copy)
         return self.new_slot(block)
+
+
+def emit_function(ctx: HostContext, name: str, func: relax.Function) -> None:
+    """The entry of graph function `name`: a program when it is one, else code."""
+    if not HostEmitter(ctx, name, func).emit_program():
+        HostEmitter(ctx, name, func).emit()  # afresh: the attempt left its state

@@ -101,8 +101,8 @@ class HostChunks:
         """Between two steps of the function: once the chunk is big enough, home
         the values of this chunk that later ones may use and move on. Returns
         `vals` (values the caller keeps) as later chunks see them: pass them
-        through `resolve` before use."""
-        if len(self.fn.blocks) < CHUNK_BLOCKS:
+        through `resolve` before use. (A program, with no chunk, has no boundary.)"""
+        if not self.chunks or len(self.fn.blocks) < CHUNK_BLOCKS:
             return vals
         self.flush_steps()
         for var in self.touched:

@@ -50,6 +50,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     Slot,
     TensorVal,
     Val,
+    known_dims,
     leaves,
     rebuild,
 )
@@ -71,8 +72,11 @@ OUTPUT = ir.LiteralStructType([I64, PTR, PTR, I32, I32])  # slot, dims, what, nd
 # check: 0 for a kernel call, else the status of a failed check of input 0 against
 # output 0 (its dims NULL: device, rank, dtype, layout; else the shape).
 STEP = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32, I32, I32])
-# steps, #steps, sources, outputs, released slots, max #inputs + #outputs
-RUN = ir.LiteralStructType([PTR, I64, PTR, PTR, PTR, I64])
+# steps, #steps, sources, outputs, released slots, max #inputs + #outputs, and the
+# prefix of its messages ("main: "), put in front of one only when a step fails:
+# the texts in the records are then shared by every function of a module.
+RUN = ir.LiteralStructType([PTR, I64, PTR, PTR, PTR, I64, PTR])
+PREFIX_ERROR = "tvmlite.prefix_error"
 # i32 run_steps(frame, DLTensor* const* args, spill, const RUN* run, char* err, i64 err_len)
 RUN_STEPS_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, PTR, PTR, I64])
 ARGV_TYPE = ir.FunctionType(I32, [PTR])
@@ -115,9 +119,9 @@ class HostSteps:
         vals: list[Val] = []
         for leaf in leaves(out_sinfo, "output"):
             sinfo = leaf.sinfo
-            assert isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple)
-            dims = [d.value for d in sinfo.shape if isinstance(d, tir.IntImm)]
-            what = f"{self.prefix}cannot allocate {leaf.label} of {kernel.sig.name}"
+            dims = known_dims(sinfo)
+            assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
+            what = f"cannot allocate {leaf.label} of {kernel.sig.name}"
             outputs.append(
                 ir.Constant(
                     OUTPUT,
@@ -144,7 +148,7 @@ class HostSteps:
         expected = [
             _i64(0),
             shape,
-            abi.cstring(self.module, self.prefix + what),
+            abi.cstring(self.module, what),
             ty.constant("int32", t.ndim),
             ty.constant("int32", abi.packed_dtype(t.dtype) if t.dtype != "void" else -1),
         ]
@@ -160,8 +164,15 @@ class HostSteps:
 
     def flush_steps(self) -> None:
         """Write the pending steps as one run and call it here."""
+        run = self.write_run()
+        if run is not None:
+            args = [self.frame, self.args_ptr, self.spill, run, self.err, self.err_len]  # type: ignore[attr-defined]
+            self.propagate(self.b.call(self.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
+
+    def write_run(self) -> ir.GlobalVariable | None:
+        """The pending steps as a constant RUN (None when there are none)."""
         if not self.pending:
-            return
+            return None
         pending, self.pending = self.pending, []
         steps: list[ir.Constant] = []
         sources: list[ir.Constant] = []
@@ -173,7 +184,7 @@ class HostSteps:
             errors = 0
             if step.kernel is not None:
                 sig = step.kernel.sig
-                where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+                where = abi.cstring(self.module, f"R.call_tir of '{sig.name}'")
                 fields = [trampoline(self.module, step.kernel), step.kernel.errors, where]
                 errors = len(sig.errors)
             counts = (errors, len(step.sources), len(step.outputs), len(step.releases), step.check)
@@ -182,28 +193,18 @@ class HostSteps:
             outputs += step.outputs
             releases += [ty.constant("int64", s) for s in step.releases]
             widest = max(widest, len(step.sources) + len(step.outputs))
-        name = f"{self.driver.name}.run{self.runs}"  # type: ignore[attr-defined]
+        name = f"{self.ctx.entries[self.name].name}.run{self.runs}"  # type: ignore[attr-defined]
         self.runs += 1
         parts = [
-            self._table(f"{name}.steps", STEP, steps),
+            table(self.module, f"{name}.steps", STEP, steps),
             ty.constant("int64", len(steps)),
-            self._table(f"{name}.sources", SOURCE, sources),
-            self._table(f"{name}.outputs", OUTPUT, outputs),
-            self._table(f"{name}.releases", I64, releases),
+            table(self.module, f"{name}.sources", SOURCE, sources),
+            table(self.module, f"{name}.outputs", OUTPUT, outputs),
+            table(self.module, f"{name}.releases", I64, releases),
             ty.constant("int64", widest),
+            abi.cstring(self.module, self.prefix),
         ]
-        run = self._table(name, RUN, [ir.Constant(RUN, parts)])
-        args = [self.frame, self.args_ptr, self.spill, run, self.err, self.err_len]  # type: ignore[attr-defined]
-        self.propagate(self.b.call(self.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
-
-    def _table(self, name: str, kind: ir.Type, items: list[ir.Constant]) -> ir.GlobalVariable:
-        items = items or [ir.Constant(kind, None)]
-        array = ir.ArrayType(kind, len(items))
-        table = abi.global_var(self.module, array, name)
-        table.initializer = ir.Constant(array, items)
-        table.global_constant = True
-        table.linkage = "private"
-        return table
+        return table(self.module, name, RUN, [ir.Constant(RUN, parts)])
 
     def _plan(self, bd: relax.Binding) -> tuple[Kernel, list[TensorVal], relax.StructInfo] | None:
         """(kernel, inputs, output struct info) when `bd` can be a step."""
@@ -235,11 +236,10 @@ class HostSteps:
             return None  # the code path reports it
         shapes: list[tuple[str, list[int] | None]] = [(t.dtype, _static_dims(t)) for t in ins]
         for leaf in out_leaves:
-            sinfo = leaf.sinfo
-            if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+            dims = known_dims(leaf.sinfo)
+            if dims is None:
                 return None
-            dims = [d.value if isinstance(d, tir.IntImm) else -1 for d in sinfo.shape]
-            shapes.append((sinfo.dtype, dims))
+            shapes.append((leaf.sinfo.dtype, dims))  # type: ignore[attr-defined]
         params = kernel.sig.params
         if len(params) != len(shapes):
             return None
@@ -261,6 +261,17 @@ class HostSteps:
 
 def _i64(value: int) -> ir.Constant:
     return ty.constant("int64", value)
+
+
+def table(module: ir.Module, name: str, kind: ir.Type, items: list[ir.Constant]) -> ir.Value:
+    """A private constant array of `items` (one zero item when there are none)."""
+    items = items or [ir.Constant(kind, None)]
+    array = ir.ArrayType(kind, len(items))
+    found = abi.global_var(module, array, name)
+    found.initializer = ir.Constant(array, items)
+    found.global_constant = True
+    found.linkage = "private"
+    return found
 
 
 def _static_dims(t: TensorVal) -> list[int] | None:
@@ -318,6 +329,7 @@ def add_steps_helper(module: ir.Module) -> None:
     why), a kernel's failure as `kernel_status` words it."""
     if RUN_STEPS in module.globals:
         return
+    _define_prefix_error(module)
     fn = ir.Function(module, RUN_STEPS_TYPE, RUN_STEPS)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
@@ -325,12 +337,12 @@ def add_steps_helper(module: ir.Module) -> None:
     b = ir.IRBuilder(fn.append_basic_block("entry"))
 
     def field_of(ptr: ir.Value, kind: ir.LiteralStructType, k: int, typ: ir.Type) -> ir.Value:
-        at = b.gep(ptr, [ty.constant("int32", 0), ty.constant("int32", k)], source_etype=kind)
-        return b.load(at, typ=typ)
+        return load_member(b, ptr, kind, k, typ)
 
     steps, count = field_of(run, RUN, 0, PTR), field_of(run, RUN, 1, I64)
     tables = [field_of(run, RUN, k, PTR) for k in (2, 3, 4)]
     argv = b.alloca(PTR, size=field_of(run, RUN, 5, I64), name="argv")
+    fail = Failure(module, fn, load_member(b, run, RUN, 6, PTR), err, err_len)
     cursors = []  # next source, output and release, across steps
     for name in ("source", "output", "release"):
         cursor = b.alloca(I64, name=name)
@@ -347,28 +359,6 @@ def add_steps_helper(module: ir.Module) -> None:
     def word(array: ir.Value, index: ir.Value) -> ir.Value:
         return b.gep(array, [index], source_etype=PTR)
 
-    def tensor_at(source: ir.Value) -> ir.Value:
-        """The DLTensor* a SOURCE names."""
-        kind, index = field_of(source, SOURCE, 0, I64), field_of(source, SOURCE, 1, I64)
-        incoming = [(field_of(source, SOURCE, 2, PTR), b.block)]
-        done = fn.append_basic_block("found")
-        switch = b.switch(kind, done)
-        for case, load in (
-            (FROM_SLOT, lambda: abi.tensor_of(b, b.load(word(frame, index), typ=PTR))),
-            (FROM_ARG, lambda: b.load(word(args, index), typ=PTR)),
-            (FROM_WORD, lambda: b.load(word(spill, index), typ=PTR)),
-        ):
-            block = fn.append_basic_block(f"from{case}")
-            switch.add_case(_i64(case), block)
-            b.position_at_end(block)
-            incoming.append((load(), b.block))
-            b.branch(done)
-        b.position_at_end(done)
-        found = b.phi(PTR, "tensor")
-        for value, block in incoming:
-            found.add_incoming(value, block)
-        return found
-
     outer = abi.Loop(b, zero, count, one)
     step = b.gep(steps, [outer.i], source_etype=STEP)
     n_in, n_out, n_release = (b.zext(field_of(step, STEP, k, I32), I64) for k in (4, 5, 6))
@@ -377,7 +367,7 @@ def add_steps_helper(module: ir.Module) -> None:
     b.cbranch(b.icmp_signed("!=", check, ty.constant("int32", 0)), checking, calling)
 
     b.position_at_end(checking)
-    tensor = tensor_at(entries(0, n_in, SOURCE))
+    tensor = tensor_at(b, entries(0, n_in, SOURCE), frame, args, spill)
     want = entries(1, n_out, OUTPUT)
     dims, what = field_of(want, OUTPUT, 1, PTR), field_of(want, OUTPUT, 2, PTR)
     ndim, dtype = field_of(want, OUTPUT, 3, I32), field_of(want, OUTPUT, 4, I32)
@@ -397,13 +387,14 @@ def add_steps_helper(module: ir.Module) -> None:
     status = b.phi(I32)
     status.add_incoming(by_header, from_header)
     status.add_incoming(by_shape, from_shape)
-    _return_if(b, b.icmp_signed("!=", status, ty.constant("int32", 0)), status)
+    fail.unless(b, b.icmp_signed("==", status, ty.constant("int32", 0)), status)
     b.branch(after)
 
     b.position_at_end(calling)
     sources = entries(0, n_in, SOURCE)
     loop = abi.Loop(b, zero, n_in, one)
-    tensor = tensor_at(b.gep(sources, [loop.i], source_etype=SOURCE))
+    source = b.gep(sources, [loop.i], source_etype=SOURCE)
+    tensor = tensor_at(b, source, frame, args, spill)
     b.store(abi.data_pointer(b, tensor), word(argv, loop.i))
     loop.close()
     outputs = entries(1, n_out, OUTPUT)
@@ -413,7 +404,7 @@ def add_steps_helper(module: ir.Module) -> None:
     ndim, dtype = field_of(output, OUTPUT, 3, I32), field_of(output, OUTPUT, 4, I32)
     alloc = module.globals[frames.ALLOC_SLOT]
     tensor = b.call(alloc, [frame, slot, ndim, dims, dtype, what, err, err_len])
-    _return_if(b, b.icmp_unsigned("==", tensor, NULL), ty.constant("int32", abi.STATUS_OOM))
+    fail.unless(b, b.icmp_unsigned("!=", tensor, NULL), ty.constant("int32", abi.STATUS_OOM))
     data = abi.load_field(b, tensor, abi.DATA, PTR)  # a fresh block has no byte offset
     b.store(data, word(argv, b.add(n_in, loop.i)))
     loop.close()
@@ -424,7 +415,7 @@ def add_steps_helper(module: ir.Module) -> None:
     with b.if_then(failed, likely=False):
         report = module.globals[helpers.KERNEL_STATUS]
         n_errors = field_of(step, STEP, 3, I32)
-        b.ret(b.call(report, [status, errors, n_errors, where, err, err_len]))
+        fail.now(b, b.call(report, [status, errors, n_errors, where, err, err_len]))
     b.branch(after)
 
     b.position_at_end(after)
@@ -437,6 +428,92 @@ def add_steps_helper(module: ir.Module) -> None:
     b.ret(ty.constant("int32", abi.STATUS_OK))
 
 
-def _return_if(b: ir.IRBuilder, cond: ir.Value, status: ir.Value) -> None:
-    with b.if_then(cond, likely=False):
-        b.ret(status)
+def tensor_at(
+    b: ir.IRBuilder, source: ir.Value, frame: ir.Value, args: ir.Value, spill: ir.Value
+) -> ir.Value:
+    """The DLTensor* that the SOURCE at `source` names."""
+
+    def field_of(k: int, typ: ir.Type) -> ir.Value:
+        return load_member(b, source, SOURCE, k, typ)
+
+    def word(array: ir.Value) -> ir.Value:
+        return b.gep(array, [index], source_etype=PTR)
+
+    kind, index = field_of(0, I64), field_of(1, I64)
+    incoming = [(field_of(2, PTR), b.block)]
+    done = b.append_basic_block("found")
+    switch = b.switch(kind, done)
+    for case, load in (
+        (FROM_SLOT, lambda: abi.tensor_of(b, b.load(word(frame), typ=PTR))),
+        (FROM_ARG, lambda: b.load(word(args), typ=PTR)),
+        (FROM_WORD, lambda: b.load(word(spill), typ=PTR)),
+    ):
+        block = b.append_basic_block(f"from{case}")
+        switch.add_case(_i64(case), block)
+        b.position_at_end(block)
+        incoming.append((load(), b.block))
+        b.branch(done)
+    b.position_at_end(done)
+    found = b.phi(PTR, "tensor")
+    for value, block in incoming:
+        found.add_incoming(value, block)
+    return found
+
+
+def load_member(
+    b: ir.IRBuilder, ptr: ir.Value, kind: ir.LiteralStructType, k: int, typ: ir.Type
+) -> ir.Value:
+    """Member `k` of the `kind` struct at `ptr`."""
+    at = b.gep(ptr, [ty.constant("int32", 0), ty.constant("int32", k)], source_etype=kind)
+    return b.load(at, typ=typ)
+
+
+class Failure:
+    """The one exit of a helper that failed: the message in `err` gets `prefix`
+    in front, then the status is returned."""
+
+    def __init__(
+        self, module: ir.Module, fn: ir.Function, prefix: ir.Value, err: ir.Value, n: ir.Value
+    ) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("fail"))
+        self.status = b.phi(I32, "status")
+        b.call(module.globals[PREFIX_ERROR], [err, n, prefix])
+        b.ret(self.status)
+
+    def now(self, b: ir.IRBuilder, status: ir.Value) -> None:
+        """Fail with `status` (ends the current block)."""
+        self.status.add_incoming(status, b.block)
+        b.branch(self.status.parent)
+
+    def unless(self, b: ir.IRBuilder, ok: ir.Value, status: ir.Value) -> None:
+        """Fail with `status` unless `ok`, else go on."""
+        good = b.append_basic_block("ok")
+        self.status.add_incoming(status, b.block)
+        b.cbranch(ok, good, self.status.parent)
+        b.position_at_end(good)
+
+
+def _define_prefix_error(module: ir.Module) -> None:
+    """`void tvmlite.prefix_error(char* err, i64 n, const char* prefix)`: the
+    message in `err` with `prefix` in front, cut to fit `n` bytes with its NUL."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, PTR]), PREFIX_ERROR)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    err, n, prefix = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    with b.if_then(b.icmp_signed("<=", n, _i64(0)), likely=False):
+        b.ret_void()
+    strlen = abi.c_function(module, "strlen", I64, [PTR])
+    room = b.sub(n, _i64(1))
+
+    def at_most(x: ir.Value, limit: ir.Value) -> ir.Value:
+        return b.select(b.icmp_unsigned("<", x, limit), x, limit)
+
+    head = at_most(b.call(strlen, [prefix]), room)
+    kept = at_most(b.call(strlen, [err]), b.sub(room, head))
+    moved = b.gep(err, [head], source_etype=abi.I8)
+    for name, dest, src, size in (("memmove", moved, err, kept), ("memcpy", err, prefix, head)):
+        copy = module.declare_intrinsic(f"llvm.{name}", [PTR, PTR, I64])
+        b.call(copy, [dest, src, size, ir.Constant(ty.I1, 0)])
+    b.store(ty.constant("int8", 0), b.gep(moved, [kept], source_etype=abi.I8))
+    b.ret_void()

@@ -15,6 +15,7 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_host_program as program
 from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, once
@@ -30,6 +31,7 @@ EXPORTED: dict[str, ir.FunctionType] = {
     helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, I64]),
     **frame.TYPES,
     steps.RUN_STEPS: steps.RUN_STEPS_TYPE,
+    program.RUN_PROGRAM: program.RUN_PROGRAM_TYPE,
 }
 
 
@@ -40,6 +42,7 @@ def support_module() -> ir.Module:
     helpers.add_check_helpers(module)
     frame.add_frame_helpers(module)
     steps.add_steps_helper(module)
+    program.add_program_helper(module)
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module

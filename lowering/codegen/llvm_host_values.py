@@ -159,6 +159,15 @@ def tensor_ndim(sinfo: relax.TensorStructInfo) -> int:
     return sinfo.ndim
 
 
+def known_dims(sinfo: relax.StructInfo) -> list[int] | None:
+    """The dims of a tensor type whose shape is all constants (else None)."""
+    if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+        return None
+    if sinfo.dtype == "void" or not all(isinstance(d, tir.IntImm) for d in sinfo.shape):
+        return None
+    return [d.value for d in sinfo.shape]  # type: ignore[union-attr]
+
+
 def static_shape(sinfo: relax.TensorStructInfo) -> tuple[tir.PrimExpr, ...] | None:
     return sinfo.shape if isinstance(sinfo.shape, tuple) else None
 
