@@ -3,6 +3,9 @@
 A `JitModule` owns its execution engine, and the engine owns the machine code:
 whoever holds a function address must hold the `JitModule` too (the runtime's
 kernel objects do), otherwise garbage collection would unmap code still in use.
+It keeps the object file the engine loaded (`object_code`): exporting the
+build or storing it in the compile cache links that, instead of compiling the
+module a second time.
 
 Code made once per process (the support helpers, the fast-call destructor, BLAS
 trampolines) goes through `target.once`: its address is published (to the JIT
@@ -49,7 +52,10 @@ class JitModule:
         self.engine = llvm.create_mcjit_compiler(
             self.module, target.new_target_machine(self.machine)
         )
+        compiled: list[bytes] = []  # not `self`: the engine would keep a cycle alive
+        self.engine.set_object_cache(lambda _module, data: compiled.append(bytes(data)))
         self.engine.finalize_object()
+        self.object_code = compiled[0]
         self.engine.run_static_constructors()
         self.timings["machine_code"] = (time.perf_counter() - stamp) * 1e3
 

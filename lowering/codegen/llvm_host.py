@@ -55,13 +55,20 @@ if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_module import HostContext
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
+# A function of at most this many top-level bindings, in a module of at most
+# SMALL_MODULE graph functions, is one optimized function of code: what it costs
+# to build is small, and calls are cheapest (see docs/abi.md, "Host code").
+SMALL_FUNCTION = 32
 
 
 class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     """Emits one graph function into its (already declared) entry function."""
 
-    def __init__(self, ctx: HostContext, name: str, func: relax.Function) -> None:
+    def __init__(
+        self, ctx: HostContext, name: str, func: relax.Function, steps: bool = True
+    ) -> None:
         self.ctx = ctx
+        self.use_steps = steps
         self.func = func
         self.prefix = f"{name}: "
         self.name = name
@@ -71,6 +78,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         self.start_steps()
         self.slots = 0
         self.released: set[int] = set()
+        self.slot_of: dict[int, int] = {}  # id of a DLTensor* value -> the slot of its block
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
@@ -90,7 +98,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
     # ------------------------------------------------------------ function frame
 
     def emit(self) -> None:
-        """The function as code, in chunks."""
+        """The function as code, in chunks (one optimized function, its chunk
+        inlined in the entry, when steps are off and it fits one)."""
         self.start_chunks(self.ctx.entries[self.name])
         flat = self.flat_params()
         self.check_counts(len(flat))
@@ -98,7 +107,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         result = self.emit_top(self.func.body)
         assert result is not None
         self.emit_return(result)
-        self.finish_chunks(self.slots)
+        self.finish_chunks(self.slots, optimize=not self.use_steps)
 
     def emit_program(self) -> bool:
         """The function as a program, if it is one (`llvm_host_program.py`);
@@ -181,7 +190,12 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
-                self.add_check(self.param(k, sinfo), None, what, abi.STATUS_ARGUMENT)
+                t = self.param(k, sinfo)
+                if self.use_steps:
+                    self.add_check(t, None, what, abi.STATUS_ARGUMENT)
+                else:
+                    ptr = self.load_ref(Arg(k))
+                    self.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
                 shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
                 if any(isinstance(d, tir.Var) and d not in self.vars for d in shape):
                     self.flush_steps()  # its dims may be read once its header is checked
@@ -197,7 +211,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             if isinstance(sinfo, relax.TensorStructInfo):
                 what = f"parameter '{leaf.label}'"
                 dims = known_dims(sinfo)
-                if dims is not None:
+                if dims is not None and self.use_steps:
                     if dims:
                         self.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
                     found = tuple(ty.constant("int64", d) for d in dims)
@@ -237,7 +251,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
             first = self.slots
-            if not self.add_step(bd):
+            if not (self.use_steps and self.add_step(bd)):
                 if not code:
                     return None
                 self.flush_steps()
@@ -275,7 +289,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
     def release_slot(self, s: int) -> None:
         if not self.defer_release(s):
             assert self.chunks, "a program frees its slots after its steps"
-            release = self.module.globals[frames.RELEASE_SLOT]
+            release = frames.helper(self.module, frames.RELEASE_SLOT, not self.use_steps)
             self.b.call(release, [self.frame, ty.constant("int64", s)])
         self.released.add(s)
 
@@ -376,8 +390,14 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             return self.slots - 1
         assert isinstance(val, TensorVal)
         b = self.b
-        take = self.module.globals[frames.TAKE]
-        found = b.call(take, [self.frame, ty.constant("int64", body_slots), val.ptr])
+        known = self.slot_of.get(id(val.ptr))
+        if known is not None and known not in self.released:  # its slot, if still full
+            at = self.slot(known)
+            found = b.load(at, typ=PTR)
+            b.store(NULL, at)
+        else:
+            take = self.module.globals[frames.TAKE]
+            found = b.call(take, [self.frame, ty.constant("int64", body_slots), val.ptr])
         before = b.block
         copy = self.fn.append_basic_block("copy")
         done = self.fn.append_basic_block("owned")
@@ -397,6 +417,15 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
 
 
 def emit_function(ctx: HostContext, name: str, func: relax.Function) -> None:
-    """The entry of graph function `name`: a program when it is one, else code."""
-    if not HostEmitter(ctx, name, func).emit_program():
+    """The entry of graph function `name`: one optimized function of code when
+    it is small in a small module (calls cost least), else a program when it is
+    one, else code with steps (builds cost least)."""
+    if ctx.small_module and _bindings(func) <= SMALL_FUNCTION:
+        HostEmitter(ctx, name, func, steps=False).emit()
+    elif not HostEmitter(ctx, name, func).emit_program():
         HostEmitter(ctx, name, func).emit()  # afresh: the attempt left its state
+
+
+def _bindings(func: relax.Function) -> int:
+    body = func.body
+    return sum(len(b.bindings) for b in body.blocks) if isinstance(body, relax.SeqExpr) else 0

@@ -42,6 +42,7 @@ class Kernel:
     sig: KernelSignature
     fn: ir.Function
     errors: ir.GlobalVariable  # [n + 1 x ptr]: assert messages by status
+    can_fail: bool  # returns a status other than 0 (an assert, an allocation)
 
 
 class HostCalls:
@@ -50,6 +51,8 @@ class HostCalls:
     b: ir.IRBuilder
     module: ir.Module
     vars: dict[tir.Var, ir.Value]
+    slot_of: dict[int, int]
+    use_steps: bool  # else optimized: the frame helpers are inlined
 
     # ------------------------------------------------------------ storage
 
@@ -81,7 +84,7 @@ class HostCalls:
         index = self.slots
         self.slots += 1
         tensor = self.b.call(
-            self.module.globals[frames.ALLOC_SLOT],
+            frames.helper(self.module, frames.ALLOC_SLOT, not self.use_steps),
             [
                 self.frame,
                 ty.constant("int64", index),
@@ -95,6 +98,7 @@ class HostCalls:
         )
         oom = ty.constant("int32", abi.STATUS_OOM)
         self.leave_if(self.b.icmp_unsigned("==", tensor, NULL), oom)
+        self.slot_of[id(tensor)] = index
         return tensor
 
     def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
@@ -150,12 +154,13 @@ class HostCalls:
             block = self.b.load(
                 self.b.gep(outs, [ty.constant("int64", k)], source_etype=PTR), typ=PTR
             )
-            self.new_slot(block)
+            slot = self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.check(
                 self.b.icmp_unsigned("!=", block, NULL), abi.STATUS_RUNTIME, f"{label}: NULL"
             )
             ptr = abi.tensor_of(self.b, block)
+            self.slot_of[id(ptr)] = slot
             vals.append(self.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return vals
 
@@ -197,6 +202,8 @@ class HostCalls:
         finally:
             self.vars = outer
         status = self.b.call(kernel.fn, args)
+        if not kernel.can_fail:
+            return
         count = ty.constant("int32", len(sig.errors))
         where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
         result = self.b.call(

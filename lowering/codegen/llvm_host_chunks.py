@@ -37,6 +37,8 @@ CHUNK_TYPE = ir.FunctionType(I32, [*abi.ENTRY_TYPE.args, PTR, PTR])
 # small enough for LLVM's superlinear steps to stay cheap, large enough that
 # the calls between chunks cost nothing.
 CHUNK_BLOCKS = 256
+# An optimized function releases at most this many slots inline at its exit.
+INLINE_RELEASES = 8
 
 
 class HostChunks:
@@ -48,6 +50,7 @@ class HostChunks:
     b: ir.IRBuilder
     vars: dict[tir.Var, ir.Value]
     values: dict[relax.Var, Val]
+    slot_of: dict[int, int]
 
     def start_chunks(self, driver: ir.Function) -> None:
         self.driver = driver
@@ -140,7 +143,9 @@ class HostChunks:
         if isinstance(value, Slot):
             self.flush_steps()
             block = self.b.load(self.slot(value.index), typ=PTR)
-            return abi.tensor_of(self.b, block)
+            tensor = abi.tensor_of(self.b, block)
+            self.slot_of[id(tensor)] = value.index
+            return tensor
         found = self.loaded.get(value)
         if found is None:
             b = self.allocas
@@ -162,10 +167,17 @@ class HostChunks:
     def _word(self, b: ir.IRBuilder, index: int) -> ir.Value:
         return b.gep(self.spill, [ty.constant("int64", index)], source_etype=I64)
 
-    def finish_chunks(self, slots: int) -> None:
+    def finish_chunks(self, slots: int, optimize: bool = False) -> None:
         """Close the last chunk and write the driver: frame and spill arrays,
-        each chunk in turn, then release the frame and return the status."""
+        each chunk in turn, then release the frame and return the status. With
+        `optimize`, a lone chunk is inlined in the driver and optimized with it
+        (small functions: the fastest calls, at a cost that stays small)."""
         self.close_chunk()
+        if optimize and len(self.chunks) == 1:
+            for attr in ("noinline", "optnone"):
+                self.fn.attributes.discard(attr)
+            self.fn.attributes.add("alwaysinline")
+            self.driver.attributes.discard("optsize")  # which would keep the helpers out
         self.frame_array.allocated_type = ir.ArrayType(PTR, max(1, slots))
         self.spill_array.allocated_type = ir.ArrayType(I64, max(1, self.spills))
         b = self.driver_entry
@@ -183,6 +195,11 @@ class HostChunks:
         status.add_incoming(ty.constant("int32", abi.STATUS_OK), b.block)
         b.branch(done)
         b.position_at_end(done)
-        release = self.module.globals[frames.RELEASE_ALL]
-        b.call(release, [self.frame_array, ty.constant("int64", slots)])
+        if optimize and slots <= INLINE_RELEASES:  # a few loads, no call, to optimize
+            for k in range(slots):
+                slot = b.gep(self.frame_array, [ty.constant("int64", k)], source_etype=PTR)
+                frames.release_held(b, self.module, slot)
+        else:
+            release = self.module.globals[frames.RELEASE_ALL]
+            b.call(release, [self.frame_array, ty.constant("int64", slots)])
         b.ret(status)

@@ -8,6 +8,9 @@ of a returned tensor), so a graph function of n bindings is n short call
 sequences: a size LLVM compiles in time linear in n. Stack variables per slot
 would not be: LLVM promotes them to registers, and each would then be live, as
 a value or a phi, from where it is made to every exit after it: n² in all.
+
+Optimized host code (small functions) inlines the two helpers every binding
+calls: it calls private `alwaysinline` copies made in its module (`helper`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from tvmlite.lowering.codegen.llvm_host_helpers import FORMAT_DIMS
 
 # Dotted names: no kernel symbol (`tvmlite_` + a prim function's name) can take them.
 ALLOC_SLOT = "tvmlite.alloc_slot"
+ALLOC_FAILED = "tvmlite.alloc_failed"
 RELEASE_SLOT = "tvmlite.release_slot"
 RELEASE_ALL = "tvmlite.release_all"
 TAKE = "tvmlite.take"
@@ -28,6 +32,7 @@ NULL = ir.Constant(PTR, None)
 
 TYPES: dict[str, ir.FunctionType] = {
     ALLOC_SLOT: ir.FunctionType(PTR, [PTR, I64, I32, PTR, I32, PTR, PTR, I64]),
+    ALLOC_FAILED: ir.FunctionType(PTR, [I32, PTR, I32, PTR, PTR, I64]),
     RELEASE_SLOT: ir.FunctionType(ir.VoidType(), [PTR, I64]),
     RELEASE_ALL: ir.FunctionType(ir.VoidType(), [PTR, I64]),
     TAKE: ir.FunctionType(PTR, [PTR, I64, PTR]),
@@ -38,10 +43,25 @@ def add_frame_helpers(module: ir.Module) -> None:
     """Define the frame helpers (after the ABI and check helpers they call)."""
     if ALLOC_SLOT in module.globals:
         return
-    _define_alloc_slot(module)
-    _define_release_slot(module)
+    _define_alloc_failed(module)
+    _define_alloc_slot(_new(module, ALLOC_SLOT))
+    _define_release_slot(_new(module, RELEASE_SLOT))
     _define_release_all(module)
     _define_take(module)
+
+
+def helper(module: ir.Module, name: str, inline: bool) -> ir.Function:
+    """The frame helper `name` for host code in `module`: the support library's,
+    or (`inline`, for optimized code) a private copy the optimizer inlines."""
+    if not inline or name not in INLINED:
+        return module.globals[name]
+    copy = module.globals.get(f"{name}.inline")
+    if copy is None:
+        copy = ir.Function(module, TYPES[name], f"{name}.inline")
+        copy.linkage = "internal"
+        copy.attributes.add("alwaysinline")
+        INLINED[name](copy)
+    return copy
 
 
 def _new(module: ir.Module, name: str) -> ir.Function:
@@ -51,13 +71,12 @@ def _new(module: ir.Module, name: str) -> ir.Function:
     return fn
 
 
-def _define_alloc_slot(module: ir.Module) -> None:
+def _define_alloc_slot(fn: ir.Function) -> None:
     """`DLTensor* tvmlite.alloc_slot(DLManagedTensorVersioned** frame, int64 k,
     int32 ndim, const int64* shape, int32 dtype, const char* what, char* err,
     int64 err_len)`: a fresh block in slot `k`, returned as its DLTensor; NULL with
-    "WHAT of shape (..) and dtype D: out of memory, ..." in `err` when the
-    allocation fails."""
-    fn = _new(module, ALLOC_SLOT)
+    the message of `alloc_failed` in `err` when the allocation fails."""
+    module = fn.module
     frame, k, ndim, shape, dtype, what, err, n = fn.args
     entry, bad, good = (fn.append_basic_block(x) for x in ("entry", "bad", "good"))
     b = ir.IRBuilder(entry)
@@ -67,6 +86,16 @@ def _define_alloc_slot(module: ir.Module) -> None:
     b.store(block, b.gep(frame, [k], source_etype=PTR))
     b.ret(abi.tensor_of(b, block))
     b.position_at_end(bad)
+    b.ret(b.call(module.globals[ALLOC_FAILED], [ndim, shape, dtype, what, err, n]))
+
+
+def _define_alloc_failed(module: ir.Module) -> None:
+    """`DLTensor* tvmlite.alloc_failed(int32 ndim, const int64* shape, int32 dtype,
+    const char* what, char* err, int64 err_len)`: NULL, with "WHAT of shape (..)
+    and dtype D: out of memory, ..." in `err`."""
+    fn = _new(module, ALLOC_FAILED)
+    ndim, shape, dtype, what, err, n = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
     texts = [b.alloca(ir.ArrayType(abi.I8, size)) for size in (256, 32)]
     for buf in texts:
         buf.type = PTR
@@ -100,10 +129,10 @@ def _frame_loop(
     return b, b.gep(frame, [k], source_etype=PTR), step, done
 
 
-def _define_release_slot(module: ir.Module) -> None:
+def _define_release_slot(fn: ir.Function) -> None:
     """`void tvmlite.release_slot(DLManagedTensorVersioned** frame, int64 k)`:
     release slot `k` and empty it."""
-    fn = _new(module, RELEASE_SLOT)
+    module = fn.module
     frame, k = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     slot = b.gep(frame, [k], source_etype=PTR)
@@ -117,10 +146,20 @@ def _define_release_all(module: ir.Module) -> None:
     release every slot of the frame (empty ones are NULL, which release skips)."""
     fn = _new(module, RELEASE_ALL)
     b, slot, step, done = _frame_loop(fn, fn.args[1])
-    b.call(module.globals[abi.RELEASE], [b.load(slot, typ=PTR)])
+    release_held(b, module, slot)
     b.branch(step)
     b.position_at_end(done)
     b.ret_void()
+
+
+INLINED = {ALLOC_SLOT: _define_alloc_slot, RELEASE_SLOT: _define_release_slot}
+
+
+def release_held(b: ir.IRBuilder, module: ir.Module, slot: ir.Value) -> None:
+    """Release the block in `slot`, if there is one (most are released already)."""
+    held = b.load(slot, typ=PTR)
+    with b.if_then(b.icmp_unsigned("!=", held, NULL)):
+        b.call(module.globals[abi.RELEASE], [held])
 
 
 def _define_take(module: ir.Module) -> None:

@@ -27,6 +27,9 @@ from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
 from tvmlite.lowering.tir.signature import KernelSignature
 
+# At most this many graph functions and the small ones are optimized code (see
+# `emit_function`): beyond, a module of many functions builds them as programs.
+SMALL_MODULE = 16
 PACKED_NAMES = "tvmlite_packed_names"
 PACKED_COUNT = "tvmlite_packed_count"
 MANIFEST = "tvmlite_manifest"
@@ -40,6 +43,7 @@ class HostContext:
     functions: dict[str, relax.Function]
     kernels: dict[str, Kernel] = field(default_factory=dict)
     entries: dict[str, ir.Function] = field(default_factory=dict)
+    small_module: bool = False  # few graph functions: small ones become optimized code
     packed: dict[str, int] = field(default_factory=dict)
     _constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
 
@@ -103,12 +107,12 @@ def build_host_module(
     functions; also returns the packed-function names, in table order."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
-    ctx = HostContext(module, dict(graphs))
+    ctx = HostContext(module, dict(graphs), small_module=len(graphs) <= SMALL_MODULE)
     for name, (lowered, sig) in prims.items():
-        fn = build_kernel(module, lowered, sig)
+        fn, can_fail = build_kernel(module, lowered, sig)
         # Inlining a kernel into host code would optimize its loops twice.
         fn.attributes.add("noinline")
-        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig))
+        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig), can_fail)
     # Sized once every graph function has said which packed functions it calls.
     abi.global_var(module, ir.ArrayType(abi.PTR, 0), PACKED_TABLE)
     taken = {fn.name for fn in module.functions}

@@ -69,8 +69,9 @@ FROM_SLOT, FROM_ARG, FROM_WORD, FROM_TENSOR = range(4)
 SOURCE = ir.LiteralStructType([I64, I64, PTR])  # kind, index, tensor
 OUTPUT = ir.LiteralStructType([I64, PTR, PTR, I32, I32])  # slot, dims, what, ndim, dtype
 # kernel trampoline, error table, "where" text, #errors, #inputs, #outputs, #releases,
-# check: 0 for a kernel call, else the status of a failed check of input 0 against
-# output 0 (its dims NULL: device, rank, dtype, layout; else the shape).
+# check: 0 for a kernel call, else the status of a failed check of each input
+# against the output record of the same index (its dims NULL: device, rank,
+# dtype, layout; else the shape). Consecutive checks of one kind share a step.
 STEP = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32, I32, I32])
 # steps, #steps, sources, outputs, released slots, max #inputs + #outputs, and the
 # prefix of its messages ("main: "), put in front of one only when a step fails:
@@ -89,7 +90,8 @@ class Step:
     kernel: Kernel | None
     sources: list[ir.Constant]
     outputs: list[ir.Constant]
-    check: int = 0
+    check: int = 0  # a check's failure status (0: a kernel call)
+    shapes: bool = False  # a check of shapes, else of headers
     releases: list[int] = field(default_factory=list)
 
 
@@ -152,8 +154,13 @@ class HostSteps:
             ty.constant("int32", t.ndim),
             ty.constant("int32", abi.packed_dtype(t.dtype) if t.dtype != "void" else -1),
         ]
-        step = Step(None, [self._source(t)], [ir.Constant(OUTPUT, expected)], check=status)
-        self.pending.append(step)
+        last = self.pending[-1] if self.pending else None
+        shapes = dims is not None
+        if last is None or (last.check, last.shapes) != (status, shapes) or last.releases:
+            last = Step(None, [], [], check=status, shapes=shapes)
+            self.pending.append(last)
+        last.sources.append(self._source(t))
+        last.outputs.append(ir.Constant(OUTPUT, expected))
 
     def defer_release(self, slot: int) -> bool:
         """Free `slot` after the last pending step, if there is one."""
@@ -332,7 +339,6 @@ def add_steps_helper(module: ir.Module) -> None:
     _define_prefix_error(module)
     fn = ir.Function(module, RUN_STEPS_TYPE, RUN_STEPS)
     fn.linkage = "internal"
-    fn.attributes.add("noinline")
     frame, args, spill, run, err, err_len = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
 
@@ -367,8 +373,10 @@ def add_steps_helper(module: ir.Module) -> None:
     b.cbranch(b.icmp_signed("!=", check, ty.constant("int32", 0)), checking, calling)
 
     b.position_at_end(checking)
-    tensor = tensor_at(b, entries(0, n_in, SOURCE), frame, args, spill)
-    want = entries(1, n_out, OUTPUT)
+    sources, wants = entries(0, n_in, SOURCE), entries(1, n_out, OUTPUT)
+    loop = abi.Loop(b, zero, n_in, one)
+    tensor = tensor_at(b, b.gep(sources, [loop.i], source_etype=SOURCE), frame, args, spill)
+    want = b.gep(wants, [loop.i], source_etype=OUTPUT)
     dims, what = field_of(want, OUTPUT, 1, PTR), field_of(want, OUTPUT, 2, PTR)
     ndim, dtype = field_of(want, OUTPUT, 3, I32), field_of(want, OUTPUT, 4, I32)
     with b.if_else(b.icmp_unsigned("==", dims, NULL)) as (header, shape):
@@ -388,6 +396,7 @@ def add_steps_helper(module: ir.Module) -> None:
     status.add_incoming(by_header, from_header)
     status.add_incoming(by_shape, from_shape)
     fail.unless(b, b.icmp_signed("==", status, ty.constant("int32", 0)), status)
+    loop.close()
     b.branch(after)
 
     b.position_at_end(calling)

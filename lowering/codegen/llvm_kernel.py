@@ -308,8 +308,13 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
     return fn
 
 
-def build_kernel(module: ir.Module, func: tir.PrimFunc, sig: KernelSignature) -> ir.Function:
-    """Add the kernel of lowered `func` to `module`."""
+def build_kernel(
+    module: ir.Module, func: tir.PrimFunc, sig: KernelSignature
+) -> tuple[ir.Function, bool]:
+    """Add the kernel of lowered `func` to `module`; also returns whether it can
+    fail (return a status other than 0: an assert, a failed allocation)."""
     fn = declare_kernel(module, sig)
-    KernelEmitter(module, fn, sig).emit(func)
-    return fn
+    emitter = KernelEmitter(module, fn, sig)
+    emitter.emit(func)
+    statuses = [value for value, _ in emitter.status.incomings]
+    return fn, any(not (isinstance(v, ir.Constant) and v.constant == 0) for v in statuses)

@@ -104,12 +104,12 @@ def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | N
         return ex.llvm_ir()
     if emit == "asm":
         return ex.assembly()
-    from tvmlite.lowering.codegen.objects import emit_objects
+    from tvmlite.lowering.codegen.objects import emit_object
 
-    machine = (
-        getattr(getattr(ex, "jit", None), "machine", None) or target_of(args).machine_options()
-    )
-    return emit_objects(ex.llvm_ir(), machine)[0]
+    jit = getattr(ex, "jit", None)  # a library from the cache has none: emit from its IR
+    if jit is not None:
+        return jit.object_code
+    return emit_object(ex.llvm_ir(), target_of(args).machine_options())
 
 
 def lowered_tir(mod: IRModule) -> IRModule:

@@ -1,7 +1,8 @@
-"""Host code at scale: graph functions of hundreds of bindings compute what NumPy
-computes, whichever form their host code takes (a program of steps, code with
-runs of steps, code in several chunks), and the steps and programs fail as code
-would, with the same messages."""
+"""Host code at scale and in its three forms: one optimized function of code (a
+small function in a small module), a program (a static function among many, or
+a large one), code with runs of steps in chunks (the rest). Graph functions of
+hundreds of bindings compute what NumPy computes, and every form fails with the
+same messages."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import pytest
 import tvmlite
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.build import lower
+from tvmlite.lowering.codegen.llvm_host import SMALL_FUNCTION
 from tvmlite.lowering.codegen.llvm_host_chunks import CHUNK_BLOCKS
-from tvmlite.lowering.codegen.llvm_host_module import build_host_module
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE, build_host_module
 from tvmlite.lowering.target import Target
 from tvmlite.runtime.graph_call import ENTRY_SIGNATURE
 from tvmlite.runtime.kernels import lower_kernels
@@ -63,6 +65,18 @@ def chain(n: int, dims: str, out: str) -> tuple[str, list[np.ndarray], np.ndarra
     return text, [x, w], value
 
 
+def among_many(text: str) -> str:
+    """`text` (a module) with enough small functions added that it is not small."""
+    filler = (
+        f"    @R.function\n    def filler{{0}}(a: R.Tensor((2,), {F32})) -> R.Tensor((2,), {F32}):\n"
+        "        b = R.add(a, a)\n        return b\n"
+    )
+    return text.rstrip("\n") + "\n\n" + "\n".join(filler.format(k) for k in range(SMALL_MODULE))
+
+
+FORMS = {"code": lambda text: text, "program": among_many}
+
+
 def host_ir(text: str, pipeline: str = "minimal") -> str:
     """The LLVM IR of a module's kernels and host code, before optimization."""
     mod = lower(tvmlite.parse(text), Target.of("llvm"), pipeline)
@@ -72,12 +86,14 @@ def host_ir(text: str, pipeline: str = "minimal") -> str:
     return str(module)
 
 
+def is_program(text: str) -> bool:
+    return 'call i32 @"tvmlite.run_program"' in host_ir(text)
+
+
 def functions_of(ir_text: str, prefix: str) -> dict[str, str]:
     """The bodies of the LLVM functions whose names start with `prefix`."""
-    found = re.findall(
-        r'define [^@]*@"(' + re.escape(prefix) + r'[^"]*)"[^{]*\{(.*?)\n\}', ir_text, re.S
-    )
-    return dict(found)
+    name = r'@"?(' + re.escape(prefix) + r'[^"(\s]*)"?\('
+    return dict(re.findall(r"define [^@]*" + name + r"[^{]*\{(.*?)\n\}", ir_text, re.S))
 
 
 @pytest.mark.parametrize("pipeline", ["minimal", "default"])
@@ -90,7 +106,7 @@ def test_static_chain_of_hundreds_of_bindings(pipeline: str) -> None:
 def test_symbolic_chain_of_hundreds_of_bindings_runs_in_chunks() -> None:
     text, inputs, want = chain(300, '"n", 8', f'R.Tensor(("n", 8), {F32})')
     chunks = functions_of(host_ir(text), "tvmlite_entry_main.")
-    assert len(chunks) > 2  # code, cut into chunks of bounded size
+    assert len(chunks) > 1  # code, cut into chunks of bounded size
     for body in chunks.values():
         assert len(re.findall(r"^\S+:$", body, re.M)) <= CHUNK_BLOCKS + 16
     ex = tvmlite.build(tvmlite.parse(text), cache=False)
@@ -101,10 +117,22 @@ def test_symbolic_chain_of_hundreds_of_bindings_runs_in_chunks() -> None:
     )
 
 
-def test_static_function_is_a_program() -> None:
-    text, inputs, want = chain(20, "4, 8", f"R.Tensor((4, 8), {F32})")
-    ir_text = host_ir(text)
-    entry = functions_of(ir_text, "tvmlite_entry_main")
+def test_small_function_in_small_module_is_one_optimized_function() -> None:
+    text, inputs, want = chain(SMALL_FUNCTION, "4, 8", f"R.Tensor((4, 8), {F32})")
+    ex = tvmlite.build(tvmlite.parse(text), cache=False)
+    optimized = functions_of(ex.llvm_ir(), "tvmlite_entry_main")
+    assert list(optimized) == ["tvmlite_entry_main"]  # the chunk inlined
+    body = optimized["tvmlite_entry_main"]
+    assert "run_steps" not in body and "call ptr @tvmlite.alloc_slot" not in body  # inlined
+    np.testing.assert_allclose(ex["main"](*inputs), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("among", [False, True])
+def test_static_function_is_a_program_when_large_or_among_many(among: bool) -> None:
+    n = 12 if among else SMALL_FUNCTION + 1
+    text, inputs, want = chain(n, "4, 8", f"R.Tensor((4, 8), {F32})")
+    text = among_many(text) if among else text
+    entry = functions_of(host_ir(text), "tvmlite_entry_main")
     assert list(entry) == ["tvmlite_entry_main"]  # no chunk, no driver
     assert entry["tvmlite_entry_main"].count("call") == 1
     assert "tvmlite.run_program" in entry["tvmlite_entry_main"]
@@ -112,15 +140,16 @@ def test_static_function_is_a_program() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_program_results_are_owned_copies_of_parameters_and_constants() -> None:
-    text = HEADER + (
-        "@I.ir_module\nclass Module:\n    @R.function\n"
+@pytest.mark.parametrize("form", FORMS)
+def test_results_are_owned_copies_of_parameters_and_constants(form: str) -> None:
+    text = FORMS[form](
+        HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
         f"    def main(x: R.Tensor((3,), {F32})) -> R.Tuple(R.Tensor((3,), {F32}), "
         f"R.Tensor((3,), {F32}), R.Tensor((3,), {F32}), R.Tensor((3,), {F32})):\n"
         "        y = R.add(x, x)\n"
         f"        return (y, y, x, R.const([1.0, 2.0, 3.0], {F32}))\n"
     )
-    assert "tvmlite.run_program" in host_ir(text)
+    assert is_program(text) == (form == "program")
     x = np.array([1, 2, 3], "float32")
     y1, y2, x2, c = tvmlite.build(tvmlite.parse(text), cache=False)["main"](x)
     y1[0] = x2[0] = -7
@@ -131,8 +160,8 @@ def test_program_results_are_owned_copies_of_parameters_and_constants() -> None:
 
 def test_code_between_runs_keeps_program_order() -> None:
     """An `R.If` is code: the steps before it run first, those after it later."""
-    text = HEADER + (
-        "@I.ir_module\nclass Module:\n    @R.function\n"
+    text = among_many(
+        HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
         f'    def main(c: R.Tensor((), "bool"), x: R.Tensor((4,), {F32})) -> R.Tensor((4,), {F32}):\n'
         "        a = R.add(x, x)\n"
         "        b = R.multiply(a, a)\n"
@@ -182,8 +211,9 @@ def raw_call(
     return status, err.raw
 
 
-def test_program_counts_are_checked_with_the_function_name() -> None:
-    ex = tvmlite.build(tvmlite.parse(STATIC_ADD), cache=False)
+@pytest.mark.parametrize("form", FORMS)
+def test_counts_are_checked_with_the_function_name(form: str) -> None:
+    ex = tvmlite.build(tvmlite.parse(FORMS[form](STATIC_ADD)), cache=False)
     x = np.ones((4, 4), "float32")
     status, err = raw_call(ex, [x], 1, 64)
     assert status != 0
@@ -192,8 +222,9 @@ def test_program_counts_are_checked_with_the_function_name() -> None:
     assert err.split(b"\0")[0] == b"main: returns 1 values, the caller made room for 2"
 
 
-def test_prefixed_message_fits_a_small_buffer() -> None:
-    ex = tvmlite.build(tvmlite.parse(STATIC_ADD), cache=False)
+@pytest.mark.parametrize("form", FORMS)
+def test_message_fits_a_small_buffer(form: str) -> None:
+    ex = tvmlite.build(tvmlite.parse(FORMS[form](STATIC_ADD)), cache=False)
     x = np.ones((4, 4), "float32")
     status, err = raw_call(ex, [x, np.ones((3, 4), "float32")], 1, 10)
     assert status != 0
@@ -210,13 +241,15 @@ def test_prefixed_message_fits_a_small_buffer() -> None:
         (np.ones((4, 4, 1), "float32"), r"^main: parameter 'y': expected 2 dimensions, got 3$"),
     ],
 )
-def test_parameter_checks_in_steps(y: np.ndarray, message: str) -> None:
-    ex = tvmlite.build(tvmlite.parse(STATIC_ADD), cache=False)
+@pytest.mark.parametrize("form", FORMS)
+def test_parameter_checks(form: str, y: np.ndarray, message: str) -> None:
+    ex = tvmlite.build(tvmlite.parse(FORMS[form](STATIC_ADD)), cache=False)
     with pytest.raises(tvmlite.TVMLiteError, match=message):
         ex["main"](np.ones((4, 4), "float32"), y)
 
 
-def test_failed_allocation_in_a_step() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_failed_allocation(form: str) -> None:
     huge = 1 << 40
     text = HEADER.replace("relax as R\n", "relax as R\n# from tvm.script import tir as T\n") + (
         "@I.ir_module\nclass Module:\n"
@@ -231,7 +264,8 @@ def test_failed_allocation_in_a_step() -> None:
         "        z = R.add(x, x)\n"
         "        return z\n"
     )
-    assert "tvmlite.run_program" in host_ir(text)
+    text = FORMS[form](text)
+    assert is_program(text) == (form == "program")
     ex = tvmlite.build(tvmlite.parse(text), cache=False)
     with pytest.raises(
         tvmlite.TVMLiteError,
@@ -245,7 +279,7 @@ def test_checks_keep_their_order_when_steps_and_code_mix() -> None:
     """x's rank (a step) is checked before its dims are read (code), and w's
     rank (a step) before anything after it."""
     text, inputs, want = chain(14, '"n", 8', f'R.Tensor(("n", 8), {F32})')
-    ex = tvmlite.build(tvmlite.parse(text), cache=False)
+    ex = tvmlite.build(tvmlite.parse(among_many(text)), cache=False)
     x, w = inputs
     with pytest.raises(
         tvmlite.TVMLiteError, match=r"^main: parameter 'x': expected 2 dimensions, got 1$"

@@ -205,7 +205,7 @@ def store(key: str, executable: Any) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            link_library(executable.llvm_ir(), temp, executable.jit.machine)
+            link_library(executable.jit.object_code, temp, executable.jit.machine)
             # The digest of the bytes renamed below, whoever renames last.
             digest = hashlib.sha256(temp.read_bytes()).hexdigest()
             os.replace(temp, root.path / f"{key}.so")

@@ -111,7 +111,7 @@ class Executable:
         header (`path` with suffix `.h`); see docs/abi.md. Returns the path."""
         from tvmlite.runtime.export import export_library
 
-        return export_library(self.llvm_ir(), self.manifest, path, self.jit.machine)
+        return export_library(self.jit.object_code, self.manifest, path, self.jit.machine)
 
     # ------------------------------------------------------------ packed functions
 

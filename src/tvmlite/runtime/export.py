@@ -1,9 +1,9 @@
 """`Executable.export_library(path)`: one self-contained shared library and its
 C header.
 
-The library is the build's optimized code (kernels, host entries, support
-helpers) as one object emitted by llvmlite, plus a few lines of C glue (binding
-packed functions by name), linked by the system C compiler. It needs libc and
+The library is the build's object code (kernels and host entries: the object
+its JIT loaded), the support helpers' object, and a few lines of C glue
+(binding packed functions by name), linked by the system C compiler. It needs libc and
 libm at run time, nothing else: no Python, no LLVM, no tvmlite. The header
 (`path` with the suffix `.h`) declares the DLPack structs, the status codes,
 the packed-function table and every entry (docs/abi.md).
@@ -95,23 +95,24 @@ def header_path(path: Path) -> Path:
     return path.with_suffix(".h")
 
 
-def link_library(optimized_ir: str, out: Path, machine: Any = None) -> None:
-    """Emit the objects of a build and link them into `out` (no header)."""
-    from tvmlite.lowering.codegen.objects import emit_objects
+def link_library(code: bytes, out: Path, machine: Any = None) -> None:
+    """Link a build's object code and the support helpers into `out` (no header).
+    `machine` is the build's MachineOptions (None: the host's)."""
+    from tvmlite.lowering.codegen.objects import support_object
     from tvmlite.lowering.codegen.target import HOST
 
-    link_shared(emit_objects(optimized_ir, machine or HOST), out)
+    link_shared([code, support_object(machine or HOST)], out)
 
 
 def export_library(
-    optimized_ir: str, manifest: dict[str, Any], path: str | os.PathLike, machine: Any = None
+    code: bytes, manifest: dict[str, Any], path: str | os.PathLike, machine: Any = None
 ) -> Path:
-    """Write the library `path` and its header; returns the library's path.
-    `machine` is the build's MachineOptions (None: the host's)."""
+    """Write the library `path` of a build's object `code` and its header; returns
+    the library's path."""
     out = Path(path)
     if out.suffix in ("", ".h"):
         raise TVMLiteError(f"{out}: give the library a suffix such as .so")
-    link_library(optimized_ir, out, machine)
+    link_library(code, out, machine)
     write_atomic(header_path(out), render_header(manifest, out.name, guard_of(out)))
     return out
 
