@@ -16,7 +16,7 @@ CLASSIC, TVM027 = "classic", "tvm-0.27"
 DIALECTS = (CLASSIC, TVM027)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)  # Printable's one-line repr
 class IRModule(Printable):
     """`functions` maps a function's global name to it, in definition order.
     `dialect` is the spelling the text came in (None when built in code: prints

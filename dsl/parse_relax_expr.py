@@ -14,12 +14,14 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, syntax, tir
+from tvmlite.dsl.parse_index_map import parse_index_map, parse_lambda
 from tvmlite.dsl.parse_relax_sinfo import (
     RelaxContext,
     SinfoParser,
     int_literal,
 )
 from tvmlite.dsl.parse_tir import parse_tir_expr
+from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.verify_relax import call_result, struct_info_of
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE
@@ -267,6 +269,8 @@ class RelaxExprParser(SinfoParser):
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)
+        if name == "T.index_map":
+            return parse_index_map(node, ExprParser(self.ctx, self.sym))
         if name.startswith("T."):
             return parse_tir_expr(node, self.sym, self.ctx)
         if name.startswith("I."):
@@ -310,6 +314,8 @@ class RelaxExprParser(SinfoParser):
             return items
         if isinstance(node, syntax.Dict):
             raise self.ctx.error("dict arguments are not supported for operators", node)
+        if isinstance(node, syntax.Lambda):  # an index map written bare, as TVM accepts
+            return parse_lambda(node, ExprParser(self.ctx, self.sym))
         value = self.value(node)
         if isinstance(value, relax.Expr):
             return self.normalize(value, node.span)

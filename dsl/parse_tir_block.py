@@ -15,7 +15,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_buffer import BufferParser
 from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
-from tvmlite.dsl.parse_tir_regions import infer_regions
+from tvmlite.dsl.regions import infer_regions
 
 AXIS_KINDS = {
     "axis.spatial": tir.SPATIAL,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.arith import const_int
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -162,39 +163,7 @@ def binary(kind: str, a: Value, b: Value, span: Span | None = None) -> tir.Binar
     return tir.BinaryOp(kind, x, y, result_dtype(kind, x.dtype), span)
 
 
-# ---------------------------------------------------------------- linear forms
-
-
-def _linear(expr: tir.PrimExpr) -> tuple[dict[object, int], int] | None:
-    """`expr` as {atom: coeff} + const over integers, or None if not linear."""
-    if isinstance(expr, tir.IntImm):
-        return {}, expr.value
-    if isinstance(expr, tir.BinaryOp) and expr.kind in ("add", "sub"):
-        left, right = _linear(expr.a), _linear(expr.b)
-        if left is None or right is None:
-            return None
-        sign = 1 if expr.kind == "add" else -1
-        terms = dict(left[0])
-        for atom, coeff in right[0].items():
-            terms[atom] = terms.get(atom, 0) + sign * coeff
-        return terms, left[1] + sign * right[1]
-    if isinstance(expr, tir.BinaryOp) and expr.kind == "mul":
-        for scale, other in ((expr.a, expr.b), (expr.b, expr.a)):
-            if isinstance(scale, tir.IntImm):
-                inner = _linear(other)
-                if inner is None:
-                    return None
-                return {k: v * scale.value for k, v in inner[0].items()}, inner[1] * scale.value
-    if not dt.is_integer_like(expr.dtype):
-        return None
-    return {_Atom(expr): 1}, 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Atom:
-    """A non-linear sub-expression compared structurally (vars by identity)."""
-
-    expr: tir.PrimExpr
+# ---------------------------------------------------------------- differences
 
 
 def difference(stop: tir.PrimExpr, start: tir.PrimExpr, span: Span | None = None) -> tir.PrimExpr:
@@ -203,19 +172,7 @@ def difference(stop: tir.PrimExpr, start: tir.PrimExpr, span: Span | None = None
     if isinstance(start, tir.IntImm) and start.value == 0:
         return stop
     x, y = match_types(stop, start)
-    lx, ly = _linear(x), _linear(y)
-    if lx is not None and ly is not None:
-        terms = dict(lx[0])
-        for atom, coeff in ly[0].items():
-            terms[atom] = terms.get(atom, 0) - coeff
-        if all(coeff == 0 for coeff in terms.values()):
-            return tir.IntImm(x.dtype, lx[1] - ly[1], span)
+    value = const_int(tir.BinaryOp("sub", x, y, x.dtype))
+    if value is not None:
+        return tir.IntImm(x.dtype, value, span)
     return tir.BinaryOp("sub", x, y, x.dtype, span)
-
-
-def const_int(expr: tir.PrimExpr) -> int | None:
-    """The value of an integer immediate (through linear folding), else None."""
-    form = _linear(expr) if dt.is_integer_like(expr.dtype) else None
-    if form is None or any(coeff != 0 for coeff in form[0].values()):
-        return None
-    return form[1]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmlite.diagnostics import Span
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_assign import Result, Scoped
 from tvmlite.dsl.parse_tir_block import FUNCTION
@@ -108,10 +109,19 @@ class StmtParser(ControlParser):
         elif isinstance(msg, syntax.Tuple) and len(msg.elts) == 2:
             kind = self.str_arg(msg.elts[0], "the error kind")
             pieces = msg.elts[1].elts if isinstance(msg.elts[1], syntax.List | syntax.Tuple) else ()
-            parts = tuple(self.str_arg(p, "a message part") for p in pieces)
+            parts = tuple(self._message_part(p) for p in pieces)
         elif msg is not None:
             raise self.error('an assert message must be "text" or ("Kind", ["text"])', msg)
         return tir.AssertStmt(cond, kind, parts, node.span)
+
+    def _message_part(self, node: syntax.Node) -> str | tir.PrimExpr:
+        """A string, or an integer expression whose value the message reports."""
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return node.value
+        value = self.expr(node)
+        if not dt.is_integer_like(value.dtype) or dt.lanes(value.dtype) != 1:
+            raise self.error("a message part must be a string or a scalar integer", node)
+        return value
 
     def _nested_def(self, node: syntax.Node) -> Result:
         raise self.error(

@@ -250,7 +250,7 @@ class SeqExpr(Expr):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
 class Function(Expr, Printable):
     """A graph function. `attrs` holds `R.func_attr` entries plus `global_symbol`
     for public functions; `is_pure` False prints `pure=False`."""
@@ -264,3 +264,5 @@ class Function(Expr, Printable):
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
+
+    __repr__ = Printable.__repr__  # not Expr's field dump, which comes first in the MRO

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.diagnostics import Span
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
@@ -273,11 +272,13 @@ class AttrStmt(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class AssertStmt(Stmt):
-    """`assert cond, "msg"` (classic) / `assert cond, ("Kind", ["part", ...])` (0.27)."""
+    """`assert cond, "msg"` (classic) / `assert cond, ("Kind", ["part", ...])` (0.27).
+    A part may be an integer expression (a tvmlite extension, what checked builds
+    use): its value where the assert fails is written into the message."""
 
     condition: PrimExpr
     error_kind: str
-    message: tuple[str, ...]
+    message: tuple[str | PrimExpr, ...]
     span: Span | None = SPAN
 
 
@@ -388,7 +389,7 @@ class BlockRealize(Stmt):
 # ---------------------------------------------------------------- functions
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
 class PrimFunc(Printable):
     """`params` are scalar or handle vars; `buffer_map` maps a handle param to the
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
@@ -408,8 +409,9 @@ class PrimFunc(Printable):
         return dict(self.attrs).get(key, default)
 
 
-def const(value: int | float | bool, dtype: str) -> PrimExpr:
-    """An immediate of `dtype`: IntImm for int/uint/bool, FloatImm for floats."""
-    if dt.is_float(dtype):
-        return FloatImm(dtype, float(value))
-    return IntImm(dtype, int(value))
+def seq(stmts: list[Stmt]) -> Stmt:
+    """One statement from a list, flattening nested sequences."""
+    flat: list[Stmt] = []
+    for s in stmts:
+        flat.extend(s.seq if isinstance(s, SeqStmt) else (s,))
+    return flat[0] if len(flat) == 1 else SeqStmt(tuple(flat))

@@ -10,12 +10,12 @@ a short text form for messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import ClassVar
+from collections.abc import Mapping
 
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_functor import ExprVisitor
 
 # Calls whose result struct info is stated by `sinfo_args` (out_sinfo / ty_args).
 SINFO_ARG_OPS = frozenset(
@@ -323,12 +323,16 @@ def verify_function(func: relax.Function, mod: IRModule | None = None) -> None:
     _FunctionChecker(mod, signatures_of(mod) if mod else {}).check(func)
 
 
-class _FunctionChecker:
+class _FunctionChecker(ExprVisitor):
+    """Scope and call rules over one function, nested functions included. `where`
+    is the binding (or function) being checked: errors point at it too."""
+
     def __init__(self, mod: IRModule | None, sigs: Mapping[str, relax.FuncStructInfo]) -> None:
         self.mod = mod
         self.sigs = sigs
         self.defined: list[set[relax.Var]] = []
         self.closed: dict[relax.Var, Span | None] = {}
+        self.where: object = None
 
     def error(self, message: str, *nodes: object) -> VerifyError:
         span = next((n.span for n in nodes if getattr(n, "span", None) is not None), None)
@@ -336,8 +340,7 @@ class _FunctionChecker:
         return VerifyError(message, span, filename)
 
     def check(self, func: relax.Function) -> None:
-        self.defined = [set(func.params)]
-        self.seq(func.body, func)
+        self.visit_Function(func)
         body_sinfo = struct_info_of(func.body.body, self.sigs)
         if not compatible(func.ret_struct_info, body_sinfo):
             raise self.error(
@@ -349,22 +352,34 @@ class _FunctionChecker:
             )
 
     def is_defined(self, var: relax.Var) -> bool:
-        for frame in self.defined:
-            if var in frame:
-                return True
-        return False
+        return any(var in frame for frame in self.defined)
 
-    def seq(self, seq: relax.SeqExpr, owner: object) -> None:
+    def visit_struct_info(self, si: relax.StructInfo) -> None:
+        pass  # annotations are checked against inferred struct info, not walked
+
+    def visit_Function(self, e: relax.Function) -> None:
+        outer, self.where = self.where, e
+        self.defined.append(set(e.params))
+        try:
+            self.visit_expr(e.body)
+        finally:
+            self.defined.pop()
+            self.where = outer
+
+    def visit_SeqExpr(self, e: relax.SeqExpr) -> None:
         self.defined.append(set())
-        for block in seq.blocks:
-            self.block(block)
-        self.expr(seq.body, owner)
+        owner = self.where
+        for block in e.blocks:
+            self.visit_binding_block(block)
+        self.where = owner
+        self.visit_expr(e.body)
         self.defined.pop()
 
-    def block(self, block: relax.BindingBlock) -> None:
+    def visit_binding_block(self, block: relax.BindingBlock) -> None:
         local: list[relax.Var] = []
         for binding in block.bindings:
-            self.expr(binding.value, binding)
+            self.where = binding
+            self.visit_expr(binding.value)
             var = binding.var
             if isinstance(var, relax.DataflowVar):
                 if not block.is_dataflow:
@@ -379,41 +394,21 @@ class _FunctionChecker:
             self.defined[-1].discard(var)
             self.closed[var] = block.span
 
-    def expr(self, expr: relax.Expr, where: object) -> None:
-        handler = self._EXPRS.get(type(expr))
-        if handler is not None:
-            handler(self, expr, where)
-
-    def _var(self, var: relax.Var, where: object) -> None:
-        if self.is_defined(var):
+    def visit_Var(self, e: relax.Var) -> None:
+        if self.is_defined(e):
             return
-        if var in self.closed:
+        if e in self.closed:
             raise self.error(
-                f"dataflow variable {var.name} is used outside its dataflow block", where, var
+                f"dataflow variable {e.name} is used outside its dataflow block", self.where, e
             )
-        raise self.error(f"{var.name} is used outside the scope that defines it", where, var)
+        raise self.error(f"{e.name} is used outside the scope that defines it", self.where, e)
 
-    def _tuple(self, expr: relax.Tuple, where: object) -> None:
-        for field in expr.fields:
-            self.expr(field, where)
-
-    def _get_item(self, expr: relax.TupleGetItem, where: object) -> None:
-        self.expr(expr.tuple_value, where)
-
-    def _if(self, expr: relax.If, where: object) -> None:
-        self.expr(expr.condition, where)
-        self.seq(expr.true_branch, where)
-        self.seq(expr.false_branch, where)
-
-    def _call(self, call: relax.Call, where: object) -> None:
-        if isinstance(call.op, relax.Op) and call.op.name in CALL_TIR_OPS:
-            self._call_tir(call, where)
-        elif isinstance(call.op, relax.GlobalVar):
-            self._global_call(call, call.op, where)
-        else:
-            self.expr(call.op, where)
-        for arg in call.args:
-            self.expr(arg, where)
+    def visit_Call(self, e: relax.Call) -> None:
+        if isinstance(e.op, relax.Op) and e.op.name in CALL_TIR_OPS:
+            self._call_tir(e, self.where)
+        elif isinstance(e.op, relax.GlobalVar):
+            self._global_call(e, e.op, self.where)
+        super().visit_Call(e)
 
     def _call_tir(self, call: relax.Call, where: object) -> None:
         name = call.op.name.replace("relax.", "R.")  # type: ignore[union-attr]
@@ -441,12 +436,3 @@ class _FunctionChecker:
                 call,
                 where,
             )
-
-    _EXPRS: ClassVar[dict[type, Callable[..., None]]] = {
-        relax.Var: _var,
-        relax.DataflowVar: _var,
-        relax.Tuple: _tuple,
-        relax.TupleGetItem: _get_item,
-        relax.If: _if,
-        relax.Call: _call,
-    }

@@ -2,178 +2,138 @@
 that passes can run it too: variables and buffers used only where defined, region
 ranks, loop extents, block domains and the reduction-axis rule of blocks with
 `T.init()`. Errors are located at the nearest node that has a span.
+
+The checker is a `StmtExprVisitor`: expressions and the statements without a
+rule of their own are walked by it. Scopes: a statement's definitions end with
+the statement that contains it, except that the items of a sequence (a `Bind`,
+an `AllocBuffer`) define names for the items after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import uses
 from tvmlite.dsl.parse_tir_ops import const_int
-from tvmlite.dsl.parse_tir_regions import field_names, uses
-
-# Expression classes without sub-expressions (their fields are dtype, value, span).
-_IMMEDIATES = (tir.IntImm, tir.FloatImm, tir.StringImm)
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 
-def verify_prim_func(func: tir.PrimFunc, ctx: Any = None) -> None:
+def verify_prim_func(func: tir.PrimFunc, ctx: object = None) -> None:
     """Raise VerifyError at the first broken rule; `ctx` gives the file name."""
     source = getattr(ctx, "source", None)
-    _Verifier(getattr(source, "filename", None), func.span).run(func)
+    _Verifier(getattr(source, "filename", None), func.span).visit_prim_func(func)
 
 
-class _Verifier:
+class _Verifier(StmtExprVisitor):
     def __init__(self, filename: str | None, span: Span | None) -> None:
         self.filename = filename
-        self.func_span = span
+        self.span = span  # of the innermost node being checked that has one
         self.vars: set[tir.Var] = set()
         self.buffers: set[tir.Buffer] = set()
         self.loops: dict[tir.Var, tir.Range] = {}
 
-    def fail(self, message: str, span: Span | None) -> VerifyError:
-        return VerifyError(message, span or self.func_span, self.filename)
+    def fail(self, message: str, span: Span | None = None) -> VerifyError:
+        return VerifyError(message, span or self.span, self.filename)
 
-    def run(self, func: tir.PrimFunc) -> None:
+    def visit_prim_func(self, func: tir.PrimFunc) -> None:
         self.vars.update(func.params)
         for _, buffer in func.buffer_map:
             for dim in (*buffer.shape, *buffer.strides, buffer.elem_offset):
                 if isinstance(dim, tir.Var):
                     self.vars.add(dim)
         for _, buffer in func.buffer_map:
-            self.define_buffer(buffer)
-        self.stmt(func.body, func.span)
+            self.visit_buffer_def(buffer)
+        self.visit_stmt(func.body)
 
-    # ------------------------------------------------------------ definitions
+    # ------------------------------------------------------------ scopes and spans
 
-    def define_buffer(self, buffer: tir.Buffer) -> None:
-        for dim in (*buffer.shape, *buffer.strides):
-            self.expr(dim, buffer.span)
-        if buffer.elem_offset is not None and not isinstance(buffer.elem_offset, tir.Var):
-            self.expr(buffer.elem_offset, buffer.span)
-        elif buffer.elem_offset is not None:
-            self.vars.add(buffer.elem_offset)
-        self.buffers.add(buffer)
-        self.vars.add(buffer.data)
-
-    def scoped(self, check: Callable[[], None]) -> None:
-        """Run `check` with definitions that end when it returns."""
+    def visit_stmt(self, s: tir.Stmt) -> None:
+        """A statement in a scope of its own (see the module docstring)."""
         saved_vars, saved_buffers = set(self.vars), set(self.buffers)
         try:
-            check()
+            self._visit_here(s)
         finally:
             self.vars, self.buffers = saved_vars, saved_buffers
 
-    def use_buffer(self, buffer: tir.Buffer, span: Span | None) -> None:
+    def _visit_here(self, s: tir.Stmt) -> None:
+        outer = self.span
+        self.span = s.span or outer
+        try:
+            super().visit_stmt(s)
+        finally:
+            self.span = outer
+
+    def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        for item in s.seq:  # Bind and AllocBuffer define names for the rest
+            self._visit_here(item)
+
+    def visit_expr(self, e: tir.PrimExpr) -> None:
+        if type(e) is tir.Var:  # a var's own span is its definition, not this use
+            self.visit_Var(e)
+            return
+        span = getattr(e, "span", None)
+        if span is None:
+            super().visit_expr(e)
+            return
+        outer, self.span = self.span, span
+        try:
+            super().visit_expr(e)
+        finally:
+            self.span = outer
+
+    # ------------------------------------------------------------ definitions and uses
+
+    def visit_var_def(self, var: tir.Var) -> None:
+        self.vars.add(var)
+
+    def visit_Var(self, e: tir.Var) -> None:
+        if e not in self.vars:
+            raise self.fail(f"use of undefined variable '{e.name}'")
+
+    def visit_buffer_def(self, buffer: tir.Buffer) -> None:
+        for dim in (*buffer.shape, *buffer.strides):
+            self.visit_expr(dim)
+        if isinstance(buffer.elem_offset, tir.Var):
+            self.vars.add(buffer.elem_offset)
+        elif buffer.elem_offset is not None:
+            self.visit_expr(buffer.elem_offset)
+        self.buffers.add(buffer)
+        self.vars.add(buffer.data)
+
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
         if buffer not in self.buffers and buffer.data not in self.vars:
-            raise self.fail(f"buffer '{buffer.name}' is used where it is not defined", span)
+            raise self.fail(f"buffer '{buffer.name}' is used where it is not defined")
 
-    # ------------------------------------------------------------ expressions
-
-    def expr(self, e: tir.PrimExpr, span: Span | None) -> None:
-        if isinstance(e, tir.Var):  # a var's own span is its definition, not this use
-            if e not in self.vars:
-                raise self.fail(f"use of undefined variable '{e.name}'", span)
-            return
-        if type(e) in _IMMEDIATES:
-            return  # no sub-expressions: the walk below would find nothing
-        span = getattr(e, "span", None) or span
-        if isinstance(e, tir.Let):
-            self.expr(e.value, span)
-            saved = set(self.vars)
-            self.vars.add(e.var)
-            self.expr(e.body, span)
+    def visit_Let(self, e: tir.Let) -> None:
+        saved = set(self.vars)
+        try:
+            super().visit_Let(e)
+        finally:
             self.vars = saved
-            return
-        if isinstance(e, tir.BufferLoad):
-            self.use_buffer(e.buffer, span)
-        for name in field_names(type(e)):
-            value = getattr(e, name)
-            if isinstance(value, tir.PrimExpr):
-                self.expr(value, span)
-            elif isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, tir.PrimExpr):
-                        self.expr(item, span)
 
     # ------------------------------------------------------------ statements
 
-    def stmt(self, s: tir.Stmt | None, span: Span | None) -> None:
-        if s is None:
-            return
-        span = getattr(s, "span", None) or span
-        check = _STMTS.get(type(s))
-        if check is not None:
-            check(self, s, span)
-            return
-        for name in field_names(type(s)):
-            value = getattr(s, name)
-            if isinstance(value, tir.PrimExpr):
-                self.expr(value, span)
-            elif isinstance(value, tir.Stmt):
-                self.scoped_stmt(value, span)
-
-    def scoped_stmt(self, s: tir.Stmt | None, span: Span | None) -> None:
-        self.scoped(lambda: self.stmt(s, span))
-
-    def _seq(self, s: tir.SeqStmt, span: Span | None) -> None:
-        for item in s.seq:  # Bind and AllocBuffer define names for the rest
-            self.stmt(item, span)
-
-    def _store(self, s: tir.BufferStore, span: Span | None) -> None:
-        self.use_buffer(s.buffer, span)
-        self.expr(s.value, span)
-        for index in s.indices:
-            self.expr(index, span)
-
-    def _bind(self, s: tir.Bind, span: Span | None) -> None:
-        self.expr(s.value, span)
-        self.vars.add(s.var)
-
-    def _let(self, s: tir.LetStmt, span: Span | None) -> None:
-        self.expr(s.value, span)
-
-        def body() -> None:
-            self.vars.add(s.var)
-            self.stmt(s.body, span)
-
-        self.scoped(body)
-
-    def _alloc(self, s: tir.AllocBuffer, span: Span | None) -> None:
-        self.define_buffer(s.buffer)
-
-    def _for(self, s: tir.For, span: Span | None) -> None:
-        self.expr(s.min, span)
-        self.expr(s.extent, span)
+    def visit_For(self, s: tir.For) -> None:
         extent = const_int(s.extent)
         if extent is not None and extent < 0:
-            raise self.fail(f"loop extent of '{s.loop_var.name}' is negative ({extent})", span)
-        if s.step is not None:
-            self.expr(s.step, span)
+            raise self.fail(f"loop extent of '{s.loop_var.name}' is negative ({extent})")
+        self.loops[s.loop_var] = tir.Range(s.min, s.extent)
+        super().visit_For(s)
 
-        def body() -> None:
-            self.vars.add(s.loop_var)
-            self.loops[s.loop_var] = tir.Range(s.min, s.extent)
-            self.stmt(s.body, span)
-
-        self.scoped(body)
-
-    def _realize(self, s: tir.BlockRealize, span: Span | None) -> None:
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
         for value in s.iter_values:
-            self.expr(value, span)
-        self.expr(s.predicate, span)
+            self.visit_expr(value)
+        self.visit_expr(s.predicate)
         block = s.block
         if len(block.iter_vars) != len(s.iter_values):
-            raise self.fail(
-                f"block '{block.name}' has a different number of axes and bindings", span
-            )
+            raise self.fail(f"block '{block.name}' has a different number of axes and bindings")
         for iv, value in zip(block.iter_vars, s.iter_values, strict=True):
-            self.expr(iv.dom.min, iv.span or span)
-            self.expr(iv.dom.extent, iv.span or span)
+            self.span, outer = iv.span or self.span, self.span
+            self.visit_range(iv.dom)
             if const_int(s.predicate) == 1:  # under T.where, out-of-domain values are masked
-                self.check_domain(block, iv, value, iv.span or span)
-        self.scoped(lambda: self._block(block, block.span or span))
+                self.check_domain(block, iv, value, self.span)
+            self.span = outer
+        self.visit_stmt(block)
 
     def check_domain(
         self, block: tir.Block, iv: tir.IterVar, value: tir.PrimExpr, span: Span | None
@@ -198,33 +158,36 @@ class _Verifier:
                 span,
             )
 
-    def _block(self, block: tir.Block, span: Span | None) -> None:
+    def visit_Block(self, block: tir.Block) -> None:
         self.vars.update(iv.var for iv in block.iter_vars)
         for buffer in block.alloc_buffers:
-            self.define_buffer(buffer)
+            self.visit_buffer_def(buffer)
         for match in block.match_buffers:
-            self.region(match.source, match.span or span)
-            self.define_buffer(match.buffer)
+            self.region(match.source, match.span)
+            self.visit_buffer_def(match.buffer)
         for region in (*block.reads, *block.writes):
-            self.region(region, region.span or span)
-        self.reduction_rule(block, span)
+            self.region(region, region.span)
+        self.reduction_rule(block, self.span)
+        self.visit_annotations(block.annotations)
         if block.init is not None:
-            self.scoped_stmt(block.init, span)
-        self.stmt(block.body, span)
+            self.visit_stmt(block.init)
+        self._visit_here(block.body)
 
     def region(self, region: tir.BufferRegion, span: Span | None) -> None:
-        self.use_buffer(region.buffer, span)
-        ndim, given = len(region.buffer.shape), len(region.region)
-        if ndim != given:
-            raise self.fail(
-                f"region of buffer '{region.buffer.name}' has {given} "
-                f"ind{'ex' if given == 1 else 'ices'} but the buffer has {ndim} "
-                f"dimension{'' if ndim == 1 else 's'}",
-                span,
-            )
-        for r in region.region:
-            self.expr(r.min, span)
-            self.expr(r.extent, span)
+        outer, self.span = self.span, span or self.span
+        try:
+            self.visit_buffer(region.buffer)
+            ndim, given = len(region.buffer.shape), len(region.region)
+            if ndim != given:
+                raise self.fail(
+                    f"region of buffer '{region.buffer.name}' has {given} "
+                    f"ind{'ex' if given == 1 else 'ices'} but the buffer has {ndim} "
+                    f"dimension{'' if ndim == 1 else 's'}"
+                )
+            for r in region.region:
+                self.visit_range(r)
+        finally:
+            self.span = outer
 
     def reduction_rule(self, block: tir.Block, span: Span | None) -> None:
         """With T.init(): an axis only read (never in a written index) is a reduction,
@@ -249,14 +212,3 @@ class _Verifier:
 
 def _region_uses(region: tir.BufferRegion, variables: dict[tir.Var, object]) -> bool:
     return any(uses(r.min, variables) or uses(r.extent, variables) for r in region.region)
-
-
-_STMTS: dict[type, Callable[[_Verifier, Any, Span | None], None]] = {
-    tir.SeqStmt: _Verifier._seq,
-    tir.BufferStore: _Verifier._store,
-    tir.Bind: _Verifier._bind,
-    tir.LetStmt: _Verifier._let,
-    tir.AllocBuffer: _Verifier._alloc,
-    tir.For: _Verifier._for,
-    tir.BlockRealize: _Verifier._realize,
-}

@@ -124,12 +124,31 @@ class Target:
             values = dict(spec.__dict__)
         else:
             values = _parse(spec)
+        unknown = sorted(set(options) - _FIELDS)
+        if unknown:
+            raise TypeError(f"Target() got an unexpected keyword argument {unknown[0]!r}")
         values.update(options)
         for key, value in values.items():
             object.__setattr__(self, key, value)
         get_target_kind(self.kind)
         for lib in self.libs:
             get_target_kind(lib)
+        self._check_machine()
+
+    def _check_machine(self) -> None:
+        """Values LLVM would abort on are errors now (codegen/machine_check.py)."""
+        if self.opt_level is not None and (
+            isinstance(self.opt_level, bool)
+            or not isinstance(self.opt_level, int)
+            or not 0 <= self.opt_level <= 3
+        ):
+            raise TVMLiteError(f"target opt_level must be 0 to 3, got {self.opt_level!r}")
+        if isinstance(self.mattr, str):  # Target("llvm", mattr="+avx2,-fma")
+            object.__setattr__(self, "mattr", tuple(f for f in self.mattr.split(",") if f))
+        if self.mcpu is not None or self.mattr:
+            from tvmlite.lowering.codegen.target import checked_machine
+
+            checked_machine(self.machine_options())
 
     @staticmethod
     def of(target: str | Target | None) -> Target:
@@ -177,6 +196,9 @@ class Target:
         return " ".join(parts)
 
 
+_FIELDS = frozenset(("kind", "mcpu", "mattr", "opt_level", "libs", "attrs"))
+
+
 def _parse(spec: str) -> dict[str, Any]:
     words = shlex.split(spec) if isinstance(spec, str) else []
     if not words or words[0].startswith("-"):
@@ -191,6 +213,8 @@ def _parse(spec: str) -> dict[str, Any]:
         if key not in COMMON_OPTIONS and key not in kind.options:
             known = ", ".join(sorted({*COMMON_OPTIONS, *kind.options}))
             raise TVMLiteError(f"target {spec!r}: unknown option -{key} (known: {known})")
+        if key in ("mcpu", "mattr", "libs", "opt-level") and not value:
+            raise TVMLiteError(f"target {spec!r}: -{key} needs a value (-{key}=...)")
         if key == "mcpu":
             values["mcpu"] = value
         elif key == "mattr":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import Any, TextIO
 
 from tvmlite.diagnostics import TVMLiteError
@@ -18,6 +19,7 @@ from tvmlite.dsl.relax import Function as RelaxFunction
 from tvmlite.dsl.tir import PrimFunc
 from tvmlite.printer.context import check_dialect
 from tvmlite.printer.module import print_function, print_module
+from tvmlite.printer.options import PrintOptions, print_options, reindent
 
 __all__ = ["script", "show"]
 
@@ -27,55 +29,85 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
 
     `dialect` defaults to the module's own (`IRModule.dialect`), else classic; a lone
     function prints in 0.27 spelling when it can only be 0.27 (an `s_tir` PrimFunc or
-    a `tirx.` attribute). `options` are accepted for TVM compatibility and ignored."""
-    del options  # TVM's printer options (show_meta, ...) have no effect yet
+    a `tirx.` attribute). `options` are TVM's printer options (printer/options.py):
+    `name`, `indent_spaces`, `print_line_numbers`, `syntax_sugar`, `show_all_ty`;
+    TVM's others only at their default; anything else is a TypeError."""
+    return _script(obj, dialect, print_options("script", options))
+
+
+def _script(obj: Any, dialect: str | None, options: PrintOptions) -> str:
     if isinstance(obj, IRModule):
-        return print_module(obj, check_dialect(dialect or obj.dialect or CLASSIC))
-    if isinstance(obj, (PrimFunc, RelaxFunction)):
-        return print_function(obj, check_dialect(dialect or _function_dialect(obj)))
-    raise TVMLiteError(f"cannot print a {type(obj).__name__}: expected an IRModule or function")
+        text = print_module(obj, check_dialect(dialect or obj.dialect or CLASSIC), options)
+    elif isinstance(obj, (PrimFunc, RelaxFunction)):
+        text = print_function(obj, check_dialect(dialect or _function_dialect(obj)), options)
+    else:
+        raise TVMLiteError(f"cannot print a {type(obj).__name__}: expected an IRModule or function")
+    text = reindent(text, options.indent_spaces)
+    if options.print_line_numbers:
+        from tvmlite.printer.highlight import number_lines
+
+        text = number_lines(text)
+    return text
 
 
 def show(
     obj: Any,
     style: str | type | None = None,
+    black_format: bool | None = None,
     *,
     dialect: str | None = None,
-    show_meta: bool = False,
-    line_numbers: bool = False,
     color: str = "auto",
     file: TextIO | None = None,
     **options: Any,
 ) -> None:
     """Print `script(obj)` highlighted: HTML in Jupyter, ANSI colour on a terminal
-    (24-bit when COLORTERM says so), plain text when piped, with NO_COLOR set, or
-    with `color="never"`. Stripping the colour gives back `script()` exactly.
+    (24-bit when COLORTERM says so), plain text when piped, with NO_COLOR set or
+    TERM=dumb, or with `color="never"`; FORCE_COLOR or CLICOLOR_FORCE colour pipes
+    too (highlight.wants_colour). Stripping the colour gives back `script()` exactly.
 
-    `style` is "light", "dark", "ansi" or any Pygments style (name or class);
-    the default is "light" in notebooks and "ansi" (the terminal's palette) in
-    terminals. `file` defaults to sys.stdout; a notebook renders HTML only when
-    no `file` is given."""
+    `style` is "light", "dark", "ansi" or any Pygments style (name or class); the
+    default is $TVMLITE_STYLE, else "light" in notebooks and "ansi" (the
+    terminal's palette) in terminals. `black_format=True` reformats the text with
+    the `black` package (not a dependency: an error when it is not installed).
+    `options` are script()'s. `file` defaults to sys.stdout; a notebook renders
+    HTML only when no `file` is given."""
     if color not in ("auto", "always", "never"):
         raise TVMLiteError(f"color must be 'auto', 'always' or 'never', not {color!r}")
-    text = script(obj, dialect=dialect, show_meta=show_meta, **options)
+    if black_format not in (None, True, False):
+        raise TVMLiteError(f"black_format must be True or False, not {black_format!r}")
+    config = print_options("show", options)
+    numbered = config.print_line_numbers  # numbers go on after colour, dimmed
+    text = _script(obj, dialect, replace(config, print_line_numbers=False))
+    if black_format:
+        text = _black(text)
     from tvmlite.printer import highlight  # pygments formatters only when showing
 
     if style is not None:
         highlight.resolve_style(style)  # a bad style is an error even when plain
     if file is None and color != "never" and "ipykernel" in sys.modules:
-        if _display_html(highlight.html_text(text, style or "light", line_numbers)):
+        html = highlight.html_text(text, style or highlight.default_style(html=True), numbered)
+        if _display_html(html):
             return
     stream = sys.stdout if file is None else file
-    plain = color == "never" or (
-        color == "auto" and (not _is_terminal(stream) or "NO_COLOR" in os.environ)
-    )
-    if plain:
-        stream.write(highlight.number_lines(text) if line_numbers else text)
+    if not highlight.wants_colour(color, _is_terminal(stream), os.environ):
+        stream.write(highlight.number_lines(text) if numbered else text)
         return
     coloured = highlight.ansi_text(
-        text, style or "ansi", truecolor=highlight.wants_truecolor(os.environ)
+        text,
+        style or highlight.default_style(html=False),
+        truecolor=highlight.wants_truecolor(os.environ),
     )
-    stream.write(highlight.number_lines(coloured, dim=True) if line_numbers else coloured)
+    stream.write(highlight.number_lines(coloured, dim=True) if numbered else coloured)
+
+
+def _black(text: str) -> str:
+    try:
+        import black
+    except ImportError:
+        raise TVMLiteError(
+            "black_format=True needs the 'black' package (pip install black)"
+        ) from None
+    return black.format_str(text, mode=black.Mode())
 
 
 def _is_terminal(stream: TextIO) -> bool:

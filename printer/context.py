@@ -14,6 +14,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.dsl.module import CLASSIC, DIALECTS, TVM027
 from tvmlite.printer.names import NameTable
+from tvmlite.printer.options import PrintOptions
 
 if TYPE_CHECKING:
     from tvmlite.printer.tir import TIRPrinter
@@ -44,6 +45,11 @@ class PrintContext:
     uses_tir: bool = False
     typevars: set[str] = field(default_factory=set)
     constants: list[relax.Constant] = field(default_factory=list)
+    options: PrintOptions = field(default_factory=PrintOptions)
+
+    @property
+    def module_name(self) -> str:
+        return self.options.name or "Module"
 
     @property
     def classic(self) -> bool:

@@ -12,6 +12,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
 from tvmlite.printer.names import NameTable
+from tvmlite.printer.options import DEFAULT, PrintOptions
 from tvmlite.printer.relax import RelaxPrinter, indent
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
@@ -25,15 +26,19 @@ def _sort_key(item: tuple[str, Function]) -> tuple[int, str]:
     return (1000 if name == "main" else _KIND_ORDER[type(func)], name)
 
 
-def _context(dialect: str, module_functions: frozenset[str] | None) -> PrintContext:
+def _context(
+    dialect: str, module_functions: frozenset[str] | None, options: PrintOptions
+) -> PrintContext:
     from tvmlite.printer.tir import TIRPrinter  # written in parallel; import when used
 
     names = NameTable()
-    return PrintContext(dialect, names, TIRPrinter(dialect, names), module_functions)
+    tir_printer = TIRPrinter(dialect, names)
+    tir_printer.sugar = options.syntax_sugar
+    return PrintContext(dialect, names, tir_printer, module_functions, options=options)
 
 
-def print_module(mod: IRModule, dialect: str) -> str:
-    ctx = _context(dialect, frozenset(mod.functions))
+def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> str:
+    ctx = _context(dialect, frozenset(mod.functions), options)
     relax_printer = RelaxPrinter(ctx)
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
@@ -52,19 +57,19 @@ def print_module(mod: IRModule, dialect: str) -> str:
         uses_relax = uses_relax or isinstance(func, relax.Function)
     lines = ctx.header(uses_ir=True, uses_relax=uses_relax)
     lines.extend(ctx.typevar_lines())
-    lines.extend(["@I.ir_module", "class Module:"])
+    lines.extend(["@I.ir_module", f"class {ctx.module_name}:"])
     lines.extend(body or [INDENT + "pass"])
     return _finish(ctx, lines)
 
 
-def print_function(func: Function, dialect: str) -> str:
+def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT) -> str:
     """A function printed on its own, as TVM prints it: named by its global symbol
     (`main` when private), callees as bare names (not re-parseable without their
     module, as in TVM)."""
     if isinstance(func, relax.ExternFunc):
         raise TVMLiteError("an ExternFunc has no text of its own; print its module")
-    ctx = _context(dialect, None)
-    name = func.attr("global_symbol") or "main"
+    ctx = _context(dialect, None, options)
+    name = options.name or func.attr("global_symbol") or "main"
     lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)
     out = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
     out.extend(ctx.typevar_lines())

@@ -118,8 +118,8 @@ class RelaxPrinter(RelaxCallPrinter):
 
     def _annotation(self, var: relax.Var, value: relax.Expr) -> str | None:
         """Every binding is annotated, except a call_tir / call_dps_packed whose
-        output struct info already says it."""
-        if (
+        output struct info already says it; none with `show_all_ty=False`."""
+        if not self.ctx.options.show_all_ty or (
             isinstance(value, relax.Call)
             and isinstance(value.op, relax.Op)
             and value.op.name in HIDDEN_ANNOTATION_CALLS

@@ -3,7 +3,10 @@
 `R.<op>(args..., attr=value, ...)` for operators, with the special forms TVM
 prints for destination-passing calls (`R.call_tir(f, (x,), out_sinfo=...)`),
 packed calls (`R.call_packed("sym", x, sinfo_args=(...))`), `R.print` and
-`R.assert_op` (whose format string is a keyword).
+`R.assert_op` (whose format string is a keyword). Arguments print positionally
+while the operator's Python signature reads them back in the same place, then by
+name: TVM prints `R.nn.attention_var_len`'s in operator order, which its own
+parser misreads (`max_seqlen_q` comes before `seqstart_k` in the signature).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tvmlite.dsl import relax
+from tvmlite.dsl.ops import lookup
 from tvmlite.printer.literals import string_text
 from tvmlite.printer.relax_expr import DPS_CALLS, RelaxExprPrinter, tuple_text
 
@@ -32,6 +36,7 @@ class RelaxCallPrinter(RelaxExprPrinter):
         if call.args:
             args.append(self.callee(call.args[0]))
             args.extend(self.expr(a) for a in call.args[1:])
+            args[len(args) - len(call.args) :] = self._by_name(call, args[-len(call.args) :])
         args.extend(self._attr_kwargs(call))
         if call.sinfo_args:
             key = "sinfo_args" if self.ctx.classic else "ty_args"
@@ -43,6 +48,21 @@ class RelaxCallPrinter(RelaxExprPrinter):
         if isinstance(e, relax.ExternFunc):
             return string_text(e.global_symbol)
         return self.expr(e)
+
+    def _by_name(self, call: relax.Call, texts: list[str]) -> list[str]:
+        """`texts` (the arguments), named from the first one a positional reading
+        of the operator's signature would put elsewhere."""
+        op = lookup(call.op.name) if isinstance(call.op, relax.Op) else None
+        if op is None or op.signature is None or op.variadic_names:
+            return texts
+        names = [a.name for a in op.arg_names]
+        in_place = 0
+        while in_place < len(texts) and op.positional[in_place : in_place + 1] == (
+            names[in_place],
+        ):
+            in_place += 1
+        named = [f"{n}={t}" for n, t in zip(names[in_place:], texts[in_place:], strict=False)]
+        return texts[:in_place] + named
 
     def _attr_kwargs(self, call: relax.Call) -> list[str]:
         """Operator attrs in schema order; a packed call's attrs are a DictAttrs,

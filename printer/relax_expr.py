@@ -9,14 +9,18 @@ decides where they are quoted and which symbolic variables they declare.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
+from tvmlite.dsl.module import TVM027
 from tvmlite.printer.context import PrintContext
 from tvmlite.printer.literals import float_text, is_special, special_text, string_text
+from tvmlite.printer.names import NameTable
+from tvmlite.printer.tir_expr import ExprPrinter
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
 DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
@@ -160,7 +164,7 @@ class RelaxExprPrinter:
         if module is None or gv.name not in module:
             return gv.name
         if not self.frame.module_alias_printed:
-            self.frame.prelude.append("cls = Module")
+            self.frame.prelude.append(f"cls = {self.ctx.module_name}")
             self.frame.module_alias_printed = True
         return f"cls.{gv.name}"
 
@@ -231,7 +235,39 @@ class RelaxExprPrinter:
             return self.prim(v)
         if isinstance(v, relax.StructInfo):
             return self.sinfo(v)
+        if isinstance(v, IndexMap):
+            return self.index_map(v)
         return self.expr(v)
+
+    def index_map(self, m: IndexMap) -> str:
+        self.ctx.uses_tir = True
+        return index_map_text(m, self.names, lambda e: self.ctx.tir.expr(e, relax_context=True))
+
+
+def index_map_text(m: IndexMap, names: NameTable, expr: Callable[[tir.PrimExpr], str]) -> str:
+    """`T.index_map(lambda i, j: (j, i))`, the inverse as a keyword when given; the
+    lambdas' parameters are named in frames of their own."""
+
+    def lambda_text(lam: IndexMap) -> str:
+        names.push()
+        try:
+            params = ", ".join(names.define(v, v.name) for v in lam.initial_indices)
+            body = [expr(e) for e in lam.final_indices]
+        finally:
+            names.pop()
+        return f"lambda {params}: {tuple_text(body)}"
+
+    text = lambda_text(m)
+    if m.inverse_index_map is not None:
+        text += f", inverse_index_map={lambda_text(m.inverse_index_map)}"
+    return f"T.index_map({text})"
+
+
+def index_map_script(m: IndexMap) -> str:
+    """`index_map_text` outside any module (an index map kept as a string attribute)."""
+    names = NameTable()
+    printer = ExprPrinter(TVM027, names)
+    return index_map_text(m, names, lambda e: printer.expr(e, relax_context=True))
 
 
 def tuple_text(items: list[str]) -> str:

@@ -45,6 +45,7 @@ class StmtPrinter(ExprPrinter):
         super().__init__(dialect, names)
         self.frames: list[list[str]] = [[]]
         self.loops: list[tir.For] = []  # enclosing loops, for `T.axis.remap`
+        self.sugar = True  # T.grid and T.axis.remap (script(syntax_sugar=False): neither)
         self.declare = self.declare_var
         self.block_kw = "T.sblock" if self.modern else "T.block"
 
@@ -117,8 +118,11 @@ class StmtPrinter(ExprPrinter):
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.text(s.condition)
-        if self.modern:
-            parts = ", ".join(string_text(m) for m in s.message)
+        valued = any(not isinstance(m, str) for m in s.message)
+        if self.modern or valued:  # the classic form has no place for a value
+            parts = ", ".join(
+                string_text(m) if isinstance(m, str) else self.text(m) for m in s.message
+            )
             self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])")
         else:
             self.emit(f"assert {cond}, {string_text(''.join(s.message))}")
@@ -209,6 +213,8 @@ class StmtPrinter(ExprPrinter):
     def grid_of(self, s: tir.For) -> list[tir.For]:
         """The loops `T.grid` folds: perfectly nested serial loops from 0, without
         annotations or step, whose extents do not use the grid's own vars."""
+        if not self.sugar:
+            return [s]
         grid: list[tir.For] = []
         seen: set[int] = set()
         loop: tir.Stmt = s
@@ -290,7 +296,8 @@ class StmtPrinter(ExprPrinter):
             value = realize.iter_values[i] if realize is not None else None
             loop = loops.get(id(value)) if isinstance(value, tir.Var) else None
             if (
-                loop is not None
+                self.sugar
+                and loop is not None
                 and iv.kind in (tir.SPATIAL, tir.REDUCE)
                 and same_expr(loop.min, iv.dom.min)
                 and same_expr(loop.extent, iv.dom.extent)

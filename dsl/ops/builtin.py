@@ -238,13 +238,43 @@ register(
 )
 
 
+FLOAT8 = ("float8_e4m3fn", "float8_e5m2")
+QUANTIZED = ("int8", "uint8", "int16", "uint16")
+# The dtypes TVM's inference admits: (data, out_dtype) by operator, and the
+# parameters' (shared by both).
+QDQ_DTYPES = {
+    "relax.quantize": (("float16", "float32"), (*QUANTIZED, *FLOAT8)),
+    "relax.dequantize": (
+        ("float16", "float32", *QUANTIZED, "int32", *FLOAT8),
+        ("float16", "float32"),
+    ),
+}
+SCALE_DTYPES = ("float16", "float32")
+ZERO_POINT_DTYPES = ("float16", *QUANTIZED, "int32", "uint32")
+
+
 def infer_qdq(ctx: InferCtx) -> relax.StructInfo:
+    """TVM's checks: dtypes, the axis, and per-tensor (one element) or per-channel
+    (as many as the axis) scale and zero point."""
     data = ctx.tensor(0)
-    ctx.tensor(1, "scale")
-    ctx.tensor(2, "zero_point")
-    if ndim_of(data) >= 0:
-        ctx.axis(ctx.attr("axis"), ndim_of(data))
-    return like(data, ctx.attr("out_dtype"))
+    data_dtypes, out_dtypes = QDQ_DTYPES[ctx.op.name]
+    out_dtype = ctx.attr("out_dtype")
+    if data.dtype not in data_dtypes:
+        ctx.fail(f"data must have dtype {' or '.join(data_dtypes)}, got {data.dtype}")
+    if out_dtype not in out_dtypes:
+        ctx.fail(f"out_dtype must be {' or '.join(out_dtypes)}, got {out_dtype}")
+    ndim = ndim_of(data)
+    axis = ctx.axis(ctx.attr("axis"), ndim) if ndim >= 0 else None
+    shape = known_shape(data)
+    for index, name, dtypes in ((1, "scale", SCALE_DTYPES), (2, "zero_point", ZERO_POINT_DTYPES)):
+        param = ctx.tensor(index, name)
+        if param.dtype not in dtypes:
+            ctx.fail(f"{name} must have dtype {' or '.join(dtypes)}, got {param.dtype}")
+        size = sa.as_int(sa.product(known_shape(param) or (sa.const(-1),)))
+        channels = sa.as_int(shape[axis]) if shape is not None and axis is not None else None
+        if size is not None and size > 1 and channels is not None and size != channels:
+            ctx.fail(f"{name} has {size} elements, not 1 or {channels} (axis {axis})")
+    return like(data, out_dtype)
 
 
 for _name, _dtype in (("quantize", "int8"), ("dequantize", "float32")):

@@ -110,12 +110,19 @@ register(
     OPAQUE,
 )
 def infer_grid_sample(ctx: InferCtx) -> relax.StructInfo:
+    """TVM's: the grid is (N, 2, H_out, W_out) (or (N, 3, D_out, H_out, W_out)); the
+    output keeps the input's N and C and takes the grid's spatial dims."""
     data, grid = ctx.tensor(0), ctx.tensor(1)
+    layout = ctx.attr("layout")
+    rank = len(layout)
     shape, gshape = known_shape(data), known_shape(grid)
-    if shape is None or gshape is None or len(shape) != 4 or len(gshape) != 4:
-        return tensor_sinfo(None, data.dtype, 4)
-    # grid is (N, H_out, W_out, 2) for NCHW data.
-    return tensor_sinfo((shape[0], shape[1], gshape[1], gshape[2]), data.dtype)
+    if shape is None or gshape is None or len(shape) != rank or len(gshape) != rank:
+        return tensor_sinfo(None, data.dtype, rank)
+    out = list(shape)
+    spatial = [k for k, letter in enumerate(layout) if letter not in "NC"]
+    for k, pos in enumerate(spatial):
+        out[pos] = gshape[2 + k]
+    return tensor_sinfo(tuple(out), data.dtype)
 
 
 @define(
@@ -128,6 +135,8 @@ def infer_affine_grid(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     size = ctx.shape_arg(1)
     shape = known_shape(data)
-    if shape is None or size is None or len(size) != 2:
-        return tensor_sinfo(None, data.dtype, 4)
-    return tensor_sinfo((shape[0], sa.const(2), size[0], size[1]), data.dtype)
+    if size is not None and len(size) not in (2, 3):
+        ctx.fail(f"size must have 2 or 3 entries, got {len(size)}")
+    if shape is None or size is None:
+        return tensor_sinfo(None, data.dtype, 4 if size is None else len(size) + 2)
+    return tensor_sinfo((shape[0], sa.const(len(size)), *size), data.dtype)

@@ -109,7 +109,10 @@ def infer_dynamic_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     ndim = ndim_of(data)
     for i in (1, 2, 3):
         bounds = ctx.tensor(i)
-        ctx.require_int(bounds, ctx.arg_name(i))
+        if bounds.dtype != "int64":  # TVM's rule
+            ctx.fail(f"{ctx.arg_name(i)} must have dtype int64, got {bounds.dtype}")
+        if ndim_of(bounds) not in (-1, 1):
+            ctx.fail(f"{ctx.arg_name(i)} must be 1-d, got rank {ndim_of(bounds)}")
         shape = known_shape(bounds)
         if shape is not None and len(shape) == 1 and ndim >= 0:
             ctx.check_dims(shape[0], sa.const(ndim), f"{ctx.arg_name(i)} needs one entry per axis")

@@ -7,7 +7,9 @@ is trusted, as TVM trusts what its analyzer cannot disprove.
 
 from __future__ import annotations
 
-from tvmlite.dsl import relax
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap, IndexMapError, IndexMapOffset, analyze
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import (
     InferCtx,
@@ -218,6 +220,33 @@ def infer_reverse_sequence(ctx: InferCtx) -> relax.StructInfo:
     return like(data)
 
 
+def build_layout_transform(ctx: BuildCtx) -> None:
+    """Check the index map and give a Python `pad_value` the input's dtype, as
+    TVM's wrapper does (`pad_value=0` on a float tensor is `T.float32(0.0)`)."""
+    fail = Fail(ctx.op, ctx.span)
+    index_map = ctx.attrs.get("index_map")
+    if isinstance(index_map, tuple) and not index_map:
+        fail("index_map is required")
+    if not isinstance(index_map, IndexMap):
+        fail("index_map must be T.index_map(lambda ...: (...))")
+    pad = ctx.attrs.get("pad_value")
+    if pad is None or isinstance(pad, tir.PrimExpr):
+        return
+    if isinstance(pad, relax.PrimValue):
+        ctx.attrs["pad_value"] = pad.value
+        return
+    if isinstance(pad, bool) or not isinstance(pad, (int, float)):
+        fail(f"pad_value must be a number, got {pad!r}")
+    data = sinfo_of(ctx.args[0], ctx.span)
+    dtype = data.dtype if isinstance(data, relax.TensorStructInfo) else ""
+    if isinstance(pad, int) and dt.is_integer_like(dtype or "void"):
+        ctx.attrs["pad_value"] = tir.IntImm(dtype, pad)
+    elif dt.is_float(dtype or "void"):
+        ctx.attrs["pad_value"] = tir.FloatImm(dtype, float(pad))
+    else:
+        fail(f"pad_value {pad!r} does not fit the input's dtype ({dtype or 'unknown'})")
+
+
 @define(
     "relax.layout_transform",
     ("x",),
@@ -226,13 +255,30 @@ def infer_reverse_sequence(ctx: InferCtx) -> relax.StructInfo:
         AttrDef("pad_value", None, "object?"),
     ),
     INJECTIVE,
+    build_layout_transform,
 )
 def infer_layout_transform(ctx: InferCtx) -> relax.StructInfo:
-    """The index map is opaque here: the result keeps the dtype and, when the
-    map says how many indices it yields, the rank."""
+    """The shape the index map gives the input's (TVM's `IndexMap::MapShape` on the
+    tilings `dsl/index_map.py` reads); only the rank when the input's shape is
+    unknown or the map is not such a tiling."""
     data = ctx.tensor(0)
-    final = getattr(ctx.attr("index_map"), "final_indices", None)
-    return tensor_sinfo(None, data.dtype, len(final) if final is not None else -1)
+    index_map = ctx.attr("index_map")
+    ndim = len(index_map.final_indices)
+    if data.ndim not in (-1, len(index_map.initial_indices)):
+        ctx.fail(
+            f"the index map takes {len(index_map.initial_indices)} indices, the input has "
+            f"{data.ndim} dimensions"
+        )
+    shape = known_shape(data)
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, ndim)
+    try:
+        layout = analyze(index_map, shape)
+    except IndexMapOffset as err:
+        ctx.fail(f"index_map: {err}")
+    except IndexMapError:
+        return tensor_sinfo(None, data.dtype, ndim)
+    return tensor_sinfo(layout.shape, data.dtype)
 
 
 @define("relax.collapse_sum_like", ("data", "collapse_target"), (), OPAQUE)

@@ -202,7 +202,10 @@ def infer_attention(ctx: InferCtx) -> relax.StructInfo:
         return tensor_sinfo(None, dtype, 4)
     sq, sk, sv = shapes
     ctx.check_dims(sq[0], sk[0], "query and key batch differ")  # type: ignore[index]
-    ctx.check_dims(sq[2], sk[2], "query and key heads differ")  # type: ignore[index]
+    heads_q, heads_k = sa.as_int(sq[2]), sa.as_int(sk[2])  # type: ignore[index]
+    if heads_q is not None and heads_k and heads_q % heads_k:
+        # TVM's rule: grouped-query attention shares each key head among a group.
+        ctx.fail(f"query heads ({heads_q}) must be a multiple of key heads ({heads_k})")
     ctx.check_dims(sq[3], sk[3], "query and key head dims differ")  # type: ignore[index]
     ctx.check_dims(sk[1], sv[1], "key and value sequence lengths differ")  # type: ignore[index]
     return tensor_sinfo((sq[0], sq[1], sq[2], sv[3]), dtype)  # type: ignore[index]
@@ -256,8 +259,24 @@ register(
     ),
 )
 def infer_attention_var_len(ctx: InferCtx) -> relax.StructInfo:
-    q, v = ctx.tensor(0), ctx.tensor(2)
-    sq, sv = known_shape(q), known_shape(v)
-    if sq is None or sv is None or len(sq) != 3 or len(sv) != 3:
-        return tensor_sinfo(None, q.dtype, 3)
-    return tensor_sinfo((sq[0], sq[1], sv[2]), q.dtype)
+    """TVM's attention inference (sequences concatenated along axis 1), and what
+    the kernels TVM offloads it to require: integer offsets, and a sliding window
+    only with the bottom-right causal mask."""
+    batch = known_shape(ctx.tensor(0))
+    if batch is not None and len(batch) == 4 and sa.as_int(batch[0]) not in (None, 1):
+        ctx.fail(
+            f"queries must have batch size 1 (sequences are concatenated), got {sa.show(batch[0])}"
+        )
+    out = infer_attention(ctx)
+    lengths = []
+    for index in (3, 4):
+        starts = ctx.tensor(index)
+        ctx.require_int(starts, ctx.arg_name(index))
+        if ndim_of(starts) not in (-1, 1):
+            ctx.fail(f"{ctx.arg_name(index)} must be 1-d, got rank {ndim_of(starts)}")
+        lengths.append(known_shape(starts))
+    if lengths[0] is not None and lengths[1] is not None:
+        ctx.check_dims(lengths[0][0], lengths[1][0], "seqstart_q and seqstart_k differ in length")
+    if ctx.attr("window_size") is not None and ctx.attr("causal_mask") != "BottomRight":
+        ctx.fail('window_size needs causal_mask="BottomRight"')
+    return out

@@ -7,7 +7,7 @@ positionally), and its result sizes are data dependent, so only ranks are known.
 
 from __future__ import annotations
 
-from tvmlite.dsl import relax
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
 from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, AttrDef, define
@@ -96,17 +96,25 @@ def infer_topk(ctx: InferCtx) -> relax.StructInfo:
     OPAQUE,
 )
 def infer_unique(ctx: InferCtx) -> relax.StructInfo:
+    """The unique values (1-d, or the input's rank along `axis`), then an int64
+    vector per requested index/inverse/counts; a 0-d input gives `(1,)` for each
+    (TVM's inference)."""
     data = ctx.tensor(0)
     flags = []
     for index in range(1, 5):
         value = ctx.prim(index)
         flags.append(bool(getattr(value, "value", False)))
-    has_axis = ctx.nargs > 5
-    values = tensor_sinfo(None, data.dtype, ndim_of(data) if has_axis else 1)
-    fields = [values]
-    for flag in flags[1:]:
-        if flag:
-            fields.append(tensor_sinfo(None, "int64", 1))
+    ndim = ndim_of(data)
+    axis = ctx.prim(5) if ctx.nargs > 5 else None
+    if isinstance(axis, tir.IntImm) and ndim >= 0:
+        ctx.axis(axis.value, ndim)
+    one = (sa.const(1),)
+    if ndim == 0:
+        values, indices = tensor_sinfo(one, data.dtype), tensor_sinfo(one, "int64")
+    else:
+        values = tensor_sinfo(None, data.dtype, ndim if axis is not None else 1)
+        indices = tensor_sinfo(None, "int64", 1)
+    fields = [values] + [indices for flag in flags[1:] if flag]
     return fields[0] if len(fields) == 1 else relax.TupleStructInfo(tuple(fields))
 
 

@@ -14,11 +14,11 @@ opaque (TVM would call the first elementwise and not look at the others).
 
 from __future__ import annotations
 
-import dataclasses
 from enum import IntEnum
-from typing import Any
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import free_vars
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 
 class OpPatternKind(IntEnum):
@@ -62,63 +62,39 @@ OPAQUE_CALLS = frozenset(
 
 def analyze_op_pattern(func: tir.PrimFunc) -> OpPatternKind:
     """The fusion pattern of `func` (TVM's `AnalyzeOpPatternKind`)."""
-    if _has_opaque_construct(func.body):
+    opaque = _OpaqueConstructs()
+    opaque.visit_stmt(func.body)
+    if opaque.found:
         return OpPatternKind.kOpaque
     analyzer = _PatternAnalyzer({buf for _, buf in func.buffer_map})
-    analyzer.stmt(func.body)
+    analyzer.visit_stmt(func.body)
     if not analyzer.saw_block:
         return OpPatternKind.kOpaque
     return analyzer.kind
 
 
-def _has_opaque_construct(body: tir.Stmt) -> bool:
-    stack: list[Any] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tir.While):
-            return True
-        if isinstance(node, tir.Call) and node.op in OPAQUE_CALLS:
-            return True
-        if isinstance(node, tuple):
-            stack.extend(node)
-        elif isinstance(node, (tir.Stmt, tir.PrimExpr)):
-            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node))
-    return False
+class _OpaqueConstructs(StmtExprVisitor):
+    """Finds a `while` loop or a call into code the analysis cannot see."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_While(self, s: tir.While) -> None:
+        self.found = True
+
+    def visit_Call(self, e: tir.Call) -> None:
+        self.found = self.found or e.op in OPAQUE_CALLS
+        super().visit_Call(e)
 
 
 def expr_vars(expr: tir.PrimExpr) -> set[tir.Var]:
     """The vars an expression reads (not the vars inside the buffers it loads from)."""
-    out: set[tir.Var] = set()
-    stack: list[Any] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tir.Var):
-            out.add(node)
-        elif isinstance(node, tuple):
-            stack.extend(node)
-        elif isinstance(node, tir.PrimExpr):
-            stack.extend(
-                getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "buffer"
-            )
-    return out
+    return set(free_vars(expr, buffers=False))
 
 
-def _loads(node: Any, out: list[tir.BufferLoad]) -> None:
-    """Every load in an expression, outer before inner (TVM's visiting order)."""
-    stack: list[Any] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, tuple):
-            stack.extend(reversed(item))
-        elif isinstance(item, tir.PrimExpr):
-            if isinstance(item, tir.BufferLoad):
-                out.append(item)
-            fields = [getattr(item, f.name) for f in dataclasses.fields(item)]
-            stack.extend(reversed([f for f in fields if isinstance(f, (tir.PrimExpr, tuple))]))
-
-
-class _PatternAnalyzer:
-    """The visitor: state is shared across nested blocks exactly as in TVM."""
+class _PatternAnalyzer(StmtExprVisitor):
+    """The visitor: state is shared across nested blocks exactly as in TVM. Loads
+    are collected outer before inner (TVM's visiting order)."""
 
     def __init__(self, param_buffers: set[tir.Buffer]) -> None:
         self.param_buffers = param_buffers
@@ -127,53 +103,32 @@ class _PatternAnalyzer:
         self.kind = OpPatternKind.kElemWise
         self.saw_block = False
 
-    def stmt(self, s: tir.Stmt | None) -> None:
-        if s is None:
-            return
-        if isinstance(s, tir.Block):
-            self.block(s)
-        elif isinstance(s, tir.BufferStore):
-            self.buffer_store(s)
-        elif isinstance(s, tir.SeqStmt):
-            for item in s.seq:
-                self.stmt(item)
-        elif isinstance(s, tir.BlockRealize):
-            self.exprs((*s.iter_values, s.predicate))
-            self.stmt(s.block)
-        elif isinstance(s, tir.IfThenElse):
-            self.exprs((s.condition,))
-            self.stmt(s.then_case)
-            self.stmt(s.else_case)
-        elif isinstance(s, tir.For):
-            self.exprs((s.min, s.extent))
-            self.stmt(s.body)
-        elif isinstance(s, (tir.LetStmt, tir.Bind)):
-            self.exprs((s.value,))
-            self.stmt(getattr(s, "body", None))
-        elif isinstance(s, tir.AttrStmt):
-            self.stmt(s.body)
-        elif isinstance(s, tir.Evaluate):
-            self.exprs((s.value,))
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
+        pass  # shapes hold no loads
 
-    def exprs(self, items: tuple[tir.PrimExpr, ...]) -> None:
-        _loads(items, self.loads)
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
+        pass  # the index checks tvmlite adds (TVM has none) are not part of the pattern
 
-    def buffer_store(self, s: tir.BufferStore) -> None:
+    def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
+        self.loads.append(e)
+        super().visit_BufferLoad(e)
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
         # TVM supports one store location per block (what TE compute emits).
         if self.store is not None and self.store.indices != s.indices:
             self.kind = OpPatternKind.kOpaque
             return
         self.store = s
-        self.exprs((s.value, *s.indices))
+        super().visit_BufferStore(s)
 
-    def block(self, block: tir.Block) -> None:
+    def visit_Block(self, block: tir.Block) -> None:
         if block.name == "root":
-            self.stmt(block.body)
+            self.visit_stmt(block.body)
             return
         self.saw_block = True
         self.loads = []
         self.store = None
-        self.stmt(block.body)
+        self.visit_stmt(block.body)
         if self.store is None:
             self.kind = OpPatternKind.kOpaque
             return

@@ -8,23 +8,24 @@ stride 1 is one vector load/store, any other vector index is done lane by lane.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_functor import TIRFunctor
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_arith import Arith
 from tvmlite.lowering.codegen.llvm_math import CallEmitter
-from tvmlite.lowering.tir.mutator import EXPR_CLASSES
 
 Value = ir.Value
 
 
-class ExprEmitter(Arith, CallEmitter):
+class ExprEmitter(Arith, CallEmitter, TIRFunctor):
     """Emits expressions at `self.b`'s position."""
+
+    # Codegen (this file, llvm_math and the host emitter) calls the dispatch `expr`.
+    expr = TIRFunctor.visit_expr
 
     def __init__(self, module: ir.Module, builder: ir.IRBuilder) -> None:
         Arith.__init__(self)
@@ -32,12 +33,6 @@ class ExprEmitter(Arith, CallEmitter):
         self.module = module
         self.b = builder
         self.vars: dict[tir.Var, Value] = {}
-        self._expr: dict[type, Callable[[tir.PrimExpr], Value]] = {
-            cls: getattr(self, f"visit_{cls.__name__}") for cls in EXPR_CLASSES
-        }
-
-    def expr(self, e: tir.PrimExpr) -> Value:
-        return self._expr[type(e)](e)
 
     # ------------------------------------------------------------ leaves
 

@@ -31,7 +31,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.tir.signature import KernelSignature
+from tvmlite.lowering.tir.signature import MESSAGE_SIZE, KernelSignature
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -201,14 +201,20 @@ class HostCalls:
             args = self._kernel_args(kernel, actuals, env, where)
         finally:
             self.vars = outer
+        reported = None
+        if sig.reports:  # the kernel writes the message of an assert with values here
+            reported = self.stack_slot(ir.ArrayType(abi.I8, MESSAGE_SIZE))
+            self.b.store(ir.Constant(abi.I8, 0), reported)
+            args += [reported, ty.constant("int64", MESSAGE_SIZE)]
         status = self.b.call(kernel.fn, args)
         if not kernel.can_fail:
             return
         count = ty.constant("int32", len(sig.errors))
         where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+        message = NULL if reported is None else reported
         result = self.b.call(
             self.module.globals[helpers.KERNEL_STATUS],
-            [status, kernel.errors, count, where, self.err, self.err_len],
+            [status, kernel.errors, count, where, message, self.err, self.err_len],
         )
         self.propagate(result)
 

@@ -43,6 +43,7 @@ class HostFlow:
             "relax.call_dps_packed": self.op_call_dps_packed,
             "relax.call_pure_packed": self.op_call_pure_packed,
             "relax.call_packed": self.op_call_pure_packed,
+            "relax.tensor_to_shape": self.op_tensor_to_shape,
         }
 
     def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -85,6 +86,30 @@ class HostFlow:
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
+
+    def op_tensor_to_shape(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The values of a 1-d int64 tensor as a shape (TVM's VM builtin of the same
+        name): how a kernel's result sizes a later allocation, after a
+        `R.match_cast` binds the shape's vars (nonzero, dynamic_strided_slice)."""
+        what = "the argument of R.tensor_to_shape"
+        val = self.value(e.args[0])
+        sinfo = e.args[0].struct_info if isinstance(e.args[0], relax.Var) else None
+        shape = getattr(sinfo, "shape", None)
+        length = getattr(shape[0], "value", None) if isinstance(shape, tuple) else None
+        if not isinstance(val, TensorVal) or not isinstance(length, int):
+            raise TVMLiteError(f"{self.prefix}{what} must be a 1-d tensor of known length")
+        self.check_header(val.ptr, "int64", 1, what, abi.STATUS_RUNTIME)
+        actual = abi.load_dim(self.b, val.ptr, 0)
+        same = self.b.icmp_signed("==", actual, ty.constant("int64", length))
+        self.check(same, abi.STATUS_RUNTIME, f"{what} has the wrong length")
+        data = abi.data_pointer(self.b, val.ptr)
+        dims = tuple(
+            self.b.load(
+                self.b.gep(data, [ty.constant("int64", k)], source_etype=abi.I64), typ=abi.I64
+            )
+            for k in range(length)
+        )
+        return ShapeVal(dims)
 
     # ------------------------------------------------------------ control flow
 

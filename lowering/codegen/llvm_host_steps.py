@@ -27,8 +27,10 @@ loads where it uses it, after the run (`load_ref` flushes pending steps first).
 Steps are flushed before every binding that is not one, so effects and errors
 keep program order.
 
-A kernel is called through a trampoline `i32 K.argv(ptr* argv)` that passes the
-data pointers to it: one small function per kernel, not per call.
+A kernel is called through a trampoline `i32 K.argv(ptr* argv, char* message,
+i64 size)` that passes the data pointers to it (and the buffer for the message
+of an assert that reports values, to a kernel that takes one): one small
+function per kernel, not per call.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     leaves,
     rebuild,
 )
+from tvmlite.lowering.tir.signature import MESSAGE_SIZE
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_calls import Kernel
@@ -80,7 +83,7 @@ RUN = ir.LiteralStructType([PTR, I64, PTR, PTR, PTR, I64, PTR])
 PREFIX_ERROR = "tvmlite.prefix_error"
 # i32 run_steps(frame, DLTensor* const* args, spill, const RUN* run, char* err, i64 err_len)
 RUN_STEPS_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, PTR, PTR, I64])
-ARGV_TYPE = ir.FunctionType(I32, [PTR])
+ARGV_TYPE = ir.FunctionType(I32, [PTR, PTR, I64])
 
 
 @dataclass
@@ -303,8 +306,8 @@ def _fits(buf: tir.Buffer, dtype: str, dims: list[int] | None) -> bool:
 
 
 def trampoline(module: ir.Module, kernel: Kernel) -> ir.Function:
-    """`i32 K.argv(ptr* argv)`: kernel K on the data pointers in `argv` (made once
-    per module and kernel)."""
+    """`i32 K.argv(ptr* argv, char* message, i64 size)`: kernel K on the data
+    pointers in `argv` (made once per module and kernel)."""
     name = f"{kernel.fn.name}.argv"
     found = module.globals.get(name)
     if isinstance(found, ir.Function):
@@ -313,12 +316,12 @@ def trampoline(module: ir.Module, kernel: Kernel) -> ir.Function:
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    argv = fn.args[0]
+    argv, message, size = fn.args
     args = [
         b.load(b.gep(argv, [ty.constant("int64", k)], source_etype=PTR), typ=PTR)
         for k in range(len(kernel.sig.params))
     ]
-    b.ret(b.call(kernel.fn, args))
+    b.ret(b.call(kernel.fn, [*args, message, size] if kernel.sig.reports else args))
     return fn
 
 
@@ -348,6 +351,8 @@ def add_steps_helper(module: ir.Module) -> None:
     steps, count = field_of(run, RUN, 0, PTR), field_of(run, RUN, 1, I64)
     tables = [field_of(run, RUN, k, PTR) for k in (2, 3, 4)]
     argv = b.alloca(PTR, size=field_of(run, RUN, 5, I64), name="argv")
+    message = b.alloca(ir.ArrayType(abi.I8, MESSAGE_SIZE), name="message")
+    message.type = PTR
     fail = Failure(module, fn, load_member(b, run, RUN, 6, PTR), err, err_len)
     cursors = []  # next source, output and release, across steps
     for name in ("source", "output", "release"):
@@ -418,13 +423,14 @@ def add_steps_helper(module: ir.Module) -> None:
     b.store(data, word(argv, b.add(n_in, loop.i)))
     loop.close()
     kernel = field_of(step, STEP, 0, abi.FnPtr(ARGV_TYPE))
-    status = b.call(kernel, [argv])
+    b.store(ty.constant("int8", 0), message)
+    status = b.call(kernel, [argv, message, _i64(MESSAGE_SIZE)])
     errors, where = field_of(step, STEP, 1, PTR), field_of(step, STEP, 2, PTR)
     failed = b.icmp_signed("!=", status, ty.constant("int32", 0))
     with b.if_then(failed, likely=False):
         report = module.globals[helpers.KERNEL_STATUS]
         n_errors = field_of(step, STEP, 3, I32)
-        fail.now(b, b.call(report, [status, errors, n_errors, where, err, err_len]))
+        fail.now(b, b.call(report, [status, errors, n_errors, where, message, err, err_len]))
     b.branch(after)
 
     b.position_at_end(after)

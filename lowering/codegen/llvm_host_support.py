@@ -28,7 +28,7 @@ EXPORTED: dict[str, ir.FunctionType] = {
     abi.COPY: ir.FunctionType(PTR, [PTR]),
     helpers.CHECK_TENSOR: ir.FunctionType(I32, [PTR, I32, I32, I32, PTR, PTR, I64]),
     helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
-    helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, I64]),
+    helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, PTR, I64]),
     **frame.TYPES,
     steps.RUN_STEPS: steps.RUN_STEPS_TYPE,
     program.RUN_PROGRAM: program.RUN_PROGRAM_TYPE,

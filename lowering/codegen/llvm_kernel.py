@@ -12,16 +12,16 @@ each thread's scratch buffers inside its own function.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
-from tvmlite.lowering.tir.mutator import STMT_CLASSES, StmtExprMutator
 from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
 
 STACK_LIMIT = 64 * 1024  # bytes; larger or dynamic buffers go to the heap
@@ -34,14 +34,12 @@ def symbol_name(name: str) -> str:
     return "tvmlite_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-class _Allocations(StmtExprMutator):
+class _Allocations(StmtExprVisitor):
     def __init__(self) -> None:
-        super().__init__()
         self.found: list[tir.AllocBuffer] = []
 
-    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
+    def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         self.found.append(s)
-        return s
 
 
 class KernelEmitter(ExprEmitter):
@@ -56,16 +54,13 @@ class KernelEmitter(ExprEmitter):
         self.status = ir.IRBuilder(self.exit).phi(ty.I32, "status")
         self.heap: list[ir.Value] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
-        self._stmt: dict[type, Callable[[tir.Stmt], None]] = {
-            cls: getattr(self, f"visit_{cls.__name__}") for cls in STMT_CLASSES
-        }
 
     # ------------------------------------------------------------ function frame
 
     def emit(self, func: tir.PrimFunc) -> None:
         self._bind_arguments(func)
         self._allocate(func.body)
-        self.stmt(func.body)
+        self.visit_stmt(func.body)
         self.leave(0)
         self.b.unreachable()
         exit_builder = ir.IRBuilder(self.exit)
@@ -95,6 +90,9 @@ class KernelEmitter(ExprEmitter):
             arg = next(args)
             arg.name = var.name
             self.vars[var] = self.cast(arg, "int64", var.dtype)
+        if self.sig.reports:
+            self.message, self.message_size = next(args), next(args)
+            self.message.name, self.message_size.name = "message", "message_size"
 
     def _c_function(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
         fn = self.module.globals.get(name)
@@ -104,7 +102,7 @@ class KernelEmitter(ExprEmitter):
 
     def _allocate(self, body: tir.Stmt) -> None:
         collect = _Allocations()
-        collect.stmt(body)
+        collect.visit_stmt(body)
         for alloc in collect.found:
             b = alloc.buffer
             if b.data in self.vars:
@@ -150,19 +148,16 @@ class KernelEmitter(ExprEmitter):
 
     # ------------------------------------------------------------ statements
 
-    def stmt(self, s: tir.Stmt) -> None:
-        self._stmt[type(s)](s)
-
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
         for item in s.seq:
-            self.stmt(item)
+            self.visit_stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         self.store(s)
 
     def visit_LetStmt(self, s: tir.LetStmt) -> None:
         self.vars[s.var] = self.expr(s.value)
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         del self.vars[s.var]
 
     def visit_Bind(self, s: tir.Bind) -> None:
@@ -170,7 +165,7 @@ class KernelEmitter(ExprEmitter):
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         if s.body is not None:
-            self.stmt(s.body)
+            self.visit_stmt(s.body)
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.expr(s.condition)
@@ -178,11 +173,26 @@ class KernelEmitter(ExprEmitter):
         fail = self.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
+        values = [p for p in s.message if not isinstance(p, str)]
+        if values:
+            self._report(s, values)
         self.status.add_incoming(
-            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), fail
+            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), self.b.block
         )
         self.b.branch(self.exit)
         self.b.position_at_end(ok)
+
+    def _report(self, s: tir.AssertStmt, values: list[tir.PrimExpr]) -> None:
+        """Write the message of failed `s`, its values filled in, into the caller's buffer."""
+        pieces = assert_message(s, ["\0"] * len(values)).split("\0")
+        fmt = "%ld".join(piece.replace("%", "%%") for piece in pieces)  # long is 64 bits
+        args = [self.cast(self.expr(v), v.dtype, "int64") for v in values]
+        snprintf = abi.c_function(
+            self.module, "snprintf", ty.I32, [ty.PTR, ty.I64, ty.PTR], var_arg=True
+        )
+        self.b.call(
+            snprintf, [self.message, self.message_size, abi.cstring(self.module, fmt), *args]
+        )
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
         if not isinstance(s.value, tir.IntImm | tir.FloatImm):
@@ -207,11 +217,11 @@ class KernelEmitter(ExprEmitter):
         else_block = done if s.else_case is None else self.fn.append_basic_block("if.else")
         self.b.cbranch(cond, then_block, else_block)
         self.b.position_at_end(then_block)
-        self.stmt(s.then_case)
+        self.visit_stmt(s.then_case)
         self.b.branch(done)
         if s.else_case is not None:
             self.b.position_at_end(else_block)
-            self.stmt(s.else_case)
+            self.visit_stmt(s.else_case)
             self.b.branch(done)
         self.b.position_at_end(done)
 
@@ -236,7 +246,7 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(body)
         self.vars[var] = index
         self.loops.append((latch, done))
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         self.loops.pop()
         del self.vars[var]
         self.b.branch(latch)
@@ -276,7 +286,7 @@ class KernelEmitter(ExprEmitter):
         self.b.cbranch(self.expr(s.condition), body, done)
         self.b.position_at_end(body)
         self.loops.append((header, done))
-        self.stmt(s.body)
+        self.visit_stmt(s.body)
         self.loops.pop()
         self.b.branch(header)
         self.b.position_at_end(done)
@@ -299,6 +309,8 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
     for p in sig.params:
         params.append(ty.PTR if p.is_pointer else ty.abi_type(p.var.dtype))
     params.extend(ty.I64 for _ in sig.sym_vars)
+    if sig.reports:
+        params.extend([ty.PTR, ty.I64])  # the message buffer and its size
     fn = ir.Function(module, ir.FunctionType(ty.I32, params), symbol_name(sig.name))
     fn.attributes.add("nounwind")
     if sig.noalias:

@@ -78,7 +78,8 @@ def _constant(dtype: str, value: float | int) -> ir.Constant:
     elem = dt.element_of(dtype)
     scalar_type = _scalar(elem, memory=False)
     if dt.is_float(elem):
-        number = float(np.float16(value)) if elem == "float16" else float(value)
+        with np.errstate(over="ignore"):  # beyond float16's range is inf, as IEEE rounds
+            number = float(np.float16(value)) if elem == "float16" else float(value)
         scalar = ir.Constant(scalar_type, number)
     elif dt.is_bool(elem):
         scalar = ir.Constant(scalar_type, 1 if value else 0)

@@ -101,15 +101,9 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
     otherwise, O3, position-independent code (objects may end up in a shared
     library). An MCJIT engine takes ownership of (and frees) the machine it is
     given, so each engine gets its own from here."""
-    _initialised()
     options = current_options() if options is None else options
+    cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
-    if options.cpu is None:
-        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-        if options.features:
-            features = f"{features},{options.features}" if features else options.features
-    else:
-        cpu, features = options.cpu, options.features or ""
     return target.create_target_machine(
         cpu=cpu,
         features=features,
@@ -117,6 +111,24 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
         reloc="pic",
         codemodel="jitdefault",
     )
+
+
+def checked_machine(options: MachineOptions) -> tuple[str, str]:
+    """The CPU name and feature string a target machine for `options` is made
+    with: the host's unless `options` say otherwise. Checked first (once per
+    options), since LLVM aborts the process on some bad values (machine_check.py)."""
+    from tvmlite.lowering.codegen.machine_check import check_machine
+
+    _initialised()
+    if options.cpu is None:
+        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+        if options.features:
+            features = f"{features},{options.features}" if features else options.features
+    else:
+        cpu, features = options.cpu, options.features or ""
+    flags = tuple(options.features.split(",")) if options.features else ()
+    check_machine(options.cpu, flags, (cpu, features))
+    return cpu, features
 
 
 def _speed(options: MachineOptions) -> int:

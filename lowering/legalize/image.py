@@ -1,7 +1,8 @@
-"""Image resizing: image.resize2d with nearest-neighbour and (bi)linear
-interpolation, in NCHW or NHWC, following TOPI's coordinate transforms
-(`half_pixel`, `align_corners`, `asymmetric`, `pytorch_half_pixel`,
-`tf_half_pixel_for_nn`) and rounding methods. Cubic is left unlegalized."""
+"""Image resizing: image.resize2d and resize3d with nearest-neighbour and
+(bi/tri)linear interpolation, in any order of the N, C and spatial axes,
+following TOPI's coordinate transforms (`half_pixel`, `align_corners`,
+`asymmetric`, `pytorch_half_pixel`, `tf_half_pixel_for_nn`) and rounding
+methods. Cubic is left unlegalized."""
 
 from __future__ import annotations
 
@@ -52,57 +53,80 @@ def _clamp(i: tir.PrimExpr, size: int) -> tir.PrimExpr:
     return E.minimum(E.maximum(i, E.idx(0)), E.idx(size - 1))
 
 
-def resize2d_compute(
-    kb: te.KernelBuilder, x: te.Tensor, attrs: dict, out: tuple[tir.PrimExpr, ...]
+def resize_compute(
+    kb: te.KernelBuilder, x: te.Tensor, attrs: dict, out: tuple[tir.PrimExpr, ...], spatial: str
 ) -> te.Tensor:
+    """Resize over the `spatial` axes (`"HW"`, `"DHW"`) of `attrs["layout"]`: the
+    nearest input, or linear interpolation axis by axis (outermost last), as
+    TOPI's `_lerp` nests them."""
     layout, method = attrs["layout"], attrs["method"]
     mode, rounding = attrs["coordinate_transformation_mode"], attrs["rounding_method"]
-    hy, wx = layout.index("H"), layout.index("W")
-    sizes = [E.value_of(x.shape[a]) for a in (hy, wx)] + [E.value_of(out[a]) for a in (hy, wx)]
-    if not all(isinstance(s, int) for s in sizes):
-        raise LegalizeUnsupported("resize2d with symbolic sizes")
-    in_h, in_w, out_h, out_w = sizes  # type: ignore[misc]
+    axes = [layout.index(letter) for letter in spatial]
+    sizes = [(E.value_of(x.shape[a]), E.value_of(out[a])) for a in axes]
+    if not all(isinstance(i, int) and isinstance(o, int) for i, o in sizes):
+        raise LegalizeUnsupported(f"{attrs['name']} with symbolic sizes")
     dtype = attrs.get("out_dtype") or x.dtype
 
     def body(*ax: tir.Var) -> tir.PrimExpr:
-        ys = source_coord(mode, ax[hy], in_h, out_h)  # type: ignore[arg-type]
-        xs = source_coord(mode, ax[wx], in_w, out_w)  # type: ignore[arg-type]
+        coords = [
+            source_coord(mode, ax[a], i, o)  # type: ignore[arg-type]
+            for a, (i, o) in zip(axes, sizes, strict=True)
+        ]
 
-        def at(yi: tir.PrimExpr, xi: tir.PrimExpr) -> tir.PrimExpr:
+        def at(picks: list[tir.PrimExpr]) -> tir.PrimExpr:
             index = list(ax)
-            index[hy], index[wx] = yi, xi
+            for a, p in zip(axes, picks, strict=True):
+                index[a] = p
             return E.cast(x.load(index), F)
 
         if method == "nearest_neighbor":
-            yi = _nearest_index(ys, rounding, mode, in_h)  # type: ignore[arg-type]
-            xi = _nearest_index(xs, rounding, mode, in_w)  # type: ignore[arg-type]
-            return E.cast(at(yi, xi), dtype)
-        y0f, x0f = E.call("floor", F, ys), E.call("floor", F, xs)
-        dy, dx = E.sub(ys, y0f), E.sub(xs, x0f)
-        y0, x0 = E.cast(y0f, "int64"), E.cast(x0f, "int64")
-        ya, yb = _clamp(y0, in_h), _clamp(E.add(y0, 1), in_h)  # type: ignore[arg-type]
-        xa, xb = _clamp(x0, in_w), _clamp(E.add(x0, 1), in_w)  # type: ignore[arg-type]
+            picks = [
+                _nearest_index(c, rounding, mode, i)  # type: ignore[arg-type]
+                for c, (i, _) in zip(coords, sizes, strict=True)
+            ]
+            return E.cast(at(picks), dtype)
         one = E.const(1, F)
-        top = E.add(E.mul(at(ya, xa), E.sub(one, dx)), E.mul(at(ya, xb), dx))
-        bottom = E.add(E.mul(at(yb, xa), E.sub(one, dx)), E.mul(at(yb, xb), dx))
-        return E.cast(E.add(E.mul(top, E.sub(one, dy)), E.mul(bottom, dy)), dtype)
+        lows, highs, fracs = [], [], []
+        for c, (size, _) in zip(coords, sizes, strict=True):
+            floor = E.call("floor", F, c)
+            low = E.cast(floor, "int64")
+            lows.append(_clamp(low, size))  # type: ignore[arg-type]
+            highs.append(_clamp(E.add(low, 1), size))  # type: ignore[arg-type]
+            fracs.append(E.sub(c, floor))
+
+        def lerp(k: int, picks: list[tir.PrimExpr]) -> tir.PrimExpr:
+            if k == len(axes):
+                return at(picks)
+            a, b = lerp(k + 1, [*picks, lows[k]]), lerp(k + 1, [*picks, highs[k]])
+            return E.add(E.mul(a, E.sub(one, fracs[k])), E.mul(b, fracs[k]))
+
+        return E.cast(lerp(0, []), dtype)
 
     return kb.compute(out, body, "resize", prefix="i")
 
 
-@register_legalize("relax.image.resize2d")
-def legalize_resize2d(ctx: LegalizeCtx) -> relax.Expr:
-    attrs = ctx.attrs
+def _legalize_resize(ctx: LegalizeCtx, spatial: str) -> relax.Expr:
+    attrs = {**ctx.attrs, "name": ctx.op.display}
     if attrs["method"] not in ("nearest_neighbor", "linear"):
-        raise LegalizeUnsupported(f"resize2d method {attrs['method']!r}")
-    if sorted(attrs["layout"]) != sorted("NCHW"):
-        raise LegalizeUnsupported(f"resize2d layout {attrs['layout']}")
+        raise LegalizeUnsupported(f"{ctx.op.display} method {attrs['method']!r}")
+    if sorted(attrs["layout"]) != sorted("NC" + spatial):
+        raise LegalizeUnsupported(f"{ctx.op.display} layout {attrs['layout']}")
     roi = attrs.get("roi") or ()
     if any(float(getattr(r, "value", r)) != 0.0 for r in roi):
-        raise LegalizeUnsupported("resize2d with a region of interest")
+        raise LegalizeUnsupported(f"{ctx.op.display} with a region of interest")
     out = ctx.out_shape()
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        return resize2d_compute(kb, x, attrs, out)
+        return resize_compute(kb, x, attrs, out, spatial)
 
-    return ctx.call_te("resize2d", build, args=ctx.args[:1])
+    return ctx.call_te(ctx.op.name.removeprefix("relax.image."), build, args=ctx.args[:1])
+
+
+@register_legalize("relax.image.resize2d")
+def legalize_resize2d(ctx: LegalizeCtx) -> relax.Expr:
+    return _legalize_resize(ctx, "HW")
+
+
+@register_legalize("relax.image.resize3d")
+def legalize_resize3d(ctx: LegalizeCtx) -> relax.Expr:
+    return _legalize_resize(ctx, "DHW")

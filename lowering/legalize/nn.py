@@ -12,7 +12,6 @@ from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.padding import padded_load
 from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
-from tvmlite.lowering.legalize.tir_util import substitute
 
 
 def _insert(ax: tuple[tir.Var, ...], axis: int, v: tir.PrimExpr) -> list[tir.PrimExpr]:
@@ -278,4 +277,4 @@ def legalize_pixel_shuffle(ctx: LegalizeCtx) -> tir.PrimExpr:
     return ctx.call_te("pixel_shuffle", build)
 
 
-__all__ = ["softmax_stages", "substitute"]
+__all__ = ["softmax_stages"]

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tvmlite.dsl import relax, tir
+from tvmlite.dsl import arith, relax, tir
+from tvmlite.dsl.analysis import free_vars, substitute
 from tvmlite.dsl.ops import OpDef, make_call, sinfo_of
+from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize import te
-from tvmlite.lowering.legalize.tir_util import substitute
 
 if TYPE_CHECKING:
     from tvmlite.lowering.passes.legalize_ops import KernelTable
@@ -51,25 +52,6 @@ def legalized_ops() -> list[str]:
     return sorted(_RULES)
 
 
-def _tir_vars(sinfo: Any, out: dict[tir.Var, None]) -> None:
-    if isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple):
-        for d in sinfo.shape:
-            _expr_vars(d, out)
-    elif isinstance(sinfo, relax.TupleStructInfo):
-        for f in sinfo.fields:
-            _tir_vars(f, out)
-
-
-def _expr_vars(e: Any, out: dict[tir.Var, None]) -> None:
-    if isinstance(e, tir.Var):
-        out[e] = None
-    elif isinstance(e, tir.BinaryOp):
-        _expr_vars(e.a, out)
-        _expr_vars(e.b, out)
-    elif isinstance(e, (tir.Cast,)):
-        _expr_vars(e.value, out)
-
-
 @dataclass
 class LegalizeCtx:
     """One operator call being legalized, and the means to replace it."""
@@ -81,13 +63,8 @@ class LegalizeCtx:
     vmap: dict[tir.Var, tir.Var] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        found: dict[tir.Var, None] = {}
-        for sinfo in (*self.arg_sinfo, self.out_sinfo):
-            _tir_vars(sinfo, found)
-        for a in self.call.args:
-            if isinstance(a, (relax.ShapeExpr, relax.PrimValue)):
-                for v in a.values if isinstance(a, relax.ShapeExpr) else (a.value,):
-                    _expr_vars(v, found)
+        values = [a for a in self.call.args if isinstance(a, relax.ShapeExpr | relax.PrimValue)]
+        found = tir_vars((*self.arg_sinfo, self.out_sinfo, *values))
         self.vmap = {v: tir.Var(v.name, v.dtype) for v in found}
 
     @property
@@ -117,6 +94,15 @@ class LegalizeCtx:
     def emit(self, expr: relax.Expr) -> relax.Var:
         """Bind `expr` (legalized in turn) before the call; returns its var."""
         return self.table.emit(expr)
+
+    def emit_shape(self, counts: relax.Expr, names: Sequence[str]) -> tuple[tir.Var, ...]:
+        """New int64 vars holding the values of the 1-d int64 tensor `counts` (a
+        kernel's result), bound through `R.tensor_to_shape` and `R.match_cast`: how
+        a data-dependent output size (nonzero) reaches the call that allocates it."""
+        dims = tuple(tir.Var(n, "int64") for n in names)
+        shape = self.emit(self.make_op("relax.tensor_to_shape", counts))
+        self.table.emit_match_cast(shape, relax.ShapeStructInfo(dims, len(dims)), "lv")
+        return dims
 
     def make_op(self, name: str, *args: Any, **kwargs: Any) -> relax.Call:
         """An `R.<op>` call built as the parser would (attributes normalized)."""
@@ -197,24 +183,14 @@ class LegalizeUnsupported(Exception):
 
 def _scalar(c: relax.Constant) -> tir.PrimExpr:
     dtype = "bool" if c.data.dtype.name == "bool" else str(c.data.dtype)
-    value = c.data.item()
-    if dtype.startswith("float"):
-        return tir.FloatImm(dtype, float(value))
-    return tir.IntImm(dtype, int(value))
+    return arith.const(c.data.item(), dtype)
 
 
 def _undefined_vars(params: list[te.Tensor | tir.Var]) -> list[tir.Var]:
     """Symbolic vars that appear in buffer shapes but are no buffer's bare dim: the
     kernel takes them as scalar parameters."""
-    defined: set[tir.Var] = set()
-    used: dict[tir.Var, None] = {}
-    for p in params:
-        if isinstance(p, te.Tensor):
-            for d in p.shape:
-                if isinstance(d, tir.Var):
-                    defined.add(d)
-                _expr_vars(d, used)
-    return [v for v in used if v not in defined]
+    dims = [d for p in params if isinstance(p, te.Tensor) for d in p.shape]
+    return [v for v in free_vars(dims) if v not in dims]
 
 
 def op_info(func: tir.PrimFunc) -> dict[str, Any] | None:

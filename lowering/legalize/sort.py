@@ -105,17 +105,36 @@ def ahead(a: tir.PrimExpr, b: tir.PrimExpr, descending: bool) -> tir.PrimExpr:
     return E.logical_or(less, E.logical_and(b_nan, E.logical_not(a_nan)))
 
 
-def _scratch(name: str, n: int) -> tir.Buffer:
+def index_scratch(name: str, n: int) -> tir.Buffer:
+    """A local int64 buffer of `n` positions (at least one)."""
     data = tir.Var(name, "handle", (INDEX, "local"))
     return tir.Buffer(name, data, INDEX, (E.idx(max(n, 1)),), scope="local")
 
 
-def merge_sort(
-    n: int, key: Callable[[tir.PrimExpr], tir.PrimExpr], descending: bool
-) -> tuple[list[tir.Stmt], tir.Buffer]:
+@dataclass(frozen=True)
+class Order:
+    """A strict order on positions for `merge_sort`: `before(p, q)` gives the
+    statements to run, then the condition "position p sorts strictly before
+    position q"; `scratch` holds the locals those statements use (allocated once,
+    by the sort)."""
+
+    before: Callable[[tir.PrimExpr, tir.PrimExpr], tuple[list[tir.Stmt], tir.PrimExpr]]
+    scratch: tuple[tir.Buffer, ...] = ()
+
+    @staticmethod
+    def by_key(key: Callable[[tir.PrimExpr], tir.PrimExpr], descending: bool) -> Order:
+        """Positions ordered by the scalar `key(p)` (NaN largest)."""
+
+        def before(p: tir.PrimExpr, q: tir.PrimExpr) -> tuple[list[tir.Stmt], tir.PrimExpr]:
+            return [], ahead(key(p), key(q), descending)
+
+        return Order(before)
+
+
+def merge_sort(n: int, order_by: Order) -> tuple[list[tir.Stmt], tir.Buffer]:
     """Statements leaving the stable sorted order of positions `0..n` in the
     returned buffer: runs of `width` merged pairwise into scratch, then copied back."""
-    order, merged = _scratch("order", n), _scratch("merged", n)
+    order, merged = index_scratch("order", n), index_scratch("merged", n)
     width, left, right = (local_scalar(v, INDEX) for v in ("width", "left", "right"))
     w = at0(width)
     lo, mid, hi = (tir.Var(v, INDEX) for v in ("lo", "mid", "hi"))
@@ -126,11 +145,12 @@ def merge_sort(
         dst = E.add(lo, k)
         return seq(tir.BufferStore(merged, pick, (dst,)), set0(run, E.add(at0(run), E.idx(1))))
 
-    def key_of(run: tir.Buffer) -> tir.PrimExpr:
-        return key(tir.BufferLoad(order, (at0(run),), INDEX))
+    def head(run: tir.Buffer) -> tir.PrimExpr:
+        return tir.BufferLoad(order, (at0(run),), INDEX)
 
-    from_right = ahead(key_of(right), key_of(left), descending)
-    both = tir.IfThenElse(from_right, take(right), take(left))
+    # Taking from the right run only when it is strictly ahead keeps the sort stable.
+    compare, from_right = order_by.before(head(right), head(left))
+    both = seq(*compare, tir.IfThenElse(from_right, take(right), take(left)))
     has_right = tir.IfThenElse(E.binary("lt", at0(right), hi), both, take(left))
     pick = tir.IfThenElse(E.binary("lt", at0(left), mid), has_right, take(right))
     merge = tir.For(k, E.idx(0), E.sub(hi, lo), tir.SERIAL, pick)
@@ -143,8 +163,9 @@ def merge_sort(
     one_pass = seq(
         tir.For(s, E.idx(0), pairs, tir.SERIAL, pair), copy_back, set0(width, E.mul(w, 2))
     )
+    scratch = (order, merged, width, left, right, *order_by.scratch)
     stmts: list[tir.Stmt] = [
-        *(tir.AllocBuffer(b, "alloc_local") for b in (order, merged, width, left, right)),
+        *(tir.AllocBuffer(b, "alloc_local") for b in scratch),
         loop(i, n, tir.BufferStore(order, i, (i,))),
         set0(width, E.idx(1)),
         tir.While(E.binary("lt", w, E.idx(n)), one_pass),
@@ -166,7 +187,7 @@ def sort_lines(
     def key(p: tir.PrimExpr) -> tir.PrimExpr:
         return tir.BufferLoad(data, lines.index(line, p), data.dtype)
 
-    stmts, order = merge_sort(lines.length, key, descending)
+    stmts, order = merge_sort(lines.length, Order.by_key(key, descending))
     body = seq(*stmts, finish(SortedLine(line, order, key)))
     return loop(line, lines.count, body, tir.PARALLEL)
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import loads, substitute
+from tvmlite.dsl.regions import infer_regions
 from tvmlite.lowering.legalize import texpr as E
-from tvmlite.lowering.legalize.tir_util import collect_loads, read_region, substitute
 
 INDEX = E.INDEX
 
@@ -215,7 +216,7 @@ class KernelBuilder:
             return list(stage.extern_inputs)
         exprs = stage.bodies.source if isinstance(stage.bodies, Reduce) else stage.bodies
         found: list[Tensor] = []
-        for load in collect_loads(exprs, post_order=True):
+        for load in loads(exprs, post_order=True):
             t = self._by_buffer.get(load.buffer)
             if t is not None and t.stage is not stage and t not in found:
                 found.append(t)
@@ -303,14 +304,12 @@ def emit_stage(stage: Stage, block_name: str) -> tir.Stmt:
         values = [substitute(b, sub) for b in stage.bodies]  # type: ignore[union-attr]
         stores = [tir.BufferStore(buf, v, spatial) for buf, v in zip(outs, values, strict=True)]
         body: tir.Stmt = stores[0] if len(stores) == 1 else tir.SeqStmt(tuple(stores))
-        sources = values
     else:
         sources = [substitute(s, sub) for s in reduce.source]
         body, init = _reduce_body(reduce, outs, sources, spatial)
-    reads = read_region(sources, exclude=set(outs))
-    writes = tuple(
-        tir.BufferRegion(buf, tuple(tir.Range(v, E.idx(1)) for v in spatial)) for buf in outs
-    )
+    reads, writes = infer_regions(body, None, (), ())
+    # TVM does not count a reduction's read of its own output.
+    reads = tuple(r for r in reads if r.buffer not in outs)
     values: tuple[tir.PrimExpr, ...] = tuple(loop_vars)
     if not loop_vars:  # a scalar stage: TVM gives it one unit iter var and no loop
         iter_vars = (tir.IterVar(tir.Var("vi", INDEX), tir.Range(E.idx(0), E.idx(1)), tir.SPATIAL),)

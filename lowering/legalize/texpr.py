@@ -2,27 +2,20 @@
 
 TVM folds constants while an expression is built (`x * 1` is `x`, `2 + 3` is
 `5`), so the kernels it prints never show such terms. Building through these
-helpers gives the same trees; building `tir.BinaryOp` directly would not.
+helpers (which fold with `dsl/arith.py`) gives the same trees; building
+`tir.BinaryOp` directly would not.
 """
 
 from __future__ import annotations
 
-import math
-
+from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+
+# `E.const` and `E.value_of` are part of the vocabulary legalization rules build with.
+from tvmlite.dsl.arith import const, value_of  # noqa: F401
 
 Expr = tir.PrimExpr | int | float | bool
 INDEX = "int64"
-
-
-def const(value: int | float | bool, dtype: str) -> tir.PrimExpr:
-    """An immediate of `dtype` (bool and ints give IntImm, floats FloatImm)."""
-    if dt.is_float(dtype):
-        return tir.FloatImm(dtype, float(value))
-    if dt.is_bool(dtype):
-        return tir.IntImm("bool", int(bool(value)))
-    return tir.IntImm(dtype, int(value))
 
 
 def idx(value: Expr) -> tir.PrimExpr:
@@ -35,13 +28,6 @@ def as_expr(value: Expr, dtype: str) -> tir.PrimExpr:
     if isinstance(value, tir.PrimExpr):
         return value
     return const(value, dtype)
-
-
-def value_of(e: tir.PrimExpr) -> int | float | None:
-    """The number an immediate holds, else None."""
-    if isinstance(e, (tir.IntImm, tir.FloatImm)):
-        return e.value
-    return None
 
 
 def _match(a: Expr, b: Expr) -> tuple[tir.PrimExpr, tir.PrimExpr]:
@@ -66,73 +52,12 @@ def _match(a: Expr, b: Expr) -> tuple[tir.PrimExpr, tir.PrimExpr]:
 
 def cast(e: Expr, dtype: str) -> tir.PrimExpr:
     """`T.Cast(dtype, e)`, folded for immediates and dropped when already `dtype`."""
-    e = as_expr(e, dtype)
-    if e.dtype == dtype:
-        return e
-    v = value_of(e)
-    if v is not None:
-        if dt.is_float(dtype):
-            return const(float(v), dtype)
-        if dt.is_bool(dtype):
-            return const(v != 0, dtype)
-        if isinstance(v, float) and not math.isfinite(v):
-            return tir.Cast(dtype, e)
-        return const(int(v), dtype)
-    return tir.Cast(dtype, e)
-
-
-def _fold(kind: str, x: int | float, y: int | float, is_int: bool) -> int | float | bool | None:
-    if kind == "add":
-        return x + y
-    if kind == "sub":
-        return x - y
-    if kind == "mul":
-        return x * y
-    if kind == "div":
-        if y == 0:
-            return None
-        return int(x / y) if is_int else x / y
-    if kind == "floordiv":
-        return None if y == 0 else (x // y if is_int else math.floor(x / y))
-    if kind == "floormod":
-        return None if y == 0 or not is_int else x % y
-    if kind == "min":
-        return min(x, y)
-    if kind == "max":
-        return max(x, y)
-    compare = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}
-    return compare.get(kind)
+    return arith.cast(dtype, as_expr(e, dtype))
 
 
 def binary(kind: str, a: Expr, b: Expr) -> tir.PrimExpr:
     """A binary operation, with the folding `tvm::arith::TryConstFold` applies."""
-    a, b = _match(a, b)
-    va, vb = value_of(a), value_of(b)
-    is_int = not dt.is_float(a.dtype)
-    out = "bool" if kind in tir.COMPARE_OPS or kind in tir.LOGIC_OPS else a.dtype
-    if va is not None and vb is not None and kind not in tir.LOGIC_OPS:
-        folded = _fold(kind, va, vb, is_int)
-        if folded is not None:
-            return const(folded, out)
-    if kind == "add":
-        if va == 0:
-            return b
-        if vb == 0:
-            return a
-    elif kind == "sub" and vb == 0:
-        return a
-    elif kind == "mul":
-        if va == 1:
-            return b
-        if vb == 1:
-            return a
-        if is_int and (va == 0 or vb == 0):
-            return const(0, out)
-    elif kind in ("div", "floordiv") and vb == 1:
-        return a
-    elif kind == "floormod" and vb == 1 and is_int:
-        return const(0, out)
-    return tir.BinaryOp(kind, a, b, out)
+    return arith.fold(kind, *_match(a, b))
 
 
 def add(a: Expr, b: Expr) -> tir.PrimExpr:

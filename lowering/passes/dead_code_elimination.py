@@ -18,8 +18,10 @@ from typing import Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.walk import walk
-from tvmlite.lowering.analysis.relax_util import used_vars
+from tvmlite.dsl.relax_functor import EXPR_NODES
+from tvmlite.dsl.relax_mutator import ExprMutator
+from tvmlite.dsl.tir_mutator import replace
+from tvmlite.lowering.analysis.relax_util import global_vars, used_vars
 from tvmlite.lowering.transform import Pass
 
 SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
@@ -34,20 +36,8 @@ IMPURE_OPS = frozenset(
     }
 )
 IMPURE_PREFIXES = ("relax.vm.", "relax.memory.", "relax.builtin.")
-PURE_LEAVES = (
-    relax.Var,
-    relax.Constant,
-    relax.Tuple,
-    relax.TupleGetItem,
-    relax.ShapeExpr,
-    relax.PrimValue,
-    relax.StringImm,
-    relax.DataTypeImm,
-    relax.GlobalVar,
-    relax.ExternFunc,
-    relax.Op,
-    relax.Function,
-)
+# Values whose evaluation has no effect: everything but calls and nested scopes.
+PURE_LEAVES = tuple(c for c in EXPR_NODES if c not in (relax.Call, relax.If, relax.SeqExpr))
 
 
 @dataclass(frozen=True)
@@ -63,7 +53,7 @@ class DeadCodeElimination(Pass):
         changed = False
         for gname, func in mod.functions.items():
             if isinstance(func, relax.Function) and not any(func.attr(k) for k in SKIP_ATTRS):
-                new = _Liveness(mod).function(func)
+                new = _Liveness(mod).visit_expr(func)
                 changed = changed or new is not func
                 func = new
             functions[gname] = func
@@ -89,7 +79,9 @@ def _reachable(functions: dict[str, Any], extra: tuple[str, ...]) -> set[str]:
         if name in seen or name not in functions:
             continue
         seen.add(name)
-        stack.extend(n.name for n in walk(functions[name]) if isinstance(n, relax.GlobalVar))
+        func = functions[name]
+        if isinstance(func, relax.Function):  # a prim function calls no module function
+            stack.extend(global_vars(func))
     return seen
 
 
@@ -99,61 +91,32 @@ def _is_public(func: Any) -> bool:
     )
 
 
-class _Liveness:
-    """Backward liveness over one function's bindings."""
+class _Liveness(ExprMutator):
+    """Backward liveness over the bindings of each sequence; nested scopes
+    (branches, closures) are cleaned as their binding is reached."""
 
     def __init__(self, mod: IRModule) -> None:
+        super().__init__()
         self.mod = mod
 
-    def function(self, func: relax.Function) -> relax.Function:
-        body = self.seq(func.body)
-        if body is func.body:
-            return func
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
-
-    def seq(self, s: relax.SeqExpr) -> relax.SeqExpr:
+    def visit_SeqExpr(self, s: relax.SeqExpr) -> relax.Expr:
         live: set[relax.Var] = set(used_vars(s.body))
         blocks: list[relax.BindingBlock] = []
-        changed = False
         for block in reversed(s.blocks):
             kept: list[relax.Binding] = []
             for b in reversed(block.bindings):
-                value = self.value(b.value)
+                value = self.visit_expr(b.value)
                 if b.var not in live and self.removable(b, value):
-                    changed = True
                     continue
-                if value is not b.value:
-                    b = _rebind(b, value)
-                    changed = True
                 live.update(used_vars(value))
-                kept.append(b)
+                kept.append(replace(b, value=value))
+            kept.reverse()
             if not kept and block.is_dataflow:
-                changed = True
                 continue
-            if len(kept) == len(block.bindings) and all(
-                a is b for a, b in zip(reversed(kept), block.bindings, strict=True)
-            ):
-                blocks.append(block)
-            else:
-                blocks.append(
-                    relax.BindingBlock(tuple(reversed(kept)), block.is_dataflow, block.span)
-                )
-        if not changed:
-            return s
-        return relax.SeqExpr(tuple(reversed(blocks)), s.body, s.span)
-
-    def value(self, v: relax.Expr) -> relax.Expr:
-        """Nested scopes (branches, closures) are cleaned first."""
-        if isinstance(v, relax.If):
-            t, f = self.seq(v.true_branch), self.seq(v.false_branch)
-            if t is v.true_branch and f is v.false_branch:
-                return v
-            return relax.If(v.condition, t, f, v.span)
-        if isinstance(v, relax.Function):
-            return self.function(v)
-        return v
+            same = _same(kept, block.bindings)
+            blocks.append(block if same else replace(block, bindings=tuple(kept)))
+        blocks.reverse()
+        return s if _same(blocks, s.blocks) else replace(s, blocks=tuple(blocks))
 
     def removable(self, b: relax.Binding, value: relax.Expr) -> bool:
         if isinstance(b, relax.MatchCast):
@@ -171,7 +134,5 @@ class _Liveness:
         return False
 
 
-def _rebind(b: relax.Binding, value: relax.Expr) -> relax.Binding:
-    if isinstance(b, relax.MatchCast):
-        return relax.MatchCast(b.var, value, b.struct_info, b.span)
-    return relax.VarBinding(b.var, value, b.span)
+def _same(new: list[Any], old: tuple[Any, ...]) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))

@@ -19,6 +19,7 @@ from typing import Any
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
+from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.lowering.analysis.graph_partition import (
     MAX_FUSED_OPS,
     Graph,
@@ -245,10 +246,11 @@ def _plain(vmap: dict[int, Any]) -> dict[int, relax.Expr]:
     return {k: v for k, v in vmap.items() if not isinstance(v, dict)}
 
 
-class _FunctionFuser:
+class _FunctionFuser(ExprMutator):
     """Partition one function and rewrite its dataflow blocks."""
 
     def __init__(self, mod: IRModule, table: FunctionTable, max_depth: int) -> None:
+        super().__init__()
         self.mod = mod
         self.table = table
         self.max_depth = max_depth
@@ -260,13 +262,11 @@ class _FunctionFuser:
         if all(g.find_root() is g for g in groups):
             return func
         self.group_of = {id(n.ref): groups[n.index].find_root() for n in graph.post_dfs_order}
-        blocks = tuple(self._block(b) if b.is_dataflow else b for b in func.body.blocks)
-        if all(a is b for a, b in zip(blocks, func.body.blocks, strict=True)):
-            return func
-        body = relax.SeqExpr(blocks, func.body.body, func.body.span)
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
+        return self.visit_expr(func)
+
+    def visit_binding_block(self, block: relax.BindingBlock) -> relax.BindingBlock:
+        """The graph covers the function's dataflow blocks; the rest stays as it is."""
+        return self._block(block) if block.is_dataflow else block
 
     def _group(self, var: relax.Var) -> Group | None:
         return self.group_of.get(id(var))

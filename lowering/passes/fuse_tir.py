@@ -22,15 +22,16 @@ from operator import itemgetter
 from typing import Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.analysis import substitute
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
-from tvmlite.dsl.walk import walk
+from tvmlite.dsl.relax_functor import ExprVisitor
+from tvmlite.dsl.relax_mutator import ExprMutator
+from tvmlite.dsl.tir_mutator import replace
 from tvmlite.lowering.analysis.kernel_inline import KernelInliner
 from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize.registry import OP_ATTRS, OP_NAME
-from tvmlite.lowering.legalize.tir_util import substitute
-from tvmlite.lowering.tir.mutator import seq
 from tvmlite.lowering.transform import Pass
 
 SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
@@ -63,7 +64,7 @@ class FuseTIR(Pass):
             if gname in fused:
                 functions[gname] = fused[gname].func
             elif isinstance(func, relax.Function) and not func.attr("Primitive"):
-                functions[gname] = _CallRewriter(fused).function(func)
+                functions[gname] = _CallRewriter(fused).visit_expr(func)
             else:
                 functions[gname] = func
         return IRModule(
@@ -76,18 +77,28 @@ def _fusible(func: relax.Function) -> bool:
 
 
 def _pinned(mod: IRModule) -> set[str]:
-    """Groups referenced other than as the callee of a top-level binding."""
-    refs: Counter[str] = Counter()
-    calls: Counter[str] = Counter()
+    """Groups referenced other than as the callee of a binding."""
+    refs = _References()
     for func in mod.functions.values():
-        if not isinstance(func, relax.Function):
-            continue
-        refs.update(n.name for n in walk(func.body) if isinstance(n, relax.GlobalVar))
-        for block in func.body.blocks:
-            for b in block.bindings:
-                if isinstance(b.value, relax.Call) and isinstance(b.value.op, relax.GlobalVar):
-                    calls[b.value.op.name] += 1
-    return {name for name, n in refs.items() if calls[name] != n}
+        if isinstance(func, relax.Function):
+            refs.visit_expr(func)
+    return {name for name, n in refs.refs.items() if refs.calls[name] != n}
+
+
+class _References(ExprVisitor):
+    """How often each module function is referenced, and called by a binding."""
+
+    def __init__(self) -> None:
+        self.refs: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()
+
+    def visit_GlobalVar(self, e: relax.GlobalVar) -> None:
+        self.refs[e.name] += 1
+
+    def visit_VarBinding(self, b: relax.VarBinding) -> None:
+        if isinstance(b.value, relax.Call) and isinstance(b.value.op, relax.GlobalVar):
+            self.calls[b.value.op.name] += 1
+        super().visit_VarBinding(b)
 
 
 @dataclass
@@ -145,7 +156,7 @@ class FusedKernelBuilder:
             buffer_map.append((handle, buf))
         scalar_vars = self._scalar_params([b for _, b in buffer_map])
         params.extend(self.fmap[v] for v in scalar_vars)  # type: ignore[misc]
-        root = tir.Block("root", (), (), (), seq(self.body), None, tuple(self.allocs))
+        root = tir.Block("root", (), (), (), tir.seq(self.body), None, tuple(self.allocs))
         body = tir.BlockRealize((), tir.IntImm("bool", 1), root)
         func = tir.PrimFunc(
             tuple(params),
@@ -277,9 +288,9 @@ class FusedKernelBuilder:
         body = kernel.body
         if isinstance(body, tir.BlockRealize) and body.block.name == "root":
             root = body.block
-            self.allocs.extend(inliner.define_buffer(a) for a in root.alloc_buffers)
+            self.allocs.extend(inliner.visit_buffer_def(a) for a in root.alloc_buffers)
             body = root.body
-        self.body.append(inliner.stmt(body))
+        self.body.append(inliner.visit_stmt(body))
 
     def _attrs(self) -> tuple[tuple[str, Any], ...]:
         names = tuple(str(k.attr(OP_NAME) or name) for name, k in self.kernels)
@@ -319,40 +330,28 @@ def _out_name(kernel: tir.PrimFunc, position: int) -> str:
 # ---------------------------------------------------------------- call sites
 
 
-class _CallRewriter:
+class _CallRewriter(ExprMutator):
     """Replaces `x = fused_group(args)` with `x = R.call_tir(fused_group, ...)`."""
 
     def __init__(self, fused: dict[str, FusedKernel]) -> None:
+        super().__init__()
         self.fused = fused
 
-    def function(self, func: relax.Function) -> relax.Function:
-        blocks = tuple(self._block(b) for b in func.body.blocks)
-        if all(a is b for a, b in zip(blocks, func.body.blocks, strict=True)):
-            return func
-        body = relax.SeqExpr(blocks, func.body.body, func.body.span)
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
-
-    def _block(self, block: relax.BindingBlock) -> relax.BindingBlock:
-        out = [self._binding(b) for b in block.bindings]
-        if all(a is b for a, b in zip(out, block.bindings, strict=True)):
-            return block
-        return relax.BindingBlock(tuple(out), block.is_dataflow, block.span)
-
-    def _binding(self, b: relax.Binding) -> relax.Binding:
-        v = b.value
+    def visit_VarBinding(self, b: relax.VarBinding) -> relax.Binding | None:
+        new = super().visit_VarBinding(b)
+        v = new.value if new is not None else None
         if not (isinstance(v, relax.Call) and isinstance(v.op, relax.GlobalVar)):
-            return b
+            return new
         fk = self.fused.get(v.op.name)
-        if fk is None or not isinstance(b, relax.VarBinding):
-            return b
+        if fk is None:
+            return new
         args = tuple(v.args[i] for i in fk.tensor_params)
         call_args: list[relax.Expr] = [relax.GlobalVar(v.op.name), relax.Tuple(args)]
         if fk.scalar_vars:
             call_args.append(relax.ShapeExpr(tuple(_bind_scalars(fk, v))))
-        call = relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (b.var.struct_info,))
-        return relax.VarBinding(b.var, call, b.span)
+        sinfo = new.var.struct_info
+        call = relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (sinfo,))
+        return replace(new, value=call)
 
 
 def _bind_scalars(fk: FusedKernel, call: relax.Call) -> list[tir.PrimExpr]:

@@ -1,8 +1,9 @@
 """LegalizeOps: replace every high-level `R.<op>` call with `R.call_tir` of a prim
 function that computes it.
 
-This pass owns the Relax side of legalization: walking graph functions,
-replacing calls binding by binding (a rule may bind helper values first),
+This pass owns the Relax side of legalization: walking graph functions with
+the Relax `ExprMutator`, replacing calls binding by binding (a rule may bind
+helper values first, through the mutator's emitter),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`.
 
@@ -16,22 +17,30 @@ prim values), so the kernel would be the same. Calls whose rule emitted helper
 bindings are always legalized afresh. Functions marked
 `Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
 have no rule or already are `call_tir`, so running the pass twice changes
-nothing.
+nothing. A binding whose legalized value knows a shape its var does not (an
+output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
+later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
+the operators after it can be legalized.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
+from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.dsl.tir_mutator import replace
+from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
 from tvmlite.lowering.transform import Pass
+from tvmlite.printer.relax_expr import index_map_script
 
 SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 
@@ -51,8 +60,8 @@ class LegalizeOps(Pass):
         table = KernelTable(mod, dict(self.customize or {}), dialect == TVM027)
         functions: dict[str, Any] = {}
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not _skipped(func):
-                func = table.rewrite_function(func)
+            if isinstance(func, relax.Function):
+                func = table.visit_expr(func)
             functions[gname] = func
         if not table.kernels:
             return mod
@@ -66,19 +75,23 @@ def _skipped(func: relax.Function) -> bool:
     return any(func.attr(key) for key in SKIP_ATTRS)
 
 
-@dataclass
-class KernelTable:
-    """The state of one run: new kernels by name, and the bindings a rule emits."""
+class KernelTable(ExprMutator):
+    """One run over a module's graph functions: rewrites every operator call it
+    meets (nested scopes too, but not functions marked as skipped), holds the new
+    kernels by name, and emits the helper bindings a rule asks for before the
+    binding being rewritten."""
 
-    mod: IRModule
-    customize: dict[str, LegalizeFn]
-    s_tir: bool = False
-    kernels: dict[str, tir.PrimFunc] = field(default_factory=dict)
-    _by_hash: dict[int, list[str]] = field(default_factory=dict)
-    _counters: dict[str, int] = field(default_factory=dict)
-    _memo: dict[Any, _Replay] = field(default_factory=dict)
-    _pending: list[relax.Binding] = field(default_factory=list)
-    _dataflow: bool = False
+    def __init__(
+        self, mod: IRModule, customize: dict[str, LegalizeFn], s_tir: bool = False
+    ) -> None:
+        super().__init__()
+        self.mod = mod
+        self.customize = customize
+        self.s_tir = s_tir
+        self.kernels: dict[str, tir.PrimFunc] = {}
+        self._by_hash: dict[int, list[str]] = {}
+        self._counters: dict[str, int] = {}  # next suffix to try per kernel name
+        self._memo: dict[Any, _Replay] = {}
 
     def kernel_attrs(self, ctx: LegalizeCtx) -> tuple[tuple[str, Any], ...]:
         noalias = "tirx.noalias" if self.s_tir else "tir.noalias"
@@ -106,17 +119,30 @@ class KernelTable:
         self._by_hash.setdefault(key, []).append(unique)
         return relax.GlobalVar(unique)
 
-    def emit(self, expr: relax.Expr) -> relax.Var:
-        value = self.legalize_expr(expr)
-        cls = relax.DataflowVar if self._dataflow else relax.Var
-        var = cls("lv", sinfo_of(value))
-        self._pending.append(relax.VarBinding(var, value))
-        return var
+    def emit(
+        self, value: relax.Expr, name: str = "lv", struct_info: relax.StructInfo | None = None
+    ) -> relax.Var:
+        """Bind `value`, legalized in turn, before the binding being rewritten."""
+        return super().emit(self.legalize_expr(value), name, struct_info)
 
     # ------------------------------------------------------------ rewriting
 
+    def visit_VarBinding(self, b: relax.VarBinding) -> relax.Binding | None:
+        value = self.visit_expr(b.value)
+        var = self._define(b.var)
+        sinfo = sinfo_of(value)
+        if _sharper(var.struct_info, sinfo):
+            var = self.var_remap[b.var] = type(var)(var.name, sinfo, var.span)
+        return replace(b, value=value, var=var)
+
+    def visit_Call(self, e: relax.Call) -> relax.Expr:
+        return self.legalize_expr(super().visit_Call(e))
+
+    def visit_Function(self, e: relax.Function) -> relax.Expr:
+        return e if _skipped(e) else super().visit_Function(e)
+
     def legalize_expr(self, expr: relax.Expr) -> relax.Expr:
-        """`expr` with its operator call replaced (helper bindings go to pending)."""
+        """`expr` with its operator call replaced (helper bindings are emitted)."""
         if not (isinstance(expr, relax.Call) and isinstance(expr.op, relax.Op)):
             return expr
         name = expr.op.name
@@ -128,71 +154,35 @@ class KernelTable:
         replay = self._memo.get(key) if key is not None else None
         if replay is not None:
             return replay.apply(expr)
-        mark = len(self._pending)
+        emitted = self.emitted()
+        mark = len(emitted)
         try:
             ctx = LegalizeCtx(expr, op, sinfo_of(expr), self)
             result = rule(ctx)
         except LegalizeUnsupported:
             result = None
         if result is None:
-            del self._pending[mark:]
+            del emitted[mark:]  # the helpers of a rule that gave up
             return expr
         result = self.legalize_expr(result) if result is not expr else expr
-        if key is not None and len(self._pending) == mark:
+        if key is not None and len(emitted) == mark:
             found = _Replay.of(result, expr)
             if found is not None:
                 self._memo[key] = found
         return result
 
-    def rewrite_function(self, func: relax.Function) -> relax.Function:
-        body = self._seq(func.body)
-        if body is func.body:
-            return func
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
 
-    def _seq(self, seq: relax.SeqExpr) -> relax.SeqExpr:
-        blocks = tuple(self._block(b) for b in seq.blocks)
-        self._dataflow = False
-        body = self._value(seq.body)
-        if self._pending:  # helpers of a call in return position
-            blocks = (*blocks, relax.BindingBlock(tuple(self._pending)))
-            self._pending.clear()
-        if all(a is b for a, b in zip(blocks, seq.blocks, strict=True)) and body is seq.body:
-            return seq
-        return relax.SeqExpr(blocks, body, seq.span)
-
-    def _block(self, block: relax.BindingBlock) -> relax.BindingBlock:
-        out: list[relax.Binding] = []
-        changed = False
-        for binding in block.bindings:
-            self._dataflow = block.is_dataflow
-            value = self._value(binding.value)
-            out.extend(self._pending)
-            changed = changed or bool(self._pending) or value is not binding.value
-            self._pending.clear()
-            if value is binding.value:
-                out.append(binding)
-            elif isinstance(binding, relax.MatchCast):
-                out.append(relax.MatchCast(binding.var, value, binding.struct_info, binding.span))
-            else:
-                out.append(relax.VarBinding(binding.var, value, binding.span))
-        if not changed:
-            return block
-        return relax.BindingBlock(tuple(out), block.is_dataflow, block.span)
-
-    def _value(self, value: relax.Expr) -> relax.Expr:
-        if isinstance(value, relax.If):
-            t, f = self._seq(value.true_branch), self._seq(value.false_branch)
-            if t is value.true_branch and f is value.false_branch:
-                return value
-            return relax.If(value.condition, t, f, value.span)
-        if isinstance(value, relax.SeqExpr):
-            return self._seq(value)
-        if isinstance(value, relax.Function):
-            return value if _skipped(value) else self.rewrite_function(value)
-        return self.legalize_expr(value)
+def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
+    """Whether `new` gives a shape where `old` has none, and agrees with it elsewhere."""
+    if isinstance(old, relax.TensorStructInfo) and isinstance(new, relax.TensorStructInfo):
+        return old.shape is None and isinstance(new.shape, tuple) and compatible(old, new)
+    if isinstance(old, relax.TupleStructInfo) and isinstance(new, relax.TupleStructInfo):
+        if len(old.fields) != len(new.fields):
+            return False
+        pairs = list(zip(old.fields, new.fields, strict=True))
+        sharper = [_sharper(a, b) for a, b in pairs]
+        return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
+    return False
 
 
 def _call_key(rule: LegalizeFn, call: relax.Call) -> Any:
@@ -289,7 +279,10 @@ def _follow(path: Any, args: tuple[relax.Expr, ...]) -> relax.Expr:
 
 
 def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples)."""
+    """Operator attributes as function-attribute values (lists become tuples, an
+    index map its text)."""
+    if isinstance(value, IndexMap):
+        return index_map_script(value)
     if isinstance(value, list):
         return tuple(_attr_value(v) for v in value)
     return value

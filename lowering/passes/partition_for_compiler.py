@@ -22,6 +22,7 @@ from typing import Any
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.lowering.analysis.relax_util import (
     FunctionTable,
     defined_tir_vars,
@@ -89,10 +90,11 @@ def _op_name(value: relax.Expr) -> str | None:
     return None
 
 
-class _Partitioner:
+class _Partitioner(ExprMutator):
     """Find chains in one function's dataflow blocks and replace them with calls."""
 
     def __init__(self, owner: PartitionForCompiler, table: FunctionTable) -> None:
+        super().__init__()
         self.owner = owner
         self.table = table
         self.uses: dict[int, int] = {}
@@ -100,13 +102,11 @@ class _Partitioner:
     def rewrite(self, func: relax.Function) -> relax.Function:
         for var in used_vars(func.body):
             self.uses[id(var)] = self.uses.get(id(var), 0) + 1
-        blocks = tuple(self._block(b) if b.is_dataflow else b for b in func.body.blocks)
-        if all(a is b for a, b in zip(blocks, func.body.blocks, strict=True)):
-            return func
-        body = relax.SeqExpr(blocks, func.body.body, func.body.span)
-        return relax.Function(
-            func.params, body, func.ret_struct_info, func.is_pure, func.attrs, func.span
-        )
+        return self.visit_expr(func)
+
+    def visit_binding_block(self, block: relax.BindingBlock) -> relax.BindingBlock:
+        """Chains are found inside dataflow blocks; the rest stays as it is."""
+        return self._block(block) if block.is_dataflow else block
 
     def _block(self, block: relax.BindingBlock) -> relax.BindingBlock:
         bindings = list(block.bindings)

@@ -5,14 +5,85 @@
 Compact buffers get row-major strides from their shape. Codegen then only sees
 pointer + index; the original buffers stay in `buffer_map`, which is the calling
 convention's business, not the body's.
+
+The index arithmetic is folded as it is built (most shapes and strides are
+constants), which keeps `--emit tir` readable and the LLVM input small; `add`
+and `mul` also know how a `Ramp` combines with scalars, which is how vector
+indices survive flattening.
 """
 
 from __future__ import annotations
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import tir
-from tvmlite.lowering.tir import simplify as fold
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace
+from tvmlite.dsl import arith, tir
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
+
+INDEX = "int64"
+
+
+def to_index(e: tir.PrimExpr) -> tir.PrimExpr:
+    """`e` as int64 (the flat-index type), with the same lanes."""
+    elem = dt.element_of(e.dtype)
+    if elem == INDEX:
+        return e
+    if isinstance(e, tir.IntImm):
+        return tir.IntImm(INDEX, e.value)
+    if isinstance(e, tir.Ramp):
+        return tir.Ramp(to_index(e.base), to_index(e.stride), e.lanes, f"{INDEX}x{e.lanes}")
+    if isinstance(e, tir.Broadcast):
+        return tir.Broadcast(to_index(e.value), e.lanes, f"{INDEX}x{e.lanes}")
+    return tir.Cast(dt.with_lanes(INDEX, dt.lanes(e.dtype)), e)
+
+
+def _broadcast(e: tir.PrimExpr, lanes: int) -> tir.PrimExpr:
+    if dt.lanes(e.dtype) == lanes:
+        return e
+    return tir.Broadcast(e, lanes, dt.with_lanes(e.dtype, lanes))
+
+
+def _vector_op(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    lanes = max(dt.lanes(a.dtype), dt.lanes(b.dtype))
+    return arith.fold(kind, _broadcast(a, lanes), _broadcast(b, lanes))
+
+
+def add(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    x, y = arith.as_int(a), arith.as_int(b)
+    if x is not None and y is not None:
+        return arith.fold("add", a, b)
+    if x == 0:
+        return b
+    if y == 0:
+        return a
+    if isinstance(a, tir.Ramp) and isinstance(b, tir.Ramp):
+        return tir.Ramp(add(a.base, b.base), add(a.stride, b.stride), a.lanes, a.dtype)
+    if isinstance(a, tir.Ramp) and dt.lanes(b.dtype) == 1:
+        return tir.Ramp(add(a.base, b), a.stride, a.lanes, a.dtype)
+    if isinstance(b, tir.Ramp) and dt.lanes(a.dtype) == 1:
+        return tir.Ramp(add(a, b.base), b.stride, b.lanes, b.dtype)
+    return _vector_op("add", a, b)
+
+
+def mul(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    x, y = arith.as_int(a), arith.as_int(b)
+    if x is not None and y is not None:
+        return arith.fold("mul", a, b)
+    if x == 1:
+        return b
+    if y == 1:
+        return a
+    if isinstance(a, tir.Ramp) and dt.lanes(b.dtype) == 1:
+        return tir.Ramp(mul(a.base, b), mul(a.stride, b), a.lanes, a.dtype)
+    if isinstance(b, tir.Ramp) and dt.lanes(a.dtype) == 1:
+        return tir.Ramp(mul(a, b.base), mul(a, b.stride), b.lanes, b.dtype)
+    return _vector_op("mul", a, b)
+
+
+def product(items: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
+    total: tir.PrimExpr = tir.IntImm(INDEX, 1)
+    for item in items:
+        total = mul(total, to_index(item))
+    return total
 
 
 def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
@@ -22,19 +93,19 @@ def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
             raise TVMLiteError(
                 f"buffer '{b.name}' has {len(b.strides)} strides for {len(b.shape)} dims"
             )
-        return tuple(fold.to_index(s) for s in b.strides)
+        return tuple(to_index(s) for s in b.strides)
     strides: list[tir.PrimExpr] = []
-    running: tir.PrimExpr = tir.IntImm(fold.INDEX, 1)
+    running: tir.PrimExpr = tir.IntImm(INDEX, 1)
     for dim in reversed(b.shape):
         strides.append(running)
-        running = fold.mul(running, fold.to_index(dim))
+        running = mul(running, to_index(dim))
     return tuple(reversed(strides))
 
 
 def elem_offset_of(b: tir.Buffer) -> tir.PrimExpr:
     if b.elem_offset is None:
-        return tir.IntImm(fold.INDEX, 0)
-    return fold.to_index(b.elem_offset)
+        return tir.IntImm(INDEX, 0)
+    return to_index(b.elem_offset)
 
 
 def flat_index(b: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
@@ -44,7 +115,7 @@ def flat_index(b: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr
         )
     index = elem_offset_of(b)
     for i, stride in zip(indices, strides_of(b), strict=True):
-        index = fold.add(index, fold.mul(fold.to_index(i), stride))
+        index = add(index, mul(to_index(i), stride))
     return index
 
 
@@ -60,29 +131,29 @@ class FlattenBuffers(StmtExprMutator):
     def flat(self, b: tir.Buffer) -> tir.Buffer:
         found = self._flat.get(b)
         if found is None:
-            size = fold.product(b.shape)
+            size = product(b.shape)
             found = tir.Buffer(b.name, b.data, b.dtype, (size,), (), None, b.scope, span=b.span)
             self._flat[b] = found
         return found
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
-        index = flat_index(e.buffer, self.exprs(e.indices))
+        index = flat_index(e.buffer, self.visit_exprs(e.indices))
         return tir.BufferLoad(self.flat(e.buffer), (index,), e.dtype, e.span)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
-        index = flat_index(s.buffer, self.exprs(s.indices))
-        return tir.BufferStore(self.flat(s.buffer), self.expr(s.value), (index,), s.span)
+        index = flat_index(s.buffer, self.visit_exprs(s.indices))
+        return tir.BufferStore(self.flat(s.buffer), self.visit_expr(s.value), (index,), s.span)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
         b = s.buffer
         if s.form == "decl_buffer" or b.elem_offset is not None:
             # A view: accesses already carry its offset; storage is only needed
             # when its data var is fresh, and then the extent covers the offset.
-            size = fold.add(elem_offset_of(b), fold.product(b.shape))
+            size = add(elem_offset_of(b), product(b.shape))
             flat = tir.Buffer(b.name, b.data, b.dtype, (size,), (), None, b.scope, span=b.span)
             return replace(s, buffer=flat)
         return replace(s, buffer=self.flat(b))
 
 
 def flatten_buffers(func: tir.PrimFunc) -> tir.PrimFunc:
-    return FlattenBuffers().run(func)
+    return FlattenBuffers().visit_prim_func(func)

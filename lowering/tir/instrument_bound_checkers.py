@@ -7,7 +7,9 @@ that makes the access, so nothing is read or written out of bounds; a failed
 check makes the kernel return its status, which the caller turns into a
 TVMLiteError with the assert's message (the path of every TIR assert:
 `signature.py`, `codegen/llvm_kernel.py`, the host's `run_kernel`). The message
-names the access, the index and the extent; the caller adds the function.
+names the access, the index with the value it had, and the extent (with its
+value when it is symbolic); the caller adds the function. The values are
+message parts that are expressions, filled in by the failing kernel.
 
 - It runs after LowerBlocks and before FlattenBuffers, while buffers still have
   their dims: `B[i, j + 1]` is checked against axis 1's extent, not only
@@ -19,7 +21,7 @@ names the access, the index and the extent; the caller adds the function.
   `T.address_of(A[i])` takes an address and reads nothing: it is not checked.
 - Vector indices: a Ramp is in bounds when both its ends are, a Broadcast when
   its value is; any other vector index is checked lane by lane.
-- Checks that cannot fail are left out: `IntBounds` knows the ranges of loop
+- Checks that cannot fail are left out: `arith.IntBounds` knows the ranges of loop
   and let variables, and a loop var whose loop runs over `range(n)` indexes an
   axis of extent `n`. Only the half of a check that may fail is kept.
 """
@@ -32,12 +34,12 @@ from contextlib import contextmanager
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.arith import Bounds, IntBounds
 from tvmlite.dsl.module import CLASSIC
 from tvmlite.dsl.ops.shape_arith import equal, show
-from tvmlite.dsl.walk import walk
-from tvmlite.lowering.tir import simplify as fold
-from tvmlite.lowering.tir.int_bounds import Bounds, IntBounds
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace, seq
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
+from tvmlite.lowering.tir.flatten_buffers import INDEX, add, mul, to_index
 from tvmlite.lowering.transform import PassContext
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import ExprPrinter
@@ -72,7 +74,7 @@ class InstrumentBoundCheckers(StmtExprMutator):
 
     def __init__(self) -> None:
         super().__init__()
-        self.bounds = IntBounds()
+        self.bounds = IntBounds(any_value=True)
         self.loops: dict[tir.Var, tir.For] = {}
         self.lets: dict[tir.Var, tir.PrimExpr] = {}
         self.checks: list[tir.Stmt] = []  # for the statement being visited
@@ -80,11 +82,11 @@ class InstrumentBoundCheckers(StmtExprMutator):
 
     # ------------------------------------------------------------ statements
 
-    def stmt(self, s: tir.Stmt) -> tir.Stmt:
+    def visit_stmt(self, s: tir.Stmt) -> tir.Stmt:
         outer, self.checks = self.checks, []
         try:
-            new = super().stmt(s)
-            return seq([*self.checks, new]) if self.checks else new
+            new = super().visit_stmt(s)
+            return tir.seq([*self.checks, new]) if self.checks else new
         finally:
             self.checks = outer
 
@@ -99,12 +101,12 @@ class InstrumentBoundCheckers(StmtExprMutator):
             return super().visit_For(s)
 
     def visit_LetStmt(self, s: tir.LetStmt) -> tir.Stmt:
-        value = self.expr(s.value)
+        value = self.visit_expr(s.value)
         with self._binding(s.var, self.bounds.of(value), value=value):
-            return replace(s, value=value, body=self.stmt(s.body))
+            return replace(s, value=value, body=self.visit_stmt(s.body))
 
     def visit_Bind(self, s: tir.Bind) -> tir.Stmt:
-        value = self.expr(s.value)
+        value = self.visit_expr(s.value)
         # Known for the rest of the enclosing scope, where the var is visible.
         self.lets[s.var] = value
         found = self.bounds.of(value)
@@ -114,14 +116,14 @@ class InstrumentBoundCheckers(StmtExprMutator):
 
     def visit_While(self, s: tir.While) -> tir.Stmt:
         outer, self.checks = self.checks, []
-        condition = self.expr(s.condition)
+        condition = self.visit_expr(s.condition)
         before, self.checks = self.checks, outer
-        body = self.stmt(s.body)
+        body = self.visit_stmt(s.body)
         if not before:
             return replace(s, condition=condition, body=body)
         # The condition runs before every iteration, so its checks must too.
         leave = tir.IfThenElse(tir.Not(condition), tir.Break())
-        return tir.While(TRUE, seq([*before, leave, body]), s.span)
+        return tir.While(TRUE, tir.seq([*before, leave, body]), s.span)
 
     # ------------------------------------------------------------ expressions
 
@@ -134,27 +136,27 @@ class InstrumentBoundCheckers(StmtExprMutator):
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
         if e.op == "address_of" and isinstance(e.args[0], tir.BufferLoad):
             load = e.args[0]
-            return replace(e, args=(replace(load, indices=self.exprs(load.indices)),))
+            return replace(e, args=(replace(load, indices=self.visit_exprs(load.indices)),))
         if e.op == "if_then_else" and dt.lanes(e.args[0].dtype) == 1:
-            cond = self.expr(e.args[0])
+            cond = self.visit_expr(e.args[0])
             then = self._guarded(cond, e.args[1])
             other = self._guarded(tir.Not(cond), e.args[2])
             return replace(e, args=(cond, then, other))
         return super().visit_Call(e)
 
     def visit_Let(self, e: tir.Let) -> tir.PrimExpr:
-        value = self.expr(e.value)
+        value = self.visit_expr(e.value)
         self.scope.append((e.var, value))
         try:
             with self._binding(e.var, self.bounds.of(value)):
-                return replace(e, value=value, body=self.expr(e.body))
+                return replace(e, value=value, body=self.visit_expr(e.body))
         finally:
             self.scope.pop()
 
     def _guarded(self, guard: tir.PrimExpr, e: tir.PrimExpr) -> tir.PrimExpr:
         self.scope.append(guard)
         try:
-            return self.expr(e)
+            return self.visit_expr(e)
         finally:
             self.scope.pop()
 
@@ -190,28 +192,35 @@ class InstrumentBoundCheckers(StmtExprMutator):
         if len(indices) != len(buffer.shape):
             return  # FlattenBuffers reports the mismatch
         for axis, (index, extent) in enumerate(zip(indices, buffer.shape, strict=True)):
-            conds = [c for point in _points(index, buffer) for c in self._in_bounds(point, extent)]
-            if not conds:
-                continue
-            cond = conds[0]
-            for c in conds[1:]:
-                cond = tir.BinaryOp("and", cond, c, "bool")
-            on_axis = f" on axis {axis}" if len(indices) > 1 else ""
-            message = (
-                f"{what} buffer {buffer.name} out of bounds: index {_text(index)}{on_axis} "
-                f"is outside [0, {show(extent)})"
-            )
-            self.checks.append(tir.AssertStmt(self._in_scope(cond), "RuntimeError", (message,)))
+            for lane, point in _points(index, buffer):
+                conds = self._in_bounds(point, extent)
+                if not conds:
+                    continue
+                cond = conds[0]
+                for c in conds[1:]:
+                    cond = tir.BinaryOp("and", cond, c, "bool")
+                at = "" if lane is None else f" at lane {lane}"
+                on_axis = f" on axis {axis}" if len(indices) > 1 else ""
+                # The values the index and a symbolic extent had when the check failed.
+                message: list[str | tir.PrimExpr] = [
+                    f"{what} buffer {buffer.name} out of bounds: index {_text(index)}{at} = ",
+                    self._in_scope(point, guards=False),
+                    f"{on_axis} is outside [0, {show(extent)})",
+                ]
+                if not isinstance(extent, tir.IntImm):
+                    message += [f" ({show(extent)} = ", self._in_scope(extent, guards=False), ")"]
+                assert_ = tir.AssertStmt(self._in_scope(cond), "RuntimeError", tuple(message))
+                self.checks.append(assert_)
 
     def _in_bounds(self, x: tir.PrimExpr, extent: tir.PrimExpr) -> list[tir.PrimExpr]:
         """The parts of `0 <= x < extent` that may be false."""
         conds: list[tir.PrimExpr] = []
-        found, limit = self.bounds.of(x), self.bounds.of(extent)
+        found, limit = self.bounds.ints(x), self.bounds.ints(extent)
         if found is None or found[0] < 0:
-            conds.append(tir.BinaryOp("le", tir.IntImm(fold.INDEX, 0), fold.to_index(x), "bool"))
+            conds.append(tir.BinaryOp("le", tir.IntImm(INDEX, 0), to_index(x), "bool"))
         below = found is not None and limit is not None and found[1] < limit[0]
         if not below and not self._spans(x, extent):
-            conds.append(tir.BinaryOp("lt", fold.to_index(x), fold.to_index(extent), "bool"))
+            conds.append(tir.BinaryOp("lt", to_index(x), to_index(extent), "bool"))
         return conds
 
     def _spans(self, x: tir.PrimExpr, extent: tir.PrimExpr) -> bool:
@@ -219,7 +228,7 @@ class InstrumentBoundCheckers(StmtExprMutator):
         `range(extent)` (through widening casts and let bindings), or such a var
         plus something never positive."""
         if isinstance(x, tir.BinaryOp) and x.kind in ("add", "sub"):
-            b = self.bounds.of(x.b)
+            b = self.bounds.ints(x.b)
             if b is None or (b[1] > 0 if x.kind == "add" else b[0] < 0):
                 return False
             return self._spans(x.a, extent)
@@ -231,21 +240,21 @@ class InstrumentBoundCheckers(StmtExprMutator):
             else:
                 break
         loop = self.loops.get(x) if isinstance(x, tir.Var) else None
-        if loop is None or self.bounds.of(loop.min) != (0, 0):
+        if loop is None or self.bounds.ints(loop.min) != (0, 0):
             return False
         return equal(loop.extent, extent)
 
-    def _in_scope(self, cond: tir.PrimExpr) -> tir.PrimExpr:
-        """`cond` evaluated where the access is: under its lets, and only when the
-        branches of `if_then_else` it sits in are taken."""
+    def _in_scope(self, e: tir.PrimExpr, guards: bool = True) -> tir.PrimExpr:
+        """`e` evaluated where the access is: under its lets, and (a condition) only
+        when the branches of `if_then_else` it sits in are taken."""
         for item in reversed(self.scope):
             if isinstance(item, tuple):
                 var, value = item
-                if any(node is var for node in walk(cond)):
-                    cond = tir.Let(var, value, cond, "bool")
-            else:
-                cond = tir.Call("bool", "if_then_else", (item, cond, TRUE))
-        return cond
+                if uses(e, {var}):
+                    e = tir.Let(var, value, e, e.dtype)
+            elif guards:
+                e = tir.Call("bool", "if_then_else", (item, e, TRUE))
+        return e
 
 
 def _widens(source: str, target: str) -> bool:
@@ -259,18 +268,19 @@ def _widens(source: str, target: str) -> bool:
     return dt.is_int(target) and dt.bits(target) >= dt.bits(source)
 
 
-def _points(index: tir.PrimExpr, buffer: tir.Buffer) -> list[tir.PrimExpr]:
-    """Scalar expressions that are in bounds exactly when every lane of `index` is."""
+def _points(index: tir.PrimExpr, buffer: tir.Buffer) -> list[tuple[int | None, tir.PrimExpr]]:
+    """(lane, scalar expression) pairs that are in bounds exactly when every lane
+    of `index` is; the lane is None for a scalar or a broadcast."""
     lanes = dt.lanes(index.dtype)
     if lanes == 1:
-        return [index]
+        return [(None, index)]
     if isinstance(index, tir.Ramp):
-        last = fold.mul(fold.to_index(index.stride), tir.IntImm(fold.INDEX, lanes - 1))
-        return [index.base, fold.add(fold.to_index(index.base), last)]
+        last = mul(to_index(index.stride), tir.IntImm(INDEX, lanes - 1))
+        return [(0, index.base), (lanes - 1, add(to_index(index.base), last))]
     if isinstance(index, tir.Broadcast):
-        return [index.value]
+        return [(None, index.value)]
     try:
-        return [_lane(index, k) for k in range(lanes)]
+        return [(k, _lane(index, k)) for k in range(lanes)]
     except TVMLiteError as err:
         raise TVMLiteError(
             f"a checked build cannot check the index {_text(index)} of buffer {buffer.name}: {err}"
@@ -283,7 +293,7 @@ def _lane(e: tir.PrimExpr, k: int) -> tir.PrimExpr:
         return e
     elem = dt.element_of(e.dtype)
     if isinstance(e, tir.Ramp):
-        return fold.add(e.base, fold.mul(e.stride, tir.IntImm(e.base.dtype, k)))
+        return add(e.base, mul(e.stride, tir.IntImm(e.base.dtype, k)))
     if isinstance(e, tir.Broadcast):
         return e.value
     if isinstance(e, tir.BinaryOp):
@@ -310,4 +320,4 @@ def _text(e: tir.PrimExpr) -> str:
 
 
 def instrument_bound_checkers(func: tir.PrimFunc) -> tir.PrimFunc:
-    return InstrumentBoundCheckers().run(func)
+    return InstrumentBoundCheckers().visit_prim_func(func)

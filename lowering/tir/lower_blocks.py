@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir import simplify as fold
-from tvmlite.lowering.tir.flatten_buffers import elem_offset_of, strides_of
-from tvmlite.lowering.tir.mutator import StmtExprMutator, seq
+from tvmlite.dsl.tir_mutator import StmtExprMutator
+from tvmlite.lowering.tir.flatten_buffers import add, elem_offset_of, mul, strides_of, to_index
 
 
 def _cast(e: tir.PrimExpr, dtype: str) -> tir.PrimExpr:
@@ -41,23 +40,16 @@ class LowerBlocks(StmtExprMutator):
 
     name = "LowerBlocks"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._views: dict[tir.Buffer, tir.Buffer] = {}
-
-    def buffer(self, b: tir.Buffer) -> tir.Buffer:
-        return self._views.get(b, b)
-
     def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
         block = s.block
         lets: list[tuple[tir.Var, tir.PrimExpr]] = []
         for iv, value in zip(block.iter_vars, s.iter_values, strict=True):
-            lets.append((iv.var, _cast(self.expr(value), iv.var.dtype)))
+            lets.append((iv.var, _cast(self.visit_expr(value), iv.var.dtype)))
         for match in block.match_buffers:
             lets.extend(self._match(match))
-        body = self.stmt(block.body)
+        body = self.visit_stmt(block.body)
         if block.init is not None:
-            init = self.stmt(block.init)
+            init = self.visit_stmt(block.init)
             cond = _and(
                 [
                     tir.BinaryOp("eq", iv.var, _cast(iv.dom.min, iv.var.dtype), "bool")
@@ -65,10 +57,11 @@ class LowerBlocks(StmtExprMutator):
                     if iv.kind == tir.REDUCE
                 ]
             )
-            body = seq([init if cond is None else tir.IfThenElse(cond, init), body])
+            body = tir.seq([init if cond is None else tir.IfThenElse(cond, init), body])
         if block.alloc_buffers:
-            body = seq([*(tir.AllocBuffer(self.buffer(b)) for b in block.alloc_buffers), body])
-        predicate = self.expr(s.predicate)
+            allocs = (tir.AllocBuffer(self.visit_buffer_def(b)) for b in block.alloc_buffers)
+            body = tir.seq([*allocs, body])
+        predicate = self.visit_expr(s.predicate)
         if not _is_true(predicate):
             body = tir.IfThenElse(predicate, body)
         for var, value in reversed(lets):
@@ -82,8 +75,8 @@ class LowerBlocks(StmtExprMutator):
         """Make `match.buffer` a view of its source region; returns the bindings of
         the view's own symbolic vars (shape, strides, elem_offset) for the body."""
         view, source = match.buffer, match.source
-        src = self.buffer(source.buffer)
-        region = [(self.expr(r.min), self.expr(r.extent)) for r in source.region]
+        src = self.visit_buffer(source.buffer)
+        region = [(self.visit_expr(r.min), self.visit_expr(r.extent)) for r in source.region]
         rank, src_rank = len(view.shape), len(region)
         if rank > src_rank:
             raise TVMLiteError(
@@ -93,7 +86,7 @@ class LowerBlocks(StmtExprMutator):
         src_strides = strides_of(src)
         offset = elem_offset_of(src)
         for (lo, _), stride in zip(region, src_strides, strict=True):
-            offset = fold.add(offset, fold.mul(fold.to_index(lo), stride))
+            offset = add(offset, mul(to_index(lo), stride))
         strides = src_strides[src_rank - rank :]
         bindings: list[tuple[tir.Var, tir.PrimExpr]] = []
         extents = [ext for _, ext in region[src_rank - rank :]]
@@ -105,7 +98,7 @@ class LowerBlocks(StmtExprMutator):
                 bindings.append((declared, _cast(actual, declared.dtype)))
         if isinstance(view.elem_offset, tir.Var):
             bindings.append((view.elem_offset, _cast(offset, view.elem_offset.dtype)))
-        self._views[view] = tir.Buffer(
+        self.buffer_remap[view] = tir.Buffer(
             view.name,
             src.data,
             view.dtype,
@@ -119,4 +112,4 @@ class LowerBlocks(StmtExprMutator):
 
 
 def lower_blocks(func: tir.PrimFunc) -> tir.PrimFunc:
-    return LowerBlocks().run(func)
+    return LowerBlocks().visit_prim_func(func)

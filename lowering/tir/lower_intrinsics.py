@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.mutator import StmtExprMutator
+from tvmlite.dsl.tir_mutator import StmtExprMutator
 
 # Intrinsics that are exact (or bit-level) on half: no promotion needed.
 _HALF_NATIVE = frozenset(
@@ -33,7 +33,7 @@ class LowerIntrinsics(StmtExprMutator):
     name = "LowerIntrinsics"
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
-        args = self.exprs(e.args)
+        args = self.visit_exprs(e.args)
         op = e.op
         if op == "likely":
             return args[0]
@@ -46,7 +46,7 @@ class LowerIntrinsics(StmtExprMutator):
         ):
             wide = dt.with_lanes("float32", dt.lanes(e.dtype))
             promoted = tuple(tir.Cast(dt.with_lanes("float32", dt.lanes(a.dtype)), a) for a in args)
-            return tir.Cast(e.dtype, self.expr(tir.Call(wide, op, promoted, e.span)), e.span)
+            return tir.Cast(e.dtype, self.visit_expr(tir.Call(wide, op, promoted, e.span)), e.span)
         if op == "sigmoid":
             x = args[0]
             neg = tir.BinaryOp("sub", _zero(x.dtype), x, x.dtype)
@@ -64,7 +64,7 @@ class LowerIntrinsics(StmtExprMutator):
     def visit_Evaluate(self, s: tir.Evaluate) -> tir.Stmt:
         value = s.value
         if isinstance(value, tir.Call) and value.op == "ret":
-            return tir.Return(self.expr(value.args[0]), s.span)
+            return tir.Return(self.visit_expr(value.args[0]), s.span)
         return super().visit_Evaluate(s)
 
 
@@ -73,4 +73,4 @@ def _zero(dtype: str) -> tir.PrimExpr:
 
 
 def lower_intrinsics(func: tir.PrimFunc) -> tir.PrimFunc:
-    return LowerIntrinsics().run(func)
+    return LowerIntrinsics().visit_prim_func(func)

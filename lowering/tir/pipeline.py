@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.arith import Simplify
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
@@ -21,7 +22,6 @@ from tvmlite.lowering.tir.instrument_bound_checkers import (
 )
 from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
-from tvmlite.lowering.tir.simplify import Simplify
 
 STEPS = (lower_blocks, flatten_buffers, lower_intrinsics)
 CHECKED_STEPS = (lower_blocks, instrument_bound_checkers, flatten_buffers, lower_intrinsics)
@@ -31,7 +31,7 @@ def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:
     """Run every TIR lowering step on one function; `buffer_map` is kept as is."""
     for step in CHECKED_STEPS if bound_checks_enabled() else STEPS:
         func = step(func)
-    return Simplify().run(func)
+    return Simplify().visit_prim_func(func)
 
 
 @dataclass(frozen=True)

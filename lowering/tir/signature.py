@@ -3,19 +3,26 @@
 A kernel takes, in order: one pointer per handle parameter (the buffer's data),
 the scalar parameters in their own dtype, then one int64 per symbolic var that
 the parameter buffers declare (shape dims, strides, element offsets) and that is
-not itself a parameter. It returns int32: 0, or the 1-based number of the assert
-that failed (see `KernelSignature.errors`).
+not itself a parameter. A kernel with an assert that reports values (a message
+part that is an expression, as in checked builds) takes two more: a char buffer
+and its size, into which the failing assert writes its message with the values
+filled in. It returns int32: 0, or the 1-based number of the assert that failed
+(see `KernelSignature.errors`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.mutator import StmtExprMutator
+from tvmlite.dsl.analysis import free_vars
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 # Status codes below this are asserts; the runtime owns the ones at and above.
 STATUS_OUT_OF_MEMORY = 1 << 20
+# Bytes a caller gives for the message of a failed assert that reports values.
+MESSAGE_SIZE = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +42,8 @@ class Param:
 class KernelSignature:
     """Param names are distinct (see `_unique`). `sym_vars` are the extra int64
     arguments; `written` names the buffer parameters the body stores to; `errors`
-    holds each assert's message."""
+    holds each assert's message (`?` for a reported value); `reports` tells
+    whether the kernel takes the message buffer (some assert reports a value)."""
 
     name: str
     params: tuple[Param, ...]
@@ -43,49 +51,48 @@ class KernelSignature:
     written: frozenset[str]
     noalias: bool
     errors: tuple[str, ...]
+    reports: bool = False
 
 
-class _Collect(StmtExprMutator):
-    """Records vars in first-occurrence order, stored-to data vars and asserts."""
+class _Collect(StmtExprVisitor):
+    """Records stored-to data vars and asserts."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.vars: dict[tir.Var, None] = {}
         self.stored: set[tir.Var] = set()
         self.asserts: list[str] = []
+        self.reports = False
 
-    def visit_Var(self, e: tir.Var) -> tir.PrimExpr:
-        self.vars.setdefault(e)
-        return e
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
+        pass  # its shape and strides hold no stores or asserts
 
-    def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
         self.stored.add(s.buffer.data)
-        return super().visit_BufferStore(s)
+        super().visit_BufferStore(s)
 
-    def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         self.asserts.append(assert_message(s))
-        return super().visit_AssertStmt(s)
+        self.reports = self.reports or any(not isinstance(p, str) for p in s.message)
+        super().visit_AssertStmt(s)
 
-    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+    def visit_Call(self, e: tir.Call) -> None:
         if e.op == "address_of" and isinstance(e.args[0], tir.BufferLoad):
             self.stored.add(e.args[0].buffer.data)
-        return super().visit_Call(e)
+        super().visit_Call(e)
 
 
-def assert_message(s: tir.AssertStmt) -> str:
-    text = "".join(s.message)
+def assert_message(s: tir.AssertStmt, values: Sequence[str] | None = None) -> str:
+    """The text of a failed `s`: its parts with `values` in place of the expression
+    parts, or `?` where the values are not known."""
+    filled = iter(values or ())
+    text = "".join(p if isinstance(p, str) else next(filled, "?") for p in s.message)
     kind = s.error_kind or "RuntimeError"
     return f"{kind}: {text}" if kind != "RuntimeError" else text
 
 
 def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
     """Vars in a buffer's shape, strides and elem_offset, in that order."""
-    collect = _Collect()
-    for e in (*buffer.shape, *buffer.strides):
-        collect.expr(e)
-    if buffer.elem_offset is not None:
-        collect.expr(buffer.elem_offset)
-    return list(collect.vars)
+    offset = () if buffer.elem_offset is None else (buffer.elem_offset,)
+    return free_vars((*buffer.shape, *buffer.strides, *offset))
 
 
 def _param_name(var: tir.Var, buffer: tir.Buffer | None) -> str:
@@ -127,9 +134,10 @@ def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> Kernel
                 if var not in param_vars:
                     sym.setdefault(var)
     body = _Collect()
-    body.stmt(lowered)
+    body.visit_stmt(lowered)
     written = frozenset(
         p.name for p in params if p.buffer is not None and p.buffer.data in body.stored
     )
     noalias = bool(func.attr("tir.noalias", False) or func.attr("tirx.noalias", False))
-    return KernelSignature(name, params, tuple(sym), written, noalias, tuple(body.asserts))
+    errors = tuple(body.asserts)
+    return KernelSignature(name, params, tuple(sym), written, noalias, errors, body.reports)

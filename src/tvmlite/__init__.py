@@ -7,6 +7,7 @@ ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 """
 
+import importlib
 from typing import Any
 
 from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
@@ -42,8 +43,15 @@ def load_module(path: Any) -> Any:
     return _load(path)
 
 
+# Subpackages reachable as attributes (`tvmlite.transform.PassContext`) without
+# an import statement, imported on first use: the compiler loads llvmlite and the
+# strategies load hypothesis, which parsing and printing never need.
+_SUBMODULES = ("lowering", "testing", "transform")
+
+
 def __getattr__(name: str) -> Any:
-    # Imported on first use: it loads llvmlite, which parsing and printing never need.
+    if name in _SUBMODULES:
+        return importlib.import_module(f"tvmlite.{name}")
     if name == "Executable":
         from tvmlite.runtime.executable import Executable
 
@@ -53,6 +61,10 @@ def __getattr__(name: str) -> Any:
 
         return Target
     raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:  # tab completion sees the lazy names too
+    return sorted({*globals(), *_SUBMODULES, "Executable", "Target"})
 
 
 __all__ = [

@@ -1,9 +1,12 @@
-"""The `tvms` command: check, format, show, build and run `.tvms` files
-(docs/cli.md; build and run live in cli_build.py and cli_run.py).
+"""The `tvms` command: check, format, show, build and run `.tvms` files, and
+manage the compile cache (docs/cli.md; build and run live in cli_build.py and
+cli_run.py, the argument parser in cli_args.py).
 
 Exit codes: 0 success, 1 diagnostics or user error, 2 usage, 3 internal error
-(the traceback only with `--traceback`). Results go to stdout, diagnostics to
-stderr; `-` reads standard input.
+(the traceback only with `--traceback`), 130 interrupted (Ctrl-C). Results go to
+stdout, diagnostics to stderr, in one format: `file:line:col: error: ...` for
+errors in a file's text, `tvms: error: ...` for everything else; `-` reads
+standard input.
 """
 
 from __future__ import annotations
@@ -13,18 +16,21 @@ import difflib
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from tvmlite.cli_build import EMITS, add_build_options
-from tvmlite.cli_run import add_run_arguments
-from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl.module import DIALECTS
+from tvmlite.cli_args import USAGE, UsageError, parser
+from tvmlite.diagnostics import ParseError, TVMLiteError
 from tvmlite.dsl.parser import parse
 from tvmlite.printer import script, show
 
-OK, USER_ERROR, USAGE, INTERNAL = 0, 1, 2, 3
+OK, USER_ERROR, INTERNAL, INTERRUPTED = 0, 1, 3, 130
+SUFFIX = ".tvms"
+
+
+def report(err: TVMLiteError) -> None:
+    """One diagnostic on stderr: located errors carry their own `error:`."""
+    print(err if isinstance(err, ParseError) else f"tvms: error: {err}", file=sys.stderr)
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -33,30 +39,49 @@ def read_text(path: str) -> tuple[str, str]:
         return sys.stdin.read(), "<stdin>"
     try:
         return Path(path).read_text(encoding="utf-8"), path
-    except (OSError, UnicodeDecodeError) as err:
-        raise TVMLiteError(f"{path}: cannot read: {err}") from err
+    except UnicodeDecodeError as err:
+        raise TVMLiteError(f"{path}: not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise TVMLiteError(f"{path}: {err.strerror or err}") from None
+
+
+def source_files(paths: Sequence[str]) -> Iterator[str]:
+    """The file arguments with each directory replaced by the `*.tvms` files
+    under it (sorted; hidden directories skipped)."""
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            yield path
+            continue
+        found = sorted(
+            str(p)
+            for p in Path(path).rglob(f"*{SUFFIX}")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not found:
+            print(f"tvms: warning: {path}: no {SUFFIX} files", file=sys.stderr)
+        yield from found
 
 
 def _check(args: argparse.Namespace) -> int:
     status = OK
-    for path in args.files:
+    for path in source_files(args.files):
         try:
             text, name = read_text(path)
             parse(text, filename=name)
         except TVMLiteError as err:
-            print(err, file=sys.stderr)
+            report(err)
             status = USER_ERROR
     return status
 
 
 def _fmt(args: argparse.Namespace) -> int:
     status = OK
-    for path in args.files:
+    for path in source_files(args.files):
         try:
             text, name = read_text(path)
             out = script(parse(text, filename=name), dialect=args.dialect)
         except TVMLiteError as err:
-            print(err, file=sys.stderr)
+            report(err)
             status = USER_ERROR
             continue
         if args.check or args.diff:
@@ -76,42 +101,24 @@ def _fmt(args: argparse.Namespace) -> int:
         elif path == "-" or args.stdout:
             sys.stdout.write(out)
         elif out != text:
-            Path(path).write_text(out, encoding="utf-8")
+            try:
+                Path(path).write_text(out, encoding="utf-8")
+            except OSError as err:
+                report(TVMLiteError(f"{path}: cannot write: {err.strerror or err}"))
+                status = USER_ERROR
     return status
 
 
 def _show(args: argparse.Namespace) -> int:
-    try:
-        text, name = read_text(args.file)
-        mod = parse(text, filename=name)
-        if args.after:
-            from tvmlite.cli_build import show_after
-            from tvmlite.lowering.build import as_module
+    text, name = read_text(args.file)
+    mod = parse(text, filename=name)
+    if args.after:
+        from tvmlite.cli_build import show_after
+        from tvmlite.lowering.build import as_module
 
-            mod = show_after(args, as_module(mod))
-        show(mod, dialect=args.dialect, color=args.color)
-    except TVMLiteError as err:
-        print(err, file=sys.stderr)
-        return USER_ERROR
+        mod = show_after(args, as_module(mod))
+    show(mod, dialect=args.dialect, color=args.color)
     return OK
-
-
-def _guarded(command: Any) -> Any:
-    """Run a build/run command: user errors are messages and exit code 1."""
-
-    def run(args: argparse.Namespace) -> int:
-        from tvmlite.cli_run import UsageError
-
-        try:
-            return command(args)
-        except TVMLiteError as err:
-            print(err, file=sys.stderr)
-            return USER_ERROR
-        except UsageError as err:
-            print(f"tvms {args.command}: error: {err}", file=sys.stderr)
-            return USAGE
-
-    return run
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -126,59 +133,62 @@ def _run(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
-def _parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
-        prog="tvms", description="Check, format, show, build and run .tvms files."
-    )
-    top.add_argument("--traceback", action="store_true", help="show tracebacks of internal errors")
-    sub = top.add_subparsers(dest="command", required=True)
+def _cache(args: argparse.Namespace) -> int:
+    from tvmlite.runtime.cache_size import SIZE_ENV, cache_info, clear_cache, format_size
 
-    check = sub.add_parser("check", help="parse and verify files")
-    check.add_argument("files", nargs="+", metavar="FILE")
-    check.set_defaults(run=_check)
+    info = clear_cache() if args.action == "clear" else cache_info()
+    if info.path is None:
+        print("cache: off (TVMLITE_NO_CACHE is set)")
+        return OK
+    if args.action == "clear":
+        print(f"removed {info.entries} entries ({format_size(info.size)}) from {info.path}")
+        return OK
+    print(f"cache: {info.path}")
+    if info.refusal is not None:
+        print(f"not used: {info.refusal}")
+    print(f"entries: {info.entries} ({format_size(info.size)})")
+    print(f"size cap: {format_size(info.cap)} (${SIZE_ENV})")
+    return OK
 
-    fmt = sub.add_parser("fmt", help="rewrite files in canonical form")
-    fmt.add_argument("files", nargs="+", metavar="FILE")
-    fmt.add_argument("--check", action="store_true", help="exit 1 if a file would change")
-    fmt.add_argument("--diff", action="store_true", help="print a diff instead of rewriting")
-    fmt.add_argument("--stdout", action="store_true", help="print instead of rewriting")
-    fmt.add_argument("--dialect", choices=DIALECTS, help="spelling to print (default: as read)")
-    fmt.set_defaults(run=_fmt)
 
-    show_cmd = sub.add_parser("show", help="print a file highlighted")
-    show_cmd.add_argument("file", metavar="FILE")
-    show_cmd.add_argument("--dialect", choices=DIALECTS)
-    show_cmd.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    show_cmd.add_argument("--after", metavar="PASS", help="show the module after this pass")
-    add_build_options(show_cmd)
-    show_cmd.set_defaults(run=_show)
-
-    build = sub.add_parser("build", help="compile a file to a shared library (or IR, asm...)")
-    build.add_argument("file", metavar="FILE")
-    build.add_argument("-o", "--output", required=True, metavar="OUT", help="output (- stdout)")
-    build.add_argument("--emit", choices=EMITS, help="what to write (default: from OUT's suffix)")
-    build.add_argument("--time-passes", action="store_true", help="time every pass (stderr)")
-    build.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
-    add_build_options(build)
-    build.set_defaults(run=_guarded(_build))
-
-    run = sub.add_parser("run", help="call a function of a file or a built library")
-    add_run_arguments(run)
-    add_build_options(run)
-    run.set_defaults(run=_guarded(_run))
-    return top
+COMMANDS = {
+    "check": _check,
+    "fmt": _fmt,
+    "show": _show,
+    "build": _build,
+    "run": _run,
+    "cache": _cache,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        return _main(argv)
+    except KeyboardInterrupt:  # the shell's convention: 128 + SIGINT
+        print(file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    top, commands = parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # as ruff and git: the help, and a usage exit code for scripts
+        top.print_help(sys.stderr)
+        return USAGE
+    try:
+        args, extra = top.parse_known_args(argv)
+        if extra:  # reported by the sub-command, with its own usage line
+            commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:
         return USAGE if exit_.code else OK
     try:
-        return args.run(args)
-    except KeyboardInterrupt:
+        return COMMANDS[args.command](args)
+    except TVMLiteError as err:
+        report(err)
         return USER_ERROR
+    except UsageError as err:
+        print(f"tvms {args.command}: error: {err}", file=sys.stderr)
+        return USAGE
     except BrokenPipeError:  # `tvms run ... | head`: the reader left, nothing is wrong
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -187,5 +197,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.traceback:
             traceback.print_exc()
         else:
-            print("tvms: internal error (run with --traceback for details)", file=sys.stderr)
+            print("tvms: error: internal error (run with --traceback for details)", file=sys.stderr)
         return INTERNAL

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tvmlite.cli_progress import progress
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.parser import parse
 
-EMITS = ("so", "obj", "ll", "asm", "relax", "tir")
 _BY_SUFFIX = {".so": "so", ".o": "obj", ".ll": "ll", ".s": "asm", ".tvms": "relax"}
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 CHECKED_KEY = "tir.instrument_bound_checkers"
@@ -70,13 +70,11 @@ def lower_module(args: argparse.Namespace, mod: IRModule) -> IRModule:
 
 
 def build_command(args: argparse.Namespace) -> int:
+    emit = _what_to_emit(args)
     mod = read_module(args.file)
-    emit = args.emit or _BY_SUFFIX.get(Path(args.output).suffix, "so")
     to_stdout = args.output == "-"
-    if to_stdout and emit in ("so", "obj"):
-        raise TVMLiteError(f"--emit {emit} writes a binary file: give -o a path")
     dump = sys.stderr if to_stdout else sys.stdout
-    with pass_context(args, dump):
+    with pass_context(args, dump), progress(f"building {args.file}"):
         result = _emit(args, mod, emit)
     if isinstance(result, str):
         if to_stdout:
@@ -86,6 +84,27 @@ def build_command(args: argparse.Namespace) -> int:
     elif isinstance(result, bytes):
         _write(Path(args.output), result)
     return 0
+
+
+def _what_to_emit(args: argparse.Namespace) -> str:
+    """--emit, else what OUT's suffix says; an unknown suffix is refused rather
+    than guessed (a library named out.xyz, with out.h beside it, surprises)."""
+    if args.output == "-":
+        if args.emit in ("so", "obj"):
+            raise TVMLiteError(f"--emit {args.emit} writes a binary file: give -o a path")
+        if args.emit is None:
+            raise TVMLiteError("-o - needs --emit ll, asm, relax or tir")
+        return args.emit
+    if args.emit is not None:
+        return args.emit
+    suffix = Path(args.output).suffix
+    if suffix not in _BY_SUFFIX:
+        known = ", ".join(_BY_SUFFIX)
+        raise TVMLiteError(
+            f"{args.output}: cannot tell what to write from the suffix {suffix or '(none)'!r} "
+            f"(known: {known}): use one of them or pass --emit"
+        )
+    return _BY_SUFFIX[suffix]
 
 
 def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | None:
@@ -151,19 +170,3 @@ def show_after(args: argparse.Namespace, mod: IRModule) -> IRModule:
         ran = ", ".join(dict.fromkeys(capture.seen)) or "none"
         raise TVMLiteError(f"pass '{args.after}' did not run (passes that ran: {ran})")
     return capture.found
-
-
-def add_build_options(p: argparse.ArgumentParser) -> None:
-    """Options build, run and show --after share."""
-    p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
-    p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
-    p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
-    p.add_argument(
-        "--checked", action="store_true", help="bounds-check every buffer access (slower)"
-    )
-    p.add_argument("--no-cache", action="store_true", help="do not use the compile cache")
-    for level in range(4):
-        p.add_argument(
-            f"-O{level}", dest="opt", action="store_const", const=level,
-            help="LLVM optimization level" if level == 3 else argparse.SUPPRESS,
-        )  # fmt: skip

@@ -9,6 +9,7 @@ from tvmlite.lowering.passes import (
     FuseTIR,
     LegalizeOps,
 )
+from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
 from tvmlite.lowering.transform import (
     FunctionPass,
@@ -26,6 +27,7 @@ from tvmlite.lowering.transform import (
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "ConvertLayout",
     "DeadCodeElimination",
     "FuseOps",
     "FuseTIR",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -11,9 +10,11 @@ import pytest
 import tvmlite
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_mutator import ExprMutator
+from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.legalize import OP_ATTRS, OP_KIND, OP_NAME
 from tvmlite.lowering.legalize.extern import is_index_check
-from tvmlite.lowering.tir.mutator import StmtExprMutator, replace
 from tvmlite.transform import LegalizeOps
 
 
@@ -25,7 +26,7 @@ class _DropIndexChecks(StmtExprMutator):
     match TVM's exactly."""
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> tir.Stmt:
-        kept = tuple(self.stmt(x) for x in s.seq if not is_index_check(x))
+        kept = tuple(self.visit_stmt(x) for x in s.seq if not is_index_check(x))
         if len(kept) == 1:
             return kept[0]
         return replace(s, seq=kept) if len(kept) != len(s.seq) else super().visit_SeqStmt(s)
@@ -38,54 +39,33 @@ def _is_check_kernel(name: str, f: Any) -> bool:
         return False
     found: list[bool] = []
 
-    class _Find(StmtExprMutator):
-        def visit_AssertStmt(self, s: tir.AssertStmt) -> tir.Stmt:
+    class _Find(StmtExprVisitor):
+        def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
             found.append(is_index_check(s))
-            return s
 
-    _Find().stmt(f.body)
+    _Find().visit_stmt(f.body)
     return bool(found) and all(found)
 
 
-def _substitute(node: Any, mapping: dict[relax.Var, relax.Expr]) -> Any:
-    """`node` with the relax vars in `mapping` replaced (a generic dataclass walk)."""
-    if isinstance(node, relax.Var):
-        return mapping.get(node, node)
-    if isinstance(node, tuple):
-        return tuple(_substitute(x, mapping) for x in node)
-    if isinstance(node, (relax.Expr, relax.VarBinding, relax.MatchCast, relax.BindingBlock)):
-        if dataclasses.is_dataclass(node) and not isinstance(node, relax.Function):
-            changes = {}
-            for fld in dataclasses.fields(node):
-                old = getattr(node, fld.name)
-                new = _substitute(old, mapping)
-                if new is not old:
-                    changes[fld.name] = new
-            return dataclasses.replace(node, **changes) if changes else node
-    return node
+class _DropCheckCalls(ExprMutator):
+    """Drops the bindings `v = R.call_tir(<check kernel>, (a,), ...)`, `v` replaced
+    by `a` where used."""
 
+    def __init__(self, checks: set[str]) -> None:
+        super().__init__()
+        self.checks = checks
 
-def _drop_check_calls(f: relax.Function, checks: set[str]) -> relax.Function:
-    """`f` without the bindings `v = R.call_tir(<check kernel>, (a,), ...)`, `v`
-    replaced by `a` where used."""
-    mapping: dict[relax.Var, relax.Expr] = {}
-    blocks = []
-    for block in f.body.blocks:
-        kept = []
-        for b in block.bindings:
-            v = b.value if isinstance(b, relax.VarBinding) else None
-            if (
-                isinstance(v, relax.Call)
-                and v.op == relax.Op("relax.call_tir")
-                and isinstance(v.args[0], relax.GlobalVar)
-                and v.args[0].name in checks
-            ):
-                mapping[b.var] = _substitute(v.args[1].fields[0], mapping)
-                continue
-            kept.append(_substitute(b, mapping))
-        blocks.append(dataclasses.replace(block, bindings=tuple(kept)))
-    body = dataclasses.replace(f.body, blocks=tuple(blocks), body=_substitute(f.body.body, mapping))
-    return dataclasses.replace(f, body=body)
+    def visit_VarBinding(self, b: relax.VarBinding) -> relax.Binding | None:
+        v = b.value
+        if (
+            isinstance(v, relax.Call)
+            and v.op == relax.Op("relax.call_tir")
+            and isinstance(v.args[0], relax.GlobalVar)
+            and v.args[0].name in self.checks
+        ):
+            self.var_remap[b.var] = self.visit_expr(v.args[1].fields[0])
+            return None
+        return super().visit_VarBinding(b)
 
 
 def strip_op_info(mod: IRModule) -> IRModule:
@@ -102,10 +82,10 @@ def strip_op_info(mod: IRModule) -> IRModule:
         if name in checks:
             continue
         if isinstance(f, relax.Function) and checks:
-            f = _drop_check_calls(f, checks)
+            f = _DropCheckCalls(checks).visit_expr(f)
         if isinstance(f, tir.PrimFunc):
             attrs = tuple(a for a in f.attrs if a[0] not in (OP_NAME, OP_KIND, OP_ATTRS))
-            body = _DropIndexChecks().stmt(f.body)
+            body = _DropIndexChecks().visit_stmt(f.body)
             f = tir.PrimFunc(f.params, f.buffer_map, body, f.ret_type, attrs, f.s_tir)
         functions[name] = f
     return IRModule(functions, mod.attrs, mod.global_infos, mod.metadata, mod.dialect)

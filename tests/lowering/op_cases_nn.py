@@ -1,5 +1,5 @@
 """Numerics cases: convolutions and their transposes, pools, normalizations,
-dropout, pad, attention, losses and image.resize2d."""
+dropout, pad, losses and image.resize2d."""
 
 from __future__ import annotations
 
@@ -647,77 +647,6 @@ def _pad_cases() -> list[Case]:
     return c
 
 
-# ------------------------------------------------------------------ attention
-
-
-def attention_ref(scale: float | None, causal: str | None):
-    """Scaled dot-product attention over (batch, seq, heads, dim); the causal mask
-    removes the masked keys from the softmax (TopLeft: k <= q; BottomRight:
-    k <= q + seq_kv - seq)."""
-
-    def ref(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: Any = None) -> np.ndarray:
-        sc = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-        s = np.einsum("bqhd,bkhd->bhqk", f64(q), f64(k)) * sc
-        if bias is not None:
-            s = s + f64(bias)
-        if causal is not None:
-            seq, seq_kv = s.shape[-2:]
-            offset = seq_kv - seq if causal == "BottomRight" else 0
-            allowed = np.arange(seq_kv)[None, :] <= np.arange(seq)[:, None] + offset
-            s = np.where(allowed, s, -np.inf)
-        p = np.exp(s - s.max(-1, keepdims=True))
-        p = p / p.sum(-1, keepdims=True)
-        return np.einsum("bhqk,bkhd->bqhd", p, f64(v)).astype(q.dtype)
-
-    return ref
-
-
-def _attention_cases() -> list[Case]:
-    u = G.uniform
-    q, k, v = u(2, 3, 2, 4), u(2, 3, 2, 4), u(2, 3, 2, 4)
-    k5, v5 = u(1, 5, 2, 4), u(1, 5, 2, 6)
-    q1 = u(1, 3, 2, 4)
-    return [
-        case("attention-basic", "R.nn.attention(x, y, z)", (q, k, v), attention_ref(None, None)),
-        case(
-            "attention-scale",
-            "R.nn.attention(x, y, z, scale=0.3)",
-            (q, k, v),
-            attention_ref(0.3, None),
-        ),
-        case(
-            "attention-kv-longer-dim-v",
-            "R.nn.attention(x, y, z)",
-            (q1, k5, v5),
-            attention_ref(None, None),
-        ),
-        case(
-            "attention-bias",
-            "R.nn.attention(x, y, z, w)",
-            (q, k, v, u(2, 2, 3, 3)),
-            attention_ref(None, None),
-        ),
-        case(
-            "attention-bias-bcast",
-            "R.nn.attention(x, y, z, w)",
-            (q1, k5, v5, u(1, 1, 3, 5)),
-            attention_ref(None, None),
-        ),
-        case(
-            "attention-causal-topleft",
-            'R.nn.attention(x, y, z, causal_mask="TopLeft")',
-            (q, k, v),
-            attention_ref(None, "TopLeft"),
-        ),
-        case(
-            "attention-causal-bottomright",
-            'R.nn.attention(x, y, z, causal_mask="BottomRight")',
-            (q1, k5, v5),
-            attention_ref(None, "BottomRight"),
-        ),
-    ]
-
-
 # --------------------------------------------------------------------- losses
 
 
@@ -906,11 +835,5 @@ def _resize_cases() -> list[Case]:
 
 
 CASES: list[Case] = (
-    _conv_cases()
-    + _pool_cases()
-    + _norm_cases()
-    + _pad_cases()
-    + _attention_cases()
-    + _loss_cases()
-    + _resize_cases()
+    _conv_cases() + _pool_cases() + _norm_cases() + _pad_cases() + _loss_cases() + _resize_cases()
 )

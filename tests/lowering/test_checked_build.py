@@ -69,7 +69,7 @@ def f32(n: int) -> np.ndarray:
 
 def test_store_past_the_end_raises_before_writing() -> None:
     memory = np.full(20, -7.0, "float32")  # B is its first 16 elements
-    message = r"^main: assertion failed: store to buffer B out of bounds: index vi \+ 1 is outside \[0, 16\)$"
+    message = r"^main: assertion failed: store to buffer B out of bounds: index vi \+ 1 = 16 is outside \[0, 16\)$"
     with pytest.raises(Error, match=message):
         run(SHIFT_STORE, f32(16), memory[:16], offset=1)
     np.testing.assert_array_equal(memory[1:16], np.arange(15))  # in-bounds stores ran
@@ -84,19 +84,21 @@ def test_unchecked_default_build_is_unchanged() -> None:
 
 
 def test_load_past_the_end_raises() -> None:
-    with pytest.raises(Error, match=r"load from buffer A out of bounds: index vi \+ 4 is outside"):
+    with pytest.raises(
+        Error, match=r"load from buffer A out of bounds: index vi \+ 4 = 16 is outside"
+    ):
         run(SHIFT_LOAD, f32(16), np.zeros(16, "float32"), offset=4)
 
 
 @pytest.mark.parametrize("source", [SHIFT_STORE, SHIFT_LOAD])
 def test_far_out_of_bounds_raises_instead_of_crashing(source: str) -> None:
-    with pytest.raises(Error, match=r"index vi \+ 100000000 is outside \[0, 16\)"):
+    with pytest.raises(Error, match=r"index vi \+ 100000000 = 100000000 is outside \[0, 16\)"):
         run(source, f32(16), np.zeros(16, "float32"), offset=100000000)
 
 
 def test_negative_index_raises() -> None:
     with pytest.raises(
-        Error, match=r"load from buffer A out of bounds: index vi \+ -1 is outside \[0, 16\)"
+        Error, match=r"load from buffer A out of bounds: index vi \+ -1 = -1 is outside \[0, 16\)"
     ):
         run(SHIFT_LOAD, f32(16), np.zeros(16, "float32"), offset=-1)
 
@@ -140,7 +142,7 @@ def test_call_tir_and_fused_kernels(pipeline: str, kernel: str, buffer: str) -> 
     )
     message = (
         rf"^main: R.call_tir of '{kernel}': load from buffer {buffer} out of bounds: "
-        r"index vi \+ 4 is outside \[0, 16\)"
+        r"index vi \+ 4 = 16 is outside \[0, 16\) \(status 1\)$"
     )
     with pytest.raises(Error, match=message):
         ex["main"](x)
@@ -165,7 +167,7 @@ def test_symbolic_shapes() -> None:
     assert "assert" not in lowered(prim(SYMBOLIC))  # i < n holds in `range(n)`
     with pytest.raises(
         Error,
-        match=r"load from buffer A out of bounds: index i \+ T.int64\(1\) is outside \[0, n\)",
+        match=r"load from buffer A out of bounds: index i \+ T.int64\(1\) = 9 is outside \[0, n\) \(n = 9\)$",
     ):
         run(SYMBOLIC, f32(9), b, offset=1)
 
@@ -199,7 +201,8 @@ def test_symbolic_shapes_through_call_tir() -> None:
     np.testing.assert_array_equal(ok["main"](f32(7)), f32(7)[1:])
     bad = tvmlite.build(tvmlite.parse(SYMBOLIC_GRAPH.replace("OFFSET", "2")), checked=True)
     with pytest.raises(
-        Error, match=r"R.call_tir of 'tail': load from buffer A .* outside \[0, n\)"
+        Error,
+        match=r"R.call_tir of 'tail': load from buffer A .* = 7 is outside \[0, n\) \(n = 7\)",
     ):
         bad["main"](f32(7))
 
@@ -211,13 +214,16 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), s: T.int3
 """
 
 
-@pytest.mark.parametrize("shift", [1, -1, 13])
-def test_vector_ramp_accesses(shift: int) -> None:
+@pytest.mark.parametrize(
+    ("shift", "lane"), [(1, "lane 3 = 16"), (-1, "lane 0 = -1"), (13, "lane 3 = 16")]
+)
+def test_vector_ramp_accesses(shift: int, lane: str) -> None:
     b = np.zeros(16, "float32")
     run(RAMP, f32(16), b, 0)
     np.testing.assert_array_equal(b, f32(16))
     with pytest.raises(
-        Error, match=r"load from buffer A out of bounds: index T.Ramp\(i \* 4 \+ s, 1, 4\)"
+        Error,
+        match=rf"load from buffer A out of bounds: index T.Ramp\(i \* 4 \+ s, 1, 4\) at {lane} is",
     ):
         run(RAMP, f32(16), b, shift)
 
@@ -230,7 +236,9 @@ def main(A: T.Buffer((16,), "float32"), s: T.int32):
     a = np.zeros(16, "float32")
     run(source, a, 0)  # lanes 0, 5, 10, 15
     np.testing.assert_array_equal(np.flatnonzero(a), [0, 5, 10, 15])
-    with pytest.raises(Error, match=r"store to buffer A out of bounds: index T.Ramp\(s, 5, 4\)"):
+    with pytest.raises(
+        Error, match=r"store to buffer A out of bounds: index T.Ramp\(s, 5, 4\) at lane 3 = 16 is"
+    ):
         run(source, a, 1)  # lane 3 is 16
 
 
@@ -242,8 +250,10 @@ def main(A: T.Buffer((16,), "float32"), I: T.Buffer((4,), "int32"), B: T.Buffer(
     b = np.zeros(4, "float32")
     run(source, f32(16), np.array([0, 3, 15, 2], "int32"), b)
     np.testing.assert_array_equal(b, [0, 3, 15, 2])
-    for bad in ([0, 3, 16, 2], [-1, 0, 0, 0]):
-        with pytest.raises(Error, match=r"load from buffer A out of bounds: index I\[0:4\]"):
+    for bad, lane in (([0, 3, 16, 2], "lane 2 = 16"), ([-1, 0, 0, 0], "lane 0 = -1")):
+        with pytest.raises(
+            Error, match=rf"load from buffer A out of bounds: index I\[0:4\] at {lane} is"
+        ):
             run(source, f32(16), np.array(bad, "int32"), b)
 
 
@@ -258,7 +268,7 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32")):
     run(source, a, b)
     np.testing.assert_array_equal(b, a)
     # A[0, 4] is inside A's storage (it is A[1, 0]) but outside axis 1.
-    with pytest.raises(Error, match=r"index j \+ 1 on axis 1 is outside \[0, 4\)"):
+    with pytest.raises(Error, match=r"index j \+ 1 = 4 on axis 1 is outside \[0, 4\)$"):
         run(source, a, b, offset=1)
 
 
@@ -275,11 +285,11 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((10,), "float32")):
     run(padded, f32(8), b)
     np.testing.assert_array_equal(b, [0, *range(8), 0])
     wrong_guard = padded.replace("1 <= i and i < 9", "i < 9")
-    with pytest.raises(Error, match=r"index i - 1 is outside \[0, 8\)"):
+    with pytest.raises(Error, match=r"index i - 1 = -1 is outside \[0, 8\)$"):
         run(wrong_guard, f32(8), b)
     # T.Select evaluates both sides: its load is made whatever the condition.
     selected = padded.replace("T.if_then_else", "T.Select")
-    with pytest.raises(Error, match=r"index i - 1 is outside \[0, 8\)"):
+    with pytest.raises(Error, match=r"index i - 1 = -1 is outside \[0, 8\)$"):
         run(selected, f32(8), b)
 
 
@@ -295,7 +305,9 @@ def main(A: T.Buffer((8,), "int32"), B: T.Buffer((1,), "int32")):
     out = np.zeros(1, "int32")
     run(source, np.array([1, 1, 1, 0, 1, 1, 1, 1], "int32"), out)
     assert out[0] == 3
-    with pytest.raises(Error, match=r"load from buffer A out of bounds: index k\[0\] is outside"):
+    with pytest.raises(
+        Error, match=r"load from buffer A out of bounds: index k\[0\] = 8 is outside"
+    ):
         run(source, np.ones(8, "int32"), out)
 
 
@@ -309,7 +321,7 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
     b = np.zeros(8, "float32")
     run(source, f32(8), b, offset=1)
     np.testing.assert_array_equal(b, [1, 1, 3, 5, 7, 9, 11, 13])
-    with pytest.raises(Error, match=r"index j - 1 is outside \[0, 8\)"):
+    with pytest.raises(Error, match=r"index j - 1 = -1 is outside \[0, 8\)$"):
         run(source, f32(8), b, offset=0)
 
 
@@ -425,9 +437,7 @@ def test_finds_the_out_of_bounds_read_in_tvms_slice_scatter() -> None:
     legalization of the same call reads only in bounds."""
     x, y = f32(24).reshape(6, 4), -f32(8).reshape(2, 4)
     tvm = tvmlite.build(tvmlite.parse_file(DATA / "slice_scatter.legalized.tvms"), checked=True)
-    message = (
-        r"load from buffer y out of bounds: index compute\[v_ax0\] on axis 0 is outside \[0, 2\)"
-    )
+    message = r"load from buffer y out of bounds: index compute\[v_ax0\] = 2 on axis 0 is outside \[0, 2\)"
     with pytest.raises(Error, match=message):
         tvm["main"](x, y)
     want = x.copy()

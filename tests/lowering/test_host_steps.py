@@ -19,6 +19,7 @@ from tvmlite.lowering.codegen.llvm_host import SMALL_FUNCTION
 from tvmlite.lowering.codegen.llvm_host_chunks import CHUNK_BLOCKS
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE, build_host_module
 from tvmlite.lowering.target import Target
+from tvmlite.lowering.transform import PassContext
 from tvmlite.runtime.graph_call import ENTRY_SIGNATURE
 from tvmlite.runtime.kernels import lower_kernels
 
@@ -294,3 +295,35 @@ def test_checks_keep_their_order_when_steps_and_code_mix() -> None:
     ):
         ex["main"](x, w[:4])
     np.testing.assert_allclose(ex["main"](x, w), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_checked_kernel_reports_its_index_in_every_form(form: str) -> None:
+    """A checked build's kernel writes the failing index into a message buffer:
+    steps pass one through the kernel's trampoline, code its own."""
+    text = HEADER.replace("relax as R\n", "relax as R\n# from tvm.script import tir as T\n") + (
+        "@I.ir_module\nclass Module:\n"
+        "    @T.prim_func(private=True)\n"
+        '    def shift(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):\n'
+        '        T.func_attr({"tir.noalias": True})\n'
+        "        for i in range(16):\n"
+        '            with T.block("B"):\n'
+        "                vi = T.axis.spatial(16, i)\n"
+        "                B[vi] = A[vi + 4]\n\n"
+        "    @R.function\n"
+        f"    def main(x: R.Tensor((16,), {F32})) -> R.Tensor((16,), {F32}):\n"
+        "        cls = Module\n"
+        f"        y = R.call_tir(cls.shift, (x,), out_sinfo=R.Tensor((16,), {F32}))\n"
+        "        z = R.add(y, x)\n"
+        "        return z\n"
+    )
+    text = FORMS[form](text)
+    with PassContext(config={"tir.instrument_bound_checkers": True}):
+        assert is_program(text) == (form == "program")
+    ex = tvmlite.build(tvmlite.parse(text), checked=True, cache=False)
+    message = (
+        r"^main: R.call_tir of 'shift': load from buffer A out of bounds: "
+        r"index vi \+ 4 = 16 is outside \[0, 16\) \(status 1\)$"
+    )
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        ex["main"](np.ones(16, "float32"))

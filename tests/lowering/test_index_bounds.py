@@ -207,3 +207,21 @@ def test_index_tensor_out_of_range(rows: list, cols: list, axis: int) -> None:
         tvmlite.TVMLiteError, match=f"R.index_tensor: index out of range for axis {axis}"
     ):
         ex["main"](X, i64(rows), i64(cols))
+
+
+@pytest.mark.parametrize("bad", [3, -1])
+def test_multinomial_sample_row_out_of_range(bad: int) -> None:
+    """The row each sample reads (sample_indices) is checked before the cumulative
+    probabilities are read through it."""
+    src = (
+        HEADER
+        + "@I.ir_module\nclass Module:\n    @R.function\n"
+        + f"    def main(p: {t((3, 4))}, u: {t((2, 1))}, s: {t((2, 1), 'int64')}):\n"
+        + '        gv = R.multinomial_from_uniform(p, u, s, dtype="int64")\n        return gv\n'
+    )
+    ex = tvmlite.build(tvmlite.parse(src))
+    p = np.full((3, 4), 0.25, "float32")
+    u = np.array([[0.3], [0.8]], "float32")
+    np.testing.assert_array_equal(ex["main"](p, u, i64([[0], [2]])), [[1], [3]])
+    with pytest.raises(tvmlite.TVMLiteError, match="multinomial_from_uniform.*axis 0"):
+        ex["main"](p, u, i64([[0], [bad]]))

@@ -7,8 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import op_cases_attention
+import op_cases_dynamic
 import op_cases_elementwise
+import op_cases_image
+import op_cases_layout
 import op_cases_nn
+import op_cases_sampling
 import op_cases_tensor
 import pytest
 from op_cases_common import Case
@@ -17,7 +22,16 @@ import tvmlite
 from tvmlite.dsl import relax
 from tvmlite.lowering.legalize import legalized_ops
 
-CASES = op_cases_elementwise.CASES + op_cases_tensor.CASES + op_cases_nn.CASES
+CASES = (
+    op_cases_elementwise.CASES
+    + op_cases_tensor.CASES
+    + op_cases_nn.CASES
+    + op_cases_attention.CASES
+    + op_cases_layout.CASES
+    + op_cases_image.CASES
+    + op_cases_sampling.CASES
+    + op_cases_dynamic.CASES
+)
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;
 # every entry says why.

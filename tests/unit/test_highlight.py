@@ -162,17 +162,17 @@ def test_plain_when_not_a_terminal_or_no_color(mod, monkeypatch):
 
 def test_line_numbers_and_dialect(mod):
     out = io.StringIO()
-    show(mod, dialect="tvm-0.27", line_numbers=True, file=out)
+    show(mod, dialect="tvm-0.27", print_line_numbers=True, file=out)
     text = script(mod, "tvm-0.27")
     assert out.getvalue() == highlight.number_lines(text)
     coloured = io.StringIO()
-    show(mod, line_numbers=True, color="always", file=coloured)
+    show(mod, print_line_numbers=True, color="always", file=coloured)
     assert highlight.strip_ansi(coloured.getvalue()) == highlight.number_lines(script(mod))
 
 
 def test_functions_show_too(mod):
     out = io.StringIO()
-    mod["main"].show(file=out, color="never", show_meta=True)
+    mod["main"].show(file=out, color="never", show_meta=False)
     assert out.getvalue() == script(mod["main"])
 
 

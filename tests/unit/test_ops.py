@@ -618,6 +618,39 @@ CORPUS = [
         "R.Tensor((4, 8), 'bool')",
     ),
     ("", "relax.isnan", {"x": ((4, 8), F32)}, ("x",), {}, "R.Tensor((4, 8), 'bool')"),
+    # TVM 0.27's grid_sample: the grid is (N, 2, H_out, W_out), (N, 3, D, H, W) in 3-d.
+    (
+        'method="bilinear", layout="NCHW", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 5, 6), F32), "y": ((2, 2, 4, 7), F32)},
+        ("x", "y"),
+        {},
+        "R.Tensor((2, 3, 4, 7), 'float32')",
+    ),
+    (
+        'method="bilinear", layout="NCDHW", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 4, 5, 6), F32), "y": ((2, 3, 2, 4, 7), F32)},
+        ("x", "y"),
+        {"layout": "NCDHW"},
+        "R.Tensor((2, 3, 2, 4, 7), 'float32')",
+    ),
+    (
+        'method="bilinear", layout="NHWC", padding_mode="zeros", align_corners=False',
+        "relax.image.grid_sample",
+        {"x": ((2, 3, 5, 6), F32), "y": ((2, 4, 7, 2), F32)},
+        ("x", "y"),
+        {"layout": "NHWC"},
+        "R.Tensor((2, 7, 2, 6), 'float32')",
+    ),
+    (
+        "align_corners=True",
+        "relax.image.affine_grid",
+        {"x": ((2, 3, 4), F32)},
+        ("x", (3, 4, 5)),
+        {},
+        "R.Tensor((2, 3, 3, 4, 5), 'float32')",
+    ),
 ]
 
 
@@ -848,6 +881,26 @@ ERRORS = [
         "differ on dim 0",
     ),
     ("relax.broadcast_to", {"x": ((2, 3), F32)}, ("x", S(4, 2, 4)), {}, "cannot broadcast dim 1"),
+    *(
+        (
+            f"relax.{op}",
+            {"x": ((2, 3, 4), dtype), "s": (s, sd), "z": ((), zd)},
+            ("x", "s", "z"),
+            kw,
+            m,
+        )
+        for op, dtype, s, sd, zd, kw, m in (
+            ("quantize", "int8", (), F32, "int8", {}, "data must have dtype float16 or float32"),
+            ("quantize", F32, (), F32, "int8", {"out_dtype": "float32"}, "out_dtype must be int8"),
+            ("quantize", F32, (), "int32", "int8", {}, "scale must have dtype float16 or float32"),
+            ("quantize", F32, (), F32, F32, {}, "zero_point must have dtype float16 or int8"),
+            ("quantize", F32, (4,), F32, "int8", {"axis": 1}, "scale has 4 elements, not 1 or 3"),
+            ("quantize", F32, (), F32, "int8", {"axis": 3}, "axis 3 is out of range"),
+            ("dequantize", "int64", (), F32, "int8", {}, "data must have dtype float16 or"),
+            ("dequantize", "int8", (), F32, "int8", {"out_dtype": "int8"}, "out_dtype must be"),
+            ("dequantize", "int8", (2, 2), F32, "int8", {"axis": 1}, "scale has 4 elements"),
+        )
+    ),
 ]
 
 

@@ -51,6 +51,8 @@ def ctypes_signature(sig: KernelSignature) -> list[Any]:
     for p in sig.params:
         types.append(ctypes.c_void_p if p.is_pointer else _CTYPES[p.var.dtype])
     types.extend(ctypes.c_int64 for _ in sig.sym_vars)
+    if sig.reports:
+        types.extend([ctypes.c_char_p, ctypes.c_int64])  # the message buffer and its size
     return types
 
 

@@ -96,9 +96,12 @@ extern const char tvmlite_manifest[];
 """
 
 
+HEADER_MARK = "compiled by tvmlite. Generated; do not edit. */"  # ends the first line
+
+
 def render_header(manifest: dict[str, Any], library: str, guard: str) -> str:
     lines = [
-        f"/* {library}: compiled by tvmlite. Generated; do not edit. */",
+        f"/* {library}: {HEADER_MARK}",
         f"#ifndef {guard}",
         f"#define {guard}",
         "#include <stdint.h>",

@@ -13,6 +13,9 @@ differs: a torn, swapped or planted entry) is rebuilt, never loaded. Two
 processes building the same module both write the same entry; the later
 rename wins.
 
+The directory is kept under a size cap ($TVMLITE_CACHE_SIZE, default 1 GiB) by
+removing the least recently used entries after each store (`cache_size.py`).
+
 The key covers the module, its names, the target and machine, the pipeline and
 PassContext, and a digest of the installed tvmlite's own sources, so an edited
 checkout never reuses native code an older compiler made. Builds that cannot
@@ -39,6 +42,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.runtime.cache_dir import configured_dir, open_root
+from tvmlite.runtime.cache_size import evict, mark_used
 
 # The import packages pyproject maps to their own folders (package-dir): together
 # they hold every source file of tvmlite (tests/unit/test_packaging.py checks).
@@ -187,6 +191,7 @@ def lookup(key: str) -> Any:
         library = Library(root.path / f"{key}.so", llvm_ir_text=meta.get("llvm_ir"))
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
+    mark_used(root.path, key)
     library.timings = {"cache": (time.perf_counter() - start) * 1e3}
     return library
 
@@ -220,6 +225,7 @@ def store(key: str, executable: Any) -> None:
         }
         meta["mac"] = root.seal(_sealed_fields(meta))
         write_atomic(root.path / f"{key}.json", json.dumps(meta))
+        evict(root.path, keep=key)
     except (OSError, TVMLiteError):
         return
 

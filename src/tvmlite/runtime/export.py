@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.runtime.c_header import GLUE_SOURCE, render_header
+from tvmlite.runtime.c_header import GLUE_SOURCE, HEADER_MARK, render_header
 
 
 def find_compiler() -> list[str]:
@@ -108,13 +108,33 @@ def export_library(
     code: bytes, manifest: dict[str, Any], path: str | os.PathLike, machine: Any = None
 ) -> Path:
     """Write the library `path` of a build's object `code` and its header; returns
-    the library's path."""
+    the library's path. `machine` is the build's MachineOptions (None: the
+    host's). A header of the same name that tvmlite did not write is never
+    overwritten."""
     out = Path(path)
     if out.suffix in ("", ".h"):
         raise TVMLiteError(f"{out}: give the library a suffix such as .so")
+    _check_header_is_ours(header_path(out))
     link_library(code, out, machine)
     write_atomic(header_path(out), render_header(manifest, out.name, guard_of(out)))
     return out
+
+
+def _check_header_is_ours(header: Path) -> None:
+    """Refuse to replace a header someone wrote by hand (say, `out.h` next to
+    `-o out.so`); one a previous export wrote is rewritten."""
+    try:
+        with open(header, encoding="utf-8", errors="replace") as f:
+            first = f.readline().rstrip("\n")
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise TVMLiteError(f"{header}: cannot read: {err.strerror or err}") from None
+    if not first.endswith(HEADER_MARK):
+        raise TVMLiteError(
+            f"{header} exists and was not written by tvmlite: the library's header "
+            "would replace it; move it or choose another library name"
+        )
 
 
 def guard_of(path: Path) -> str:

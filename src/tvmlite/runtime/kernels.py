@@ -22,7 +22,12 @@ from tvmlite.dsl import tir
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel, symbol_name
 from tvmlite.lowering.tir.pipeline import lower_prim_func
-from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, kernel_signature
+from tvmlite.lowering.tir.signature import (
+    MESSAGE_SIZE,
+    STATUS_OUT_OF_MEMORY,
+    KernelSignature,
+    kernel_signature,
+)
 from tvmlite.runtime.args import ArgumentBinder, ctypes_signature
 
 
@@ -41,14 +46,19 @@ class PrimFuncKernel:
 
     def __call__(self, *args: Any) -> None:
         values = self._binder.bind(args)
+        message = None
+        if self.signature.reports:  # a buffer for the message of an assert with values
+            message = ctypes.create_string_buffer(MESSAGE_SIZE)
+            values += [message, MESSAGE_SIZE]
         status = self._cfunc(*values)
         if status:
-            raise self._failure(status)
+            raise self._failure(status, message)
 
-    def _failure(self, status: int) -> TVMLiteError:
+    def _failure(self, status: int, message: Any = None) -> TVMLiteError:
         errors = self.signature.errors
         if 0 < status <= len(errors):
-            return TVMLiteError(f"{self.name}: assertion failed: {errors[status - 1]}")
+            text = message.value.decode(errors="replace") if message and message.value else ""
+            return TVMLiteError(f"{self.name}: assertion failed: {text or errors[status - 1]}")
         if status == STATUS_OUT_OF_MEMORY:
             return TVMLiteError(f"{self.name}: out of memory allocating a scratch buffer")
         return TVMLiteError(f"{self.name}: kernel failed with status {status}")

@@ -24,6 +24,7 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.lowering.tir.signature import assert_message
 from tvmlite.testing import reference_ops as ops
 from tvmlite.testing.reference_ops import UndefinedBehavior, Value
 
@@ -345,10 +346,8 @@ class Interpreter:
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         if not self.expr(s.condition):
-            text = "".join(s.message)
-            kind = s.error_kind or "RuntimeError"
-            message = text if kind == "RuntimeError" else f"{kind}: {text}"
-            raise TVMLiteError(f"assertion failed: {message}")
+            values = [str(self.expr(p)) for p in s.message if not isinstance(p, str)]
+            raise TVMLiteError(f"assertion failed: {assert_message(s, values)}")
 
     def visit_For(self, s: tir.For) -> None:
         """Every kind runs serially, in order: `parallel` and `vectorized` promise

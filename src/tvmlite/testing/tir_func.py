@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tvmlite.dsl import tir
+from tvmlite.dsl import arith, tir
 from tvmlite.testing import tir_runnable as runnable
 from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
@@ -120,7 +120,7 @@ def draw_prim_func(
     scope = Scope(list(func_vars), buffers + allocs, [], False, func_vars)
     body = gen.seq(scope, options.max_depth)
     if options.runnable and allocs:  # scratch memory is written before anything reads it
-        fills = [runnable.fill(b, tir.const(0, b.dtype), ["i", "j"]) for b in allocs]
+        fills = [runnable.fill(b, arith.const(0, b.dtype), ["i", "j"]) for b in allocs]
         rest = body.seq if isinstance(body, tir.SeqStmt) else (body,)
         body = tir.SeqStmt((*fills, *rest))
     rooted = gen.saw_block or bool(allocs)
