@@ -25,15 +25,13 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen.llvm_host_steps import (
+from tvmlite.lowering.codegen.llvm_host_runner import (
     PREFIX_ERROR,
-    RUN_STEPS,
-    SOURCE,
     Failure,
     load_member,
-    table,
     tensor_at,
 )
+from tvmlite.lowering.codegen.llvm_host_steps import RUN_STEPS, SOURCE, table
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)

@@ -16,6 +16,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_host_program as program
+from tvmlite.lowering.codegen import llvm_host_runner as runner
 from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, once
@@ -41,7 +42,7 @@ def support_module() -> ir.Module:
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
     frame.add_frame_helpers(module)
-    steps.add_steps_helper(module)
+    runner.add_steps_helper(module)
     program.add_program_helper(module)
     for name in EXPORTED:
         module.globals[name].linkage = ""
