@@ -16,12 +16,20 @@ TVM's) is checked against NumPy before its time counts; times are in ms, the
 best of `--repeat` builds. tvmlite's columns: the passes (`lower`), kernels
 lowered to flat TIR, host code and kernels as LLVM IR (`codegen`), printed,
 parsed by LLVM, optimized, compiled to machine code; the total is the whole
-`build` call (the parse of the text is not timed, for either compiler). TVM
-runs in a worker process (`_tvm_worker.py`) of `--tvm-python` (default: this
-Python if it imports tvm, else /tmp/tvmref/bin/python if it exists); it is
-used for the "minimal" pipeline only, which is what its default build does
-(legalize, no fusion). A workload stops growing once a build takes longer than
-`--max-seconds`.
+`build` call (the parse of the text is not timed, for either compiler), `cpu`
+the processor time it took (on a shared machine the steadier figure: waiting
+for a core does not count) and `code` the machine code built, in KB (the
+executable sections of the object). TVM runs in a worker process
+(`_tvm_worker.py`) of `--tvm-python` (default: this Python if it imports tvm,
+else /tmp/tvmref/bin/python if it exists), timed the same two ways; it is used
+for the "minimal" pipeline only, which is what its default build does
+(legalize, no fusion), and `tvm/tl` is its cpu time over tvmlite's. A workload
+stops growing once a build takes longer than `--max-seconds`. The exponents
+are fitted to the cpu times.
+
+The script also measures an older tvmlite put first on PYTHONPATH (a copy of
+`main`, for a before/after table): a build without `jit.object_code` is
+compiled once more, untimed, for its code size.
 """
 
 from __future__ import annotations
@@ -37,10 +45,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import llvmlite.binding as llvm
 import numpy as np
 from _scaling_graphs import WORKLOADS, Array
 
 import tvmlite
+from tvmlite.lowering.codegen import target
 
 STAGES = {  # column: key of Executable.timings
     "kernels": "lower",
@@ -54,13 +64,23 @@ DEFAULT_TVM = Path("/tmp/tvmref/bin/python")
 
 
 def build_ms(text: str, pipeline: str) -> tuple[dict[str, float], Any]:
-    """ms of `build` (total, passes, and the stages of code generation)."""
+    """ms of `build` (total, passes, the stages of code generation, cpu)."""
     mod = tvmlite.parse(text)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ex = tvmlite.build(mod, pipeline=pipeline, cache=False)
+    cpu = (time.process_time() - cpu) * 1e3
     total = (time.perf_counter() - start) * 1e3
     ms = {col: ex.timings.get(key, 0.0) for col, key in STAGES.items()}
-    return {"passes": total - sum(ex.timings.values()), **ms, "total": total}, ex
+    return {"passes": total - sum(ex.timings.values()), **ms, "total": total, "cpu": cpu}, ex
+
+
+def code_kb(ex: Any) -> float:
+    """KB of machine code in the executable sections of `ex`'s object."""
+    obj = getattr(ex.jit, "object_code", None)
+    if obj is None:  # an older tvmlite (see the docstring)
+        obj = target.host_target_machine(ex.jit.machine).emit_object(ex.jit.module)
+    sections = llvm.ObjectFileRef.from_data(obj).sections()
+    return sum(s.size() for s in sections if s.is_text()) / 1024
 
 
 class TVM:
@@ -73,7 +93,8 @@ class TVM:
         )
         self.tmp = tempfile.TemporaryDirectory(prefix="tvmlite-scaling-")
 
-    def compile_ms(self, text: str, inputs: list[Array], want: Array) -> float:
+    def compile_ms(self, text: str, inputs: list[Array], want: Array) -> tuple[float, float]:
+        """(ms, cpu ms) of `tvm.compile` of `text`, its result checked."""
         folder = Path(self.tmp.name)
         (folder / "mod.py").write_text(text)
         np.savez(folder / "data.npz", want=want, **{f"in{k}": a for k, a in enumerate(inputs)})
@@ -84,7 +105,7 @@ class TVM:
         answer = json.loads(self.proc.stdout.readline() or '{"error": "the worker died"}')
         if "error" in answer:
             raise SystemExit(f"TVM: {answer['error']}")
-        return answer["ms"]
+        return answer["ms"], answer["cpu"]
 
 
 def find_tvm(args: Any) -> TVM | None:
@@ -117,7 +138,8 @@ def check(ex: Any, inputs: list[Array], want: Array, what: str) -> None:
 
 def run_workload(kind: str, sizes: list[int], pipeline: str, args: Any, tvm: TVM | None) -> None:
     tvm = tvm if pipeline == "minimal" else None
-    columns = ["passes", *STAGES, "total"] + (["tvm", "tvm/tl"] if tvm else [])
+    ours = ["passes", *STAGES, "total", "cpu"]
+    columns = [*ours, "code"] + (["tvm", "tvm cpu", "tvm/tl"] if tvm else [])
     print(f"\n{kind}, pipeline={pipeline}\n{'n':>5} " + " ".join(f"{c:>8}" for c in columns))
     done: list[int] = []
     totals: list[float] = []
@@ -125,22 +147,22 @@ def run_workload(kind: str, sizes: list[int], pipeline: str, args: Any, tvm: TVM
     for n in sizes:
         text, inputs, want = WORKLOADS[kind](n)
         best: dict[str, float] | None = None
-        ref: float | None = None
+        ref: tuple[float, float] | None = None
         for _ in range(args.repeat):
             ms, ex = build_ms(text, pipeline)
             check(ex, inputs, want, f"{kind} n={n} {pipeline}")
-            best = ms if best is None or ms["total"] < best["total"] else best
+            best = ms if best is None or ms["cpu"] < best["cpu"] else best
             if tvm is not None:
                 t = tvm.compile_ms(text, inputs, want)
-                ref = t if ref is None else min(ref, t)
+                ref = t if ref is None or t[1] < ref[1] else ref
         assert best is not None
-        row = f"{n:5d} " + " ".join(f"{best[c]:8.0f}" for c in ["passes", *STAGES, "total"])
+        row = f"{n:5d} " + " ".join(f"{best[c]:8.0f}" for c in ours) + f" {code_kb(ex):8.1f}"
         if ref is not None:
-            row += f" {ref:8.0f} {ref / best['total']:8.2f}"
-            refs.append(ref)
+            row += f" {ref[0]:8.0f} {ref[1]:8.0f} {ref[1] / best['cpu']:8.2f}"
+            refs.append(ref[1])
         print(row, flush=True)
         done.append(n)
-        totals.append(best["total"])
+        totals.append(best["cpu"])
         if best["total"] > args.max_seconds * 1e3:
             print(f"  (stopped: over {args.max_seconds} s)")
             break

@@ -31,7 +31,7 @@ from tvmlite.lowering.codegen.llvm_host_runner import (
     load_member,
     tensor_at,
 )
-from tvmlite.lowering.codegen.llvm_host_steps import RUN_STEPS, SOURCE, table
+from tvmlite.lowering.codegen.llvm_host_steps import RUN_STEPS, SOURCE, Row, table
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -52,24 +52,24 @@ def write_program(
     counts: tuple[int, int],
     count_texts: tuple[str, str],
     run: ir.Value | None,
-    results: list[ir.Constant],
+    results: list[Row],
     copy_texts: list[str],
     body_slots: int,
     prefix: str,
 ) -> ir.Value:
     """The PROGRAM of a function, as a private constant named `name`."""
-    texts = [abi.cstring(module, t) for t in count_texts]
-    copies = [abi.cstring(module, t) for t in copy_texts]
-    parts = [
-        *(ty.constant("int32", c) for c in counts),
+    texts = tuple(abi.cstring(module, t) for t in count_texts)
+    copies = [(abi.cstring(module, t),) for t in copy_texts]
+    row = (
+        *counts,
         *texts,
-        NULL if run is None else run,
+        run,
         table(module, f"{name}.results", SOURCE, results),
         table(module, f"{name}.copies", PTR, copies),
-        ty.constant("int64", body_slots),
+        body_slots,
         abi.cstring(module, prefix),
-    ]
-    return table(module, name, PROGRAM, [ir.Constant(PROGRAM, parts)])
+    )
+    return table(module, name, PROGRAM, [row])
 
 
 def add_program_helper(module: ir.Module) -> None:

@@ -60,7 +60,6 @@ if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_module import HostContext
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
-NULL = ir.Constant(PTR, None)
 
 RUN_STEPS = "tvmlite.run_steps"  # dotted: no kernel symbol can take it
 # Where an input tensor is: `index` of the frame, the arguments or the spill
@@ -82,13 +81,16 @@ RUN_STEPS_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, PTR, PTR, I64])
 ARGV_TYPE = ir.FunctionType(I32, [PTR, PTR, I64])
 
 
+Row = tuple  # a record's fields as ints, globals, or None (NULL): see `table`
+
+
 @dataclass
 class Step:
     """A kernel call (or a check, without kernel) waiting for the next run."""
 
     kernel: Kernel | None
-    sources: list[ir.Constant]
-    outputs: list[ir.Constant]
+    sources: list[Row]
+    outputs: list[Row]
     check: int = 0  # a check's failure status (0: a kernel call)
     shapes: bool = False  # a check of shapes, else of headers
     releases: list[int] = field(default_factory=list)
@@ -116,25 +118,16 @@ class HostSteps:
             return False
         kernel, ins, out_sinfo = plan
         sources = [self._source(t) for t in ins]
-        outputs: list[ir.Constant] = []
+        outputs: list[Row] = []
         vals: list[Val] = []
         for leaf in leaves(out_sinfo, "output"):
             sinfo = leaf.sinfo
             dims = known_dims(sinfo)
             assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
             what = f"cannot allocate {leaf.label} of {kernel.sig.name}"
-            outputs.append(
-                ir.Constant(
-                    OUTPUT,
-                    [
-                        ty.constant("int64", self.slots),
-                        abi.int64_constant(self.module, dims),
-                        abi.cstring(self.module, what),
-                        ty.constant("int32", len(dims)),
-                        ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
-                    ],
-                )
-            )
+            shape = abi.int64_constant(self.module, dims)
+            dtype = abi.packed_dtype(sinfo.dtype)
+            outputs.append((self.slots, shape, abi.cstring(self.module, what), len(dims), dtype))
             consts = tuple(ty.constant("int64", d) for d in dims)
             vals.append(TensorVal(Slot(self.slots), sinfo.dtype, len(dims), consts))
             self.slots += 1
@@ -145,21 +138,16 @@ class HostSteps:
     def add_check(self, t: TensorVal, dims: list[int] | None, what: str, status: int) -> None:
         """Check `t` against its own dtype and ndim (`dims` None), or against
         `dims`, failing with `status`."""
-        shape = NULL if dims is None else abi.int64_constant(self.module, dims)
-        expected = [
-            _i64(0),
-            shape,
-            abi.cstring(self.module, what),
-            ty.constant("int32", t.ndim),
-            ty.constant("int32", abi.packed_dtype(t.dtype) if t.dtype != "void" else -1),
-        ]
+        shape = None if dims is None else abi.int64_constant(self.module, dims)
+        dtype = abi.packed_dtype(t.dtype) if t.dtype != "void" else -1
+        expected = (0, shape, abi.cstring(self.module, what), t.ndim, dtype)
         last = self.pending[-1] if self.pending else None
         shapes = dims is not None
         if last is None or (last.check, last.shapes) != (status, shapes) or last.releases:
             last = Step(None, [], [], check=status, shapes=shapes)
             self.pending.append(last)
         last.sources.append(self._source(t))
-        last.outputs.append(ir.Constant(OUTPUT, expected))
+        last.outputs.append(expected)
 
     def defer_release(self, slot: int) -> bool:
         """Free `slot` after the last pending step, if there is one."""
@@ -180,37 +168,36 @@ class HostSteps:
         if not self.pending:
             return None
         pending, self.pending = self.pending, []
-        steps: list[ir.Constant] = []
-        sources: list[ir.Constant] = []
-        outputs: list[ir.Constant] = []
-        releases: list[ir.Constant] = []
+        steps: list[Row] = []
+        sources: list[Row] = []
+        outputs: list[Row] = []
+        releases: list[Row] = []
         widest = 1
         for step in pending:
-            fields: list[ir.Constant] = [NULL, NULL, NULL]
-            errors = 0
+            fields: Row = (None, None, None, 0)
             if step.kernel is not None:
                 sig = step.kernel.sig
                 where = abi.cstring(self.module, f"R.call_tir of '{sig.name}'")
-                fields = [trampoline(self.module, step.kernel), step.kernel.errors, where]
-                errors = len(sig.errors)
-            counts = (errors, len(step.sources), len(step.outputs), len(step.releases), step.check)
-            steps.append(ir.Constant(STEP, fields + [ty.constant("int32", c) for c in counts]))
+                entry = trampoline(self.module, step.kernel)
+                fields = (entry, step.kernel.errors, where, len(sig.errors))
+            counts = (len(step.sources), len(step.outputs), len(step.releases), step.check)
+            steps.append(fields + counts)
             sources += step.sources
             outputs += step.outputs
-            releases += [ty.constant("int64", s) for s in step.releases]
+            releases += [(s,) for s in step.releases]
             widest = max(widest, len(step.sources) + len(step.outputs))
         name = f"{self.ctx.entries[self.name].name}.run{self.runs}"  # type: ignore[attr-defined]
         self.runs += 1
-        parts = [
+        row = (
             table(self.module, f"{name}.steps", STEP, steps),
-            ty.constant("int64", len(steps)),
+            len(steps),
             table(self.module, f"{name}.sources", SOURCE, sources),
             table(self.module, f"{name}.outputs", OUTPUT, outputs),
             table(self.module, f"{name}.releases", I64, releases),
-            ty.constant("int64", widest),
+            widest,
             abi.cstring(self.module, self.prefix),
-        ]
-        return table(self.module, name, RUN, [ir.Constant(RUN, parts)])
+        )
+        return table(self.module, name, RUN, [row])
 
     def _plan(self, bd: relax.Binding) -> tuple[Kernel, list[TensorVal], relax.StructInfo] | None:
         """(kernel, inputs, output struct info) when `bd` can be a step."""
@@ -254,30 +241,46 @@ class HostSteps:
                 return None
         return kernel, ins, call.sinfo_args[0]
 
-    def _source(self, t: TensorVal) -> ir.Constant:
+    def _source(self, t: TensorVal) -> Row:
         """Where the helper finds input `t` (homing an SSA value first)."""
         ptr = t.ptr
         if isinstance(ptr, ir.GlobalVariable):
-            return ir.Constant(SOURCE, [_i64(FROM_TENSOR), _i64(0), ptr])
+            return (FROM_TENSOR, 0, ptr)
         if not isinstance(ptr, Slot | Arg | Home):
             ptr = self._home(ptr)  # type: ignore[attr-defined]
         kind = {Slot: FROM_SLOT, Arg: FROM_ARG, Home: FROM_WORD}[type(ptr)]
-        return ir.Constant(SOURCE, [_i64(kind), _i64(ptr.index), NULL])
+        return (kind, ptr.index, None)
 
 
-def _i64(value: int) -> ir.Constant:
-    return ty.constant("int64", value)
-
-
-def table(module: ir.Module, name: str, kind: ir.Type, items: list[ir.Constant]) -> ir.Value:
-    """A private constant array of `items` (one zero item when there are none)."""
-    items = items or [ir.Constant(kind, None)]
+def table(module: ir.Module, name: str, kind: ir.Type, rows: list[Row]) -> ir.Value:
+    """A private constant array of `kind` records, one per row (one of zeros when
+    there are none): a row's fields are ints, globals, or None for NULL. An
+    equal table made before is shared (modules of many alike functions have the
+    same records many times over)."""
+    cache: dict[tuple, ir.Value] = module.__dict__.setdefault("_tvmlite_tables", {})
+    key = (id(kind), tuple(rows))
+    found = cache.get(key)
+    if found is not None:
+        return found
+    items = [_record(kind, row) for row in rows] or [ir.Constant(kind, None)]
     array = ir.ArrayType(kind, len(items))
     found = abi.global_var(module, array, name)
     found.initializer = ir.Constant(array, items)
     found.global_constant = True
     found.linkage = "private"
+    cache[key] = found
     return found
+
+
+def _record(kind: ir.Type, row: Row) -> ir.Value:
+    """A row as a constant of `kind` (a struct, or a scalar for a row of one)."""
+    struct = isinstance(kind, ir.BaseStructType)
+    fields = kind.elements if struct else (kind,)
+    values = [
+        v if isinstance(v, ir.Value) else ir.Constant(t, v)
+        for t, v in zip(fields, row, strict=True)
+    ]
+    return ir.Constant(kind, values) if struct else values[0]
 
 
 def _static_dims(t: TensorVal) -> list[int] | None:

@@ -327,3 +327,18 @@ def test_checked_kernel_reports_its_index_in_every_form(form: str) -> None:
     )
     with pytest.raises(tvmlite.TVMLiteError, match=message):
         ex["main"](np.ones(16, "float32"))
+
+
+def test_alike_functions_share_their_tables_and_keep_their_names() -> None:
+    text, inputs, want = chain(3, "4, 8", f"R.Tensor((4, 8), {F32})")
+    text = among_many(text)
+    steps = re.findall(r'^@"([^"]+\.run\d+\.steps)" = private', host_ir(text), re.M)
+    # main's table, and one for all the fillers (the first one's)
+    assert steps == ["tvmlite_entry_main.run0.steps", "tvmlite_entry_filler0.run0.steps"]
+    ex = tvmlite.build(tvmlite.parse(text), cache=False)
+    np.testing.assert_allclose(ex["main"](*inputs), want, rtol=1e-5, atol=1e-6)
+    last = f"filler{SMALL_MODULE - 1}"
+    a = np.arange(2, dtype="float32")
+    np.testing.assert_array_equal(ex[last](a), a + a)
+    with pytest.raises(tvmlite.TVMLiteError, match=f"^{last}: "):
+        ex[last](np.zeros(3, dtype="float32"))
