@@ -148,13 +148,16 @@ def fold(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
 
 def cast(dtype: str, e: tir.PrimExpr) -> tir.PrimExpr:
     """`e` as `dtype` (`tvm::cast`): nothing when it already is, an immediate for
-    an immediate (a float that does not fit an integer dtype stays a Cast)."""
+    an immediate (a value that does not fit the dtype, as a float beyond an integer
+    dtype or 65535 as float16, stays a Cast: converted as the machine does)."""
     if e.dtype == dtype:
         return e
     value = value_of(e)
     if value is None or dt.lanes(dtype) != 1:
         return tir.Cast(dtype, e)
     if dt.is_float(dtype):
+        if dt.range_error(dtype, float(value)) is not None:
+            return tir.Cast(dtype, e)
         return tir.FloatImm(dtype, float(value))
     if dt.is_bool(dtype):
         return tir.IntImm(dtype, int(value != 0))
@@ -258,18 +261,6 @@ def simplify(e: tir.PrimExpr) -> tir.PrimExpr:
 # ---------------------------------------------------------------- bounds
 
 
-def dtype_bounds(dtype: str) -> tuple[int, int] | None:
-    """Every value of a scalar integer (or bool) dtype; None for any other."""
-    if dt.lanes(dtype) != 1 or not dt.is_integer_like(dtype):
-        return None
-    if dt.is_bool(dtype):
-        return 0, 1
-    if dt.is_uint(dtype):
-        return 0, (1 << dt.bits(dtype)) - 1
-    half = 1 << (dt.bits(dtype) - 1)
-    return -half, half - 1
-
-
 class IntBounds(TIRFunctor):
     """Interval analysis: the inclusive bounds (lo, hi) of a scalar integer
     expression while each var of `ranges` runs over its bounds.
@@ -297,7 +288,7 @@ class IntBounds(TIRFunctor):
     def of(self, e: tir.PrimExpr) -> Bounds | None:
         """(lo, hi) of `e`, or None when `e` is not a scalar integer or (without
         `any_value`) combines the ranged vars in a way this does not follow."""
-        whole = dtype_bounds(e.dtype)
+        whole = dt.int_range(e.dtype)
         if whole is None:
             return None
         if not self.any_value and not uses(e, self.ranges):
@@ -338,7 +329,7 @@ class IntBounds(TIRFunctor):
         found = self.ints(e.value)
         if found is None:
             return None
-        return _imm(found[0], e.dtype), _imm(found[1], e.dtype)  # `of` drops what wraps
+        return _pair(_imm(found[0], e.dtype), _imm(found[1], e.dtype))
 
     def visit_Select(self, e: tir.Select) -> Bounds | None:
         return self._union(e.true_value, e.false_value)
@@ -372,7 +363,9 @@ class IntBounds(TIRFunctor):
             x, y = _ints(a), _ints(b)
             numbers = None if x is None or y is None else _combine(e.kind, x, y)
             found = (
-                None if numbers is None else (_imm(numbers[0], e.dtype), _imm(numbers[1], e.dtype))
+                None
+                if numbers is None
+                else _pair(_imm(numbers[0], e.dtype), _imm(numbers[1], e.dtype))
             )
         return found
 
@@ -402,9 +395,11 @@ def bounds(e: tir.PrimExpr, ranges: Mapping[tir.Var, tir.Range]) -> Bounds | Non
     return analysis.of(e)
 
 
-def _imm(value: int, dtype: str) -> tir.IntImm:
-    """An immediate holding `value` exactly, even out of the dtype's range (for `_fit`)."""
-    return tir.IntImm(dtype, value)
+def _imm(value: int, dtype: str) -> tir.IntImm | None:
+    """An immediate holding `value` exactly; None when the dtype cannot hold it (a
+    value that may have wrapped around bounds nothing)."""
+    whole = dt.int_range(dtype)
+    return tir.IntImm(dtype, value) if whole and whole[0] <= value <= whole[1] else None
 
 
 def _ints(found: Bounds | None) -> tuple[int, int] | None:
@@ -483,3 +478,61 @@ def _corners(
 ) -> tuple[int, int]:
     values = [op(x, y) for x in a for y in b]
     return min(values), max(values)
+
+
+# ---------------------------------------------------------------- operators
+
+
+def _operand(b: tir.PrimExpr | int, like: tir.PrimExpr) -> tir.PrimExpr:
+    return b if isinstance(b, tir.PrimExpr) else const(b, like.dtype)
+
+
+def add(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    """`a + b` folded as TVM's operator does; an int `b` takes `a`'s dtype (so do
+    the operators below)."""
+    return fold("add", a, _operand(b, a))
+
+
+def sub(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("sub", a, _operand(b, a))
+
+
+def mul(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("mul", a, _operand(b, a))
+
+
+def floordiv(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("floordiv", a, _operand(b, a))
+
+
+def floormod(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("floormod", a, _operand(b, a))
+
+
+def minimum(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("min", a, _operand(b, a))
+
+
+def maximum(a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    return fold("max", a, _operand(b, a))
+
+
+def compare(kind: str, a: tir.PrimExpr, b: tir.PrimExpr | int) -> tir.PrimExpr:
+    """`a <kind> b` for a comparison kind (lt, le, gt, ge, eq, ne)."""
+    return fold(kind, a, _operand(b, a))
+
+
+def as_bool(e: tir.PrimExpr) -> bool | None:
+    """The value of a boolean immediate, else None."""
+    return bool(e.value) if type(e) is tir.IntImm and e.dtype == "bool" else None
+
+
+def logical_and(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
+    """`a && b` with TVM's folding of constant operands."""
+    if as_bool(a) is False or as_bool(b) is False:
+        return const(False, "bool")
+    if as_bool(a) is True:
+        return b
+    if as_bool(b) is True:
+        return a
+    return tir.BinaryOp("and", a, b, "bool")

@@ -15,6 +15,20 @@ _DTYPE = re.compile(
 )
 # Bit widths a code may take; others (`float8`, `int7`) are rejected.
 _WIDTHS = {"int": (8, 16, 32, 64), "uint": (8, 16, 32, 64), "float": (16, 32, 64), "bfloat": (16,)}
+# Lanes are a 16-bit field in TVM's DataType (and in DLPack's), so `x65536` is no dtype.
+MAX_LANES = 65535
+# The largest finite value of each float dtype: a literal beyond it does not fit.
+_FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+    "float8_e4m3fn": 448.0,
+    "float8_e4m3fnuz": 240.0,
+    "float8_e5m2": 57344.0,
+    "float8_e5m2fnuz": 57344.0,
+    "float4_e2m1fn": 6.0,
+}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -37,8 +51,9 @@ def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
         width = 4 if m.group(6).startswith("float4") else 8
     else:
         width = int(m.group(5))
-    valid = width in _WIDTHS[kind] if m.group(4) else True
-    return kind, width, int(m.group(7)) if m.group(7) else 1, valid
+    n = int(m.group(7)) if m.group(7) else 1
+    valid = (width in _WIDTHS[kind] if m.group(4) else True) and 1 <= n <= MAX_LANES
+    return kind, width, n, valid
 
 
 def is_valid(dtype: str) -> bool:
@@ -96,3 +111,41 @@ def is_bool(dtype: str) -> bool:
 def is_integer_like(dtype: str) -> bool:
     """int, uint or bool: the types integer arithmetic applies to."""
     return code(dtype) in ("int", "uint", "bool")
+
+
+@functools.lru_cache(maxsize=64)
+def int_range(dtype: str) -> tuple[int, int] | None:
+    """(lowest, highest) value of a scalar int, uint or bool dtype; None for others."""
+    info = _parse(dtype)
+    if info is None or info[2] != 1 or info[0] not in ("int", "uint", "bool"):
+        return None
+    kind, width = info[0], info[1]
+    if kind == "int":
+        return -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return 0, (1 << width) - 1
+
+
+def limits(dtype: str) -> tuple[float, float] | None:
+    """(lowest, highest) finite value of a scalar dtype (ints for integer dtypes);
+    None for others."""
+    bounds = int_range(dtype)
+    if bounds is not None:
+        return bounds
+    big = _FLOAT_MAX.get(dtype)
+    return None if big is None else (-big, big)
+
+
+def range_error(dtype: str, value: float) -> str | None:
+    """Why `value` cannot be an immediate of scalar `dtype`, or None when it can.
+    Floats may be inf or nan (TVM allows both), but not finite beyond the dtype's range."""
+    bounds = int_range(dtype)
+    if bounds is not None:
+        if isinstance(value, float):
+            return f"{dtype} expects an integer, got {value!r}"
+        if not bounds[0] <= value <= bounds[1]:
+            return f"value {value} is out of range for {dtype} ({bounds[0]} to {bounds[1]})"
+        return None
+    big = _FLOAT_MAX.get(dtype)
+    if big is not None and abs(value) > big and abs(value) != float("inf"):
+        return f"value {value} is out of range for {dtype} (largest finite: {big})"
+    return None

@@ -9,11 +9,12 @@ a packed call is `Call(ExternFunc(sym), args, sinfo_args=...)`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, syntax, tir
 from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.parse_relax_expr import RelaxExprParser, Value
@@ -99,7 +100,7 @@ class RelaxCallParser(RelaxExprParser):
 
     def tir_vars(self, node: syntax.Node) -> relax.Expr:
         if isinstance(node, (syntax.List, syntax.Tuple)):
-            return relax.ShapeExpr(tuple(self.prim(e) for e in node.elts), span=node.span)
+            return relax.ShapeExpr(tuple(self.shape_value(e) for e in node.elts), span=node.span)
         return self.arg(node)
 
     def _call_tir(self, node: syntax.Call) -> relax.Call:
@@ -201,6 +202,10 @@ class RelaxCallParser(RelaxExprParser):
             dtype = {"b": "bool", "i": "int32"}.get(flat.dtype.kind, "float32")
         if dtype not in _NP_DTYPES:
             raise self.ctx.error(f"R.const does not support dtype '{dtype}'", args["dtype"])
+        for number in _numbers(value):  # as T.int32(0.5) or T.float16(1e10) would be
+            problem = dt.range_error(dtype, number)
+            if problem is not None:
+                raise self.ctx.error(f"R.const: {problem}", args["value"])
         try:
             data = np.array(value, dtype=dtype)
         except (ValueError, OverflowError) as exc:
@@ -224,7 +229,7 @@ class RelaxCallParser(RelaxExprParser):
         values = args["value"]
         if not isinstance(values, (syntax.List, syntax.Tuple)):
             raise self.ctx.error("R.shape takes a list of dimensions", values)
-        return relax.ShapeExpr(tuple([self.prim(e) for e in values.elts]), span=node.span)
+        return relax.ShapeExpr(tuple([self.shape_value(e) for e in values.elts]), span=node.span)
 
     def _tuple_call(self, node: syntax.Call) -> relax.Tuple:
         if node.keywords:
@@ -340,3 +345,12 @@ class RelaxCallParser(RelaxExprParser):
 
 def _is_none(node: syntax.Node) -> bool:
     return isinstance(node, syntax.Constant) and node.value is None
+
+
+def _numbers(value: Any) -> Iterator[float]:
+    """The numbers of an `R.const` value (nested lists of numbers)."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _numbers(item)
+    else:
+        yield value

@@ -156,6 +156,14 @@ class SinfoParser:
                 return tir.IntImm("int64", value, node.span)
             if isinstance(value, str):
                 return self.prim(parse_expression(value, node.span), declare=True)
+        return self.shape_value(node)
+
+    def shape_value(self, node: syntax.Node) -> tir.PrimExpr:
+        """An entry of a shape (`R.shape([...])`, an op's shape argument): an integer
+        expression. A float literal is refused before it becomes a float32 (that
+        1e308 would overflow); the node checks the rest."""
+        if isinstance(node, syntax.Constant) and isinstance(node.value, float):
+            raise self.ctx.error(f"a shape dimension must be an integer, got {node.value!r}", node)
         return self.prim(node)
 
     def shape_dims(self, node: syntax.Node, what: str) -> tuple[tir.PrimExpr, ...]:

@@ -12,7 +12,7 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_assign import AssignParser, Result
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const
+from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
 
 _LOOP_KINDS = {
     "T.serial": tir.SERIAL,
@@ -50,11 +50,8 @@ class ControlParser(AssignParser):
         most = 3 if name == "range" else 2
         if not 1 <= len(call.args) <= most:
             raise self.error(f"{name} expects 1 to {most} arguments, got {len(call.args)}", call)
-        start, stop = (
-            (Lit(0, call.span), self.value(call.args[0]))
-            if len(call.args) == 1
-            else (self.value(call.args[0]), self.value(call.args[1]))
-        )
+        bounds = [self.integer(arg, "a loop bound") for arg in call.args[:2]]
+        start, stop = (Lit(0, call.span), bounds[0]) if len(bounds) == 1 else bounds
         step_node = call.args[2] if len(call.args) == 3 else kwargs.get("step")
         thread = ""
         if kind == tir.THREAD_BINDING:
@@ -63,8 +60,10 @@ class ControlParser(AssignParser):
             thread = self.str_arg(kwargs["thread"], "thread")
         annotations = self.attr_dict(kwargs["annotations"]) if "annotations" in kwargs else ()
         lo, hi = self.matched(start, stop, call)
-        step = self.expr(step_node, lo.dtype) if step_node is not None else None
-        if step is not None and isinstance(step, tir.IntImm) and step.value == 1:
+        step = None
+        if step_node is not None:
+            step = materialize(self.integer(step_node, "a loop step"), lo.dtype)
+        if isinstance(step, tir.IntImm) and step.value == 1:
             step = None
         extent = difference(hi, lo, call.span)
         return self.loop(node.target, lo, extent, kind, node.body, node, thread, annotations, step)
@@ -78,8 +77,19 @@ class ControlParser(AssignParser):
                 f"T.grid has {len(call.args)} extents for {len(targets)} loop variables",
                 node.target,
             )
-        extents = [self.expr(arg) for arg in call.args]
+        extents = [self.grid_extent(arg) for arg in call.args]
         return self.loop_nest(list(zip(targets, extents, strict=True)), node)
+
+    def grid_extent(self, node: syntax.Node) -> tir.PrimExpr:
+        """A bare integer in `T.grid` is an int32 extent, as in TVM (which prints a
+        wider one as `T.int64(n)`)."""
+        value = self.integer(node, "a T.grid extent")
+        if isinstance(value, Lit) and dt.range_error("int32", value.value):
+            raise self.error(
+                f"T.grid extent {value.value} does not fit int32: write T.int64({value.value})",
+                node,
+            )
+        return materialize(value, "int32")
 
     def loop_nest(
         self, levels: list[tuple[syntax.Node, tir.PrimExpr]], node: syntax.For

@@ -16,12 +16,14 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_ops import (
     Lit,
+    LiteralError,
     TypeMismatch,
     Value,
     binary,
     cast,
     const_int,
     difference,
+    fold_literals,
     make_const,
     match_types,
     materialize,
@@ -42,6 +44,8 @@ _BITWISE = {
     "<<": "shift_left",
     ">>": "shift_right",
 }
+# Operators whose literal operands TVM's parser computes in Python (`2**31`, `4 * 4`).
+_FOLDABLE = frozenset(["+", "-", "*", "//", "%", "**"])
 _COMPARE = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 
@@ -119,6 +123,24 @@ class ExprParser:
         if isinstance(value, tir.IntImm):
             return value.value
         raise self.error(f"{what} must be an integer constant", node)
+
+    def integer(self, node: syntax.Node, what: str) -> Value:
+        """The value of `node`, which must not be a float or bool literal: `what` (a
+        loop bound, an index) is an integer. Checked before the literal gets a dtype,
+        so that `range(1e308)` says so rather than that 1e308 overflows float32."""
+        value = self.value(node)
+        if isinstance(value, Lit) and not literal_is_int(value):
+            raise self.error(f"{what} must be an integer, got {value.value!r}", node)
+        return value
+
+    def lanes_arg(self, node: syntax.Node, what: str) -> int:
+        """A vector width: an integer constant from 1 to `dtype.MAX_LANES`."""
+        return self.check_lanes(self.int_arg(node, what), node, what)
+
+    def check_lanes(self, lanes: int, node: syntax.Node, what: str) -> int:
+        if not 1 <= lanes <= dt.MAX_LANES:
+            raise self.error(f"{what} must be from 1 to {dt.MAX_LANES}, got {lanes}", node)
+        return lanes
 
     def buffer(self, node: syntax.Node) -> tir.Buffer:
         """A buffer named by `node` (a name bound to a buffer)."""
@@ -205,11 +227,15 @@ class ExprParser:
 
     def _binop(self, node: syntax.BinOp) -> Value:
         a, b = self.value(node.left), self.value(node.right)
+        if node.op in _FOLDABLE and _is_number(a) and _is_number(b):
+            try:
+                return Lit(fold_literals(node.op, a.value, b.value), node.span)
+            except LiteralError as exc:
+                raise self.error(str(exc), node) from None
         if node.op in _BITWISE:
             return self.bitwise(_BITWISE[node.op], a, b, node)
         if node.op == "**":
-            x, y = self.matched(a, b, node)
-            return tir.Call(x.dtype, "pow", (x, y), node.span)
+            return self.power(a, b, node)
         kind = _ARITH.get(node.op)
         if kind is None:
             raise self.error(f"operator '{node.op}' is not supported in TIR", node)
@@ -220,6 +246,13 @@ class ExprParser:
                 node,
             )
         return result
+
+    def power(self, a: Value, b: Value, node: syntax.Node) -> tir.PrimExpr:
+        """`x ** y` / `T.pow(x, y)`: floats only, as in TVM (LLVM has no integer pow)."""
+        x, y = self.matched(a, b, node)
+        if not dt.is_float(dt.element_of(x.dtype)):
+            raise self.error(f"power needs float operands, got {x.dtype}", node)
+        return tir.Call(x.dtype, "pow", (x, y), node.span)
 
     def bitwise(self, op: str, a: Value, b: Value | None, node: syntax.Node) -> tir.PrimExpr:
         """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or."""
@@ -233,6 +266,13 @@ class ExprParser:
                 return tir.BinaryOp(op[8:], x, y, x.dtype, node.span)
         if not dt.is_integer_like(dt.element_of(x.dtype)):
             raise self.error(f"bitwise operation on {x.dtype}: operands must be integers", node)
+        amount = args[-1]
+        if op in ("shift_left", "shift_right") and isinstance(amount, tir.IntImm):
+            bits = dt.bits(dt.element_of(x.dtype))
+            if not 0 <= amount.value < bits:
+                raise self.error(
+                    f"shift amount {amount.value} is not from 0 to {bits - 1} for {x.dtype}", node
+                )
         return tir.Call(x.dtype, op, args, node.span)
 
     def _boolop(self, node: syntax.BoolOp) -> Value:
@@ -286,21 +326,28 @@ class ExprParser:
         out = []
         for index in node.indices:
             if isinstance(index, syntax.Slice):
-                out.append(self.ramp_of(index))
+                expr = self.ramp_of(index)
             else:
-                out.append(self.expr(index))
+                expr = materialize(self.integer(index, "a buffer index"))
+            if not tir.is_index_dtype(expr.dtype):
+                raise self.error(f"a buffer index must be an integer, got {expr.dtype}", index)
+            out.append(expr)
         return tuple(out)
 
     def ramp_of(self, node: syntax.Slice) -> tir.PrimExpr:
         if node.start is None or node.stop is None:
             raise self.error("a vector index slice needs both start and stop", node)
-        start, stop = self.matched(self.value(node.start), self.value(node.stop), node)
+        start, stop = self.matched(
+            self.integer(node.start, "a slice bound"),
+            self.integer(node.stop, "a slice bound"),
+            node,
+        )
         step = self.expr(node.step, start.dtype) if node.step is not None else None
         step_value = 1 if step is None else const_int(step)
         span_value = const_int(difference(stop, start))
         if step_value is None or span_value is None or step_value <= 0:
             raise self.error("a vector index slice needs constant extent and step", node)
-        lanes = -(-span_value // step_value)
+        lanes = self.check_lanes(-(-span_value // step_value), node, "the lanes of a slice")
         stride = step if step is not None else make_const(1, start.dtype, node.span)
         return tir.Ramp(start, stride, lanes, dt.with_lanes(start.dtype, lanes), node.span)
 
@@ -328,6 +375,10 @@ class ExprParser:
 
     def _lambda(self, node: syntax.Lambda) -> Value:
         raise self.error("lambda is not supported: it needs Python evaluation", node)
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, Lit) and not isinstance(value.value, bool)
 
 
 def literal_is_int(lit: Lit) -> bool:

@@ -140,23 +140,15 @@ def dtype_call(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwar
 
 
 def literal_const(p: ExprParser, lit: Lit, dtype: str, node: syntax.Node) -> tir.PrimExpr:
-    """An immediate of `dtype`, range-checked for integer dtypes."""
+    """An immediate of `dtype`; `make_const` checks that the value fits."""
     elem = dt.element_of(dtype)
     if dt.is_float(elem):
         return make_const(lit.value, dtype, node.span)
     if isinstance(lit.value, float):
         raise p.error(f"T.{dtype} expects an integer, got {lit.value!r}", node)
     value = int(lit.value)
-    if dt.is_bool(elem):
-        if value not in (0, 1):
-            raise p.error(f"T.bool expects True or False, got {value}", node)
-    else:
-        bits = dt.bits(elem)
-        low, high = (
-            (0, 2**bits - 1) if dt.is_uint(elem) else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        )
-        if not low <= value <= high:
-            raise p.error(f"value {value} is out of range for {elem}", node)
+    if dt.is_bool(elem) and value not in (0, 1):
+        raise p.error(f"T.bool expects True or False, got {value}", node)
     return make_const(value, dtype, node.span)
 
 
@@ -221,13 +213,13 @@ def _let(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) ->
 
 def _ramp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     base, stride = p.matched(p.value(args[0]), p.value(args[1]), node)
-    lanes = p.int_arg(args[2], "lanes of T.Ramp")
+    lanes = p.lanes_arg(args[2], "the lanes of T.Ramp")
     return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes), node.span)
 
 
 def _broadcast(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
-    lanes = p.int_arg(args[1], "lanes of T.Broadcast")
+    lanes = p.lanes_arg(args[1], "the lanes of T.Broadcast")
     return tir.Broadcast(value, lanes, dt.with_lanes(value.dtype, lanes), node.span)
 
 

@@ -44,12 +44,6 @@ FLOAT_UNARY = [
     "nearbyint",
 ]
 FLOAT_BINARY = ["atan2", "hypot", "copysign", "nextafter"]
-_FLOAT_MAX = {
-    "float16": 65504.0,
-    "bfloat16": 3.3895313892515355e38,
-    "float32": 3.4028234663852886e38,
-    "float64": 1.7976931348623157e308,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +110,8 @@ def _bits(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
 
 
 def _math2(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    if name == "pow":
+        return p.power(p.value(args[0]), p.value(args[1]), node)
     x, y = p.matched(p.value(args[0]), p.value(args[1]), node)
     if name in FLOAT_BINARY and not dt.is_float(dt.element_of(x.dtype)):
         raise p.error(f"T.{name} expects float arguments, got {x.dtype}", node)
@@ -137,22 +133,14 @@ def _limit(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) 
     """`T.max_value/min_value/infinity(dtype)` are immediates in TVM, not calls."""
     dtype = p.dtype_arg(args[0])
     elem = dt.element_of(dtype)
-    if dt.is_float(elem):
-        if name == "infinity":
-            return make_const(math.inf, dtype, node.span)
-        big = _FLOAT_MAX.get(elem)
-        if big is None:
-            raise p.error(f"T.{name} does not know the range of {dtype}", node)
-        return make_const(big if name == "max_value" else -big, dtype, node.span)
-    if name == "infinity" or not dt.is_integer_like(elem):
-        raise p.error(f"T.{name} is not defined for {dtype}", node)
-    bits = dt.bits(elem)
-    if dt.is_bool(elem):
-        return make_const(int(name == "max_value"), dtype, node.span)
-    if dt.is_uint(elem):
-        return make_const(2**bits - 1 if name == "max_value" else 0, dtype, node.span)
-    high = 2 ** (bits - 1) - 1
-    return make_const(high if name == "max_value" else -high - 1, dtype, node.span)
+    if name == "infinity":
+        if not dt.is_float(elem):
+            raise p.error(f"T.{name} is not defined for {dtype}", node)
+        return make_const(math.inf, dtype, node.span)
+    bounds = dt.limits(elem)
+    if bounds is None:
+        raise p.error(f"T.{name} does not know the range of {dtype}", node)
+    return make_const(bounds[1] if name == "max_value" else bounds[0], dtype, node.span)
 
 
 def _reinterpret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:

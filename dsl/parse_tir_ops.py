@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tvmlite.diagnostics import Span
+from tvmlite.diagnostics import ParseError, Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.arith import const_int
@@ -45,11 +45,16 @@ def default_dtype(lit: Lit) -> str:
 
 
 def make_const(value: float | bool, dtype: str, span: Span | None = None) -> tir.PrimExpr:
-    """An immediate; a vector dtype gives a Broadcast of the scalar immediate."""
+    """An immediate; a vector dtype gives a Broadcast of the scalar immediate.
+    A value the dtype cannot hold is a located error (see `tir.IntImm`)."""
     lanes = dt.lanes(dtype)
     elem = dt.element_of(dtype)
     if dt.is_float(elem):
-        scalar: tir.PrimExpr = tir.FloatImm(elem, float(value), span)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond every float
+            raise ParseError(f"value {value} is out of range for {elem}", span) from None
+        scalar: tir.PrimExpr = tir.FloatImm(elem, number, span)
     elif dt.is_bool(elem):
         scalar = tir.IntImm(elem, int(bool(value)), span)
     else:
@@ -76,10 +81,52 @@ def adopt(lit: Lit, other: tir.PrimExpr) -> tir.PrimExpr:
     if other.dtype == "handle":
         return materialize(lit)
     if kind in ("int", "bool") and (dt.is_integer_like(elem) or dt.is_float(elem)):
+        if kind == "int" and dt.is_integer_like(elem) and dt.range_error(elem, lit.value):
+            # TVM makes such a literal int64 and promotes the other operand to it.
+            return materialize(lit)
         return make_const(lit.value, elem, lit.span)
     if kind == "float" and dt.is_float(elem):
         return make_const(lit.value, elem, lit.span)
     return materialize(lit)
+
+
+# Folding literal arithmetic computes what TVM's parser gets from Python; beyond
+# this many bits no dtype can hold the result, so it is refused before computing it.
+_FOLD_BITS = 1100
+
+
+class LiteralError(Exception):
+    """Raised by `fold_literals`; the parser turns it into a located error."""
+
+
+def fold_literals(op: str, a: float, b: float) -> float:
+    """`a op b` on two number literals (`2**31`, `4 * 4`), as Python computes it
+    when TVM's parser evaluates the text: `op` is `+ - * // % **`."""
+    try:
+        if op == "**":
+            if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
+                if b * (abs(a).bit_length() - 1) > _FOLD_BITS:
+                    raise LiteralError(f"{a} ** {b} is too large for any dtype")
+            result = a**b
+        elif op == "+":
+            result = a + b
+        elif op == "-":
+            result = a - b
+        elif op == "*":
+            result = a * b
+        elif op == "//":
+            result = a // b
+        else:
+            result = a % b
+    except ZeroDivisionError:
+        raise LiteralError(f"division by zero in {a} {op} {b}") from None
+    except OverflowError:
+        raise LiteralError(f"{a} {op} {b} is too large for any dtype") from None
+    if isinstance(result, complex):
+        raise LiteralError(f"{a} ** {b} is not a real number")
+    if isinstance(result, int) and result.bit_length() > _FOLD_BITS:
+        raise LiteralError(f"{a} {op} {b} is too large for any dtype")
+    return result
 
 
 def pair(a: Value, b: Value) -> tuple[tir.PrimExpr, tir.PrimExpr]:

@@ -50,6 +50,10 @@ class ShapeStructInfo(StructInfo):
     ndim: int = -1
     span: Span | None = SPAN
 
+    def __post_init__(self) -> None:
+        if self.values is not None:
+            check_dims(self.values, self.span, "relax.ShapeStructInfo.values", negative_ok=True)
+
 
 @dataclass(frozen=True, slots=True)
 class TensorStructInfo(StructInfo):
@@ -61,6 +65,20 @@ class TensorStructInfo(StructInfo):
     ndim: int = -1
     vdevice: str | None = None
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        if isinstance(self.shape, tuple):
+            check_dims(self.shape, self.span, "relax.TensorStructInfo.shape")
+
+
+def check_dims(
+    dims: tuple[tir.PrimExpr, ...], span: Span | None, where: str, negative_ok: bool = False
+) -> None:
+    """Raise at the first entry of a shape that `tir.dim_problem` refuses."""
+    for k, dim in enumerate(dims):
+        problem = tir.dim_problem(dim, negative_ok)
+        if problem is not None:
+            raise tir.invalid(problem, dim.span or span, f"{where}[{k}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +180,9 @@ class ShapeExpr(Expr):
 
     values: tuple[tir.PrimExpr, ...]
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        check_dims(self.values, self.span, "relax.ShapeExpr.values", negative_ok=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.diagnostics import Span
+from tvmlite.diagnostics import ParseError, Span, TVMLiteError
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
@@ -36,11 +37,31 @@ class Var(PrimExpr):
     span: Span | None = SPAN
 
 
+def invalid(problem: str, span: Span | None, built_as: str) -> TVMLiteError:
+    """The error for a node that breaks a constructor's invariant: located when the
+    node came from text (it has a span), else naming the constructor and parameter."""
+    if span is not None:
+        return ParseError(problem, span)
+    return TVMLiteError(f"{built_as}: {problem}")
+
+
+def _check_immediate(kind: str, dtype: str, value: float, span: Span | None) -> None:
+    """An immediate must fit its dtype, as TVM's IntImm/FloatImm constructors check."""
+    problem = dt.range_error(dtype, value)
+    if problem is not None:
+        raise invalid(problem, span, f"tir.{kind}(dtype={dtype!r}, value=...)")
+
+
 @dataclass(frozen=True, slots=True)
 class IntImm(PrimExpr):
+    """`value` fits `dtype` (checked on construction)."""
+
     dtype: str
     value: int
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_immediate("IntImm", self.dtype, self.value, self.span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +72,9 @@ class FloatImm(PrimExpr):
     dtype: str
     value: float
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_immediate("FloatImm", self.dtype, self.value, self.span)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -155,10 +179,15 @@ class Call(PrimExpr):
 
 @dataclass(frozen=True, slots=True)
 class BufferLoad(PrimExpr):
+    """`indices` are integers (checked on construction)."""
+
     buffer: Buffer
     indices: tuple[PrimExpr, ...]
     dtype: str
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_indices(self.buffer, self.indices, self.span, "BufferLoad")
 
 
 # ---------------------------------------------------------------- buffers
@@ -182,6 +211,43 @@ class Buffer:
     align: int = 0
     offset_factor: int = 0
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        for k, dim in enumerate(self.shape):
+            problem = dim_problem(dim)
+            if problem is not None:
+                raise invalid(
+                    problem, dim.span or self.span, f"tir.Buffer({self.name!r}).shape[{k}]"
+                )
+
+
+def dim_problem(dim: PrimExpr, negative_ok: bool = False) -> str | None:
+    """Why `dim` cannot be a shape dimension: not a scalar integer, or a negative
+    constant unless `negative_ok` (the values of a Relax shape may be, as in TVM).
+    Only constants can be judged before run time."""
+    if dim.dtype not in _DIM_DTYPES:
+        return f"a shape dimension must be an integer, got {dim.dtype}"
+    if not negative_ok and isinstance(dim, IntImm) and dim.value < 0:
+        return f"a shape dimension must not be negative, got {dim.value}"
+    return None
+
+
+_DIM_DTYPES = frozenset(f"{code}{bits}" for code in ("int", "uint") for bits in (8, 16, 32, 64))
+
+
+def is_index_dtype(dtype: str) -> bool:
+    """Whether a value of `dtype` can index a buffer: a scalar or vector integer
+    (bool too, as in TVM); a float index would reach the code generator."""
+    return dtype in _DIM_DTYPES or dt.is_integer_like(dt.element_of(dtype))
+
+
+def _check_indices(
+    buffer: Buffer, indices: tuple[PrimExpr, ...], span: Span | None, kind: str
+) -> None:
+    for k, index in enumerate(indices):
+        if not is_index_dtype(index.dtype):
+            problem = f"a buffer index must be an integer, got {index.dtype}"
+            raise invalid(problem, index.span or span, f"tir.{kind}({buffer.name!r}).indices[{k}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,10 +298,15 @@ class Stmt:
 
 @dataclass(frozen=True, slots=True)
 class BufferStore(Stmt):
+    """`indices` are integers (checked on construction)."""
+
     buffer: Buffer
     value: PrimExpr
     indices: tuple[PrimExpr, ...]
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        _check_indices(self.buffer, self.indices, self.span, "BufferStore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +374,26 @@ class For(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     step: PrimExpr | None = None
     span: Span | None = SPAN
+
+    def __post_init__(self) -> None:
+        # Bounds wider than the loop var would be truncated to it (an int32 var with
+        # extent 2**31 never runs), so they must share its dtype, as in TVM.
+        want = self.loop_var.dtype
+        if want not in _DIM_DTYPES:
+            problem = f"a loop variable must be an integer, got {want}"
+            raise invalid(
+                problem, self.loop_var.span or self.span, f"tir.For({self.loop_var.name!r})"
+            )
+        for name in ("min", "extent", "step"):
+            bound = getattr(self, name)
+            if bound is not None and bound.dtype != want:
+                problem = f"the loop bound {name} is {bound.dtype}, its var is {want}"
+                where = f"tir.For({self.loop_var.name!r}).{name}"
+                raise invalid(problem, bound.span or self.span, where)
+        if isinstance(self.step, IntImm) and self.step.value <= 0:  # would never end
+            problem = f"a loop step must be positive, got {self.step.value}"
+            where = f"tir.For({self.loop_var.name!r}).step"
+            raise invalid(problem, self.step.span or self.span, where)
 
 
 @dataclass(frozen=True, slots=True)

@@ -365,6 +365,8 @@ class SyntaxBuilder:
             return chr(int(code, 8))
         if head in "xuU" and len(code) > 1:
             point = int(code[1:], 16)
+            if 0xD800 <= point <= 0xDFFF:  # Python allows it; no UTF-8 file or C string can
+                raise self._error(f"invalid escape '\\{code}' (a lone surrogate)", token)
             if point <= 0x10FFFF:
                 return chr(point)
             raise self._error(f"invalid escape '\\{code}' (beyond U+10FFFF)", token)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tvmlite.diagnostics import ParseError, Span
+from tvmlite.diagnostics import ParseError, Span, TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, sinfo_of
 from tvmlite.dsl.ops.convert import Fail, convert_arg, normalize_attr
@@ -153,6 +153,8 @@ def infer_struct_info(call: relax.Call, span: Span | None = None) -> relax.Struc
             return op.infer(InferCtx(call, op, span))
         except ParseError:
             raise
+        except TVMLiteError as err:  # a node the result would need is invalid
+            raise ParseError(f"{op.display}: {err}", span) from None
         except Exception as err:  # keep the promise: only ParseError escapes
             raise ParseError(f"{op.display}: cannot infer the result ({err})", span) from err
     if call.sinfo_args:

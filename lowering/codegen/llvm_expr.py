@@ -16,7 +16,7 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.tir_functor import TIRFunctor
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_arith import Arith
-from tvmlite.lowering.codegen.llvm_math import CallEmitter
+from tvmlite.lowering.codegen.llvm_math import CallEmitter, check_lane_count
 
 Value = ir.Value
 
@@ -153,6 +153,7 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
             ptr = self.element_pointer(e.buffer, base)
             value = self.b.load(ptr, typ=ty.memory_type(vector_dtype), align=align)
             return self._from_memory(value, vector_dtype)
+        check_lane_count(lanes, f"a load of '{e.buffer.name}' at a non-contiguous index")
         indices = self.expr(index)
         result: Value = ir.Constant(ty.memory_type(vector_dtype), ir.Undefined)
         elem_type = ty.memory_type(elem)
@@ -178,6 +179,7 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
         if base is not None:
             self.b.store(value, self.element_pointer(s.buffer, base), align=align)
             return
+        check_lane_count(lanes, f"a store to '{s.buffer.name}' at a non-contiguous index")
         indices = self.expr(index)
         elem_type = ty.memory_type(elem)
         for lane in range(lanes):

@@ -30,7 +30,7 @@ from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
-from tvmlite.lowering.codegen.llvm_host_check import HostChecks
+from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
@@ -165,7 +165,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
 
     def count_texts(self, args: int) -> tuple[str, str]:
         """The messages of a wrong number of arguments and of results (one %d)."""
-        names = ", ".join(p.name for p in self.func.params)
+        names = literal(", ".join(p.name for p in self.func.params))  # formats: see literal
         count = len(leaves(self.func.ret_struct_info, "result"))
         return (
             f"expected {args} arguments ({names}), got %d",
@@ -405,7 +405,9 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         b.position_at_end(copy)
         fresh = b.call(self.module.globals[abi.COPY], [val.ptr])
         self.check(
-            b.icmp_unsigned("!=", fresh, NULL), abi.STATUS_OOM, f"out of memory copying {label}"
+            b.icmp_unsigned("!=", fresh, NULL),
+            abi.STATUS_OOM,
+            f"out of memory copying {literal(label)}",
         )
         after_copy = b.block
         b.branch(done)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.codegen import llvm_types as ty
 
@@ -132,15 +133,25 @@ def dtype_bits(b: ir.IRBuilder, tensor: ir.Value) -> ir.Value:
 def c_function(
     module: ir.Module, name: str, ret: ir.Type, params: list[ir.Type], **kw
 ) -> ir.Function:
+    """The declaration of C function `name` in `module` (made on first use). One name
+    has one type in a module: a second use with another type (a `T.call_extern` of
+    `free` on a float, say) is an error here, not an LLVM verifier failure later."""
+    fnty = ir.FunctionType(ret, params, **kw)
     fn = module.globals.get(name)
     if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ret, params, **kw), name)
+        return ir.Function(module, fnty, name)
+    if not isinstance(fn, ir.Function) or fn.function_type != fnty:
+        raise TVMLiteError(
+            f"C function '{name}' is called as {fnty} but is already declared as "
+            f"{getattr(fn, 'function_type', fn.type)} in this module"
+        )
     return fn
 
 
 def cstring(module: ir.Module, text: str, prefix: str = ".str") -> ir.GlobalVariable:
-    """A private NUL-terminated string constant (shared between equal texts)."""
-    data = bytearray(text.encode()) + b"\0"
+    """A private NUL-terminated string constant (shared between equal texts). A lone
+    surrogate (IR built in code may hold one) is written as its escape."""
+    data = bytearray(text.encode(errors="backslashreplace")) + b"\0"
     name = f"{prefix}.{len(module.globals)}"
     cache: dict[bytes, ir.GlobalVariable] = module.__dict__.setdefault("_tvmlite_strings", {})
     found = cache.get(bytes(data))

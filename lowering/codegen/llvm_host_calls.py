@@ -19,6 +19,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
     Leaf,
     PrimVal,
@@ -157,7 +158,9 @@ class HostCalls:
             slot = self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.check(
-                self.b.icmp_unsigned("!=", block, NULL), abi.STATUS_RUNTIME, f"{label}: NULL"
+                self.b.icmp_unsigned("!=", block, NULL),
+                abi.STATUS_RUNTIME,
+                f"{literal(label)}: NULL",
             )
             ptr = abi.tensor_of(self.b, block)
             self.slot_of[id(ptr)] = slot
@@ -325,7 +328,9 @@ class HostCalls:
             ok = b.and_(ok, b.or_(same, b.icmp_signed("==", got[k], ty.constant("int64", 1))))
         if not isinstance(ok, ir.Constant):
             self.check(
-                ok, abi.STATUS_RUNTIME, f"{what}: the tensor's strides do not fit the buffer"
+                ok,
+                abi.STATUS_RUNTIME,
+                f"{literal(what)}: the tensor's strides do not fit the buffer",
             )
 
 

@@ -31,6 +31,13 @@ from tvmlite.lowering.codegen.llvm_host_values import (
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
+def literal(text: str) -> str:
+    """`text` for a printf format: names of packed functions and dims such as
+    `n % s` are the user's, and a `%s` of theirs would make printf read a pointer
+    that was never passed."""
+    return text.replace("%", "%%")
+
+
 class HostChecks:
     """Mixin of the host emitter: needs `b`, `fn`, `module`, `vars`, `expr`,
     `cast`, `err`, `err_len`, `leave`, `prefix` and `origin`."""
@@ -48,7 +55,7 @@ class HostChecks:
 
     def fail_here(self, status: int, text: str, *args: ir.Value) -> None:
         """Format the message and leave (the caller moves the builder on)."""
-        fmt = abi.cstring(self.module, (self.prefix + text).replace("%lld", "%ld"))
+        fmt = abi.cstring(self.module, (literal(self.prefix) + text).replace("%lld", "%ld"))
         snprintf = abi.c_function(self.module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
         self.b.call(snprintf, [self.err, self.err_len, fmt, *args])
         self.leave(ty.constant("int32", status))
@@ -182,7 +189,7 @@ class HostChecks:
         self.check(
             self.b.icmp_signed("==", want, got),
             status,
-            f"{what}: expected the value {shape_text(known)} = %lld, got %lld",
+            f"{literal(what)}: expected the value {literal(shape_text(known))} = %lld, got %lld",
             want,
             got,
         )
@@ -201,7 +208,7 @@ class HostChecks:
         self.check(
             b.icmp_signed("==", count, ty.constant("int64", ndim)),
             status,
-            f"{what}: expected a shape of {ndim} values, got %lld",
+            f"{literal(what)}: expected a shape of {ndim} values, got %lld",
             count,
         )
         data = abi.data_pointer(b, ptr)

@@ -55,8 +55,9 @@ class HostFlow:
                 short = op.name.removeprefix("relax.")
                 raise TVMLiteError(
                     f"{self.prefix}operator R.{short} (bound to {what}) reached code generation: "
-                    "it has no native lowering; build with legalization on (the default) or "
-                    "run tvmlite.transform.LegalizeOps() first"
+                    "it has no native lowering and was not legalized (legalization needs the "
+                    "shapes of its arguments and result; it is on by default, and "
+                    "tvmlite.transform.LegalizeOps() runs it)"
                 )
             return handler(e, var)
         if isinstance(op, relax.GlobalVar):

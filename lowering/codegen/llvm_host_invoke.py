@@ -14,6 +14,7 @@ from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, PACKED_TABLE
+from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
     UNIT,
     Leaf,
@@ -57,7 +58,7 @@ class HostInvoke:
         self.check(
             self.b.icmp_unsigned("!=", fn, NULL),
             abi.STATUS_PACKED,
-            f"packed function '{symbol}' is not registered (tvmlite.register_func)",
+            f"packed function '{literal(symbol)}' is not registered (tvmlite.register_func)",
         )
         ret: list[Leaf] = []
         result: Val = UNIT

@@ -143,6 +143,9 @@ def _error_table(module: ir.Module, name: str, sig: KernelSignature) -> ir.Globa
 
 
 def _packed_table(module: ir.Module, names: list[str]) -> None:
+    for name in names:  # looked up as C strings: "a\0b" would find function "a"
+        if not _is_c_string(name):
+            raise TVMLiteError(f"packed function name {name!r} cannot be written as a C string")
     count = max(1, len(names))
     table = module.globals[PACKED_TABLE]
     table.value_type = ir.ArrayType(abi.PTR, count)
@@ -154,6 +157,14 @@ def _packed_table(module: ir.Module, names: list[str]) -> None:
     number = abi.global_var(module, abi.I32, PACKED_COUNT)
     number.initializer = ty.constant("int32", len(names))
     number.global_constant = True
+
+
+def _is_c_string(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return "\0" not in text
 
 
 def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:

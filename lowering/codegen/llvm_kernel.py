@@ -64,7 +64,7 @@ class KernelEmitter(ExprEmitter):
         self.leave(0)
         self.b.unreachable()
         exit_builder = ir.IRBuilder(self.exit)
-        free = self._c_function("free", ir.VoidType(), [ty.PTR])
+        free = abi.c_function(self.module, "free", ir.VoidType(), [ty.PTR])
         for ptr in self.heap:
             exit_builder.call(free, [ptr])
         exit_builder.ret(self.status)
@@ -94,12 +94,6 @@ class KernelEmitter(ExprEmitter):
             self.message, self.message_size = next(args), next(args)
             self.message.name, self.message_size.name = "message", "message_size"
 
-    def _c_function(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(ret, params), name)
-        return fn
-
     def _allocate(self, body: tir.Stmt) -> None:
         collect = _Allocations()
         collect.visit_stmt(body)
@@ -127,7 +121,12 @@ class KernelEmitter(ExprEmitter):
             nbytes = self.b.and_(
                 self.b.add(nbytes, ty.constant("int64", ALIGN)), ty.constant("int64", -ALIGN)
             )
-            alloc_fn = self._c_function("aligned_alloc", ty.PTR, [ty.I64, ty.I64])
+            # A negative count or a byte size beyond int64 asks for 2**64 - 64 bytes,
+            # which fails (out of memory) instead of wrapping to a small block.
+            limit = ty.constant("int64", (2**63 - 1 - ALIGN) // item)
+            too_big = self.b.icmp_unsigned(">", count, limit)
+            nbytes = self.b.select(too_big, ty.constant("int64", -ALIGN), nbytes)
+            alloc_fn = abi.c_function(self.module, "aligned_alloc", ty.PTR, [ty.I64, ty.I64])
             ptr = self.b.call(alloc_fn, [ty.constant("int64", ALIGN), nbytes], name=b.name)
             self.vars[b.data] = ptr
             self.heap.append(ptr)
@@ -242,7 +241,11 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(header)
         index = self.b.phi(ty.value_type(var.dtype), name=var.name)
         index.add_incoming(start, preheader)
-        self.b.cbranch(self.b.icmp_signed("<", index, end), body, done)
+        more = self.b.icmp_signed("<", index, end)
+        if s.step is not None and not isinstance(s.step, tir.IntImm):
+            # A step that is 0 or negative at run time would loop forever: no iterations.
+            more = self.b.and_(more, self.b.icmp_signed(">", step, ty.constant(var.dtype, 0)))
+        self.b.cbranch(more, body, done)
         self.b.position_at_end(body)
         self.vars[var] = index
         self.loops.append((latch, done))
@@ -252,7 +255,14 @@ class KernelEmitter(ExprEmitter):
         self.b.branch(latch)
         self.b.position_at_end(latch)
         index.add_incoming(self.b.add(index, step, flags=("nsw",)), latch)
-        back = self.b.branch(header)
+        if s.step is None:
+            back = self.b.branch(header)
+        else:
+            # index + step may pass the dtype's maximum and wrap (range(2**31 - 60,
+            # 2**31 - 1, 100) would never end): leave once the step reaches end - index,
+            # which is exact when read unsigned since index < end.
+            last = self.b.icmp_unsigned(">=", step, self.b.sub(end, index))
+            back = self.b.cbranch(last, done, header)
         hint = self._loop_hint(s)
         if hint is not None:
             back.set_metadata("llvm.loop", hint)

@@ -10,6 +10,7 @@ gets here: LowerIntrinsics computes it in float32.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -18,6 +19,8 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_abi import c_function
+from tvmlite.lowering.codegen.target import resolves
 
 Value = ir.Value
 
@@ -42,6 +45,49 @@ LIBM_UNARY = frozenset(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh erf log1p exp10".split()
 )
 LIBM_BINARY = frozenset(["atan2", "hypot", "nextafter"])
+
+
+_C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# What each intrinsic's operands must be: LLVM's verifier rejects `llvm.pow.i32` or
+# `ctpop` of a float, so IR built in code with such a call stops here instead.
+# "same" ops also need every operand and the result to share one dtype.
+_FLOAT_SAME = ("float", True)
+_INT_SAME = ("int", True)
+_OPERANDS: dict[str, tuple[str, bool]] = {
+    **dict.fromkeys(LLVM_UNARY, _FLOAT_SAME),
+    **dict.fromkeys(LLVM_BINARY, _FLOAT_SAME),
+    **dict.fromkeys(["isnan", "isinf", "isfinite", "ldexp"], ("float", False)),
+    **dict.fromkeys(["popcount", "clz", "shift_left", "shift_right"], _INT_SAME),
+    **dict.fromkeys(["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"], _INT_SAME),
+    "fmod": ("any", True),
+}
+
+
+# Code made lane by lane (libm calls, strided accesses) grows with the lanes, and
+# LLVM's optimizer grows faster than that: 1024 lanes take seconds, 65535 hours.
+MAX_LANE_BY_LANE = 1024
+
+
+def check_lane_count(lanes: int, what: str) -> None:
+    if lanes > MAX_LANE_BY_LANE:
+        raise TVMLiteError(
+            f"{what} on {lanes} lanes would be compiled lane by lane; the LLVM backend "
+            f"does that for at most {MAX_LANE_BY_LANE} lanes (write a loop instead)"
+        )
+
+
+def _check_operands(e: tir.Call) -> None:
+    rule = _OPERANDS.get(e.op)
+    if rule is None or not e.args:
+        return
+    kind, same = rule
+    elem = dt.element_of(e.args[0].dtype)
+    ok = kind == "any" or (dt.is_float(elem) if kind == "float" else dt.is_integer_like(elem))
+    if not ok:
+        raise TVMLiteError(f"T.{e.op} needs {kind} operands, got {e.args[0].dtype}")
+    if same and any(a.dtype != e.dtype for a in e.args):
+        shown = ", ".join(a.dtype for a in e.args)
+        raise TVMLiteError(f"T.{e.op} of {e.dtype} has operands of dtypes {shown}")
 
 
 def intrinsic_suffix(t: ir.Type) -> str:
@@ -92,6 +138,7 @@ class CallEmitter:
         method = self._calls.get(e.op)
         if method is None:
             raise TVMLiteError(f"T.{e.op} is not supported by the LLVM backend")
+        _check_operands(e)
         return method(e)
 
     def floor(self, x: Value) -> Value:
@@ -115,16 +162,14 @@ class CallEmitter:
     def _libm_function(self, name: str, elem: str, arity: int) -> ir.Function:
         scalar = ty.value_type(elem)
         symbol = name + ("f" if elem == "float32" else "")
-        fn = self.module.globals.get(symbol)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(scalar, [scalar] * arity), symbol)
-        return fn
+        return c_function(self.module, symbol, scalar, [scalar] * arity)
 
     def _per_lane(self, fn: ir.Function, args: list[Value], dtype: str) -> Value:
         """Call a scalar function on every lane of vector arguments."""
         n = dt.lanes(dtype)
         if n == 1:
             return self.b.call(fn, args)
+        check_lane_count(n, f"a call of {fn.name}")
         result: Value = ir.Constant(ty.value_type(dtype), ir.Undefined)
         for lane in range(n):
             index = ty.constant("int32", lane)
@@ -139,6 +184,7 @@ class CallEmitter:
 
     def _llvm_intrinsic(self, e: tir.Call) -> Value:
         name = LLVM_UNARY.get(e.op) or LLVM_BINARY[e.op]
+        check_lane_count(dt.lanes(e.dtype), f"T.{e.op}")  # LLVM expands most per lane
         return self._intrinsic(name, self._args(e))
 
     def _libm(self, e: tir.Call) -> Value:
@@ -152,9 +198,8 @@ class CallEmitter:
         a, b = self._args(e)
         if dt.is_float(dt.element_of(e.dtype)):
             return self.b.frem(a, b)
-        if dt.is_int(dt.element_of(e.dtype)):
-            return self.b.srem(a, b)
-        return self.b.urem(a, b)
+        # On integers fmod is truncmod, whose divisor guard keeps x % 0 from trapping.
+        return self.binary(tir.BinaryOp("mod", e.args[0], e.args[1], e.dtype), a, b)
 
     def _ldexp(self, e: tir.Call) -> Value:
         x, n = self._args(e)
@@ -162,9 +207,7 @@ class CallEmitter:
         n = self.cast(n, e.args[1].dtype, dt.with_lanes("int32", dt.lanes(e.args[1].dtype)))
         scalar = ty.value_type(elem)
         symbol = "ldexpf" if elem == "float32" else "ldexp"
-        fn = self.module.globals.get(symbol) or ir.Function(
-            self.module, ir.FunctionType(scalar, [scalar, ty.I32]), symbol
-        )
+        fn = c_function(self.module, symbol, scalar, [scalar, ty.I32])
         return self._per_lane(fn, [x, n], e.dtype)
 
     def _isnan(self, e: tir.Call) -> Value:
@@ -214,8 +257,10 @@ class CallEmitter:
         return self.b.not_(self.expr(e.args[0]))
 
     def _reinterpret(self, e: tir.Call) -> Value:
-        value = self.expr(e.args[-1])
-        return self.b.bitcast(value, ty.value_type(e.dtype))
+        src = e.args[-1]
+        if ty.byte_size(src.dtype) != ty.byte_size(e.dtype) or "bool" in (src.dtype, e.dtype):
+            raise TVMLiteError(f"T.reinterpret cannot change {src.dtype} into {e.dtype}")
+        return self.b.bitcast(self.expr(src), ty.value_type(e.dtype))
 
     # ------------------------------------------------------------ control and calls
 
@@ -245,14 +290,22 @@ class CallEmitter:
         return phi
 
     def _extern(self, e: tir.Call) -> Value:
-        """`T.call_extern(dtype, "name", args...)`: a C function in the process."""
+        """`T.call_extern(dtype, "name", args...)`: a C function in the process. The
+        name must be a C identifier that the process defines (the JIT would call
+        address 0 for one it cannot resolve), and not one of tvmlite's own."""
         callee, *rest = e.args
-        assert isinstance(callee, tir.StringImm)
+        if not isinstance(callee, tir.StringImm):
+            raise TVMLiteError(f"T.{e.op} needs the function name as a string")
+        name = callee.value
+        if not _C_NAME.match(name) or name.startswith("tvmlite"):
+            raise TVMLiteError(f"T.{e.op}: {name!r} is not the name of an external C function")
+        if not resolves(name):
+            raise TVMLiteError(
+                f"T.{e.op}: C function '{name}' is not loaded in this process (load its "
+                "library with llvmlite.binding.load_library_permanently first)"
+            )
         args = [self.expr(a) for a in rest]
-        fnty = ir.FunctionType(ty.value_type(e.dtype), [a.type for a in args])
-        fn = self.module.globals.get(callee.value)
-        if fn is None:
-            fn = ir.Function(self.module, fnty, callee.value)
+        fn = c_function(self.module, name, ty.value_type(e.dtype), [a.type for a in args])
         return self.b.call(fn, args)
 
     def _address_of(self, e: tir.Call) -> Value:

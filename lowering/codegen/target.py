@@ -85,6 +85,13 @@ def _initialised() -> bool:
     return True
 
 
+def resolves(symbol: str) -> bool:
+    """Whether JIT code can call C function `symbol`: the process or a library
+    loaded permanently defines it."""
+    _initialised()
+    return llvm.address_of_symbol(symbol) is not None
+
+
 def host_target_machine(options: MachineOptions | None = None) -> llvm.TargetMachine:
     """The target machine for `options` (default: the current ones), used to
     optimize and to emit objects; one per distinct options in the process."""

@@ -63,7 +63,7 @@ class IndexSum:
 
     def floordiv(self, d: tir.PrimExpr) -> IndexSum:
         k = E.value_of(d)
-        if not isinstance(k, int):
+        if not isinstance(k, int) or k == 0:  # 0: a dim of an empty tensor, never run
             return IndexSum.of(E.floordiv(self.expr(), d))
         if k == 1:
             return self
@@ -80,7 +80,7 @@ class IndexSum:
 
     def floormod(self, m: tir.PrimExpr) -> IndexSum:
         k = E.value_of(m)
-        if not isinstance(k, int):
+        if not isinstance(k, int) or k == 0:
             return IndexSum.of(E.floormod(self.expr(), m))
         if k == 1:
             return IndexSum(())

@@ -85,6 +85,8 @@ class LegalizeCtx:
 
     def out_shape(self, i: int | None = None) -> tuple[tir.PrimExpr, ...]:
         sinfo = self.out_sinfo if i is None else self.out_sinfo.fields[i]  # type: ignore[union-attr]
+        if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+            raise LegalizeUnsupported(f"{self.op.display}: result without a known shape")
         return tuple(self.k(d) for d in sinfo.shape)
 
     def out_dtype(self, i: int | None = None) -> str:

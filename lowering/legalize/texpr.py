@@ -126,25 +126,15 @@ def call(op: str, dtype: str, *args: tir.PrimExpr) -> tir.PrimExpr:
 
 def max_value(dtype: str) -> tir.PrimExpr:
     """The largest value of `dtype` as an immediate (what `T.max_value` folds to)."""
-    if dt.is_float(dtype):
-        return const(_FLOAT_MAX[dtype], dtype)
-    if dt.is_bool(dtype):
-        return const(1, dtype)
-    n = dt.bits(dtype)
-    return const((1 << n) - 1 if dt.is_uint(dtype) else (1 << (n - 1)) - 1, dtype)
+    return const(_limits(dtype)[1], dtype)
 
 
 def min_value(dtype: str) -> tir.PrimExpr:
-    if dt.is_float(dtype):
-        return const(-_FLOAT_MAX[dtype], dtype)
-    if dt.is_uint(dtype) or dt.is_bool(dtype):
-        return const(0, dtype)
-    return const(-(1 << (dt.bits(dtype) - 1)), dtype)
+    return const(_limits(dtype)[0], dtype)
 
 
-_FLOAT_MAX = {
-    "float16": 65504.0,
-    "bfloat16": 3.3895313892515355e38,
-    "float32": 3.4028234663852886e38,
-    "float64": 1.7976931348623157e308,
-}
+def _limits(dtype: str) -> tuple[float, float]:
+    found = dt.limits(dtype)
+    if found is None:
+        raise ValueError(f"no range known for {dtype}")
+    return found

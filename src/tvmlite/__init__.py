@@ -46,7 +46,7 @@ def load_module(path: Any) -> Any:
 # Subpackages reachable as attributes (`tvmlite.transform.PassContext`) without
 # an import statement, imported on first use: the compiler loads llvmlite and the
 # strategies load hypothesis, which parsing and printing never need.
-_SUBMODULES = ("lowering", "testing", "transform")
+_SUBMODULES = ("lowering", "testing", "tir", "transform")
 
 
 def __getattr__(name: str) -> Any:
@@ -82,4 +82,5 @@ __all__ = [
     "register_func",
     "structural_equal",
     "structural_hash",
+    "tir",
 ]

@@ -222,6 +222,14 @@ def _manip_cases() -> list[Case]:
         ),
         case("squeeze-all", "R.squeeze(x)", G.ints(0, 9, 1, 3, 1), lambda v: v.squeeze()),
         case("flatten", "R.flatten(x)", x, lambda v: v.ravel()),
+        # a dim of 0 was a division by zero in the index arithmetic
+        case("flatten-empty", "R.flatten(x)", G.uniform(3, 0), lambda v: v.ravel()),
+        case(
+            "reshape-empty",
+            "R.reshape(x, R.shape([0, 3]))",
+            G.uniform(2, 0, 3),
+            lambda v: v.reshape(0, 3),
+        ),
         case("batch_flatten", "R.nn.batch_flatten(x)", xi, lambda v: v.reshape(2, -1)),
         case(
             "concat-axis1",

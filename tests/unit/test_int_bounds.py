@@ -11,9 +11,10 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import free_vars
-from tvmlite.dsl.arith import IntBounds, dtype_bounds
+from tvmlite.dsl.arith import IntBounds
 
 OPS = ("add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max")
 DTYPES = ("int8", "int32", "int64", "uint8")
@@ -21,7 +22,7 @@ VARS = {dtype: (tir.Var("i", dtype), tir.Var("j", dtype)) for dtype in DTYPES}
 
 
 def wrap(value: int, dtype: str) -> int:
-    lo, hi = dtype_bounds(dtype)
+    lo, hi = dt.int_range(dtype)
     return (value - lo) % (hi - lo + 1) + lo
 
 
@@ -55,7 +56,7 @@ def evaluate(e: tir.PrimExpr, env: dict[tir.Var, int]) -> int | None:
 
 @st.composite
 def expressions(draw: st.DrawFn, dtype: str, depth: int = 3) -> tir.PrimExpr:
-    lo, hi = dtype_bounds(dtype)
+    lo, hi = dt.int_range(dtype)
     leaf = st.one_of(
         st.sampled_from(VARS[dtype]),
         st.integers(max(lo, -40), min(hi, 40)).map(lambda v: tir.IntImm(dtype, v)),
@@ -81,7 +82,7 @@ def test_bounds_contain_every_value(data: st.DataObject, dtype: str, any_value: 
     analysis = IntBounds(any_value=any_value)
     points = {}
     for var in free_vars(e):
-        lo_d, hi_d = dtype_bounds(var.dtype)
+        lo_d, hi_d = dt.int_range(var.dtype)
         lo = data.draw(st.integers(max(lo_d, -50), min(hi_d, 50)))
         hi = data.draw(st.integers(lo, min(lo + 6, hi_d)))
         analysis.ranges[var] = (imm(lo, var.dtype), imm(hi, var.dtype))

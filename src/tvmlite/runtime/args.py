@@ -20,6 +20,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.tir.signature import KernelSignature, Param, buffer_vars
+from tvmlite.runtime.scalars import scalar_value
 
 _CTYPES = {
     "bool": ctypes.c_uint8,
@@ -78,6 +79,14 @@ def _show(e: tir.PrimExpr, env: dict[tir.Var, int]) -> str:
     return str(value) if value is not None else "?"
 
 
+def _numpy_dtype(dtype: str) -> np.dtype | None:
+    """NumPy's dtype for a buffer's; None for those it lacks (`float32x4`)."""
+    try:
+        return np.dtype(dtype) if dt.lanes(dtype) == 1 else None
+    except TypeError:
+        return None
+
+
 class ArgumentBinder:
     """Turns Python arguments into the kernel's C arguments, or raises."""
 
@@ -88,7 +97,7 @@ class ArgumentBinder:
         self.static = {i: _static_shape(p.buffer) for i, p in self.buffers if p.buffer}
         # By position: params may share a name in the IR. (`sig.written` can go by
         # name because the signature gives params distinct names: `B`, `B_1`.)
-        self.dtypes = {i: np.dtype(p.buffer.dtype) for i, p in self.buffers if p.buffer}
+        self.dtypes = {i: _numpy_dtype(p.buffer.dtype) for i, p in self.buffers if p.buffer}
         self.written = {i for i, p in self.buffers if p.name in sig.written}
         # Buffers that declare vars (shape, strides, offset) to solve on each call.
         self.symbolic = [(i, p) for i, p in self.buffers if p.buffer and buffer_vars(p.buffer)]
@@ -135,6 +144,8 @@ class ArgumentBinder:
         if b is None:
             return
         want = self.dtypes[i]
+        if want is None:
+            raise self.error(p, f"no NumPy array has dtype {b.dtype}, so it cannot be passed")
         if arg.dtype != want:
             raise self.error(p, f"expected dtype {b.dtype}, got {arg.dtype}")
         if arg.ndim != len(b.shape):
@@ -145,27 +156,10 @@ class ArgumentBinder:
             raise self.error(p, "the array is read-only, but the function writes it")
 
     def _scalar(self, p: Param, arg: Any) -> int | float:
-        dtype = p.var.dtype
-        if isinstance(arg, np.ndarray) and arg.ndim == 0:
-            arg = arg.item()
-        elif isinstance(arg, np.generic):
-            arg = arg.item()
-        if dt.is_float(dtype):
-            if isinstance(arg, int | float) and not isinstance(arg, bool):
-                return float(arg)
-        elif isinstance(arg, bool | int) and not isinstance(arg, float):
-            value = int(arg)
-            bits = dt.bits(dtype)
-            if dtype == "bool":
-                low, high = 0, 1
-            elif dt.is_uint(dtype):
-                low, high = 0, (1 << bits) - 1
-            else:
-                low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-            if not low <= value <= high:
-                raise self.error(p, f"value {value} does not fit in {dtype}")
-            return value
-        raise self.error(p, f"expected a {dtype} scalar, got {type(arg).__name__}")
+        try:
+            return scalar_value(arg, p.var.dtype)
+        except ValueError as err:
+            raise self.error(p, str(err)) from None
 
     def _solve(
         self, p: Param, arr: np.ndarray, env: dict[tir.Var, int], origin: dict[tir.Var, str]

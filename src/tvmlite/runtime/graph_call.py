@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen.llvm_host_values import Leaf, leaves
 from tvmlite.runtime import dlpack
+from tvmlite.runtime.scalars import describe, scalar_value, shape_values
 
 if TYPE_CHECKING:
     from tvmlite.runtime.executable import Executable
@@ -130,7 +130,7 @@ def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray
         if not isinstance(arg, tuple | list) or len(arg) != len(sinfo.fields):
             raise TVMLiteError(
                 f"{fn}: parameter '{label}': expected a tuple of {len(sinfo.fields)}, "
-                f"got {_describe(arg)}"
+                f"got {describe(arg)}"
             )
         for k, (f, a) in enumerate(zip(sinfo.fields, arg, strict=True)):
             _flatten(f, a, f"{label}[{k}]", out, fn)
@@ -139,12 +139,7 @@ def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray
     elif isinstance(sinfo, relax.PrimStructInfo):
         out.append(_prim(arg, sinfo.dtype, label, fn))
     elif isinstance(sinfo, relax.ShapeStructInfo):
-        try:
-            out.append(np.array([int(v) for v in arg], dtype="int64"))
-        except (TypeError, ValueError):
-            raise TVMLiteError(
-                f"{fn}: parameter '{label}': expected a shape (ints), got {_describe(arg)}"
-            ) from None
+        out.append(_shape(arg, label, fn))
     else:
         raise TVMLiteError(f"{fn}: parameter '{label}' cannot be passed to compiled code")
 
@@ -154,7 +149,7 @@ def _tensor(arg: Any, sinfo: relax.TensorStructInfo, label: str, fn: str) -> np.
         if not hasattr(arg, "__dlpack__") or isinstance(arg, np.generic):
             raise TVMLiteError(
                 f"{fn}: parameter '{label}': expected a tensor (numpy.ndarray or an object "
-                f"with __dlpack__), got {_describe(arg)}"
+                f"with __dlpack__), got {describe(arg)}"
             )
         try:
             arg = np.from_dlpack(arg)  # zero-copy
@@ -170,29 +165,20 @@ def _tensor(arg: Any, sinfo: relax.TensorStructInfo, label: str, fn: str) -> np.
     return arg
 
 
+def _shape(arg: Any, label: str, fn: str) -> np.ndarray:
+    try:
+        return np.array(shape_values(arg), dtype="int64")
+    except ValueError as err:
+        raise TVMLiteError(f"{fn}: parameter '{label}': {err}") from None
+
+
 def _prim(arg: Any, dtype: str, label: str, fn: str) -> np.ndarray:
-    if isinstance(arg, np.ndarray) and arg.ndim == 0 or isinstance(arg, np.generic):
-        arg = arg.item()
-    ok = isinstance(arg, bool | int | float) and not (
-        isinstance(arg, float) and not dt.is_float(dtype)
-    )
-    if not ok:
-        raise TVMLiteError(
-            f"{fn}: parameter '{label}': expected a {dtype} scalar, got {_describe(arg)}"
-        )
-    if not dt.is_float(dtype):
-        info = np.iinfo(dtype) if dtype != "bool" else None
-        value = int(arg)
-        low, high = (0, 1) if info is None else (int(info.min), int(info.max))
-        if not low <= value <= high:
-            raise TVMLiteError(f"{fn}: parameter '{label}': value {value} does not fit in {dtype}")
-    return np.array(arg, dtype=dtype)
-
-
-def _describe(arg: Any) -> str:
-    if isinstance(arg, np.ndarray):
-        return f"an array of shape {arg.shape} and dtype {arg.dtype}"
-    return type(arg).__name__
+    try:
+        value = scalar_value(arg, dtype)
+    except ValueError as err:
+        raise TVMLiteError(f"{fn}: parameter '{label}': {err}") from None
+    with np.errstate(over="ignore"):  # a float64 beyond float32 is inf, as NumPy casts
+        return np.array(value, dtype=dtype)
 
 
 def _to_python(leaf: Leaf, address: int) -> Any:
