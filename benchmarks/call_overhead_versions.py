@@ -1,7 +1,8 @@
 """Per-call overhead of the same graph functions built by two (or more) tvmlite
 trees, e.g. a copy of `main` against this checkout: each tree in a worker
 process of its own, the workers timed in turn round by round (the order
-alternating), so a burst of load on the shared machine hits all of them alike.
+rotating: `_timing.interleaved_samples`), so a burst of load on the shared
+machine hits all of them alike.
 
   python benchmarks/call_overhead_versions.py --tree main=/tmp/main-pkg
       [--tree branch=] [--number 20000] [--rounds 15]
@@ -24,12 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import timeit
+from collections.abc import Callable
 
 import numpy as np
+from _timing import interleaved_samples
 
 F32 = 'R.Tensor((4, 4), "float32")'
 
@@ -109,6 +111,11 @@ def ask(proc: subprocess.Popen[str], case: str, number: int) -> float:
     return json.loads(proc.stdout.readline())
 
 
+def timed(proc: subprocess.Popen[str], case: str, number: int) -> Callable[[], float]:
+    """One timed run of `number` calls in the worker: microseconds per call."""
+    return lambda: ask(proc, case, number) / number * 1e6
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", action="append", default=[], help="NAME=DIR")
@@ -125,13 +132,8 @@ def main() -> None:
     print(f"\n{'function':10} " + " ".join(f"{n + ' us':>12}" for n in names[:1]), end="")
     print("".join(f" {n + ' us':>12} {'/' + names[0]:>10}" for n in names[1:]))
     for case in CASES:
-        times: dict[str, list[float]] = {n: [] for n in names}
-        for name in names:  # warm-up
-            ask(workers[name], case, args.number // 10)
-        for r in range(args.rounds):
-            for name in names if r % 2 == 0 else names[::-1]:
-                times[name].append(ask(workers[name], case, args.number) / args.number * 1e6)
-        med = {n: statistics.median(v) for n, v in times.items()}
+        runs = {n: timed(workers[n], case, args.number) for n in names}
+        med = {n: s.median for n, s in interleaved_samples(runs, args.rounds).items()}
         row = f"{case:10} {med[names[0]]:12.3f}"
         row += "".join(f" {med[n]:12.3f} {med[n] / med[names[0]]:10.2f}" for n in names[1:])
         print(row, flush=True)
