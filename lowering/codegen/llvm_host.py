@@ -38,7 +38,6 @@ from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_progra
 from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
 from tvmlite.lowering.codegen.llvm_host_values import (
     Arg,
-    Leaf,
     PrimVal,
     ShapeVal,
     Slot,
@@ -46,10 +45,10 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     TupleVal,
     Val,
     known_dims,
-    leaves,
     rebuild,
     val_leaves,
 )
+from tvmlite.runtime.abi import Leaf, leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_module import HostContext

@@ -13,7 +13,7 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_abi import I32, I64, PTR, c_function, cstring
-from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY
+from tvmlite.runtime.abi import STATUS_OUT_OF_MEMORY
 
 CHECK_TENSOR = "tvmlite_check_tensor"
 CHECK_SHAPE = "tvmlite_check_shape"

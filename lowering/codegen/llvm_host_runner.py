@@ -27,7 +27,7 @@ from tvmlite.lowering.codegen.llvm_host_steps import (
     SOURCE,
     STEP,
 )
-from tvmlite.lowering.tir.signature import MESSAGE_SIZE
+from tvmlite.runtime.abi import MESSAGE_SIZE
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)

@@ -51,9 +51,9 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     TensorVal,
     Val,
     known_dims,
-    leaves,
     rebuild,
 )
+from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_calls import Kernel

@@ -1,5 +1,5 @@
-"""Native object code for an exported library: the object of a build (the one
-its JIT loaded) with the support helpers linked in.
+"""Native object code for an exported library: the optimized module of a build
+with the support helpers linked in, emitted by the process's target machine.
 
 The JIT resolves the support helpers from one shared copy per process; an
 exported library must stand alone, so its object carries its own copy (external
@@ -26,12 +26,28 @@ def support_object(machine: MachineOptions = HOST) -> bytes:
     return target.host_target_machine(machine).emit_object(module)
 
 
-def emit_object(optimized_ir: str, machine: MachineOptions = HOST) -> bytes:
-    """The object of a build's optimized code (for a library loaded from the
-    cache; a fresh build has its JIT's, `JitModule.object_code`)."""
-    return target.host_target_machine(machine).emit_object(target.parse_and_verify(optimized_ir))
+def emit_objects(optimized_ir: str, machine: MachineOptions = HOST) -> list[bytes]:
+    """Relocatable objects of a whole build (its code, then the support helpers),
+    for the machine the build's code was optimized for."""
+    tm = target.host_target_machine(machine)
+    return [tm.emit_object(target.parse_and_verify(optimized_ir)), support_object(machine)]
 
 
 def emit_assembly(optimized_ir: str, machine: MachineOptions = HOST) -> str:
     tm = target.host_target_machine(machine)
     return tm.emit_assembly(target.parse_and_verify(optimized_ir))
+
+
+class OptimizedIR:
+    """The text of a library's optimized LLVM IR, kept by the compile cache: the
+    `llvm_ir()` and `assembly()` a loaded library offers (runtime/loader.py)."""
+
+    def __init__(self, text: str, machine: MachineOptions = HOST) -> None:
+        self.text = text
+        self.machine = machine
+
+    def llvm_ir(self) -> str:
+        return self.text
+
+    def assembly(self) -> str:
+        return emit_assembly(self.text, self.machine)

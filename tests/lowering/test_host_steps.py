@@ -13,15 +13,14 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.dsl import relax, tir
 from tvmlite.lowering.build import lower
+from tvmlite.lowering.codegen.generate import generate_llvm
 from tvmlite.lowering.codegen.llvm_host import SMALL_FUNCTION
 from tvmlite.lowering.codegen.llvm_host_chunks import CHUNK_BLOCKS
-from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE, build_host_module
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.lowering.target import Target
 from tvmlite.lowering.transform import PassContext
 from tvmlite.runtime.graph_call import ENTRY_SIGNATURE
-from tvmlite.runtime.kernels import lower_kernels
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 F32 = '"float32"'
@@ -80,11 +79,7 @@ FORMS = {"code": lambda text: text, "program": among_many}
 
 def host_ir(text: str, pipeline: str = "minimal") -> str:
     """The LLVM IR of a module's kernels and host code, before optimization."""
-    mod = lower(tvmlite.parse(text), Target.of("llvm"), pipeline)
-    prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
-    graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
-    module, _ = build_host_module(lower_kernels(prims), graphs)
-    return str(module)
+    return str(generate_llvm(lower(tvmlite.parse(text), Target.of("llvm"), pipeline)).module)
 
 
 def is_program(text: str) -> bool:

@@ -21,6 +21,7 @@ from tvmlite.transform import (
     FuseOps,
     FuseTIR,
     LegalizeOps,
+    LowerTIR,
     Pass,
     PassContext,
     Sequential,
@@ -70,8 +71,11 @@ def test_minimal_only_legalizes_and_default_fuses() -> None:
 def test_workflow_1_user_passes_then_build_passes_through() -> None:
     mod = tvmlite.parse(MLP)
     mine = Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()])(mod)
-    assert lower(mine, Target("llvm"), "minimal") is mine
-    assert lower(mine, Target("llvm"), None) is mine
+    # The graph passes leave it as it is: only its prim functions are lowered.
+    for pipeline in ("minimal", None):
+        lowered = lower(mine, Target("llvm"), pipeline)
+        assert lowered["main"] is mine["main"]
+        assert tvmlite.structural_equal(lowered, LowerTIR()(mine))
     np.testing.assert_allclose(
         tvmlite.build(mine)["main"](*inputs()), reference(*inputs()), rtol=1e-5
     )
@@ -139,7 +143,7 @@ def double(a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")):
 
 
 def test_op_info_round_trips_through_text() -> None:
-    fused = lower(tvmlite.parse(MLP), Target("llvm"), "default")
+    fused = get_pipeline("default")(tvmlite.parse(MLP))
     text = fused.script()
     assert '"op_names": ["relax.matmul", "relax.add", "relax.nn.relu"]' in text
     again = tvmlite.parse(text)
