@@ -13,13 +13,14 @@ n^k: k = 1 is linear).
 
 The workloads are in `_scaling_graphs.py`. Every build's result (tvmlite's and
 TVM's) is checked against NumPy before its time counts; times are in ms, the
-best of `--repeat` builds. tvmlite's columns: the passes (`lower`), kernels
-lowered to flat TIR, host code and kernels as LLVM IR (`codegen`), printed,
-parsed by LLVM, optimized, compiled to machine code; the total is the whole
-`build` call (the parse of the text is not timed, for either compiler), `cpu`
-the processor time it took (on a shared machine the steadier figure: waiting
-for a core does not count) and `code` the machine code built, in KB (the
-executable sections of the object). TVM runs in a worker process
+best of `--repeat` builds. tvmlite's columns, from `Executable.timings`: the
+passes (`tvmlite.lower`, TIR lowering included), kernels and host code as LLVM
+IR (`codegen`), printed and parsed by LLVM, optimized, compiled to machine
+code, linked into callables; the total is the whole `build` call (the parse of
+the text is not timed, for either compiler), `cpu` the processor time it took
+(on a shared machine the steadier figure: waiting for a core does not count)
+and `code` the machine code built, in KB (the executable sections of the
+build's object, emitted once more for this, untimed). TVM runs in a worker process
 (`_tvm_worker.py`) of `--tvm-python` (default: this Python if it imports tvm,
 else /tmp/tvmref/bin/python if it exists), timed the same two ways; it is used
 for the "minimal" pipeline only, which is what its default build does
@@ -27,9 +28,8 @@ for the "minimal" pipeline only, which is what its default build does
 stops growing once a build takes longer than `--max-seconds`. The exponents
 are fitted to the cpu times.
 
-The script also measures an older tvmlite put first on PYTHONPATH (a copy of
-`main`, for a before/after table): a build without `jit.object_code` is
-compiled once more, untimed, for its code size.
+With a copy of another tree first on PYTHONPATH (docs/benchmarks.md) the script
+measures that tree's tvmlite: a before/after table.
 """
 
 from __future__ import annotations
@@ -53,12 +53,11 @@ import tvmlite
 from tvmlite.lowering.codegen import target
 
 STAGES = {  # column: key of Executable.timings
-    "kernels": "lower",
     "codegen": "codegen",
-    "print": "print",
-    "parse": "parse",
-    "optimize": "optimize",
-    "machine": "machine_code",
+    "parse": "LLVM parse",
+    "optimize": "LLVM optimization",
+    "machine": "machine code",
+    "link": "link",
 }
 DEFAULT_TVM = Path("/tmp/tvmref/bin/python")
 
@@ -76,9 +75,8 @@ def build_ms(text: str, pipeline: str) -> tuple[dict[str, float], Any]:
 
 def code_kb(ex: Any) -> float:
     """KB of machine code in the executable sections of `ex`'s object."""
-    obj = getattr(ex.jit, "object_code", None)
-    if obj is None:  # an older tvmlite (see the docstring)
-        obj = target.host_target_machine(ex.jit.machine).emit_object(ex.jit.module)
+    image = ex.image  # the JitModule: its optimized LLVM module
+    obj = target.host_target_machine(image.machine).emit_object(image.module)
     sections = llvm.ObjectFileRef.from_data(obj).sections()
     return sum(s.size() for s in sections if s.is_text()) / 1024
 
