@@ -337,3 +337,30 @@ def test_alike_functions_share_their_tables_and_keep_their_names() -> None:
     np.testing.assert_array_equal(ex[last](a), a + a)
     with pytest.raises(tvmlite.TVMLiteError, match=f"^{last}: "):
         ex[last](np.zeros(3, dtype="float32"))
+
+
+def sum_of(n: int) -> str:
+    """`main(x0, ..., x{n-1})`: their sum, one add a binding."""
+    t = f"R.Tensor((2,), {F32})"
+    params = ", ".join(f"x{k}: {t}" for k in range(n))
+    lines = ["s1 = R.add(x0, x1)"] + [f"s{k} = R.add(s{k - 1}, x{k})" for k in range(2, n)]
+    body = "".join(f"        {line}\n" for line in lines)
+    return (
+        f"{HEADER}@I.ir_module\nclass Module:\n    @R.function\n"
+        f"    def main({params}) -> {t}:\n{body}        return s{n - 1}\n"
+    )
+
+
+def test_fast_call_wrapper_does_not_grow_with_the_parameters() -> None:
+    def blocks(n: int) -> int:
+        wrapper = functions_of(host_ir(sum_of(n)), "tvmlite_fastcall_main")
+        return len(re.findall(r"^\S+:$", wrapper["tvmlite_fastcall_main"], re.M))
+
+    assert blocks(2) == blocks(64)  # a loop over a table of the parameters
+    f = tvmlite.build(tvmlite.parse(sum_of(64)), cache=False)["main"]
+    xs = [np.full(2, k, dtype="float32") for k in range(64)]
+    np.testing.assert_array_equal(f(*xs), np.full(2, sum(range(64)), dtype="float32"))
+    assert f._fast is not None  # the wrapper served the call
+    xs[63] = xs[63].astype("float64")  # the last parameter is checked too
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 'x63': expected dtype float32"):
+        f(*xs)
