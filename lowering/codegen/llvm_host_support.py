@@ -1,5 +1,6 @@
-"""The support library of host code: allocation, release, copy and the argument
-checks, compiled once per process and shared by every module built after.
+"""The support library of generated code: allocation, release, copy, the argument
+checks and the thread pool, compiled once per process and shared by every
+module built after.
 
 Host modules only declare these functions; the JIT resolves them through the
 process symbol table (`llvmlite.binding.add_symbol`). Compiling them into each
@@ -18,8 +19,9 @@ from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_host_program as program
 from tvmlite.lowering.codegen import llvm_host_runner as runner
 from tvmlite.lowering.codegen import llvm_host_steps as steps
+from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST, once
+from tvmlite.lowering.codegen.target import HOST, host_triple, once
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -33,6 +35,7 @@ EXPORTED: dict[str, ir.FunctionType] = {
     **frame.TYPES,
     steps.RUN_STEPS: steps.RUN_STEPS_TYPE,
     program.RUN_PROGRAM: program.RUN_PROGRAM_TYPE,
+    pool.LAUNCH: pool.LAUNCH_TYPE,
 }
 
 
@@ -44,6 +47,7 @@ def support_module() -> ir.Module:
     frame.add_frame_helpers(module)
     runner.add_steps_helper(module)
     program.add_program_helper(module)
+    pool.ThreadPool(module, host_triple().split("-")[0]).add()
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module
