@@ -28,11 +28,13 @@ from llvmlite import ir
 
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.runtime import fastcall as fc
 from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
+UNROLL = 16  # parameters up to which the wrapper's check loop is unrolled
 
 FN_TYPES = {
     "save_thread": ir.FunctionType(PTR, []),
@@ -100,8 +102,9 @@ class _Wrapper:
         array_type = self.const("array_type")
         # One loop over a constant table of the parameters, not code per parameter:
         # a function of a thousand parameters gets a wrapper of the same size (LLVM's
-        # time on one function grows faster than its size), and LLVM unrolls the loop
-        # of a small one.
+        # time on one function grows faster than its size). The loop of a few
+        # parameters is unrolled by request (builds unroll nothing unasked), so that
+        # its table reads fold into constants, as code per parameter would have them.
         kind, table = self.param_table()
         loop = abi.Loop(b, ir.Constant(I64, 0), ir.Constant(I64, n), ir.Constant(I64, 1))
         k, row = loop.i, b.gep(table, [loop.i], source_etype=kind)
@@ -126,7 +129,7 @@ class _Wrapper:
         tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
         self.fill(tensor, arg, ndim, field(1))
         b.store(tensor, b.gep(pointers, [k], source_etype=PTR))
-        loop.close()
+        loop.close(ty.loop_hint(self.fn.module, "llvm.loop.unroll.full") if n <= UNROLL else None)
         for j in range(m):
             b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
         state = self.call("save_thread", [])

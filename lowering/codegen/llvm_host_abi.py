@@ -82,10 +82,13 @@ class Loop:
         b.position_at_end(self.body)
         self.step = step
 
-    def close(self) -> None:
+    def close(self, hint: ir.MDValue | None = None) -> None:
+        """End the body; `hint` is loop metadata for the back edge (`ty.loop_hint`)."""
         nxt = self.b.add(self.i, self.step)
         self.i.add_incoming(nxt, self.b.block)
-        self.b.branch(self.head)
+        back = self.b.branch(self.head)
+        if hint is not None:
+            back.set_metadata("llvm.loop", hint)
         self.b.position_at_end(self.exit)
 
 

@@ -322,23 +322,14 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(done)
 
     def _loop_hint(self, s: tir.For) -> ir.MDValue | None:
-        """Loop metadata for `T.vectorized` / `T.unroll` (a self-referencing node, as
-        LLVM requires)."""
+        """Loop metadata for `T.vectorized` / `T.unroll`."""
         if s.kind == tir.VECTORIZED:
-            ops = [
-                ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"),
-                ir.Constant(ty.I1, 1),
-            ]
-        elif s.kind == tir.UNROLLED:
+            return ty.loop_hint(self.module, "llvm.loop.vectorize.enable", ir.Constant(ty.I1, 1))
+        if s.kind == tir.UNROLLED:
             full = isinstance(s.extent, tir.IntImm) and s.extent.value <= FULL_UNROLL
             key = "llvm.loop.unroll.full" if full else "llvm.loop.unroll.enable"
-            ops = [ir.MetaDataString(self.module, key)]
-        else:
-            return None
-        hint = self.module.add_metadata(ops)
-        node = ir.MDValue(self.module, [], name=str(len(self.module.metadata)))
-        node.operands = (node, hint)
-        return node
+            return ty.loop_hint(self.module, key)
+        return None
 
     def visit_While(self, s: tir.While) -> None:
         header = self.fn.append_basic_block("while.header")

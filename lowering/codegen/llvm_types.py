@@ -88,3 +88,12 @@ def _constant(dtype: str, value: float | int) -> ir.Constant:
         scalar = ir.Constant(scalar_type, int(value) & ((1 << bits) - 1))
     n = dt.lanes(dtype)
     return scalar if n == 1 else ir.Constant(ir.VectorType(scalar_type, n), [scalar] * n)
+
+
+def loop_hint(module: ir.Module, key: str, *values: ir.Value) -> ir.MDValue:
+    """Loop metadata `key` (e.g. "llvm.loop.unroll.full") for a loop's back edge:
+    a node that refers to itself, as LLVM requires."""
+    hint = module.add_metadata([ir.MetaDataString(module, key), *values])
+    node = ir.MDValue(module, [], name=str(len(module.metadata)))
+    node.operands = (node, hint)
+    return node
