@@ -42,6 +42,7 @@ from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_values import (
@@ -201,22 +202,14 @@ class HostSteps:
 
     def _plan(self, bd: relax.Binding) -> tuple[Kernel, list[TensorVal], relax.StructInfo] | None:
         """(kernel, inputs, output struct info) when `bd` can be a step."""
-        call = bd.value
-        if not (
-            isinstance(bd, relax.VarBinding)
-            and isinstance(call, relax.Call)
-            and isinstance(call.op, relax.Op)
-            and call.op.name == "relax.call_tir"
-            and len(call.args) == 2
-            and call.sinfo_args
-        ):
+        view = CallTIR.of(bd.value) if isinstance(bd, relax.VarBinding) else None
+        if view is None or view.tir_vars is not None:
             return None
-        gv, args = call.args
-        kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
-        if kernel is None or kernel.sig.sym_vars or not isinstance(args, relax.Tuple):
+        kernel = self.ctx.kernels.get(view.callee.name)
+        if kernel is None or kernel.sig.sym_vars:
             return None
         ins: list[TensorVal] = []
-        for a in args.fields:
+        for a in view.args:
             val = self.values.get(a) if isinstance(a, relax.Var) else None
             if isinstance(a, relax.Constant):
                 val = self.visit_constant(a, None)  # type: ignore[attr-defined]
@@ -224,7 +217,7 @@ class HostSteps:
                 return None
             ins.append(val)
         try:
-            out_leaves = leaves(call.sinfo_args[0], "output")
+            out_leaves = leaves(view.out_sinfo, "output")
         except TVMLiteError:
             return None  # the code path reports it
         shapes: list[tuple[str, list[int] | None]] = [(t.dtype, _static_dims(t)) for t in ins]
@@ -239,7 +232,7 @@ class HostSteps:
         for p, (dtype, dims) in zip(params, shapes, strict=True):
             if not (p.is_pointer and p.buffer is not None and _fits(p.buffer, dtype, dims)):
                 return None
-        return kernel, ins, call.sinfo_args[0]
+        return kernel, ins, view.out_sinfo
 
     def _source(self, t: TensorVal) -> Row:
         """Where the helper finds input `t` (homing an SSA value first)."""

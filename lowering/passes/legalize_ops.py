@@ -14,10 +14,10 @@ rule again: building a kernel and comparing it with the ones already made
 costs a thousand times more than the lookup, and a rule sees nothing of its
 arguments but their struct info (and the values of constants, shapes and
 prim values), so the kernel would be the same. Calls whose rule emitted helper
-bindings are always legalized afresh. Functions marked
-`Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
-have no rule or already are `call_tir`, so running the pass twice changes
-nothing. A binding whose legalized value knows a shape its var does not (an
+bindings are always legalized afresh. Functions marked `Primitive`,
+`Compiler`, `Codegen` or `Composite` are left alone (`is_external`), and so are
+calls that have no rule or already are `call_tir`, so running the pass twice
+changes nothing. A binding whose legalized value knows a shape its var does not (an
 output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
 later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
 the operators after it can be legalized.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.index_map import IndexMap
+from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
@@ -38,11 +38,13 @@ from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.dsl.tir_mutator import replace
 from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
-from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
-from tvmlite.lowering.transform import Pass
-from tvmlite.printer.relax_expr import index_map_script
-
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
+from tvmlite.lowering.legalize.registry import (
+    LegalizeCtx,
+    LegalizeFn,
+    LegalizeUnsupported,
+    attr_value,
+)
+from tvmlite.lowering.transform import Pass, is_external
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,7 @@ class LegalizeOps(Pass):
             functions[gname] = func
         if not table.kernels:
             return mod
-        merged = {**table.kernels, **functions}
-        return IRModule(
-            merged, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), dialect
-        )
-
-
-def _skipped(func: relax.Function) -> bool:
-    return any(func.attr(key) for key in SKIP_ATTRS)
+        return mod.replace(functions={**table.kernels, **functions}, dialect=dialect)
 
 
 class KernelTable(ExprMutator):
@@ -92,16 +87,6 @@ class KernelTable(ExprMutator):
         self._by_hash: dict[int, list[str]] = {}
         self._counters: dict[str, int] = {}  # next suffix to try per kernel name
         self._memo: dict[Any, _Replay] = {}
-
-    def kernel_attrs(self, ctx: LegalizeCtx) -> tuple[tuple[str, Any], ...]:
-        noalias = "tirx.noalias" if self.s_tir else "tir.noalias"
-        attrs = tuple((k, _attr_value(v)) for k, v in ctx.call.attrs)
-        return (
-            (registry.OP_ATTRS, attrs),
-            (registry.OP_KIND, ctx.op.pattern),
-            (registry.OP_NAME, ctx.op.name),
-            (noalias, True),
-        )
 
     def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
         """Add `func` under a fresh name, or reuse an identical kernel's."""
@@ -139,7 +124,7 @@ class KernelTable(ExprMutator):
         return self.legalize_expr(super().visit_Call(e))
 
     def visit_Function(self, e: relax.Function) -> relax.Expr:
-        return e if _skipped(e) else super().visit_Function(e)
+        return e if is_external(e) else super().visit_Function(e)
 
     def legalize_expr(self, expr: relax.Expr) -> relax.Expr:
         """`expr` with its operator call replaced (helper bindings are emitted)."""
@@ -199,7 +184,7 @@ def _call_key(rule: LegalizeFn, call: relax.Call) -> Any:
     leaves = [f for a in call.args for f in (a.fields if isinstance(a, relax.Tuple) else (a,))]
     first: dict[int, int] = {}
     same = tuple(first.setdefault(id(leaf), k) for k, leaf in enumerate(leaves))
-    key = (rule, call.op.name, tuple(args), same, _attr_value(call.attrs), call.sinfo_args)
+    key = (rule, call.op.name, tuple(args), same, attr_value(call.attrs), call.sinfo_args)
     try:
         hash(key)
     except TypeError:  # an attribute value that is not hashable
@@ -225,31 +210,26 @@ class _Replay:
     """A `call_tir` legalization as a function of the call's arguments: each
     tensor argument is a path into the call's arguments (or a fixed value)."""
 
-    call: relax.Call
+    call: CallTIR
     paths: tuple[Any, ...]
 
     @staticmethod
     def of(result: relax.Expr, call: relax.Call) -> _Replay | None:
-        if not (
-            isinstance(result, relax.Call)
-            and isinstance(result.op, relax.Op)
-            and result.op.name == "relax.call_tir"
-            and isinstance(result.args[1], relax.Tuple)
-        ):
+        view = CallTIR.of(result)
+        if view is None:
             return None
         paths = []
-        for t in result.args[1].fields:
+        for t in view.args:
             path = _path(t, call.args)
             if path is None:
                 return None
             paths.append(path)
-        return _Replay(result, tuple(paths))
+        return _Replay(view, tuple(paths))
 
     def apply(self, call: relax.Call) -> relax.Call:
-        fields = tuple(_follow(path, call.args) for path in self.paths)
+        args = [_follow(path, call.args) for path in self.paths]
         old = self.call
-        args = (old.args[0], relax.Tuple(fields), *old.args[2:])
-        return relax.Call(old.op, args, old.attrs, old.sinfo_args)
+        return call_tir(old.callee, args, old.out_sinfo, old.tir_vars)
 
 
 def _path(t: relax.Expr, args: tuple[relax.Expr, ...]) -> Any:
@@ -276,13 +256,3 @@ def _follow(path: Any, args: tuple[relax.Expr, ...]) -> relax.Expr:
     if kind == "item":
         return relax.TupleGetItem(args[path[1]], path[2])
     return path[1]
-
-
-def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples, an
-    index map its text)."""
-    if isinstance(value, IndexMap):
-        return index_map_script(value)
-    if isinstance(value, list):
-        return tuple(_attr_value(v) for v in value)
-    return value
