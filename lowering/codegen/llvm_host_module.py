@@ -1,6 +1,7 @@
 """One LLVM module for a whole IRModule: every prim function as a kernel, every
 graph function as a host entry (`tvmlite_entry_<name>`), the helpers, the
-constants, the packed-function callback table and a JSON manifest.
+constants and the packed-function callback table. The manifest is data for
+loaders of a library: linking one writes it (`link.py`).
 
 The callback table is data, not code: `tvmlite_packed_funcs` holds one function
 pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
@@ -9,7 +10,6 @@ pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -25,13 +25,11 @@ from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.runtime.abi import (
-    MANIFEST,
     PACKED_COUNT,
     PACKED_NAMES,
     KernelSignature,
     entry_symbol,
 )
-from tvmlite.runtime.manifest import manifest_info
 
 # At most this many graph functions and the small ones are optimized code (see
 # `emit_function`): beyond, a module of many functions builds them as programs.
@@ -131,7 +129,6 @@ def build_host_module(
         emit_function(ctx, name, func)  # its errors name the function already
     names = list(ctx.packed)
     _packed_table(module, names)
-    _manifest(module, graphs, names)
     return module, names
 
 
@@ -168,12 +165,3 @@ def _is_c_string(text: str) -> bool:
     except UnicodeEncodeError:  # a lone surrogate
         return False
     return "\0" not in text
-
-
-def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:
-    """A JSON description of the entries, for loaders of an exported library."""
-    info = manifest_info(graphs, names)
-    data = bytearray(json.dumps(info).encode()) + b"\0"
-    g = abi.global_var(module, ir.ArrayType(abi.I8, len(data)), MANIFEST)
-    g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
-    g.global_constant = True
