@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from tvmlite.dsl import tir
 from tvmlite.dsl.arith import Simplify
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.tir.compact_buffers import compact_buffers
 from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
     bound_checks_enabled,
@@ -23,8 +24,14 @@ from tvmlite.lowering.tir.instrument_bound_checkers import (
 from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
 
-STEPS = (lower_blocks, flatten_buffers, lower_intrinsics)
-CHECKED_STEPS = (lower_blocks, instrument_bound_checkers, flatten_buffers, lower_intrinsics)
+STEPS = (lower_blocks, compact_buffers, flatten_buffers, lower_intrinsics)
+CHECKED_STEPS = (
+    lower_blocks,
+    compact_buffers,
+    instrument_bound_checkers,
+    flatten_buffers,
+    lower_intrinsics,
+)
 
 
 def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:

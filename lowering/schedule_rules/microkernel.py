@@ -1,0 +1,136 @@
+"""The register-blocked schedule of a contraction (gemm.py, conv.py choose the roles).
+
+For C[..., i, ..., j] += X[...] * Y[...] with `j` the vector variable and `i` the
+row variable the schedule is, per tile of MR rows and NR columns,
+
+    for outer..., j_0, i_0 (fused, parallel):
+        C_local[MR, NR] = 0                     # decompose_reduction: the init
+        for r... (the reduction, in its loop order):
+            for i_1 in unroll(MR):
+                for j_1 in vectorized(NR):       # NR = two 512-bit registers
+                    C_local[i_1, j_1] += X[...] * Y_packed[..., j_0, r..., j_1]
+        C[...] = epilogue(C_local[...])          # cache_write, write-back fused
+
+`Y`, the operand read along `j`, is packed first (`cache_read` +
+`transform_layout`) so that the NR values of one reduction step are contiguous;
+the accumulator tile is a `local` buffer that TIR lowering compacts to MR x NR
+(CompactBuffers) and LLVM keeps in registers: MR * NR / 16 zmm accumulators, one
+broadcast of X and NR / 16 vector loads of Y per MR * NR / 16 FMAs. Elementwise
+consumers that FuseOps put after the contraction (bias add, relu, ...) are
+inlined into the write-back, so C is written once, with the epilogue applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
+from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
+
+VECTOR_BYTES = 64  # one AVX-512 register
+ROW_CHOICES = (12, 8, 6, 4)  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which spatial variable is vectorized (columns) and which unrolled (rows)."""
+
+    vector: tir.Var
+    row: tir.Var
+
+
+def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
+    """(MR, NR): NR two vector registers wide when the extent allows (one, or the
+    whole extent, when it is smaller); MR the largest row count that divides the
+    rows, else 8 with a predicated last tile."""
+    lanes = max(VECTOR_BYTES * 8 // max(dt.bits(c.output.dtype), 8), 1)
+    n, m = c.extents[roles.vector], c.extents[roles.row]
+    nr = 2 * lanes if n >= 2 * lanes else lanes if n >= lanes else n
+    divisors = [mr for mr in ROW_CHOICES if m % mr == 0]
+    mr = divisors[0] if divisors else min(8, m)
+    return mr, nr
+
+
+def _pack(
+    sch: Schedule, block: BlockRV, c: Contraction, operand: Operand, j: tir.Var, nr: int
+) -> None:
+    """Copy `operand` so that, per column panel, a reduction step's NR values are
+    contiguous: [other axes..., j // NR, reduction axes..., j % NR]."""
+    packed = sch.cache_read(block, operand.read_index, "global")
+    axes = operand.plain_axes()
+    j_axis = axes[j]
+    reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
+    rank = len(operand.load.indices)
+    other = [a for a in range(rank) if a != j_axis and a not in reduce_axes]
+    dtype = operand.load.indices[j_axis].dtype
+    names = [f"i{a}" for a in range(rank)]
+    idx = tuple(tir.Var(n, dtype) for n in names)
+    nr_imm = tir.IntImm(dtype, nr)
+    final = (
+        *(idx[a] for a in other),
+        tir.BinaryOp("floordiv", idx[j_axis], nr_imm, dtype),
+        *(idx[a] for a in reduce_axes),
+        tir.BinaryOp("floormod", idx[j_axis], nr_imm, dtype),
+    )
+    sch.transform_layout(packed, ("write", 0), IndexMap(idx, final))
+    loops = sch.get_loops(packed)
+    if len(loops) > 1:
+        sch.parallel(sch.fuse(*loops[:-1]))
+
+
+def _vector_axis_last(sch: Schedule, block: BlockRV, c: Contraction, j: tir.Var) -> None:
+    """Lay the accumulator tile out with the vector variable's axis last (NCHW
+    conv writes [f, x] otherwise), so that its rows are whole registers."""
+    axis = c.spatial.index(j)
+    if axis == len(c.spatial) - 1:
+        return
+    dtype = c.output.shape[axis].dtype
+    idx = tuple(tir.Var(f"i{a}", dtype) for a in range(len(c.spatial)))
+    order = [a for a in range(len(idx)) if a != axis] + [axis]
+    sch.transform_layout(block, ("write", 0), IndexMap(idx, tuple(idx[a] for a in order)))
+
+
+def _inline_epilogue(sch: Schedule, writeback: BlockRV) -> None:
+    """Fold the elementwise consumers of the write-back into it, one at a time,
+    until one cannot be (not elementwise, several consumers, an output read
+    elsewhere): those keep their own loops."""
+    while True:
+        consumers = sch.get_consumers(writeback)
+        if len(consumers) != 1:
+            return
+        try:
+            sch.reverse_compute_inline(consumers[0])
+        except ScheduleError:
+            return
+
+
+def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) -> None:
+    mr, nr = tile_sizes(c, roles)
+    j, i = roles.vector, roles.row
+    readers = c.readers(j)
+    packed = readers[0] if len(readers) == 1 else None
+    if packed is not None and packed.is_plain() and j in packed.plain_axes():
+        if c.extents[j] % nr == 0:
+            _pack(sch, block, c, packed, j, nr)
+    loops = c.loops(sch, block)
+    i0, i1 = sch.split(loops[i], [None, mr])
+    j0, j1 = sch.split(loops[j], [None, nr])
+    # Loops of variables the packed operand reads (batch) go outside the column
+    # panels, the others (conv's output rows) inside, so a panel is reused.
+    outer = [v for v in c.spatial if v not in (i, j)]
+    first = [loops[v] for v in outer if packed is not None and packed.reads(v)]
+    second = [loops[v] for v in outer if not (packed is not None and packed.reads(v))]
+    tile_loops = [*first, j0, *second, i0]
+    sch.reorder(*tile_loops, *(loops[r] for r in c.reduce), i1, j1)
+    writeback = sch.cache_write(block, 0, "local")
+    _vector_axis_last(sch, block, c, j)
+    sch.reverse_compute_at(writeback, i0)
+    _inline_epilogue(sch, writeback)
+    sch.vectorize(sch.get_loops(writeback)[-1])
+    sch.unroll(i1)
+    sch.vectorize(j1)
+    sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])
+    # Last: loop kinds can only change above a block that still has its init.
+    sch.decompose_reduction(block, loops[c.reduce[0]])
