@@ -12,7 +12,8 @@ row variable the schedule is, per tile of MR rows and NR columns,
         C[...] = epilogue(C_local[...])          # cache_write, write-back fused
 
 `Y`, the operand read along `j`, is packed first (`cache_read` +
-`transform_layout`) so that the NR values of one reduction step are contiguous;
+`transform_layout`) so that the NR values of one reduction step are contiguous
+and successive steps adjacent (when they are not already: `_worth_packing`);
 the accumulator tile is a `local` buffer that TIR lowering compacts to MR x NR
 (CompactBuffers) and LLVM keeps in registers: MR * NR / 16 zmm accumulators, one
 broadcast of X and NR / 16 vector loads of Y per MR * NR / 16 FMAs. Elementwise
@@ -22,10 +23,11 @@ inlined into the write-back, so C is written once, with the epilogue applied.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
 from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
 
@@ -51,6 +53,28 @@ def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
     divisors = [mr for mr in ROW_CHOICES if m % mr == 0]
     mr = divisors[0] if divisors else min(8, m)
     return mr, nr
+
+
+PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)
+
+
+def _worth_packing(c: Contraction, operand: Operand, j: tir.Var, nr: int) -> bool:
+    """Packing costs a copy of the operand per call; it pays when the NR values
+    of a reduction step are not contiguous (the vector axis is not the last:
+    conv weights, a dense layer's weight), or when successive steps are a page
+    or more apart (a 1024-wide matrix), and it is possible when NR divides the
+    vector axis (transform_layout does not pad)."""
+    axes = operand.plain_axes()
+    if not operand.is_plain() or j not in axes or c.extents[j] % nr:
+        return False
+    shape = [arith.as_int(d) for d in operand.buffer.shape]
+    if any(d is None for d in shape):
+        return False
+    if axes[j] != len(shape) - 1:
+        return True
+    item = max(dt.bits(operand.buffer.dtype) // 8, 1)
+    strides = [math.prod(shape[a + 1 :]) * item for a in (axes[r] for r in c.reduce if r in axes)]
+    return any(s >= PAGE_STRIDE for s in strides)
 
 
 def _pack(
@@ -111,9 +135,8 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     j, i = roles.vector, roles.row
     readers = c.readers(j)
     packed = readers[0] if len(readers) == 1 else None
-    if packed is not None and packed.is_plain() and j in packed.plain_axes():
-        if c.extents[j] % nr == 0:
-            _pack(sch, block, c, packed, j, nr)
+    if packed is not None and _worth_packing(c, packed, j, nr):
+        _pack(sch, block, c, packed, j, nr)
     loops = c.loops(sch, block)
     i0, i1 = sch.split(loops[i], [None, mr])
     j0, j1 = sch.split(loops[j], [None, nr])

@@ -23,12 +23,14 @@ from tvmlite.lowering.tir.instrument_bound_checkers import (
 )
 from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
+from tvmlite.lowering.tir.simplify_indices import simplify_indices
 
-STEPS = (lower_blocks, compact_buffers, flatten_buffers, lower_intrinsics)
+STEPS = (lower_blocks, compact_buffers, simplify_indices, flatten_buffers, lower_intrinsics)
 CHECKED_STEPS = (
     lower_blocks,
     compact_buffers,
-    instrument_bound_checkers,
+    instrument_bound_checkers,  # before simplify_indices: messages show the indices as written
+    simplify_indices,
     flatten_buffers,
     lower_intrinsics,
 )

@@ -106,12 +106,19 @@ def test_epilogue_is_fused_into_the_write_back(sizes: dict[str, int]) -> None:
 
 
 def test_packed_micro_kernel_structure() -> None:
-    _, sch = scheduled(contraction("ik,kj->ij", {"i": 48, "j": 64, "k": 16}))
+    # w[j, k]: the 32 values of one reduction step are 16 floats apart: packed
+    _, sch = scheduled(contraction("ik,jk->ij", {"i": 48, "j": 64, "k": 16}))
     text = sch.mod.script()
     assert "B_global = T.alloc_buffer((2, 16, 32))" in text
     assert "T.unroll(12)" in text and "T.vectorized(32)" in text and "T.parallel(" in text
     assert '"mm_init"' in text and '"mm_update"' in text
     assert 'scope="local"' in text
+
+
+@pytest.mark.parametrize(("n", "packed"), [(64, False), (1024, True)])
+def test_contiguous_operand_is_packed_when_its_rows_are_a_page_apart(n: int, packed: bool) -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 4, "j": n, "k": 3}))
+    assert ("B_global" in sch.mod.script()) == packed
 
 
 def test_legalized_matmul_and_mlp_layers() -> None:
