@@ -323,3 +323,13 @@ def test_irregular_kernels_are_not_the_rules_business() -> None:
     funcs = kernels(scheduled(SCATTER))
     assert funcs and all(f.attr("tir.is_scheduled") is None for f in funcs.values())
     assert all(schedule_rules.Kernel.of(n, f) is None for n, f in funcs.items())
+
+
+def test_missed_vectorization_is_not_printed(capfd: pytest.CaptureFixture[str]) -> None:
+    """A vectorized loop LLVM cannot vectorize (a libm call per lane) builds
+    without LLVM's "loop not vectorized" lines on stderr."""
+    text = graph({"a": (64, 64), "b": (64, 64)}, "gv = R.atan2(a, b)")
+    assert "T.vectorized" in scheduled(text).script()
+    a, b = rand(64, 64), rand(64, 64, seed=1)
+    np.testing.assert_allclose(run(text, [a, b]), np.arctan2(a, b), rtol=1e-5, atol=1e-6)
+    assert "not vectorized" not in capfd.readouterr().err
