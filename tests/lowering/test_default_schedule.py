@@ -7,7 +7,9 @@ failing rule falling back to the plain function."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -333,3 +335,17 @@ def test_missed_vectorization_is_not_printed(capfd: pytest.CaptureFixture[str]) 
     a, b = rand(64, 64), rand(64, 64, seed=1)
     np.testing.assert_allclose(run(text, [a, b]), np.arctan2(a, b), rtol=1e-5, atol=1e-6)
     assert "not vectorized" not in capfd.readouterr().err
+
+
+def test_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/default-schedule.md's example runs and prints the loops it shows."""
+    doc = Path(__file__).resolve().parents[2] / "docs" / "default-schedule.md"
+    text = doc.read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    shown = re.search(r"division loops:\n\n```\n(.*?)```", text, re.S)
+    assert code is not None and shown is not None
+    exec(compile(code.group(1), str(doc), "exec"), {"__name__": "default_schedule_md"})  # noqa: S102
+    out = capsys.readouterr().out
+    for line in shown.group(1).splitlines():
+        if line.strip() != "...":
+            assert line.strip() in out, line
