@@ -24,6 +24,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering import target as targets
+from tvmlite.lowering.passes.default_cpu_schedule import DefaultCPUSchedule
 from tvmlite.lowering.target import Target
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
@@ -68,7 +69,8 @@ def lower(mod: IRModule, target: Target, pipeline: Any = None) -> IRModule:
     mod = _at(mod, target, "after_legalize")
     mod = targets.run_relax_to_tir(mod, target)
     mod = _at(mod, target, "before_codegen")
-    return targets.run_tir_to_runtime(mod, target)
+    mod = targets.run_tir_to_runtime(mod, target)
+    return DefaultCPUSchedule()(mod)  # between fusion and TIR lowering
 
 
 def _at(mod: IRModule, target: Target, point: str) -> IRModule:

@@ -13,18 +13,12 @@ recognised the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule import BlockRV, LoopRV, Schedule
 from tvmlite.lowering.schedule.tree import Tree
-
-if TYPE_CHECKING:
-    from tvmlite.lowering.schedule_rules.kernel import Kernel
-    from tvmlite.lowering.schedule_rules.microkernel import Roles
 
 
 @dataclass(frozen=True)
@@ -53,6 +47,14 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Roles:
+    """Which spatial variable is vectorized (columns) and which unrolled (rows)."""
+
+    vector: tir.Var
+    row: tir.Var
+
+
+@dataclass(frozen=True)
 class Contraction:
     output: tir.Buffer
     operands: tuple[Operand, Operand]
@@ -68,21 +70,6 @@ class Contraction:
 
     def readers(self, var: tir.Var) -> list[Operand]:
         return [op for op in self.operands if op.reads(var)]
-
-
-def find_contraction(
-    kernel: Kernel, roles_of: Callable[[Contraction], Roles | None]
-) -> tuple[str, Contraction, Roles] | None:
-    """The first stage of `kernel` (the default schedule's view of a function)
-    that is a contraction `roles_of` gives roles to: its block name, the
-    contraction and the roles."""
-    tree = Tree(kernel.func)
-    for stage in kernel.reductions:
-        c = contraction_of(tree.realize_of[id(stage.block)], list(stage.loops))
-        roles = None if c is None else roles_of(c)
-        if c is not None and roles is not None:
-            return stage.name, c, roles
-    return None
 
 
 def _strip_cast(e: tir.PrimExpr) -> tir.PrimExpr:

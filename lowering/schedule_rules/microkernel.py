@@ -24,23 +24,25 @@ inlined into the write-back, so C is written once, with the epilogue applied.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
-from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
+from tvmlite.lowering.schedule.tree import Tree
+from tvmlite.lowering.schedule_rules.contraction import (
+    Contraction,
+    Operand,
+    Roles,
+    contraction_of,
+    match_contraction,
+)
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.schedule_rules.kernel import Kernel
 
 VECTOR_BYTES = 64  # one AVX-512 register
 ROW_CHOICES = (12, 8, 6, 4)  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
-
-
-@dataclass(frozen=True)
-class Roles:
-    """Which spatial variable is vectorized (columns) and which unrolled (rows)."""
-
-    vector: tir.Var
-    row: tir.Var
 
 
 def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
@@ -130,7 +132,63 @@ def _inline_epilogue(sch: Schedule, writeback: BlockRV) -> None:
             return
 
 
+class ContractionRule:
+    """A default schedule rule for the contractions `roles` gives roles to (None:
+    not this rule's). As DefaultCPUSchedule's registry asks (`matches(kernel)`,
+    `apply(sch, kernel)`, schedule_rules/rule.py), and for one block of a
+    schedule (`accepts(sch, block)`, `schedule(sch, block)`)."""
+
+    name = "contraction"
+
+    def roles(self, c: Contraction) -> Roles | None:
+        raise NotImplementedError
+
+    def _find(self, kernel: Kernel) -> tuple[str, Contraction, Roles] | None:
+        """The first reduction stage of `kernel` that is this rule's contraction."""
+        tree = Tree(kernel.func)
+        for stage in kernel.reductions:
+            c = contraction_of(tree.realize_of[id(stage.block)], list(stage.loops))
+            roles = None if c is None else self.roles(c)
+            if c is not None and roles is not None:
+                return stage.name, c, roles
+        return None
+
+    def matches(self, kernel: Kernel) -> bool:
+        return self._find(kernel) is not None
+
+    def apply(self, sch: Schedule, kernel: Kernel) -> None:
+        found = self._find(kernel)
+        assert found is not None, "apply follows matches"
+        name, c, roles = found
+        schedule_tiled(sch, sch.get_sblock(name), c, roles)
+
+    def accepts(self, sch: Schedule, block: BlockRV) -> bool:
+        c = match_contraction(sch, block)
+        return c is not None and self.roles(c) is not None
+
+    def schedule(self, sch: Schedule, block: BlockRV) -> None:
+        c = match_contraction(sch, block)
+        roles = None if c is None else self.roles(c)
+        if c is None or roles is None:
+            raise ScheduleError(f"{self.name}: the block is not one of this rule's contractions")
+        schedule_tiled(sch, block, c, roles)
+
+
+def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
+    """Stages computing what the contraction reads (conv's padding, a layout
+    copy): parallel over all loops but the innermost. One that cannot be
+    (loops not a perfect chain) stays as it is: the primitive changed nothing."""
+    for producer in sch.get_producers(block):
+        loops = sch.get_loops(producer)
+        if len(loops) > 1:
+            try:
+                sch.parallel(sch.fuse(*loops[:-1]))
+            except ScheduleError:
+                continue
+
+
 def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) -> None:
+    _parallel_producers(sch, block)
     mr, nr = tile_sizes(c, roles)
     j, i = roles.vector, roles.row
     readers = c.readers(j)

@@ -3,8 +3,6 @@ accepts (verifier after each primitive), print and parse back, build and run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 import tvmlite
@@ -12,10 +10,8 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.pipeline import get_pipeline
 from tvmlite.lowering.schedule.tree import Tree
-from tvmlite.tir import BlockRV, Schedule
-
-Predicate = Callable[[Schedule, BlockRV], bool]
-Rule = Callable[[Schedule, BlockRV], None]
+from tvmlite.lowering.schedule_rules.microkernel import ContractionRule
+from tvmlite.tir import Schedule
 
 
 def prim_funcs(text: str) -> dict[str, tir.PrimFunc]:
@@ -25,17 +21,16 @@ def prim_funcs(text: str) -> dict[str, tir.PrimFunc]:
     return {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
 
 
-def apply_rule(func: tir.PrimFunc, accepts: Predicate, rule: Rule) -> Schedule | None:
-    """`rule` on the first block of `func` that `accepts` takes; None when no block
-    is taken. The result prints as TVMScript that parses back to itself (in the
+def apply_rule(func: tir.PrimFunc, rule: ContractionRule) -> Schedule | None:
+    """`rule` on the first block of `func` it accepts; None when it takes none. The result prints as TVMScript that parses back to itself (in the
     classic spelling the default pipeline's functions come in)."""
     sch = Schedule(IRModule({"main": func}), debug_mask="all")
     for block in Tree(sch.mod["main"]).blocks:
         if block.name == "root":
             continue
         rv = sch.get_sblock(block.name)
-        if accepts(sch, rv):
-            rule(sch, rv)
+        if rule.accepts(sch, rv):
+            rule.schedule(sch, rv)
             text = sch.mod.script()
             assert tvmlite.structural_equal(tvmlite.parse(text), sch.mod), text
             return sch

@@ -11,8 +11,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 from rules_common import apply_rule, prim_funcs, random_inputs, run
 
 from tvmlite.lowering.schedule.tree import Tree
-from tvmlite.lowering.schedule_rules.conv import is_conv, schedule_conv
-from tvmlite.lowering.schedule_rules.gemm import is_gemm
+from tvmlite.lowering.schedule_rules.conv import Conv
+from tvmlite.lowering.schedule_rules.gemm import Gemm
+
+CONV, GEMM = Conv(), Gemm()
 
 
 def conv_nchw(
@@ -82,7 +84,7 @@ def test_nchw_matches_numpy(
     out = _out_shape(x, w, stride, pad, dilation)
     attrs = f"strides=[{stride}, {stride}], padding=[{pad}, {pad}, {pad}, {pad}], dilation=[{dilation}, {dilation}], groups={groups}"
     (func,) = prim_funcs(module(x, w, out, attrs)).values()
-    sch = apply_rule(func, is_conv, schedule_conv)
+    sch = apply_rule(func, CONV)
     assert sch is not None, "the conv rule did not take the block"
     data, weight = random_inputs(func)
     got = run(sch.mod["main"], [data, weight])
@@ -97,7 +99,7 @@ def test_nhwc_hwio_matches_numpy(groups: int) -> None:
     attrs = f"strides=[2, 2], padding=[1, 1, 1, 1], groups={groups}"
     out = (1, 6, 7, 32)
     (func,) = prim_funcs(module(x, w, out, attrs, "NHWC", "HWIO")).values()
-    sch = apply_rule(func, is_conv, schedule_conv)
+    sch = apply_rule(func, CONV)
     assert sch is not None
     data, weight = random_inputs(func)
     got = run(sch.mod["main"], [data, weight])
@@ -110,7 +112,7 @@ def test_bias_relu_epilogue_is_fused() -> None:
     (func,) = prim_funcs(
         module(x, w, out, "strides=[1, 1], padding=[1, 1, 1, 1]", epilogue=True)
     ).values()
-    sch = apply_rule(func, is_conv, schedule_conv)
+    sch = apply_rule(func, CONV)
     assert sch is not None
     blocks = [b.name for b in Tree(sch.mod["main"]).blocks]
     assert len(blocks) == 6, blocks  # root, pad, packed weight, init, update, write-back + epilogue
@@ -123,4 +125,4 @@ def test_bias_relu_epilogue_is_fused() -> None:
 def test_conv_and_gemm_rules_do_not_overlap() -> None:
     x, w, out = (1, 4, 6, 6), (16, 4, 3, 3), (1, 16, 6, 6)
     (func,) = prim_funcs(module(x, w, out, "strides=[1, 1], padding=[1, 1, 1, 1]")).values()
-    assert apply_rule(func, is_gemm, lambda s, b: None) is None
+    assert apply_rule(func, GEMM) is None

@@ -11,12 +11,15 @@ import pytest
 from rules_common import apply_rule, prim_funcs, random_inputs, run
 
 import tvmlite
+from tvmlite.lowering.build import lower
 from tvmlite.lowering.schedule.tree import Tree
-from tvmlite.lowering.schedule_rules.contraction import match_contraction
-from tvmlite.lowering.schedule_rules.gemm import is_gemm, schedule_gemm
-from tvmlite.lowering.schedule_rules.microkernel import Roles, tile_sizes
+from tvmlite.lowering.schedule_rules.contraction import Roles, match_contraction
+from tvmlite.lowering.schedule_rules.gemm import Gemm
+from tvmlite.lowering.schedule_rules.microkernel import tile_sizes
+from tvmlite.lowering.target import Target
 from tvmlite.tir import Schedule
 
+GEMM = Gemm()
 AXES = {"b": "vb", "i": "vi", "j": "vj", "k": "vk"}
 
 
@@ -66,7 +69,7 @@ def main({params}):
 
 def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
     func = tvmlite.parse(text)
-    sch = apply_rule(func, is_gemm, schedule_gemm)
+    sch = apply_rule(func, GEMM)
     assert sch is not None, "the gemm rule did not take the block"
     return func, sch
 
@@ -140,7 +143,7 @@ class Module:
     )
     taken = 0
     for func in funcs.values():
-        sch = apply_rule(func, is_gemm, schedule_gemm)
+        sch = apply_rule(func, GEMM)
         if sch is None:
             continue
         taken += 1
@@ -216,12 +219,12 @@ def main(A: T.Buffer((4, 8), "float32"), x: T.Buffer((8,), "float32"), C: T.Buff
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_rule_leaves_other_computations_alone(name: str) -> None:
     func = tvmlite.parse(REJECTED[name])
-    assert apply_rule(func, is_gemm, schedule_gemm) is None
+    assert apply_rule(func, GEMM) is None
 
 
 def test_scheduled_block_is_not_taken_again() -> None:
     _, sch = scheduled(contraction("ik,kj->ij", {"i": 8, "j": 32, "k": 4}))
-    assert not is_gemm(sch, sch.get_sblock("mm_update"))
+    assert not GEMM.accepts(sch, sch.get_sblock("mm_update"))
 
 
 def test_tile_sizes() -> None:
@@ -232,3 +235,27 @@ def test_tile_sizes() -> None:
     i, j = c.spatial
     assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
     assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 16)
+
+
+def test_default_build_schedules_matmul_with_the_rule() -> None:
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((20, 24), "float32"), b: R.Tensor((24, 64), "float32"), c: R.Tensor((64,), "float32")) -> R.Tensor((20, 64), "float32"):
+        with R.dataflow():
+            gv = R.nn.relu(R.add(R.matmul(a, b), c))
+            R.output(gv)
+        return gv
+"""
+    mod = tvmlite.parse(text)
+    lowered = lower(mod, Target("llvm"), pipeline="default")  # fused: one kernel
+    (func,) = [f for f in lowered.functions.values() if isinstance(f, tvmlite.dsl.tir.PrimFunc)]
+    script = func.script()
+    assert func.attr("tir.is_scheduled") and "T.unroll(T.int64(4))" in script
+    assert "T.max(" in script.split("T.vectorized(T.int64(32))")[-1]  # relu in the write-back
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(s).astype("float32") for s in [(20, 24), (24, 64), (64,)])
+    for pipeline in ("default", None):  # fused, and one kernel per operator
+        got = tvmlite.build(mod, pipeline=pipeline)["main"](a, b, c)
+        np.testing.assert_allclose(got, np.maximum(a @ b + c, 0), rtol=1e-4, atol=1e-4)

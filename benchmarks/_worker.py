@@ -1,0 +1,185 @@
+"""One contender of benchmarks/run.py in its own process, driven over a pipe.
+
+  python benchmarks/_worker.py numpy|tvmlite|tvm
+
+A process of its own gives each contender its own environment (NumPy's BLAS
+thread count is read once, when OpenBLAS loads: OPENBLAS_NUM_THREADS), its own
+interpreter (TVM may live in another virtual environment than tvmlite), and
+keeps TVM's LLVM and llvmlite's out of one address space. The worker times its
+own calls, so the pipe costs nothing measured.
+
+Protocol: one JSON object a line each way. The worker first says hello
+({"ok": true, "value": {...}} or {"ok": false, "error": ...} when its contender
+cannot be imported), then answers each request {"cmd": ..., ...} with
+{"ok": true, "value": ...} or {"ok": false, "error": "..."}:
+  load {name}       make the workload's inputs (the same seed in every worker)
+  compile           text -> callable; value: ms (None for NumPy)
+  run {out}         one call, output saved to the .npy file `out`
+  calibrate {min_ms} choose the calls per timed run; value: that number
+  time              one timed run; value: ms per call
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import numpy as np
+from _timing import autorange, stopwatch
+from _workloads import Workload, by_name
+
+
+class Contender:
+    """What each kind of worker knows: how to compile a workload and call it."""
+
+    def info(self) -> dict[str, Any]:
+        return {}
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        raise NotImplementedError
+
+    def to_numpy(self, out: Any) -> np.ndarray:
+        return out
+
+
+class NumPy(Contender):
+    def info(self) -> dict[str, Any]:
+        return {"numpy": np.__version__, "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        ref = w.reference()
+        return lambda: ref(*inputs)
+
+
+class TVMLite(Contender):
+    def __init__(self) -> None:
+        import tvmlite  # noqa: PLC0415 - only this worker needs it
+
+        self.tvmlite = tvmlite
+
+    def info(self) -> dict[str, Any]:
+        return {"tvmlite": self.tvmlite.__version__}
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        main = self.tvmlite.build(self.tvmlite.parse(w.text), cache=False)["main"]
+        return lambda: main(*inputs)
+
+
+class TVMLiteUnscheduled(TVMLite):
+    """The default build with DefaultCPUSchedule off: plain loop nests."""
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        from tvmlite.transform import PassContext  # noqa: PLC0415
+
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            return super().compile(w, inputs)
+
+
+class TVM(Contender):
+    def __init__(self) -> None:
+        import tvm  # noqa: PLC0415 - optional, benchmark only
+        from tvm import relax  # noqa: PLC0415
+
+        self.tvm, self.relax = tvm, relax
+        # TVM 0.27 builds a target from a dict ("llvm -mcpu=..." strings are refused)
+        self.mcpu = tvm.target.codegen.llvm_get_system_cpu()
+        self.target = tvm.target.Target({"kind": "llvm", "mcpu": self.mcpu})
+
+    def info(self) -> dict[str, Any]:
+        return {"tvm": self.tvm.__version__, "target": f"llvm -mcpu={self.mcpu}"}
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        tvm = self.tvm
+        executable = tvm.compile(tvm.script.from_source(w.text), target=self.target)
+        main = self.relax.VirtualMachine(executable, tvm.cpu())["main"]
+        to_tensor = getattr(tvm.runtime, "tensor", None) or tvm.nd.array
+        args = [to_tensor(a) for a in inputs]
+        return lambda: main(*args)
+
+    def to_numpy(self, out: Any) -> np.ndarray:
+        return out.numpy()
+
+
+KINDS: dict[str, type[Contender]] = {
+    "numpy": NumPy,
+    "tvmlite": TVMLite,
+    "tvmlite-unscheduled": TVMLiteUnscheduled,
+    "tvm": TVM,
+}
+
+
+class Worker:
+    def __init__(self, contender: Contender) -> None:
+        self.contender = contender
+        self.workload: Workload | None = None
+        self.inputs: list[np.ndarray] = []
+        self.call: Callable[[], Any] | None = None
+        self.timed: Callable[[], float] | None = None
+
+    def handle(self, request: dict[str, Any]) -> Any:
+        cmd = request["cmd"]
+        if cmd == "load":
+            self.workload = by_name(request["name"])
+            self.inputs = self.workload.make_inputs(request.get("seed", 0))
+            self.call = self.timed = None
+            return None
+        if self.workload is None:
+            raise RuntimeError(f"{cmd} before load")
+        if cmd == "compile":
+            start = time.perf_counter()
+            self.call = self.contender.compile(self.workload, self.inputs)
+            ms = (time.perf_counter() - start) * 1e3
+            return None if isinstance(self.contender, NumPy) else ms
+        if self.call is None:
+            raise RuntimeError(f"{cmd} before compile")
+        if cmd == "run":
+            out = self.contender.to_numpy(self.call())
+            np.save(request["out"], np.ascontiguousarray(out))
+            return None
+        if cmd == "calibrate":
+            number = autorange(self.call, request["min_ms"])
+            self.timed = stopwatch(self.call, number)
+            return number
+        if cmd == "time":
+            if self.timed is None:
+                raise RuntimeError("time before calibrate")
+            return self.timed()
+        raise ValueError(f"unknown command {cmd!r}")
+
+
+def serve(kind: str, proto: TextIO) -> None:
+    def say(reply: dict[str, Any]) -> None:
+        proto.write(json.dumps(reply) + "\n")
+        proto.flush()
+
+    try:
+        contender = KINDS[kind]()
+    except Exception as exc:  # noqa: BLE001 - reported to the driver, which goes on without
+        say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        return
+    say({"ok": True, "value": {"python": sys.executable, **contender.info()}})
+    worker = Worker(contender)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "quit":
+            return
+        try:
+            say({"ok": True, "value": worker.handle(request)})
+        except Exception as exc:  # noqa: BLE001 - a failed build is a result, not a crash
+            say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+
+def main() -> None:
+    # The protocol gets its own copy of stdout; whatever the compilers print
+    # goes to stderr instead of into the protocol.
+    proto = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.argv[1], proto)
+
+
+if __name__ == "__main__":
+    main()
