@@ -16,7 +16,9 @@ class Gemm(ContractionRule):
     name = "gemm"
 
     def roles(self, c: Contraction) -> Roles | None:
-        if len(c.reduce) != 1 or not all(op.is_plain() for op in c.operands):
+        if len(c.reduce) != 1 or len(c.spatial) < 2:
+            return None  # a dot product or a matrix-vector product: the reductions' rules
+        if not all(op.is_plain() for op in c.operands):
             return None
         j = c.spatial[-1]
         readers = c.readers(j)
@@ -25,5 +27,5 @@ class Gemm(ContractionRule):
         other = next(op for op in c.operands if op is not readers[0])
         rows = [v for v in c.spatial[:-1] if other.reads(v) and not readers[0].reads(v)]
         if not rows:
-            return None  # a matrix-vector product: the reduction rules take it
+            return None  # the rows read by both operands (an outer batch only)
         return Roles(vector=j, row=rows[-1])

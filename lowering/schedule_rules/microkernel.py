@@ -28,12 +28,14 @@ from typing import TYPE_CHECKING
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
 from tvmlite.lowering.schedule.tree import Tree
 from tvmlite.lowering.schedule_rules.contraction import (
     Contraction,
     Operand,
     Roles,
+    block_realize,
     contraction_of,
     match_contraction,
 )
@@ -116,6 +118,24 @@ def _vector_axis_last(sch: Schedule, block: BlockRV, c: Contraction, j: tir.Var)
     idx = tuple(tir.Var(f"i{a}", dtype) for a in range(len(c.spatial)))
     order = [a for a in range(len(idx)) if a != axis] + [axis]
     sch.transform_layout(block, ("write", 0), IndexMap(idx, tuple(idx[a] for a in order)))
+
+
+def _vectorize_write_back(sch: Schedule, writeback: BlockRV, axis: int) -> None:
+    """Vectorize the write-back along the accumulator's last axis (the vector
+    axis, output axis `axis`): its loop goes innermost. Along another axis the
+    tile would be read by a gather, and a stack tile whose address feeds a
+    vector of pointers counts as escaping for LLVM, which then keeps it in
+    memory and guards every loop with alias checks."""
+    binding = block_realize(sch, writeback).iter_values[axis]
+    loops = sch.get_loops(writeback)
+    along = [lp for lp in loops if uses(binding, {sch.get(lp).loop_var})]
+    if not along:
+        return
+    inner = along[-1]
+    position = loops.index(inner)
+    if position != len(loops) - 1:
+        sch.reorder(*loops[position + 1 :], inner)
+    sch.vectorize(inner)
 
 
 def _inline_epilogue(sch: Schedule, writeback: BlockRV) -> None:
@@ -209,7 +229,7 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     _vector_axis_last(sch, block, c, j)
     sch.reverse_compute_at(writeback, i0)
     _inline_epilogue(sch, writeback)
-    sch.vectorize(sch.get_loops(writeback)[-1])
+    _vectorize_write_back(sch, writeback, c.spatial.index(j))
     sch.unroll(i1)
     sch.vectorize(j1)
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])

@@ -126,3 +126,16 @@ def test_conv_and_gemm_rules_do_not_overlap() -> None:
     x, w, out = (1, 4, 6, 6), (16, 4, 3, 3), (1, 16, 6, 6)
     (func,) = prim_funcs(module(x, w, out, "strides=[1, 1], padding=[1, 1, 1, 1]")).values()
     assert apply_rule(func, GEMM) is None
+
+
+def test_nchw_write_back_reads_the_tile_along_its_registers() -> None:
+    """The accumulator tile is [x, f] (channels last, whole registers); the write
+    back to NCHW runs the channel loop innermost, vectorized, so the tile is never
+    gathered (a gathered stack tile would stay in memory)."""
+    x, w, out = (1, 4, 8, 8), (32, 4, 3, 3), (1, 32, 8, 8)
+    (func,) = prim_funcs(module(x, w, out, "strides=[1, 1], padding=[1, 1, 1, 1]")).values()
+    sch = apply_rule(func, CONV)
+    assert sch is not None
+    write_back = sch.mod.script().split('T.block("conv2d_nchw_local")')[0].rsplit("for ", 2)
+    assert "T.vectorized(T.int64(32))" in write_back[-1]
+    assert "range(T.int64(8))" in write_back[-2]

@@ -203,6 +203,16 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32"), C: T.Bu
                 C[vi, vj] = T.float32(0)
             C[vi, vj] = T.max(C[vi, vj], A[vi, vk] * B[vk, vj])
 """,
+    "dot product (no output axis)": """
+@T.prim_func
+def main(x: T.Buffer((8,), "float32"), y: T.Buffer((8,), "float32"), C: T.Buffer((), "float32")):
+    for k in range(8):
+        with T.block("C"):
+            vk = T.axis.remap("R", [k])
+            with T.init():
+                C[()] = T.float32(0)
+            C[()] = C[()] + x[vk] * y[vk]
+""",
     "matrix-vector (no row axis)": """
 @T.prim_func
 def main(A: T.Buffer((4, 8), "float32"), x: T.Buffer((8,), "float32"), C: T.Buffer((4,), "float32")):
