@@ -190,6 +190,8 @@ def _irregular(block: tir.Block) -> bool:
 
 
 class _Stores(StmtExprVisitor):
+    """The stores of a block body, and whether it nests loops or blocks."""
+
     def __init__(self) -> None:
         self.found: list[tir.BufferStore] = []
         self.nested = False
