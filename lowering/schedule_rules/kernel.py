@@ -60,14 +60,27 @@ class Stage:
             return None
         return max(found, key=lambda x: (_size(x.buffer), -found.index(x)))
 
-    def innermost_axes(self) -> list[int]:
-        """The loops whose axes index the last dimension of the main read: along
-        them the data is contiguous."""
-        read = self.main_read
+    def innermost_axes(self, read: tir.BufferLoad | None = None) -> list[int]:
+        """The loops whose axes index the last dimension of `read` (default: the
+        main read): along them the data is contiguous."""
+        read = self.main_read if read is None else read
         if read is None or not read.indices:
             return []
         used = {self.axis_of[v] for v in free_vars(read.indices[-1]) if v in self.axis_of}
         return sorted(used)
+
+    def reduces_along_rows(self) -> bool:
+        """A reduction whose every input that the reduction walks is contiguous
+        along reduced axes only (a row sum, a matrix-vector product); not a
+        matmul, whose second operand runs along an output axis."""
+        reduce = {i for i, k in enumerate(self.kinds) if k == "R"}
+        written = {w.buffer for w in self.block.writes}
+        for read in loads(self.block.body):
+            walked = {self.axis_of[v] for v in free_vars(read) if v in self.axis_of} & reduce
+            inner = set(self.innermost_axes(read))
+            if read.buffer not in written and walked and not (inner and inner <= reduce):
+                return False
+        return bool(reduce)
 
     @property
     def work(self) -> int:

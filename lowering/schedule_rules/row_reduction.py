@@ -35,9 +35,8 @@ def row_axes(kernel: Kernel) -> int | None:
     for r in reductions:
         if r.kinds != "S" * rows + "R" * (len(r.kinds) - rows) or r.extents[:rows] != shape:
             return None
-        inner = r.innermost_axes()
-        if not inner or any(r.kinds[i] != "R" for i in inner):
-            return None  # the data runs along a spatial axis: Pooling's shape
+        if not r.reduces_along_rows():
+            return None  # data running along an output axis: pooling, or a matmul
     return rows if _in_rows(kernel.stages[-1], shape) else None
 
 

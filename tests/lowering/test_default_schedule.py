@@ -167,6 +167,15 @@ CASES: list[Case] = [
         ("_rf", "T.vectorized(T.int64(16))"),
     ),
     (
+        "matvec",
+        "gv = R.matmul(a, v)",
+        {"a": (64, 128), "v": (128,)},
+        lambda a, v: a @ v,
+        "minimal",
+        "row_reduction",
+        ("matmul_rf_update", "T.vectorized(T.int64(16))"),
+    ),
+    (
         "sum_axis0",
         "gv = R.sum(a, axis=[0])",
         {"a": (100, 80)},
