@@ -18,6 +18,7 @@ of elements). The schedule, per row:
 
 from __future__ import annotations
 
+from tvmlite.dsl.analysis import loads, stores
 from tvmlite.lowering.schedule import LoopRV, Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
@@ -37,12 +38,30 @@ def row_axes(kernel: Kernel) -> int | None:
             return None
         if not r.reduces_along_rows():
             return None  # data running along an output axis: pooling, or a matmul
-    return rows if _in_rows(kernel.stages[-1], shape) else None
+    if not _in_rows(kernel.stages[-1], shape) or not _row_local(kernel, shape):
+        return None
+    return rows
 
 
 def _in_rows(stage: Stage, shape: tuple[int, ...]) -> bool:
     rows = len(shape)
     return stage.extents[:rows] == shape and "R" not in stage.kinds[:rows]
+
+
+def _row_local(kernel: Kernel, shape: tuple[int, ...]) -> bool:
+    """Whether each stage on the rows touches only its own row of what the
+    stages on the rows write: merging their row loops is then safe (a stage
+    reading another row, say a transposed intermediate, needs that row done)."""
+    rows = len(shape)
+    staged = [s for s in kernel.stages if _in_rows(s, shape)]
+    shared = {w.buffer for s in staged for w in s.block.writes}
+    for stage in staged:
+        own = [iv.var for iv in stage.block.iter_vars[:rows]]
+        accesses = [*stores(stage.block.body), *loads(stage.block.body)]
+        for access in accesses:
+            if access.buffer in shared and list(access.indices[:rows]) != own:
+                return False
+    return True
 
 
 class RowReduction:

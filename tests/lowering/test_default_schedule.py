@@ -358,3 +358,44 @@ def test_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     for line in shown.group(1).splitlines():
         if line.strip() != "...":
             assert line.strip() in out, line
+
+
+CROSS_ROW = """# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((32, 32), "float32"), C: T.Buffer((32, 32), "float32")):
+        B = T.alloc_buffer((32, 32))
+        S = T.alloc_buffer((32,))
+        for i, j in T.grid(32, 32):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = T.exp(A[vi, vj])
+        for i, k in T.grid(32, 32):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(0.0)
+                S[vi] = S[vi] + B[vi, vk]
+        for i, j in T.grid(32, 32):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vj, vi] + S[vi]
+"""
+
+
+def test_rows_are_not_merged_when_a_stage_reads_another_row() -> None:
+    """C reads B transposed: row i of C needs every row of B, so the stages
+    cannot share one row loop (they are scheduled one by one)."""
+    mod = tvmlite.parse(CROSS_ROW)
+    kernel = schedule_rules.Kernel.of("k", mod["k"])
+    assert schedule_rules.rule_for(kernel).name == "per_stage"
+    with PassContext(verify=True):
+        out = DefaultCPUSchedule()(mod)
+    assert out["k"].attr("tir.is_scheduled") is True
+    a, c = rand(32, 32), np.zeros((32, 32), "float32")
+    tvmlite.build(out)["k"](a, c)
+    b = np.exp(a)
+    np.testing.assert_allclose(c, b.T + b.sum(1)[:, None], rtol=1e-5)
