@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 
@@ -127,6 +128,13 @@ class PassContext:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
+
+    def get_bool(self, key: str, default: bool) -> bool:
+        """A switch of the config: True or False, anything else is an error."""
+        value = self.config.get(key, default)
+        if not isinstance(value, bool):
+            raise TVMLiteError(f"PassContext config '{key}' must be True or False, got {value!r}")
+        return value
 
     def should_run(self, info: PassInfo, mod: IRModule) -> bool:
         if info.name in self.disabled_pass:
