@@ -8,7 +8,8 @@ the shape of every legalized operator and of FuseTIR's fused kernels, and of
 most hand-written block kernels. Anything else (loops written without
 blocks, `while`, scatters that store at loaded indices, a stage that reads
 what it writes outside a reduction, symbolic extents) is not a `Kernel`, and
-the rules leave such a function as it is.
+the rules leave such a function as it is, as they do one whose `op_pattern`
+(set by the pipeline, or deduced) is opaque.
 """
 
 from __future__ import annotations
@@ -93,12 +94,11 @@ class Stage:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A prim function as a sequence of stages, with its fusion pattern."""
+    """A prim function as a sequence of stages."""
 
     name: str
     func: tir.PrimFunc
     stages: tuple[Stage, ...]
-    pattern: OpPatternKind
 
     @property
     def reductions(self) -> tuple[Stage, ...]:
@@ -135,9 +135,11 @@ class Kernel:
             stages.append(stage)
         if len({s.name for s in stages}) != len(stages):
             return None  # blocks are found by name
+        # The fusion pattern the pipeline set (or the analysis finds): an opaque
+        # kernel (extern or packed calls, say) may have effects loops must not reorder.
         pattern = func.attr("op_pattern")
         kind = OpPatternKind(pattern) if isinstance(pattern, int) else analyze_op_pattern(func)
-        return Kernel(name, func, tuple(stages), kind)
+        return None if kind == OpPatternKind.kOpaque else Kernel(name, func, tuple(stages))
 
 
 def _size(buffer: tir.Buffer) -> int:

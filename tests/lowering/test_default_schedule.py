@@ -399,3 +399,14 @@ def test_rows_are_not_merged_when_a_stage_reads_another_row() -> None:
     tvmlite.build(out)["k"](a, c)
     b = np.exp(a)
     np.testing.assert_allclose(c, b.T + b.sum(1)[:, None], rtol=1e-5)
+
+
+def test_opaque_kernels_are_left_alone() -> None:
+    """op_pattern 8 (opaque, as the pipeline marks extern calls) keeps the loops."""
+    text = HAND_WRITTEN.replace(
+        '"float32")):\n', '"float32")):\n        T.func_attr({"op_pattern": 8})\n', 1
+    )
+    mod = tvmlite.parse(text)
+    assert schedule_rules.Kernel.of("whatever", mod["whatever"]) is None
+    assert DefaultCPUSchedule()(mod) is mod
+    assert schedule_rules.Kernel.of("whatever", tvmlite.parse(HAND_WRITTEN)["whatever"])
