@@ -1,16 +1,26 @@
-"""Public pass API: `tvmlite.transform.LegalizeOps()(mod)`, pass contexts and
-sequences, and decorators to write passes of your own."""
+"""Public pass API: `tvmlite.transform.LegalizeOps()(mod)`, the TIR lowering
+passes, pass contexts and sequences, and decorators and bases to write passes
+of your own."""
 
 from tvmlite.lowering.legalize import op_info, register_legalize
 from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
     DeadCodeElimination,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
 )
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
+from tvmlite.lowering.tir import (
+    FlattenBuffers,
+    InstrumentBoundCheckers,
+    LowerBlocks,
+    LowerIntrinsics,
+    LowerTIR,
+    Simplify,
+)
 from tvmlite.lowering.transform import (
     FunctionPass,
     ModulePass,
@@ -19,6 +29,7 @@ from tvmlite.lowering.transform import (
     PassInfo,
     PassInstrument,
     PassTimingInstrument,
+    PrimFuncPass,
     PrintAfterAll,
     Sequential,
     function_pass,
@@ -29,10 +40,16 @@ __all__ = [
     "AnnotateTIROpPattern",
     "ConvertLayout",
     "DeadCodeElimination",
+    "DefaultCPUSchedule",
     "FuseOps",
     "FuseTIR",
+    "FlattenBuffers",
     "FunctionPass",
+    "InstrumentBoundCheckers",
     "LegalizeOps",
+    "LowerBlocks",
+    "LowerIntrinsics",
+    "LowerTIR",
     "ModulePass",
     "Pass",
     "PassContext",
@@ -40,8 +57,10 @@ __all__ = [
     "PassInstrument",
     "PartitionForCompiler",
     "PassTimingInstrument",
+    "PrimFuncPass",
     "PrintAfterAll",
     "Sequential",
+    "Simplify",
     "function_pass",
     "module_pass",
     "op_info",

@@ -40,10 +40,14 @@ def graph(params: dict[str, tuple[int, ...]], body: str) -> str:
     )
 
 
+def at_schedule_point(mod: IRModule, pipeline: str = "minimal", **config: Any) -> IRModule:
+    """The module the build hands TIR lowering, the verifier run after every primitive."""
+    with PassContext(verify=True, disabled_pass=["LowerTIR"], config=config):
+        return lower(mod, Target("llvm"), pipeline)
+
+
 def scheduled(text: str, pipeline: str = "minimal") -> IRModule:
-    """The module as the build lowers it, the verifier run after every primitive."""
-    with PassContext(verify=True):
-        return lower(tvmlite.parse(text), Target("llvm"), pipeline)
+    return at_schedule_point(tvmlite.parse(text), pipeline)
 
 
 def kernels(mod: IRModule) -> dict[str, tir.PrimFunc]:
@@ -219,8 +223,7 @@ def test_rule(case: Case) -> None:
     _, body, params, ref, pipeline, rule, snippets = case
     text = graph(params, body)
     plain = tvmlite.parse(text)
-    with PassContext(config={CONFIG_KEY: False}):
-        unscheduled = lower(plain, Target("llvm"), pipeline)
+    unscheduled = at_schedule_point(plain, pipeline, **{CONFIG_KEY: False})
     for name, func in kernels(unscheduled).items():
         kernel = schedule_rules.Kernel.of(name, func)
         assert kernel is not None and schedule_rules.rule_for(kernel).name == rule, name
@@ -280,8 +283,7 @@ def test_user_scheduled_functions_are_left_alone() -> None:
 
 def test_config_turns_the_pass_off() -> None:
     text = graph({"a": (64, 64)}, "gv = R.nn.softmax(a)")
-    with PassContext(config={CONFIG_KEY: False}):
-        off = lower(tvmlite.parse(text), Target("llvm"))
+    off = at_schedule_point(tvmlite.parse(text), **{CONFIG_KEY: False})
     assert all(f.attr("tir.is_scheduled") is None for f in kernels(off).values())
     assert "T.vectorized" not in off.script()
     a = rand(64, 64)
