@@ -24,10 +24,8 @@ from _workloads import by_name
 
 import tvmlite
 from tvmlite.dsl import tir
-from tvmlite.lowering.build import lower
-from tvmlite.lowering.target import Target
+from tvmlite.lowering.tir.signature import kernel_signature
 from tvmlite.lowering.transform import PassContext
-from tvmlite.runtime.kernels import lower_kernels
 
 # a subset of the anchor workloads (benchmarks/workloads/), each quick to call
 WORKLOADS = (
@@ -43,9 +41,12 @@ WORKLOADS = (
 def asserts(mod: tvmlite.IRModule, pipeline: str, checked: bool) -> int:
     """Asserts in the kernels of a build (as `--emit tir` shows them)."""
     with PassContext(config={"tir.instrument_bound_checkers": checked}):
-        graph = lower(mod, Target("llvm"), pipeline)
-        prims = {k: f for k, f in graph.functions.items() if isinstance(f, tir.PrimFunc)}
-        return sum(len(sig.errors) for _, sig in lower_kernels(prims).values())
+        lowered = tvmlite.lower(mod, "llvm", pipeline)
+    return sum(
+        len(kernel_signature(f, name, f.body).errors)
+        for name, f in lowered.functions.items()
+        if isinstance(f, tir.PrimFunc)
+    )
 
 
 def main() -> None:

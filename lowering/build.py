@@ -1,35 +1,46 @@
-"""`build(mod, target="llvm", pipeline=None, cache=True, checked=False) -> Executable`.
+"""`lower(mod, target, pipeline) -> IRModule` and `build(...) -> Executable`.
 
-The steps (docs/extending.md): accept a module or a lone function; run the
-target's "before_legalize" passes, the pipeline ("minimal" by default: only
-LegalizeOps; or a registered name, a pass, a list of passes), LegalizeOps on
-whatever is left (a no-op after a legalizing pipeline; off when the PassContext
-config `relax.transform.apply_legalize_ops` is False), the "after_legalize"
-passes, each kind's `relax_to_tir` hook, the "before_codegen" passes, each
-kind's `tir_to_runtime` hook; then compile every remaining prim function to a
-kernel and every graph function to native host code in one LLVM module, for
-the target's machine (see `runtime/executable.py`). `checked=True` builds under
-the PassContext config `tir.instrument_bound_checkers`, so the TIR lowering
-instruments every buffer access (`tir/instrument_bound_checkers.py`); the config
-is part of the compile-cache key.
+`lower` runs every pass of the flow (docs/extending.md), each under the current
+PassContext, and returns the module code generation consumes: graph functions
+calling lowered prim functions (no blocks, flat buffers). `build` is code
+generation applied to `lower`'s result, through the compile cache. Both read
+top to bottom as the flow they run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering import pipeline as pipelines
-from tvmlite.lowering import target as targets
-from tvmlite.lowering.passes.default_cpu_schedule import DefaultCPUSchedule
-from tvmlite.lowering.target import Target
+from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
+from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
+from tvmlite.lowering.codegen.target import machine_options
+from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
+from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
 
 LEGALIZE_KEY = pipelines.LEGALIZE_KEY
+
+
+def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
+    """Every step of `build` before code generation: the target's hooks, the
+    pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
+    function; `target` a `Target` or its text; `pipeline` as for `build`."""
+    tgt, module = Target.of(target), as_module(mod)
+    module = _at(module, tgt, "before_legalize")
+    module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
+    module = pipelines.LegalizeIfEnabled()(module)  # what the pipeline left
+    module = _at(module, tgt, "after_legalize")
+    module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
+    module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
+    module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
+    module = LowerTIR()(module)  # blocks, bound checks, flat buffers, intrinsics
+    return _at(module, tgt, "before_codegen")
 
 
 def build(
@@ -37,11 +48,10 @@ def build(
 ) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
     (a `Target` or its text, "llvm -mcpu=... -libs=blas"); an identical earlier
-    build is loaded from the compile cache (runtime/cache.py) unless `cache=False`.
+    build is loaded from the compile cache (lowering/cache/) unless `cache=False`.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
-    makes every out-of-bounds buffer access raise TVMLiteError."""
-    from tvmlite.runtime.cache import through_cache
-
+    makes every out-of-bounds buffer access raise TVMLiteError; the config is
+    part of the cache key."""
     if not isinstance(checked, bool):
         raise TVMLiteError(f"build(): 'checked' must be True or False, got {checked!r}")
     ctx = PassContext.current()
@@ -49,28 +59,26 @@ def build(
         with ctx.with_config({CHECKED_KEY: True}):
             return build(mod, target, pipeline, cache)
     tgt, module = Target.of(target), as_module(mod)
-    return through_cache(module, tgt, pipeline, cache, lambda: _compile(module, tgt, pipeline))
-
-
-def _compile(mod: IRModule, tgt: Target, pipeline: Any) -> Any:
-    from tvmlite.lowering.codegen.target import machine_options
-    from tvmlite.runtime.executable import Executable
-
-    module = lower(mod, tgt, pipeline)
+    key = cache_key(module, tgt, pipeline) if cache and configured_dir() is not None else None
+    found = lookup(key, tgt) if key is not None else None
+    if found is not None:
+        return found
+    lowered = lower(module, tgt, pipeline)
     with machine_options(tgt.machine_options()):
-        return Executable(module)
+        code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
+        jit = compile_llvm(code)  # LLVM optimization, machine code
+    executable = link(jit, code)  # tables filled, callables made
+    if key is not None:
+        store(key, executable)
+    return executable
 
 
-def lower(mod: IRModule, target: Target, pipeline: Any = None) -> IRModule:
-    """Every step of `build` before code generation, with the target's hooks."""
-    mod = _at(mod, target, "before_legalize")
-    mod = run_pipeline(mod, pipeline, target)
-    mod = pipelines.LegalizeIfEnabled()(mod)
-    mod = _at(mod, target, "after_legalize")
-    mod = targets.run_relax_to_tir(mod, target)
-    mod = _at(mod, target, "before_codegen")
-    mod = targets.run_tir_to_runtime(mod, target)
-    return DefaultCPUSchedule()(mod)  # between fusion and TIR lowering
+def compile_prim_funcs(funcs: Mapping[str, tir.PrimFunc], *, optimize: bool = True) -> Any:
+    """Lower, compile and load `funcs` (name -> PrimFunc) as one Executable whose
+    every function is callable (destination-passing: `ex["f"](a, b, out)`)."""
+    lowered = LowerTIR()(IRModule(dict(funcs)))
+    code = generate_llvm(lowered, public=frozenset(funcs))
+    return link(compile_llvm(code, optimize=optimize), code)
 
 
 def _at(mod: IRModule, target: Target, point: str) -> IRModule:
@@ -88,13 +96,9 @@ def as_module(mod: Any) -> IRModule:
     raise TVMLiteError(f"build() takes an IRModule or a function, got {type(mod).__name__}")
 
 
-def run_pipeline(mod: IRModule, pipeline: Any, target: Target | None = None) -> IRModule:
-    """Run `pipeline` (None: "minimal", which legalizes unless the current
-    PassContext says not to; a pass; a list of passes; or a registered name)."""
-    return as_pass("minimal" if pipeline is None else pipeline, target)(mod)
-
-
 def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
+    """`pipeline` as one pass: a registered name, a pass, a list of passes, or a
+    plain `(mod) -> mod` function."""
     if isinstance(pipeline, str):
         return pipelines.get_pipeline(pipeline, target)
     if isinstance(pipeline, Pass):

@@ -1,5 +1,7 @@
 """Named compilation pipelines: what `build(mod, pipeline="name")` runs between a
-target's "before_legalize" and "after_legalize" passes.
+target's "before_legalize" and "after_legalize" passes; and the schedule point
+(`schedule`), which `lower` runs between fusion and TIR lowering whatever the
+pipeline.
 
 A pipeline is registered as a function `(target) -> Pass` under a name, so a
 target or a user adds one without touching `build`:
@@ -71,6 +73,22 @@ def default(target: Target | None = None) -> Pass:
 
 
 PIPELINES: dict[str, PipelineFn] = {"minimal": minimal, "default": default}
+
+
+def schedule(target: Target) -> Pass:
+    """The schedule point of the flow: what `lower` runs after fusion and the
+    target hooks and before TIR lowering, whichever pipeline ran (docs/extending.md).
+
+    It sees the prim functions LLVM will compile, block-style (other kinds took
+    theirs at TIRToRuntime). A pass here gives a function its loop structure
+    (split, reorder, parallel, vectorize...) and sets `tir.is_scheduled`; a
+    function a pass before it (or its author) marked so is left alone. What it
+    returns is lowered like any other prim function. It runs the passes each kind
+    of `target` registers at "schedule", then DefaultCPUSchedule: kinds schedule
+    first and the default schedule completes what they left."""
+    from tvmlite.lowering.passes import DefaultCPUSchedule
+
+    return Sequential([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
 
 
 def register_pipeline(

@@ -10,8 +10,9 @@ a test) touches no central code. A kind may register passes to run at the
 named points of the build flow (`POINTS`), a `relax_to_tir` module pass that
 lowers the graph functions tagged `Compiler="<kind>"` its own way, and a
 `tir_to_runtime` hook that generates code for the prim functions tagged
-`"target": "<kind>"` instead of LLVM. All of it is read from the IRModule's
-attributes: no side tables.
+`"target": "<kind>"` instead of LLVM. `lower()` runs the hooks as the passes
+RelaxToTIR and TIRToRuntime. All of it is read from the IRModule's attributes:
+no side tables.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 
-# Points of the build flow where a kind's passes run, in order (docs/extending.md).
-POINTS = ("before_legalize", "after_legalize", "before_codegen")
+# Points of the build flow where a kind's passes run, in order (docs/extending.md):
+# on Relax operators; on legalized (and fused) call_tir and prim functions; at the
+# schedule point, on the prim functions LLVM compiles, still with blocks
+# (pipeline.schedule); on the lowered module codegen consumes.
+POINTS = ("before_legalize", "after_legalize", "schedule", "before_codegen")
 # Options every kind understands; a kind lists any others it accepts.
 COMMON_OPTIONS = ("mcpu", "mattr", "opt-level", "libs", "keys")
 
@@ -86,7 +90,6 @@ def unregister_target_kind(name: str) -> None:
 
 
 def get_target_kind(name: str) -> TargetKind:
-    _load_builtin_kinds()
     kind = _KINDS.get(name)
     if kind is None:
         known = ", ".join(sorted(_KINDS))
@@ -95,13 +98,7 @@ def get_target_kind(name: str) -> TargetKind:
 
 
 def list_target_kinds() -> list[str]:
-    _load_builtin_kinds()
     return sorted(_KINDS)
-
-
-def _load_builtin_kinds() -> None:
-    """The built-in kinds register themselves on import, like any user's would."""
-    import tvmlite.lowering.blas  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -234,9 +231,31 @@ def _parse(spec: str) -> dict[str, Any]:
 # ------------------------------------------------------------ running the hooks
 
 
-def run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
+@dataclass(frozen=True)
+class RelaxToTIR(Pass):
     """Run the `relax_to_tir` hook of every kind named by a `Compiler` attribute;
     each must lower (and remove) the functions tagged with its name."""
+
+    target: Target
+    name: str = "RelaxToTIR"
+
+    def run(self, mod: IRModule) -> IRModule:
+        return _run_relax_to_tir(mod, self.target)
+
+
+@dataclass(frozen=True)
+class TIRToRuntime(Pass):
+    """Give each kind with a `tir_to_runtime` hook its prim functions; their
+    `call_tir`s become native packed calls of the code it returns."""
+
+    target: Target
+    name: str = "TIRToRuntime"
+
+    def run(self, mod: IRModule) -> IRModule:
+        return _run_tir_to_runtime(mod, self.target)
+
+
+def _run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
     from tvmlite.dsl import relax
 
     tagged: dict[str, str] = {}
@@ -244,7 +263,6 @@ def run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
         if isinstance(f, relax.Function) and f.attr("Compiler"):
             tagged.setdefault(str(f.attr("Compiler")), name)
     for compiler, example in tagged.items():
-        _load_builtin_kinds()
         kind = _KINDS.get(compiler)
         if kind is None or kind.relax_to_tir is None:
             why = "is registered" if kind is None else "has a relax_to_tir hook"
@@ -261,7 +279,7 @@ def run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
     return mod
 
 
-def run_tir_to_runtime(mod: IRModule, target: Target) -> IRModule:
+def _run_tir_to_runtime(mod: IRModule, target: Target) -> IRModule:
     """Give each kind with a `tir_to_runtime` hook its prim functions (tagged
     `"target": kind`, or untagged when the build target is that kind), register
     the code it returns as packed functions and call those instead (R.call_tir

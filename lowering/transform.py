@@ -6,17 +6,24 @@ under the current `PassContext`, which decides whether it runs (opt level,
 disabled names), tells the instruments (timing, printing) and, when asked,
 verifies the module afterwards. The only mutable global is the context stack,
 a `ContextVar`, so threads and tasks each see their own.
+
+What a build does after the passes (generating LLVM IR, LLVM's optimization,
+machine code, linking) is not IRModule -> IRModule; each such step runs inside
+`stage(name)`, which tells the instruments too, so `--time-passes` accounts
+for a whole build.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 
@@ -48,25 +55,42 @@ class PassInstrument:
     def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
         """Called after a pass ran, with its result."""
 
+    def run_before_stage(self, name: str) -> None:
+        """Called before a step that is not a pass (see `stage`)."""
+
+    def run_after_stage(self, name: str) -> None:
+        """Called after a step that is not a pass."""
+
 
 class PassTimingInstrument(PassInstrument):
-    """Wall time of every pass (`--time-passes`); nested passes are indented."""
+    """Wall time of every pass and stage (`--time-passes`); nested ones are
+    indented under the pass or stage that ran them."""
 
     def __init__(self) -> None:
         self.records: list[tuple[int, str, float]] = []
         self._starts: list[tuple[int, float]] = []
 
     def run_before_pass(self, mod: IRModule, info: PassInfo) -> None:
-        self._starts.append((len(self.records), time.perf_counter()))
-        self.records.append((len(self._starts) - 1, info.name, 0.0))
+        self.run_before_stage(info.name)
 
     def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
+        self.run_after_stage(info.name)
+
+    def run_before_stage(self, name: str) -> None:
+        self._starts.append((len(self.records), time.perf_counter()))
+        self.records.append((len(self._starts) - 1, name, 0.0))
+
+    def run_after_stage(self, name: str) -> None:
         slot, start = self._starts.pop()
-        depth, name, _ = self.records[slot]
-        self.records[slot] = (depth, name, time.perf_counter() - start)
+        depth, recorded, _ = self.records[slot]
+        self.records[slot] = (depth, recorded, time.perf_counter() - start)
+
+    def add(self, name: str, seconds: float) -> None:
+        """Record a step timed elsewhere (the CLI's start-up and parse)."""
+        self.records.append((len(self._starts), name, seconds))
 
     def render(self) -> str:
-        """One line per pass run: name and milliseconds, nested by depth."""
+        """One line per pass or stage run: name and milliseconds, nested by depth."""
         return "\n".join(f"{'  ' * d}{n}: {s * 1000:.3f} ms" for d, n, s in self.records)
 
 
@@ -128,6 +152,13 @@ class PassContext:
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
 
+    def get_bool(self, key: str, default: bool) -> bool:
+        """A switch of the config: True or False, anything else is an error."""
+        value = self.config.get(key, default)
+        if not isinstance(value, bool):
+            raise TVMLiteError(f"PassContext config '{key}' must be True or False, got {value!r}")
+        return value
+
     def should_run(self, info: PassInfo, mod: IRModule) -> bool:
         if info.name in self.disabled_pass:
             return False
@@ -137,6 +168,25 @@ class PassContext:
 
 
 _DEFAULT = PassContext()
+
+
+@contextlib.contextmanager
+def stage(name: str, timings: dict[str, float] | None = None) -> Iterator[None]:
+    """Run the block as the build step `name` (code generation, LLVM optimization,
+    machine code, linking): the current context's instruments see it begin and
+    end, as they see a pass, but there is no module to print or verify.
+    `timings`, when given, receives the step's milliseconds under `name`."""
+    instruments = PassContext.current().instruments
+    for inst in instruments:
+        inst.run_before_stage(name)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        if timings is not None:
+            timings[name] = timings.get(name, 0.0) + (time.perf_counter() - start) * 1e3
+        for inst in instruments:
+            inst.run_after_stage(name)
 
 
 class Pass:
@@ -212,19 +262,45 @@ class FunctionPass(Pass):
     kinds: tuple[str, ...] = ("relax", "prim")
 
     def run(self, mod: IRModule) -> IRModule:
-        changed = False
-        functions: dict[str, Any] = {}
-        for gname, f in mod.functions.items():
-            new = f
-            if _kind(f) in self.kinds and not _marked(f):
-                new = self.func(f, mod)
-            changed = changed or new is not f
-            functions[gname] = new
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        def one(name: str, f: Any) -> Any:
+            return self.func(f, mod) if _kind(f) in self.kinds and not _marked(f) else f
+
+        return map_functions(mod, one)
+
+
+class PrimFuncPass(Pass):
+    """Base of TIR passes that rewrite each prim function on its own: subclasses
+    are frozen dataclasses with a `name` and `transform(func) -> func`. A
+    TVMLiteError from one function is reported with the function's name."""
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        raise NotImplementedError
+
+    def run(self, mod: IRModule) -> IRModule:
+        def one(name: str, f: Any) -> Any:
+            if not isinstance(f, tir.PrimFunc):
+                return f
+            try:
+                return self.transform(f)
+            except TVMLiteError as err:
+                raise TVMLiteError(f"cannot compile prim function '{name}': {err}") from None
+
+        return map_functions(mod, one)
+
+
+def map_functions(mod: IRModule, fn: Callable[[str, Any], Any]) -> IRModule:
+    """`mod` with every function replaced by `fn(name, function)`; `mod` itself
+    when nothing changed."""
+    changed = False
+    functions: dict[str, Any] = {}
+    for name, f in mod.functions.items():
+        functions[name] = new = fn(name, f)
+        changed = changed or new is not f
+    if not changed:
+        return mod
+    return IRModule(
+        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
+    )
 
 
 def _kind(f: Any) -> str:

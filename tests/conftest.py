@@ -69,7 +69,7 @@ def planted_library(tmp_path, monkeypatch):
     import json
     import subprocess
 
-    from tvmlite.runtime.export import find_compiler
+    from tvmlite.lowering.codegen.link import find_compiler
 
     marker = tmp_path / "constructor-ran"
     monkeypatch.setenv("TVMLITE_TEST_MARKER", str(marker))

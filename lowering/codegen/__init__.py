@@ -1,7 +1,7 @@
 """LLVM code generation for lowered prim functions (llvmlite.ir, MCJIT)."""
 
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.llvm_kernel import build_kernel, symbol_name
+from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.lowering.codegen.target import host_target_machine
 
-__all__ = ["JitModule", "build_kernel", "host_target_machine", "symbol_name"]
+__all__ = ["JitModule", "build_kernel", "host_target_machine"]

@@ -2,7 +2,9 @@
 
 A `JitModule` owns its execution engine, and the engine owns the machine code:
 whoever holds a function address must hold the `JitModule` too (the runtime's
-kernel objects do), otherwise garbage collection would unmap code still in use.
+callables do, through their module), otherwise garbage collection would unmap
+code still in use. It is the code image (`runtime/module.py`) of the
+Executable `build` returns.
 
 Code made once per process (the support helpers, the fast-call destructor, BLAS
 trampolines) goes through `target.once`: its address is published (to the JIT
@@ -14,17 +16,18 @@ threads at once is safe.
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import target
+from tvmlite.lowering.transform import stage
 
 
 class JitModule:
     """Optimized, compiled and loaded code of one LLVM module. `timings` holds the
-    milliseconds spent per stage."""
+    milliseconds spent per stage (each also a `stage` of the PassContext)."""
 
     def __init__(
         self,
@@ -33,28 +36,24 @@ class JitModule:
         optimize: bool = True,
         machine: target.MachineOptions | None = None,
     ) -> None:
-        start = time.perf_counter()
         # The machine code is for: the caller's, else the current target's.
         self.machine = target.current_options() if machine is None else machine
-        text = str(module)
-        stamp = time.perf_counter()
-        self.timings: dict[str, float] = {"print": (stamp - start) * 1e3}
-        self.module = target.parse_and_verify(text)
-        self.timings["parse"] = (time.perf_counter() - stamp) * 1e3
-        stamp = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        with stage("LLVM parse", self.timings):
+            self.module = target.parse_and_verify(str(module))
         if optimize:
-            target.optimize(self.module, self.machine)
-        self.timings["optimize"] = (time.perf_counter() - stamp) * 1e3
-        stamp = time.perf_counter()
-        self.engine = llvm.create_mcjit_compiler(
-            self.module, target.new_target_machine(self.machine)
-        )
-        self.engine.finalize_object()
-        self.engine.run_static_constructors()
-        self.timings["machine_code"] = (time.perf_counter() - stamp) * 1e3
+            with stage("LLVM optimization", self.timings):
+                target.optimize(self.module, self.machine)
+        with stage("machine code", self.timings):
+            self.engine = llvm.create_mcjit_compiler(
+                self.module, target.new_target_machine(self.machine)
+            )
+            self.engine.finalize_object()
+            self.engine.run_static_constructors()
 
     def address(self, symbol: str) -> int:
-        address = self.engine.get_function_address(symbol)
+        """Where the function or global `symbol` is (KeyError if undefined)."""
+        address = self.engine.get_global_value_address(symbol)
         if not address:
             raise KeyError(symbol)
         return address
@@ -65,3 +64,10 @@ class JitModule:
 
     def assembly(self) -> str:
         return target.host_target_machine(self.machine).emit_assembly(self.module)
+
+    def write_library(self, path: Path) -> None:
+        """The code as a self-contained shared library (`codegen/link.py`)."""
+        # Imported here: linking needs the support helpers, which import this module.
+        from tvmlite.lowering.codegen.link import link_library
+
+        link_library(self.llvm_ir(), path, self.machine)

@@ -31,10 +31,10 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     TensorVal,
     TupleVal,
     Val,
-    leaves,
     rebuild,
     val_leaves,
 )
+from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_module import HostContext

@@ -20,18 +20,23 @@ from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
-    Leaf,
     PrimVal,
     ShapeVal,
     TensorVal,
     Val,
-    leaves,
     rebuild,
     shape_text,
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.tir.signature import MESSAGE_SIZE, STATUS_OUT_OF_MEMORY, KernelSignature
+from tvmlite.runtime.abi import (
+    MESSAGE_SIZE,
+    PACKED_TABLE,
+    STATUS_OUT_OF_MEMORY,
+    KernelSignature,
+    Leaf,
+    leaves,
+)
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -330,9 +335,6 @@ class HostCalls:
                 abi.STATUS_RUNTIME,
                 f"{literal(what)}: the tensor's strides do not fit the buffer",
             )
-
-
-PACKED_TABLE = "tvmlite_packed_funcs"
 
 
 def _is_zero(e: tir.PrimExpr) -> bool:

@@ -24,10 +24,10 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     TensorVal,
     TupleVal,
     Val,
-    leaves,
     rebuild,
     val_leaves,
 )
+from tvmlite.runtime.abi import leaves
 
 
 class HostFlow:

@@ -17,12 +17,11 @@ from tvmlite.lowering.codegen.llvm_host_calls import NULL, PACKED_TABLE
 from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
     UNIT,
-    Leaf,
     Val,
-    leaves,
     rebuild,
     val_leaves,
 )
+from tvmlite.runtime.abi import Leaf, leaves
 
 
 class HostInvoke:

@@ -26,12 +26,14 @@ from tvmlite.lowering.codegen.llvm_host import HostEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
-from tvmlite.lowering.codegen.manifest import entry_symbol, manifest_info
-from tvmlite.lowering.tir.signature import KernelSignature
-
-PACKED_NAMES = "tvmlite_packed_names"
-PACKED_COUNT = "tvmlite_packed_count"
-MANIFEST = "tvmlite_manifest"
+from tvmlite.runtime.abi import (
+    MANIFEST,
+    PACKED_COUNT,
+    PACKED_NAMES,
+    KernelSignature,
+    entry_symbol,
+)
+from tvmlite.runtime.manifest import manifest_info
 
 
 @dataclass
@@ -185,7 +187,7 @@ def _walk(node: Any, found: dict[str, None]) -> None:
 
 def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:
     """A JSON description of the entries, for loaders of an exported library."""
-    info = manifest_info(graphs, {name: entry_symbol(name) for name in graphs}, names)
+    info = manifest_info(graphs, names)
     data = bytearray(json.dumps(info).encode()) + b"\0"
     g = abi.global_var(module, ir.ArrayType(abi.I8, len(data)), MANIFEST)
     g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 
 
@@ -47,30 +46,6 @@ class TupleVal:
 
 Val = TensorVal | PrimVal | ShapeVal | TupleVal
 UNIT = TupleVal(())
-
-
-@dataclass(frozen=True)
-class Leaf:
-    """One ABI slot of a parameter or result: `label` names it for messages
-    (`x`, `t[1]`), `sinfo` is a Tensor, Prim or Shape struct info."""
-
-    label: str
-    sinfo: relax.StructInfo
-
-
-def leaves(sinfo: relax.StructInfo, label: str) -> list[Leaf]:
-    """Depth-first leaves of `sinfo`; a tuple contributes its fields' leaves."""
-    if isinstance(sinfo, relax.TupleStructInfo):
-        out: list[Leaf] = []
-        for i, f in enumerate(sinfo.fields):
-            out.extend(leaves(f, f"{label}[{i}]"))
-        return out
-    if isinstance(sinfo, relax.TensorStructInfo | relax.PrimStructInfo | relax.ShapeStructInfo):
-        return [Leaf(label, sinfo)]
-    raise TVMLiteError(
-        f"'{label}' has struct info {type(sinfo).__name__}, which compiled code cannot pass "
-        "(only tensors, prim values, shapes and tuples of them)"
-    )
 
 
 def val_leaves(val: Val) -> list[Val]:

@@ -11,8 +11,6 @@ each thread's scratch buffers inside its own function.
 
 from __future__ import annotations
 
-import re
-
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
@@ -22,16 +20,11 @@ from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
-from tvmlite.lowering.tir.signature import STATUS_OUT_OF_MEMORY, KernelSignature, assert_message
+from tvmlite.lowering.tir.signature import assert_message
+from tvmlite.runtime.abi import STATUS_OUT_OF_MEMORY, KernelSignature, kernel_symbol
 
 STACK_LIMIT = 64 * 1024  # bytes; larger or dynamic buffers go to the heap
 ALIGN = 64
-
-
-def symbol_name(name: str) -> str:
-    """The LLVM symbol of a kernel: prefixed so that a prim function called `exp`
-    or `free` cannot shadow the C library."""
-    return "tvmlite_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 class _Allocations(StmtExprVisitor):
@@ -321,7 +314,7 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
     params.extend(ty.I64 for _ in sig.sym_vars)
     if sig.reports:
         params.extend([ty.PTR, ty.I64])  # the message buffer and its size
-    fn = ir.Function(module, ir.FunctionType(ty.I32, params), symbol_name(sig.name))
+    fn = ir.Function(module, ir.FunctionType(ty.I32, params), kernel_symbol(sig.name))
     fn.attributes.add("nounwind")
     if sig.noalias:
         for p, arg in zip(sig.params, fn.args, strict=False):

@@ -36,3 +36,18 @@ def emit_objects(optimized_ir: str, machine: MachineOptions = HOST) -> list[byte
 def emit_assembly(optimized_ir: str, machine: MachineOptions = HOST) -> str:
     tm = target.host_target_machine(machine)
     return tm.emit_assembly(target.parse_and_verify(optimized_ir))
+
+
+class OptimizedIR:
+    """The text of a library's optimized LLVM IR, kept by the compile cache: the
+    `llvm_ir()` and `assembly()` a loaded library offers (runtime/loader.py)."""
+
+    def __init__(self, text: str, machine: MachineOptions = HOST) -> None:
+        self.text = text
+        self.machine = machine
+
+    def llvm_ir(self) -> str:
+        return self.text
+
+    def assembly(self) -> str:
+        return emit_assembly(self.text, self.machine)

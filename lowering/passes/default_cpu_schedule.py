@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass, PassContext
@@ -32,15 +31,6 @@ from tvmlite.lowering.transform import Pass, PassContext
 CONFIG_KEY = "tir.default_cpu_schedule"
 SCHEDULED = ("tir.is_scheduled", "tirx.is_scheduled")
 LOG = logging.getLogger("tvmlite.schedule")
-
-
-def enabled() -> bool:
-    value = PassContext.current().get(CONFIG_KEY, True)
-    if not isinstance(value, bool):
-        raise TVMLiteError(
-            f"PassContext config '{CONFIG_KEY}' must be True or False, got {value!r}"
-        )
-    return value
 
 
 def is_scheduled(func: tir.PrimFunc) -> bool:
@@ -55,7 +45,7 @@ class DefaultCPUSchedule(Pass):
     name: str = "DefaultCPUSchedule"
 
     def run(self, mod: IRModule) -> IRModule:
-        if not enabled():
+        if not PassContext.current().get_bool(CONFIG_KEY, True):
             return mod
         functions: dict[str, Any] = dict(mod.functions)
         changed = False

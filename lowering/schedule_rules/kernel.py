@@ -8,7 +8,8 @@ the shape of every legalized operator and of FuseTIR's fused kernels, and of
 most hand-written block kernels. Anything else (loops written without
 blocks, `while`, scatters that store at loaded indices, a stage that reads
 what it writes outside a reduction, symbolic extents) is not a `Kernel`, and
-the rules leave such a function as it is.
+the rules leave such a function as it is, as they do one whose `op_pattern`
+(set by the pipeline, or deduced) is opaque.
 """
 
 from __future__ import annotations
@@ -60,14 +61,27 @@ class Stage:
             return None
         return max(found, key=lambda x: (_size(x.buffer), -found.index(x)))
 
-    def innermost_axes(self) -> list[int]:
-        """The loops whose axes index the last dimension of the main read: along
-        them the data is contiguous."""
-        read = self.main_read
+    def innermost_axes(self, read: tir.BufferLoad | None = None) -> list[int]:
+        """The loops whose axes index the last dimension of `read` (default: the
+        main read): along them the data is contiguous."""
+        read = self.main_read if read is None else read
         if read is None or not read.indices:
             return []
         used = {self.axis_of[v] for v in free_vars(read.indices[-1]) if v in self.axis_of}
         return sorted(used)
+
+    def reduces_along_rows(self) -> bool:
+        """A reduction whose every input that the reduction walks is contiguous
+        along reduced axes only (a row sum, a matrix-vector product); not a
+        matmul, whose second operand runs along an output axis."""
+        reduce = {i for i, k in enumerate(self.kinds) if k == "R"}
+        written = {w.buffer for w in self.block.writes}
+        for read in loads(self.block.body):
+            walked = {self.axis_of[v] for v in free_vars(read) if v in self.axis_of} & reduce
+            inner = set(self.innermost_axes(read))
+            if read.buffer not in written and walked and not (inner and inner <= reduce):
+                return False
+        return bool(reduce)
 
     @property
     def work(self) -> int:
@@ -80,12 +94,11 @@ class Stage:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A prim function as a sequence of stages, with its fusion pattern."""
+    """A prim function as a sequence of stages."""
 
     name: str
     func: tir.PrimFunc
     stages: tuple[Stage, ...]
-    pattern: OpPatternKind
 
     @property
     def reductions(self) -> tuple[Stage, ...]:
@@ -122,9 +135,11 @@ class Kernel:
             stages.append(stage)
         if len({s.name for s in stages}) != len(stages):
             return None  # blocks are found by name
+        # The fusion pattern the pipeline set (or the analysis finds): an opaque
+        # kernel (extern or packed calls, say) may have effects loops must not reorder.
         pattern = func.attr("op_pattern")
         kind = OpPatternKind(pattern) if isinstance(pattern, int) else analyze_op_pattern(func)
-        return Kernel(name, func, tuple(stages), kind)
+        return None if kind == OpPatternKind.kOpaque else Kernel(name, func, tuple(stages))
 
 
 def _size(buffer: tir.Buffer) -> int:
@@ -190,6 +205,8 @@ def _irregular(block: tir.Block) -> bool:
 
 
 class _Stores(StmtExprVisitor):
+    """The stores of a block body, and whether it nests loops or blocks."""
+
     def __init__(self) -> None:
         self.found: list[tir.BufferStore] = []
         self.nested = False

@@ -6,8 +6,9 @@ get each stage scheduled by the recipe for its kind.
 Producers are inlined into their consumers first (injective.py). Then a
 spatial stage runs parallel outside and vectorized inside (tiled when it
 transposes), a reduction along its innermost axes keeps vectorized partial
-results with its rows in parallel (row_reduction.py), and a reduction whose
-data runs along an output axis vectorizes that axis (pooling.py).
+results with its rows in parallel (row_reduction.py), a reduction whose
+data runs along an output axis vectorizes that axis (pooling.py), and a
+contraction no earlier rule took runs its output rows in parallel.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from tvmlite.lowering.schedule import Schedule
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
+from tvmlite.lowering.schedule_rules.loops import parallel_outer
 from tvmlite.lowering.schedule_rules.pooling import contiguous_output_axis, schedule_window
 from tvmlite.lowering.schedule_rules.row_reduction import schedule_row_reduction
 
@@ -31,14 +33,13 @@ class PerStage:
                 schedule_spatial(sch, current_stage(sch, stage.name))
             elif contiguous_output_axis(stage) is not None:
                 schedule_window(sch, stage)
-            elif _reduces_innermost(stage):
+            elif stage.reduces_along_rows() and _spatial_first(stage):
                 schedule_row_reduction(sch, stage)
+            elif _spatial_first(stage):  # a contraction no rule took: rows in parallel
+                rows = stage.kinds.count("S")
+                parallel_outer(sch, sch.get_loops(stage.name)[:rows], stage.work)
 
 
-def _reduces_innermost(stage: Stage) -> bool:
-    """Spatial axes then reduce axes, the data contiguous along the latter."""
-    rows = len(stage.kinds) - len(stage.kinds.lstrip("S"))
-    inner = stage.innermost_axes()
-    return (
-        stage.kinds[rows:] == "R" * (len(stage.kinds) - rows) and bool(inner) and min(inner) >= rows
-    )
+def _spatial_first(stage: Stage) -> bool:
+    rows = stage.kinds.count("S")
+    return stage.kinds == "S" * rows + "R" * (len(stage.kinds) - rows)

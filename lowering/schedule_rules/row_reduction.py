@@ -18,6 +18,7 @@ of elements). The schedule, per row:
 
 from __future__ import annotations
 
+from tvmlite.dsl.analysis import loads, stores
 from tvmlite.lowering.schedule import LoopRV, Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
@@ -35,15 +36,32 @@ def row_axes(kernel: Kernel) -> int | None:
     for r in reductions:
         if r.kinds != "S" * rows + "R" * (len(r.kinds) - rows) or r.extents[:rows] != shape:
             return None
-        inner = r.innermost_axes()
-        if not inner or any(r.kinds[i] != "R" for i in inner):
-            return None  # the data runs along a spatial axis: Pooling's shape
-    return rows if _in_rows(kernel.stages[-1], shape) else None
+        if not r.reduces_along_rows():
+            return None  # data running along an output axis: pooling, or a matmul
+    if not _in_rows(kernel.stages[-1], shape) or not _row_local(kernel, shape):
+        return None
+    return rows
 
 
 def _in_rows(stage: Stage, shape: tuple[int, ...]) -> bool:
     rows = len(shape)
     return stage.extents[:rows] == shape and "R" not in stage.kinds[:rows]
+
+
+def _row_local(kernel: Kernel, shape: tuple[int, ...]) -> bool:
+    """Whether each stage on the rows touches only its own row of what the
+    stages on the rows write: merging their row loops is then safe (a stage
+    reading another row, say a transposed intermediate, needs that row done)."""
+    rows = len(shape)
+    staged = [s for s in kernel.stages if _in_rows(s, shape)]
+    shared = {w.buffer for s in staged for w in s.block.writes}
+    for stage in staged:
+        own = [iv.var for iv in stage.block.iter_vars[:rows]]
+        accesses = [*stores(stage.block.body), *loads(stage.block.body)]
+        for access in accesses:
+            if access.buffer in shared and list(access.indices[:rows]) != own:
+                return False
+    return True
 
 
 class RowReduction:

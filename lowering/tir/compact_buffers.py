@@ -25,6 +25,7 @@ from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl.analysis import substitute
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
+from tvmlite.lowering.transform import PrimFuncPass
 
 
 @dataclass
@@ -189,14 +190,20 @@ class _Rewrite(StmtExprMutator):
         return replace(new, body=tir.seq([*allocs, new.body]))
 
 
-def compact_buffers(func: tir.PrimFunc) -> tir.PrimFunc:
-    collect = _Collect()
-    collect.visit_stmt(func.body)
-    plans = {}
-    for usage in collect.usage.values():
-        plan = _plan(usage)
-        if plan is not None:
-            plans[usage.alloc.buffer] = plan
-    if not plans:
-        return func
-    return _Rewrite(plans).visit_prim_func(func)
+@dataclass(frozen=True)
+class CompactBuffers(PrimFuncPass):
+    """Intermediate buffers of every prim function shrink to the tile their loops use."""
+
+    name: str = "CompactBuffers"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        collect = _Collect()
+        collect.visit_stmt(func.body)
+        plans = {}
+        for usage in collect.usage.values():
+            plan = _plan(usage)
+            if plan is not None:
+                plans[usage.alloc.buffer] = plan
+        if not plans:
+            return func
+        return _Rewrite(plans).visit_prim_func(func)

@@ -14,10 +14,13 @@ indices survive flattening.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
+from tvmlite.lowering.transform import PrimFuncPass
 
 INDEX = "int64"
 
@@ -119,10 +122,8 @@ def flat_index(b: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr
     return index
 
 
-class FlattenBuffers(StmtExprMutator):
+class _Flattener(StmtExprMutator):
     """Rewrite accesses and allocations of one PrimFunc to flat buffers."""
-
-    name = "FlattenBuffers"
 
     def __init__(self) -> None:
         super().__init__()
@@ -155,5 +156,11 @@ class FlattenBuffers(StmtExprMutator):
         return replace(s, buffer=self.flat(b))
 
 
-def flatten_buffers(func: tir.PrimFunc) -> tir.PrimFunc:
-    return FlattenBuffers().visit_prim_func(func)
+@dataclass(frozen=True)
+class FlattenBuffers(PrimFuncPass):
+    """Every buffer access of every prim function gets one flat int64 index."""
+
+    name: str = "FlattenBuffers"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        return _Flattener().visit_prim_func(func)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
@@ -40,7 +41,7 @@ from tvmlite.dsl.module import CLASSIC
 from tvmlite.dsl.ops.shape_arith import equal, show
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.tir.flatten_buffers import INDEX, add, mul, to_index
-from tvmlite.lowering.transform import PassContext
+from tvmlite.lowering.transform import PassContext, PrimFuncPass
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import ExprPrinter
 
@@ -56,21 +57,14 @@ _LANEWISE_CALLS = frozenset(
 
 def bound_checks_enabled() -> bool:
     """Whether the current PassContext asks for a checked build."""
-    value = PassContext.current().get(CHECKED_KEY, False)
-    if not isinstance(value, bool):
-        raise TVMLiteError(
-            f"PassContext config '{CHECKED_KEY}' must be True or False, got {value!r}"
-        )
-    return value
+    return PassContext.current().get_bool(CHECKED_KEY, False)
 
 
 Scope = tuple[tir.Var, tir.PrimExpr] | tir.PrimExpr  # a let binding, or a guard
 
 
-class InstrumentBoundCheckers(StmtExprMutator):
+class _BoundChecker(StmtExprMutator):
     """Check every buffer access of one lowered-blocks PrimFunc."""
-
-    name = "InstrumentBoundCheckers"
 
     def __init__(self) -> None:
         super().__init__()
@@ -319,5 +313,12 @@ def _text(e: tir.PrimExpr) -> str:
     return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
 
 
-def instrument_bound_checkers(func: tir.PrimFunc) -> tir.PrimFunc:
-    return InstrumentBoundCheckers().visit_prim_func(func)
+@dataclass(frozen=True)
+class InstrumentBoundCheckers(PrimFuncPass):
+    """A bounds check before every buffer access of every prim function (checked builds:
+    `LowerTIR` runs it when the PassContext asks)."""
+
+    name: str = "InstrumentBoundCheckers"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        return _BoundChecker().visit_prim_func(func)

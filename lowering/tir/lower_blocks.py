@@ -10,10 +10,13 @@ schedule passes that do run before this one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 from tvmlite.lowering.tir.flatten_buffers import add, elem_offset_of, mul, strides_of, to_index
+from tvmlite.lowering.transform import PrimFuncPass
 
 
 def _cast(e: tir.PrimExpr, dtype: str) -> tir.PrimExpr:
@@ -35,10 +38,8 @@ def _is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value != 0
 
 
-class LowerBlocks(StmtExprMutator):
+class _BlockLowerer(StmtExprMutator):
     """Remove every Block/BlockRealize from one PrimFunc."""
-
-    name = "LowerBlocks"
 
     def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
         block = s.block
@@ -111,5 +112,11 @@ class LowerBlocks(StmtExprMutator):
         return bindings
 
 
-def lower_blocks(func: tir.PrimFunc) -> tir.PrimFunc:
-    return LowerBlocks().visit_prim_func(func)
+@dataclass(frozen=True)
+class LowerBlocks(PrimFuncPass):
+    """Blocks of every prim function become plain loop-nest statements."""
+
+    name: str = "LowerBlocks"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        return _BlockLowerer().visit_prim_func(func)

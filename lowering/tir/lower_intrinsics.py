@@ -8,9 +8,12 @@ computed in float32 (as TVM does; libm has no half functions).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_mutator import StmtExprMutator
+from tvmlite.lowering.transform import PrimFuncPass
 
 # Intrinsics that are exact (or bit-level) on half: no promotion needed.
 _HALF_NATIVE = frozenset(
@@ -27,10 +30,8 @@ def _splat(value: float, dtype: str) -> tir.PrimExpr:
     return tir.Broadcast(scalar, dt.lanes(dtype), dtype)
 
 
-class LowerIntrinsics(StmtExprMutator):
+class _IntrinsicLowerer(StmtExprMutator):
     """Expand composite intrinsics of one PrimFunc."""
-
-    name = "LowerIntrinsics"
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
         args = self.visit_exprs(e.args)
@@ -72,5 +73,11 @@ def _zero(dtype: str) -> tir.PrimExpr:
     return tir.FloatImm(dtype, 0.0) if dt.lanes(dtype) == 1 else _splat(0.0, dtype)
 
 
-def lower_intrinsics(func: tir.PrimFunc) -> tir.PrimFunc:
-    return LowerIntrinsics().visit_prim_func(func)
+@dataclass(frozen=True)
+class LowerIntrinsics(PrimFuncPass):
+    """Composite intrinsics of every prim function become primitive ones."""
+
+    name: str = "LowerIntrinsics"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        return _IntrinsicLowerer().visit_prim_func(func)

@@ -1,59 +1,52 @@
-"""The TIR lowering pipeline: from what the parser (or a schedule) produces to the
-flat form codegen consumes.
+"""LowerTIR: from what the parser (or a schedule) produces to the flat form
+codegen consumes, as a sequence of passes (one file each in this package).
 
 Lowered form: no blocks; every buffer access has one int64 index into a 1-D
 buffer; allocations are `AllocBuffer` of 1-D buffers; intrinsics are the ones
-codegen maps directly. Each step is one file in this package. A checked build
-(PassContext config `tir.instrument_bound_checkers`, which `build(...,
-checked=True)` sets) adds InstrumentBoundCheckers right after LowerBlocks.
+codegen maps directly; `buffer_map` and the function's attributes are kept as
+they were (they are the calling convention). A checked build (PassContext
+config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
+adds InstrumentBoundCheckers right after LowerBlocks and CompactBuffers, while
+buffers still have their dims. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tvmlite.dsl import tir
-from tvmlite.dsl.arith import Simplify
 from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.tir.compact_buffers import compact_buffers
-from tvmlite.lowering.tir.flatten_buffers import flatten_buffers
+from tvmlite.lowering.tir.compact_buffers import CompactBuffers
+from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
+    InstrumentBoundCheckers,
     bound_checks_enabled,
-    instrument_bound_checkers,
 )
-from tvmlite.lowering.tir.lower_blocks import lower_blocks
-from tvmlite.lowering.tir.lower_intrinsics import lower_intrinsics
-from tvmlite.lowering.tir.simplify_indices import simplify_indices
-
-STEPS = (lower_blocks, compact_buffers, simplify_indices, flatten_buffers, lower_intrinsics)
-CHECKED_STEPS = (
-    lower_blocks,
-    compact_buffers,
-    instrument_bound_checkers,  # before simplify_indices: messages show the indices as written
-    simplify_indices,
-    flatten_buffers,
-    lower_intrinsics,
-)
-
-
-def lower_prim_func(func: tir.PrimFunc) -> tir.PrimFunc:
-    """Run every TIR lowering step on one function; `buffer_map` is kept as is."""
-    for step in CHECKED_STEPS if bound_checks_enabled() else STEPS:
-        func = step(func)
-    return Simplify().visit_prim_func(func)
+from tvmlite.lowering.tir.lower_blocks import LowerBlocks
+from tvmlite.lowering.tir.lower_intrinsics import LowerIntrinsics
+from tvmlite.lowering.tir.simplify import Simplify
+from tvmlite.lowering.tir.simplify_indices import SimplifyIndices
+from tvmlite.lowering.transform import Pass
 
 
 @dataclass(frozen=True)
-class LowerTIR:
-    """Module pass: lower every PrimFunc, leave other functions alone."""
+class LowerTIR(Pass):
+    """Lower every prim function of the module; other functions are left alone.
+    Each step runs as a pass of its own under the current PassContext, so
+    instruments, `disabled_pass` and `verify` see it."""
 
     name: str = "LowerTIR"
 
     def run(self, mod: IRModule) -> IRModule:
-        functions = {
-            key: lower_prim_func(f) if isinstance(f, tir.PrimFunc) else f
-            for key, f in mod.functions.items()
-        }
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
+        steps = [
+            LowerBlocks(),
+            CompactBuffers(),
+            *checks,  # before SimplifyIndices: messages show the indices as written
+            SimplifyIndices(),
+            FlattenBuffers(),
+            LowerIntrinsics(),
+            Simplify(),
+        ]
+        for step in steps:
+            mod = step(mod)
+        return mod

@@ -1,4 +1,5 @@
-"""The calling convention of a lowered PrimFunc, shared by codegen and runtime.
+"""The calling convention of a lowered PrimFunc (`runtime/abi.KernelSignature`,
+which the runtime reads to call it), worked out from the function.
 
 A kernel takes, in order: one pointer per handle parameter (the buffer's data),
 the scalar parameters in their own dtype, then one int64 per symbolic var that
@@ -13,45 +14,10 @@ filled in. It returns int32: 0, or the 1-based number of the assert that failed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.analysis import free_vars
 from tvmlite.dsl.tir_functor import StmtExprVisitor
-
-# Status codes below this are asserts; the runtime owns the ones at and above.
-STATUS_OUT_OF_MEMORY = 1 << 20
-# Bytes a caller gives for the message of a failed assert that reports values.
-MESSAGE_SIZE = 512
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter. `buffer` is None for scalars and for bare handles."""
-
-    name: str
-    var: tir.Var
-    buffer: tir.Buffer | None
-
-    @property
-    def is_pointer(self) -> bool:
-        return self.var.dtype == "handle"
-
-
-@dataclass(frozen=True, slots=True)
-class KernelSignature:
-    """Param names are distinct (see `_unique`). `sym_vars` are the extra int64
-    arguments; `written` names the buffer parameters the body stores to; `errors`
-    holds each assert's message (`?` for a reported value); `reports` tells
-    whether the kernel takes the message buffer (some assert reports a value)."""
-
-    name: str
-    params: tuple[Param, ...]
-    sym_vars: tuple[tir.Var, ...]
-    written: frozenset[str]
-    noalias: bool
-    errors: tuple[str, ...]
-    reports: bool = False
+from tvmlite.runtime.abi import KernelSignature, Param, buffer_vars
 
 
 class _Collect(StmtExprVisitor):
@@ -87,12 +53,6 @@ def assert_message(s: tir.AssertStmt, values: Sequence[str] | None = None) -> st
     text = "".join(p if isinstance(p, str) else next(filled, "?") for p in s.message)
     kind = s.error_kind or "RuntimeError"
     return f"{kind}: {text}" if kind != "RuntimeError" else text
-
-
-def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
-    """Vars in a buffer's shape, strides and elem_offset, in that order."""
-    offset = () if buffer.elem_offset is None else (buffer.elem_offset,)
-    return free_vars((*buffer.shape, *buffer.strides, *offset))
 
 
 def _param_name(var: tir.Var, buffer: tir.Buffer | None) -> str:

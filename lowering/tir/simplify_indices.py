@@ -14,9 +14,12 @@ ranges of the loops around it. The LetStmts stay for whatever else reads them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tvmlite.dsl import canonical, tir
 from tvmlite.dsl.analysis import loads, substitute
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
+from tvmlite.lowering.transform import PrimFuncPass
 
 _INDEX = ("int32", "int64")
 
@@ -75,5 +78,11 @@ class _SimplifyIndices(StmtExprMutator):
                 known.values[var] = saved[1]
 
 
-def simplify_indices(func: tir.PrimFunc) -> tir.PrimFunc:
-    return _SimplifyIndices().visit_prim_func(func)
+@dataclass(frozen=True)
+class SimplifyIndices(PrimFuncPass):
+    """Buffer indices of every prim function in loop variables, simplified."""
+
+    name: str = "SimplifyIndices"
+
+    def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        return _SimplifyIndices().visit_prim_func(func)

@@ -3,6 +3,7 @@
 mod = tvmlite.parse(text)          # IRModule (or a lone function)
 print(mod.script())                # canonical text, in the dialect it came in
 tvmlite.structural_equal(a, b)     # equal up to renaming of bound variables
+low = tvmlite.lower(mod)           # the module codegen consumes (lowered TIR)
 ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 """
@@ -33,6 +34,17 @@ def build(
     from tvmlite.lowering.build import build as _build
 
     return _build(mod, target=target, pipeline=pipeline, cache=cache, checked=checked)
+
+
+def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
+    """Every step `build` runs before code generation, as passes under the current
+    `PassContext`: the target's hooks, the pipeline, legalization and TIR
+    lowering. Returns the module codegen consumes: graph functions and lowered
+    prim functions (no blocks, flat buffers); `build(lower(mod))` builds the
+    same code as `build(mod)`."""
+    from tvmlite.lowering.build import lower as _lower
+
+    return _lower(mod, target=target, pipeline=pipeline)
 
 
 def load_module(path: Any) -> Any:
@@ -77,6 +89,7 @@ __all__ = [
     "build",
     "get_global_func",
     "load_module",
+    "lower",
     "parse",
     "parse_file",
     "register_func",

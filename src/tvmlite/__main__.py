@@ -1,7 +1,5 @@
 """`python -m tvmlite` is the `tvms` command."""
 
-import sys
+from tvmlite.cli import run
 
-from tvmlite.cli import main
-
-sys.exit(main())
+run()

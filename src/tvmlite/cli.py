@@ -18,6 +18,7 @@ import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from tvmlite.cli_args import USAGE, UsageError, parser
 from tvmlite.diagnostics import ParseError, TVMLiteError
@@ -134,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from tvmlite.runtime.cache_size import SIZE_ENV, cache_info, clear_cache, format_size
+    from tvmlite.lowering.cache.size import SIZE_ENV, cache_info, clear_cache, format_size
 
     info = clear_cache() if args.action == "clear" else cache_info()
     if info.path is None:
@@ -159,6 +160,21 @@ COMMANDS = {
     "run": _run,
     "cache": _cache,
 }
+
+
+def run() -> NoReturn:
+    """The `tvms` program: `main`, then exit without tearing the interpreter down
+    (as mypy does). Freeing every module, IR object and LLVM object one at a
+    time took 0.1-0.2 s after a build, for memory the system takes back at once;
+    tvms registers nothing that must run at exit, and its output is flushed
+    here first."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left, a closed stream
+            pass
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

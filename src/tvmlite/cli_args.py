@@ -113,14 +113,16 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "compile a file to a shared library (or IR, asm...)",
         "Compile a .tvms file. What is written follows OUT's suffix (.so library\n"
         "and its .h header, .o object, .ll LLVM IR, .s assembly, .tvms the module\n"
-        "after the graph passes) or --emit; another suffix needs --emit.",
+        "tvmlite.lower returns) or --emit; another suffix needs --emit.",
         "  tvms build model.tvms -o model.so\n  tvms build model.tvms -o - --emit ll -O2\n"
         '  tvms build model.tvms -o model.so --target "llvm -mcpu=skylake"\n',
     )
     p.add_argument("file", metavar="FILE", help=".tvms file, or - for stdin")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (- stdout)")
     p.add_argument("--emit", choices=EMITS, help="what to write (default: from OUT's suffix)")
-    p.add_argument("--time-passes", action="store_true", help="time every pass (stderr)")
+    p.add_argument(
+        "--time-passes", action="store_true", help="time every pass and build stage (stderr)"
+    )
     p.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
     _build_options(p)
     return p

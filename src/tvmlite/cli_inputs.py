@@ -170,6 +170,6 @@ def _physical_memory() -> int | None:
 
 
 def _bytes(size: int) -> str:
-    from tvmlite.runtime.cache_size import format_size
+    from tvmlite.lowering.cache.size import format_size
 
     return format_size(size)

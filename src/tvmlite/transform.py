@@ -1,16 +1,28 @@
-"""Public pass API: `tvmlite.transform.LegalizeOps()(mod)`, pass contexts and
-sequences, and decorators to write passes of your own."""
+"""Public pass API: `tvmlite.transform.LegalizeOps()(mod)`, the TIR lowering
+passes, pass contexts and sequences, and decorators and bases to write passes
+of your own."""
 
 from tvmlite.lowering.legalize import op_info, register_legalize
 from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
     DeadCodeElimination,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
 )
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
+from tvmlite.lowering.tir import (
+    CompactBuffers,
+    FlattenBuffers,
+    InstrumentBoundCheckers,
+    LowerBlocks,
+    LowerIntrinsics,
+    LowerTIR,
+    Simplify,
+    SimplifyIndices,
+)
 from tvmlite.lowering.transform import (
     FunctionPass,
     ModulePass,
@@ -19,6 +31,7 @@ from tvmlite.lowering.transform import (
     PassInfo,
     PassInstrument,
     PassTimingInstrument,
+    PrimFuncPass,
     PrintAfterAll,
     Sequential,
     function_pass,
@@ -27,12 +40,19 @@ from tvmlite.lowering.transform import (
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "CompactBuffers",
     "ConvertLayout",
     "DeadCodeElimination",
+    "DefaultCPUSchedule",
     "FuseOps",
     "FuseTIR",
+    "FlattenBuffers",
     "FunctionPass",
+    "InstrumentBoundCheckers",
     "LegalizeOps",
+    "LowerBlocks",
+    "LowerIntrinsics",
+    "LowerTIR",
     "ModulePass",
     "Pass",
     "PassContext",
@@ -40,8 +60,11 @@ __all__ = [
     "PassInstrument",
     "PartitionForCompiler",
     "PassTimingInstrument",
+    "PrimFuncPass",
     "PrintAfterAll",
     "Sequential",
+    "Simplify",
+    "SimplifyIndices",
     "function_pass",
     "module_pass",
     "op_info",

@@ -65,6 +65,10 @@ def test_build_time_passes_and_print_after_all(tmp_path, add_file, capsys):
         ["build", add_file, "-o", tmp_path / "a.ll", "--time-passes", "--print-after-all"], capsys
     )
     assert code == 0 and "LegalizeOps" in err and "# IR after LegalizeOps" in out
+    assert "# IR after FlattenBuffers" in out
+    lines = [line.split(":")[0] for line in err.splitlines()]
+    for step in ("parse", "  LowerBlocks", "codegen", "LLVM optimization", "machine code"):
+        assert step in lines, err
 
 
 def test_build_no_legalize_keeps_operators(add_file, capsys):
@@ -140,7 +144,12 @@ def test_show_after_pass(add_file, capsys):
     code, out, _ = run(["show", add_file, "--after", "LegalizeOps", "--color", "never"], capsys)
     assert code == 0 and "T.prim_func" in out
     code, _, err = run(["show", add_file, "--after", "NoSuchPass"], capsys)
-    assert code == 1 and "did not run" in err
+    assert code == 1 and "did not run" in err and "FlattenBuffers" in err
+    code, out, _ = run(["show", add_file, "--after", "LowerBlocks", "--color", "never"], capsys)
+    assert code == 0 and "T.prim_func" in out and "T.block" not in out
+    # The schedule point is a step too: prim functions still block-style there.
+    code, out, _ = run(["show", add_file, "--after", "schedule", "--color", "never"], capsys)
+    assert code == 0 and "T.block" in out
 
 
 def test_stdin_input(monkeypatch, capsys):

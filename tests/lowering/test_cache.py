@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.runtime import cache
-from tvmlite.runtime import cache_dir as cache_dir_module
-from tvmlite.runtime.cache_dir import configured_dir
+from tvmlite.lowering.cache import directory as cache_dir_module
+from tvmlite.lowering.cache import entries as cache
+from tvmlite.lowering.cache.directory import configured_dir
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.loader import Library
 

@@ -17,8 +17,8 @@ from op_cases_common import Case
 
 import tvmlite
 from tvmlite.dsl import tir
+from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import PassContext
-from tvmlite.runtime.kernels import lower_kernels
 from tvmlite.runtime.loader import Library
 
 DATA = Path(__file__).parent / "data" / "checked"
@@ -57,7 +57,7 @@ def run(source: str, *args: object, offset: int = 0, checked: bool = True) -> No
 
 def lowered(func: tir.PrimFunc, checked: bool = True) -> str:
     with PassContext(config={KEY: checked}):
-        return lower_kernels({"main": func})["main"][0].script()
+        return LowerTIR()(tvmlite.IRModule({"main": func}))["main"].script()
 
 
 def f32(n: int) -> np.ndarray:

@@ -9,7 +9,8 @@ import pytest
 import tvmlite
 from tvmlite import TVMLiteError
 from tvmlite.dsl import tir
-from tvmlite.runtime import PrimFuncKernel, compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
+from tvmlite.runtime import PrimFuncKernel
 
 STATIC = """
 @T.prim_func

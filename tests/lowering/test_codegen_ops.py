@@ -12,7 +12,7 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl import tir
-from tvmlite.runtime import compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
 
 DATA = Path(__file__).parent / "data" / "ops"
 RNG = np.random.default_rng(1)

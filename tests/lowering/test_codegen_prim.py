@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.runtime import compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
 
 DATA = Path(__file__).parent / "data" / "prim"
 RNG = np.random.default_rng(0)

@@ -8,7 +8,8 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl import tir
-from tvmlite.runtime import PrimFuncKernel, compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
+from tvmlite.runtime import PrimFuncKernel
 
 RNG = np.random.default_rng(2)
 DTYPES = [

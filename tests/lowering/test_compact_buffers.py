@@ -11,9 +11,8 @@ import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.tir_functor import StmtExprVisitor
-from tvmlite.lowering.tir.compact_buffers import compact_buffers
-from tvmlite.lowering.tir.lower_blocks import lower_blocks
 from tvmlite.tir import Schedule
+from tvmlite.transform import CompactBuffers, LowerBlocks
 
 MATMUL = """
 @T.prim_func
@@ -60,7 +59,7 @@ class _Allocs(StmtExprVisitor):
 
 def allocations(func: tir.PrimFunc) -> dict[str, tuple[tuple[int, ...], tuple[str, ...]]]:
     visitor = _Allocs()
-    visitor.visit_stmt(compact_buffers(lower_blocks(func)).body)
+    visitor.visit_stmt(CompactBuffers().transform(LowerBlocks().transform(func)).body)
     return visitor.found
 
 

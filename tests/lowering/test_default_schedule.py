@@ -40,10 +40,14 @@ def graph(params: dict[str, tuple[int, ...]], body: str) -> str:
     )
 
 
+def at_schedule_point(mod: IRModule, pipeline: str = "minimal", **config: Any) -> IRModule:
+    """The module the build hands TIR lowering, the verifier run after every primitive."""
+    with PassContext(verify=True, disabled_pass=["LowerTIR"], config=config):
+        return lower(mod, Target("llvm"), pipeline)
+
+
 def scheduled(text: str, pipeline: str = "minimal") -> IRModule:
-    """The module as the build lowers it, the verifier run after every primitive."""
-    with PassContext(verify=True):
-        return lower(tvmlite.parse(text), Target("llvm"), pipeline)
+    return at_schedule_point(tvmlite.parse(text), pipeline)
 
 
 def kernels(mod: IRModule) -> dict[str, tir.PrimFunc]:
@@ -167,6 +171,15 @@ CASES: list[Case] = [
         ("_rf", "T.vectorized(T.int64(16))"),
     ),
     (
+        "matvec",
+        "gv = R.matmul(a, v)",
+        {"a": (64, 128), "v": (128,)},
+        lambda a, v: a @ v,
+        "minimal",
+        "row_reduction",
+        ("matmul_rf_update", "T.vectorized(T.int64(16))"),
+    ),
+    (
         "sum_axis0",
         "gv = R.sum(a, axis=[0])",
         {"a": (100, 80)},
@@ -210,8 +223,7 @@ def test_rule(case: Case) -> None:
     _, body, params, ref, pipeline, rule, snippets = case
     text = graph(params, body)
     plain = tvmlite.parse(text)
-    with PassContext(config={CONFIG_KEY: False}):
-        unscheduled = lower(plain, Target("llvm"), pipeline)
+    unscheduled = at_schedule_point(plain, pipeline, **{CONFIG_KEY: False})
     for name, func in kernels(unscheduled).items():
         kernel = schedule_rules.Kernel.of(name, func)
         assert kernel is not None and schedule_rules.rule_for(kernel).name == rule, name
@@ -271,8 +283,7 @@ def test_user_scheduled_functions_are_left_alone() -> None:
 
 def test_config_turns_the_pass_off() -> None:
     text = graph({"a": (64, 64)}, "gv = R.nn.softmax(a)")
-    with PassContext(config={CONFIG_KEY: False}):
-        off = lower(tvmlite.parse(text), Target("llvm"))
+    off = at_schedule_point(tvmlite.parse(text), **{CONFIG_KEY: False})
     assert all(f.attr("tir.is_scheduled") is None for f in kernels(off).values())
     assert "T.vectorized" not in off.script()
     a = rand(64, 64)
@@ -349,3 +360,55 @@ def test_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     for line in shown.group(1).splitlines():
         if line.strip() != "...":
             assert line.strip() in out, line
+
+
+CROSS_ROW = """# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((32, 32), "float32"), C: T.Buffer((32, 32), "float32")):
+        B = T.alloc_buffer((32, 32))
+        S = T.alloc_buffer((32,))
+        for i, j in T.grid(32, 32):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = T.exp(A[vi, vj])
+        for i, k in T.grid(32, 32):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(0.0)
+                S[vi] = S[vi] + B[vi, vk]
+        for i, j in T.grid(32, 32):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vj, vi] + S[vi]
+"""
+
+
+def test_rows_are_not_merged_when_a_stage_reads_another_row() -> None:
+    """C reads B transposed: row i of C needs every row of B, so the stages
+    cannot share one row loop (they are scheduled one by one)."""
+    mod = tvmlite.parse(CROSS_ROW)
+    kernel = schedule_rules.Kernel.of("k", mod["k"])
+    assert schedule_rules.rule_for(kernel).name == "per_stage"
+    with PassContext(verify=True):
+        out = DefaultCPUSchedule()(mod)
+    assert out["k"].attr("tir.is_scheduled") is True
+    a, c = rand(32, 32), np.zeros((32, 32), "float32")
+    tvmlite.build(out)["k"](a, c)
+    b = np.exp(a)
+    np.testing.assert_allclose(c, b.T + b.sum(1)[:, None], rtol=1e-5)
+
+
+def test_opaque_kernels_are_left_alone() -> None:
+    """op_pattern 8 (opaque, as the pipeline marks extern calls) keeps the loops."""
+    text = HAND_WRITTEN.replace(
+        '"float32")):\n', '"float32")):\n        T.func_attr({"op_pattern": 8})\n', 1
+    )
+    mod = tvmlite.parse(text)
+    assert schedule_rules.Kernel.of("whatever", mod["whatever"]) is None
+    assert DefaultCPUSchedule()(mod) is mod
+    assert schedule_rules.Kernel.of("whatever", tvmlite.parse(HAND_WRITTEN)["whatever"])

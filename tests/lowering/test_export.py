@@ -1,5 +1,6 @@
 """Exported libraries: a C program against the header, `load_module` in a fresh
-process, packed functions bound at load time, and the native fast call path."""
+process, packed functions bound at load time, the native fast call path, and the
+one protocol of built, cached and loaded modules."""
 
 from __future__ import annotations
 
@@ -186,3 +187,40 @@ def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
     ex = tvmlite.build(tvmlite.parse(ADD), cache=False)
     with pytest.raises(tvmlite.TVMLiteError, match="C compiler"):
         ex.export_library(tmp_path / "x.so")
+
+
+def test_built_cached_and_loaded_modules_share_one_protocol(cache_dir, tmp_path):
+    """What `build()` returns (an Executable over the JIT's code), what the
+    compile cache hands back and what `load_module()` returns (a Library over a
+    mapped file) are one CompiledModule: they look up, call, refuse and export
+    alike."""
+    from tvmlite.runtime import CompiledModule, Executable, Library
+
+    mod = tvmlite.parse(
+        ADD.replace("@R.function\n    def pair", "@R.function(private=True)\n    def pair")
+    )
+    built = tvmlite.build(mod, cache=False)
+    tvmlite.build(mod)  # stores the entry the next build loads
+    found = {
+        "built": built,
+        "cached": tvmlite.build(mod),
+        "loaded": tvmlite.load_module(built.export_library(tmp_path / "m.so")),
+    }
+    assert isinstance(found["built"], Executable)
+    assert isinstance(found["cached"], Library) and isinstance(found["loaded"], Library)
+    x, y = np.arange(6, dtype="float32").reshape(2, 3), np.array([1, 2, 3], "float32")
+    for how, m in found.items():
+        assert isinstance(m, CompiledModule), how
+        assert m.functions == ["main"] == list(m) and "main" in m and "pair" not in m, how
+        np.testing.assert_array_equal(m["main"](x, y), x + y)
+        with pytest.raises(tvmlite.TVMLiteError, match="'pair' is private"):
+            m["pair"]
+        with pytest.raises(tvmlite.TVMLiteError, match="'nope' does not exist.*public: main"):
+            m["nope"]
+        again = tvmlite.load_module(m.export_library(tmp_path / f"{how}.so"))
+        np.testing.assert_array_equal(again["main"](x, y), x + y)
+    # The JIT's code and the cache's listing show their LLVM IR; a bare file keeps none.
+    for how in ("built", "cached"):
+        assert "tvmlite_entry_main" in found[how].llvm_ir()
+    with pytest.raises(tvmlite.TVMLiteError, match="keeps no LLVM IR"):
+        found["loaded"].llvm_ir()

@@ -10,12 +10,12 @@ from relax_text import dataflow_main
 import tvmlite
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering import compile_prim_funcs
 from tvmlite.lowering.passes.annotate_tir_op_pattern import AnnotateTIROpPattern
 from tvmlite.lowering.passes.dead_code_elimination import DeadCodeElimination
 from tvmlite.lowering.passes.fuse_ops import FuseOps, group_members
 from tvmlite.lowering.passes.fuse_tir import FuseTIR
 from tvmlite.lowering.transform import verify
-from tvmlite.runtime import compile_prim_funcs
 from tvmlite.transform import LegalizeOps
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"

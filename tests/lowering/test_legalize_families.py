@@ -11,7 +11,7 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl import relax, tir
-from tvmlite.runtime import compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
 from tvmlite.transform import LegalizeOps
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"

@@ -18,9 +18,11 @@ from tvmlite.lowering.pipeline import PIPELINES
 from tvmlite.lowering.target import Target
 from tvmlite.transform import (
     AnnotateTIROpPattern,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
+    LowerTIR,
     Pass,
     PassContext,
     Sequential,
@@ -70,14 +72,15 @@ def test_minimal_only_legalizes_and_default_fuses() -> None:
 def test_workflow_1_user_passes_then_build_passes_through() -> None:
     mod = tvmlite.parse(MLP)
     mine = Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()])(mod)
-    with PassContext(config={"tir.default_cpu_schedule": False}):
-        assert lower(mine, Target("llvm"), "minimal") is mine
-        assert lower(mine, Target("llvm"), None) is mine
-    # With the default schedule on, only that pass changes it: the fused kernel
-    # (the one the program calls) comes out scheduled.
-    lowered = lower(mine, Target("llvm"), None)
-    assert lowered.functions.keys() == mine.functions.keys()
-    assert lowered["fused_matmul_add_relu"].attr("tir.is_scheduled")
+    # The graph passes leave it as it is: only its prim functions are scheduled
+    # (DefaultCPUSchedule) and lowered.
+    for pipeline in ("minimal", None):
+        lowered = lower(mine, Target("llvm"), pipeline)
+        assert lowered["main"] is mine["main"]
+        assert tvmlite.structural_equal(lowered, LowerTIR()(DefaultCPUSchedule()(mine)))
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            plain = lower(mine, Target("llvm"), pipeline)
+        assert tvmlite.structural_equal(plain, LowerTIR()(mine))
     np.testing.assert_allclose(
         tvmlite.build(mine)["main"](*inputs()), reference(*inputs()), rtol=1e-5
     )
@@ -145,7 +148,7 @@ def double(a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")):
 
 
 def test_op_info_round_trips_through_text() -> None:
-    fused = lower(tvmlite.parse(MLP), Target("llvm"), "default")
+    fused = get_pipeline("default")(tvmlite.parse(MLP))
     text = fused.script()
     assert '"op_names": ["relax.matmul", "relax.add", "relax.nn.relu"]' in text
     again = tvmlite.parse(text)

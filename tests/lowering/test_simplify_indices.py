@@ -12,9 +12,8 @@ import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import loads, stores
 from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.tir.lower_blocks import lower_blocks
-from tvmlite.lowering.tir.simplify_indices import simplify_indices
 from tvmlite.tir import Schedule
+from tvmlite.transform import LowerBlocks, SimplifyIndices
 
 MATMUL = """
 @T.prim_func
@@ -52,7 +51,7 @@ def packed_matmul() -> Schedule:
 
 
 def test_split_axis_indices_become_loop_variables() -> None:
-    func = simplify_indices(lower_blocks(packed_matmul().mod["main"]))
+    func = SimplifyIndices().transform(LowerBlocks().transform(packed_matmul().mod["main"]))
     (load,) = [x for x in loads(func.body) if x.buffer.name == "B_global" and len(x.indices) == 3]
     assert [type(i) for i in load.indices] == [tir.Var, tir.Var, tir.Var]
     assert [i.name for i in load.indices] == ["j_0", "k", "j_1"]
@@ -67,7 +66,7 @@ def test_numerics_unchanged() -> None:
 
 
 def test_identities_that_hold_for_any_range() -> None:
-    func = simplify_indices(lower_blocks(tvmlite.parse(SYMBOLIC)))
+    func = SimplifyIndices().transform(LowerBlocks().transform(tvmlite.parse(SYMBOLIC)))
     (store,) = stores(func.body)
     (index,) = store.indices
     assert isinstance(index, tir.Var) and index.name == "i"  # true for any i >= 0 or < 0

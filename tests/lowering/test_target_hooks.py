@@ -107,6 +107,7 @@ def scale(a: T.Buffer((1024,), "float32"), b: T.Buffer((1024,), "float32")):
 class ToyLog:
     def __init__(self) -> None:
         self.points: list[str] = []
+        self.blocks: dict[str, bool] = {}  # point -> any prim function still has blocks
         self.seen_ops: list[str] = []
         self.compiled: list[str] = []
 
@@ -115,6 +116,7 @@ def _toy_kind(log: ToyLog) -> None:
     def mark(point: str) -> Pass:
         def run(mod: IRModule) -> IRModule:
             log.points.append(point)
+            log.blocks[point] = "T.block(" in mod.script()
             return mod
 
         return ModulePass(run, f"toy_{point}")
@@ -151,6 +153,7 @@ def _toy_kind(log: ToyLog) -> None:
         passes={
             "before_legalize": (partition, lambda t: mark("before_legalize")),
             "after_legalize": (lambda t: mark("after_legalize"),),
+            "schedule": (lambda t: mark("schedule"),),
             "before_codegen": (lambda t: mark("before_codegen"),),
         },
         relax_to_tir=relax_to_tir,
@@ -175,6 +178,8 @@ def test_toy_kind_drives_all_three_hooks(toy: ToyLog, pipeline: str, target: str
     x, y = np.array([1, -5, 2, -1], "float32"), np.array([1, 1, -4, 3], "float32")
     np.testing.assert_array_equal(ex["main"](x, y), np.maximum(x + y, 0))
     assert toy.points == list(POINTS)
+    # Prim functions reach the schedule point with their blocks, codegen without.
+    assert toy.blocks["schedule"] and not toy.blocks["before_codegen"]
     # The Compiler function kept its high-level op through legalization and
     # fusion, until the kind's own relax_to_tir lowered it.
     assert toy.seen_ops == ["relax.add"]

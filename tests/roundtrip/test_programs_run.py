@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import tvmlite
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.runtime import compile_prim_funcs
+from tvmlite.lowering import compile_prim_funcs
 from tvmlite.testing import reference_ops
 from tvmlite.testing import strategies as tst
 from tvmlite.testing.reference import Interpreter, UndefinedBehavior, run_prim_func

@@ -5,7 +5,7 @@ fresh process (run by test_leaks.py with a small count, by hand with a large one
     python tests/runtime/memory_growth.py load 1000
 
 Prints "<KB per call> <MB total>". Each step also makes the first call of the
-function (which compiles its fast-call wrapper). Freed heap is handed back to
+function (through the fast-call wrapper compiled with it). Freed heap is handed back to
 the system (glibc `malloc_trim`) before each reading, so the figure counts
 memory still held, not fragmentation.
 """

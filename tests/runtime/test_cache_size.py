@@ -1,6 +1,6 @@
 """The compile cache's size cap: least recently used entries go first, the
 entry just stored stays, only cache files are touched, and `clear` refuses a
-directory the cache would not trust (runtime/cache_size.py)."""
+directory the cache would not trust (lowering/cache/size.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import time
 import pytest
 
 import tvmlite
-from tvmlite.runtime import cache_size
-from tvmlite.runtime.cache_size import clear_cache, entries, evict, parse_size
+from tvmlite.lowering.cache import size as cache_size
+from tvmlite.lowering.cache.size import clear_cache, entries, evict, parse_size
 
 
 def _entry(root, key: str, size: int, used: float) -> None:

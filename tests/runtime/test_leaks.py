@@ -2,8 +2,9 @@
 
 Memory is measured in a fresh process by memory_growth.py; the bound is
 generous (before the fixes a build kept ~220 KB and a load ~160 KB; now a few
-KB, which llvmlite keeps per optimization run). `TVMLITE_STRESS=N` raises the
-count (1000 for the figures in the issue)."""
+KB per build, which llvmlite keeps per optimization run, and none per load:
+loading compiles nothing). `TVMLITE_STRESS=N` raises the count (1000 for the
+figures in the issue)."""
 
 from __future__ import annotations
 

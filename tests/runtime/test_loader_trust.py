@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.lowering.codegen.manifest import ABI_VERSION
+from tvmlite.runtime.manifest import ABI_VERSION
 
 SIGNATURE = {"params": [], "ret": {"kind": "tensor", "dtype": "float32", "ndim": 1, "shape": [4]}}
 

@@ -1,8 +1,11 @@
-"""Running compiled code: the Executable of a build, prim-function kernels on
-NumPy arrays, DLPack interop and the packed-function registry.
+"""Running compiled code: the protocol every compiled module follows (`module.py`:
+the Executable of a build, a loaded library), the native ABI and manifest it
+reads, prim-function kernels on NumPy arrays, DLPack interop and the
+packed-function registry.
 
-The compiled-code parts load llvmlite, so they are imported on first use:
-`import tvmlite` (parse, print) stays light.
+The runtime sits below the compiler: it never imports `tvmlite.lowering` or
+llvmlite, so loading and calling a built library needs neither. Its parts are
+imported on first use: `import tvmlite` (parse, print) stays light.
 """
 
 from typing import Any
@@ -10,11 +13,11 @@ from typing import Any
 from tvmlite.runtime.registry import get_global_func, register_func
 
 _LAZY = {
+    "CompiledModule": "tvmlite.runtime.module",
     "Executable": "tvmlite.runtime.executable",
     "GraphFunction": "tvmlite.runtime.graph_call",
-    "KernelLibrary": "tvmlite.runtime.kernels",
+    "Library": "tvmlite.runtime.loader",
     "PrimFuncKernel": "tvmlite.runtime.kernels",
-    "compile_prim_funcs": "tvmlite.runtime.kernels",
 }
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.lowering.tir.signature import KernelSignature, Param, buffer_vars
+from tvmlite.runtime.abi import KernelSignature, Param, buffer_vars
 from tvmlite.runtime.scalars import scalar_value
 
 _CTYPES = {

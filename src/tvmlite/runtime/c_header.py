@@ -1,5 +1,4 @@
-"""The C side of an exported library: its header, rendered from the manifest,
-and the glue compiled into it.
+"""The C side of an exported library: its header, rendered from the manifest.
 
 The header defines the DLPack 1.0 structs itself (a C user needs no dlpack.h;
 one who includes dlpack.h first keeps its definitions), so `cc main.c lib.so`
@@ -11,32 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.lowering.codegen.llvm_host_values import leaves
-from tvmlite.lowering.codegen.manifest import signature_from_info
-
-GLUE_SOURCE = r"""
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-extern const int32_t tvmlite_packed_count;
-extern const char* const tvmlite_packed_names[];
-extern void* tvmlite_packed_funcs[];
-
-int32_t tvmlite_bind_packed(const char* name, void* fn) {
-  int32_t found = -1;
-  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
-    if (strcmp(tvmlite_packed_names[i], name) == 0) { tvmlite_packed_funcs[i] = fn; found = 0; }
-  }
-  return found;
-}
-
-const char* tvmlite_missing_packed(void) {
-  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
-    if (tvmlite_packed_funcs[i] == NULL) return tvmlite_packed_names[i];
-  }
-  return NULL;
-}
-"""
+from tvmlite.runtime.abi import leaves
+from tvmlite.runtime.manifest import signature_from_info
 
 _DLPACK = """\
 #ifndef DLPACK_DLPACK_H_

@@ -1,63 +1,169 @@
-"""Native fast calls of compiled entries from Python (as numba does it).
+"""Native fast calls of compiled entries from Python (as numba does it): the
+runtime half.
 
 A ctypes call of an entry costs tens of microseconds: Python-side checks,
 DLTensor structs built field by field, ctypes marshalling and DLPack import of
-each result. A fast-call wrapper does the same work in compiled code
-(`fastcall_ir.py`): CPython calls it directly as a builtin function
-(`METH_FASTCALL`), it reads NumPy's array structs, calls the entry, and makes the
-result arrays itself. Arguments it does not handle go to the Python path, so
-behaviour (conversions, error messages) is the Python path's in every case.
+each result. A fast-call wrapper does the same work in compiled code: CPython
+calls it directly as a builtin function (`METH_FASTCALL`), it reads NumPy's
+array structs, calls the entry, and makes the result arrays itself. Arguments
+it does not take go to the Python path, so behaviour (conversions, error
+messages) is the Python path's in every case.
 
-Wrappers exist only when the process looks as expected: 64-bit, NumPy's
-C-API table found, and the struct offsets the wrapper reads verified on live
-objects (`layout_ok`). Otherwise callers keep the ctypes path.
+Code generation emits a wrapper next to every entry whose signature
+`wrapper_spec` accepts (`lowering/codegen/llvm_fastcall.py`), into the JIT
+module and into exported libraries alike. A wrapper holds no address of this
+process: it reads the CPython and NumPy functions it calls from the module's
+table `tvmlite_python_api`, in `API_SLOTS` order, which the loader fills
+(`fill_api_table`). So loading a library compiles nothing.
+
+Wrappers are used only when the process looks as expected: 64-bit, NumPy's
+C-API table found, the struct offsets the wrapper reads verified on live
+objects, and NumPy's own DLPack capsule destructor found and seen to release a
+block (`api_table`). Otherwise callers keep the ctypes path.
+
+Result arrays own their blocks through a capsule with NumPy's destructor (the
+one `np.from_dlpack` gives imported arrays), which calls the block's deleter.
+It is NumPy's code, not the module's, so a result may outlive the library
+that made it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
-import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
-from tvmlite.lowering.codegen.target import once
-from tvmlite.runtime import fastcall_ir as fir
+from tvmlite.runtime import dlpack
 
 METH_FASTCALL = 0x80
 # Indices in NumPy's C-API table (numpy/__multiarray_api.h, stable since 1.x).
 ARRAY_TYPE, DESCR_FROM_TYPE, NEW_FROM_DESCR, SET_BASE_OBJECT = 2, 45, 94, 282
-_NAMES = itertools.count()
+# PyArrayObject and PyArray_Descr field offsets (NumPy's stable C ABI; 64-bit),
+# checked against live objects before any wrapper is used.
+OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
+DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
+TUPLE_ITEMS = 24  # offsetof(PyTupleObject, ob_item)
+C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
+CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
+# What the table `tvmlite_python_api` holds, in order: CPython and NumPy functions,
+# then data (NumPy's array type, the error class, the result capsules' name and
+# destructor).
+API_SLOTS = (
+    "save_thread",
+    "restore_thread",
+    "set_error",
+    "vectorcall",
+    "descr_from_type",
+    "new_from_descr",
+    "set_base",
+    "capsule_new",
+    "decref",
+    "tuple_new",
+    "array_type",
+    "error_class",
+    "capsule_name",
+    "capsule_destructor",
+)
+
 # Private prototypes: setting restype/argtypes on the shared `ctypes.pythonapi`
 # attributes would race with (and change the result type for) other callers.
 _CAPSULE_POINTER = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
     ("PyCapsule_GetPointer", ctypes.pythonapi)
 )
+_CAPSULE_NAME = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(
+    ("PyCapsule_GetName", ctypes.pythonapi)
+)
+_CAPSULE_DESTRUCTOR = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(
+    ("PyCapsule_GetDestructor", ctypes.pythonapi)
+)
+_CAPSULE_NEW = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
 _NEW_BUILTIN = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p
 )(("PyCFunction_NewEx", ctypes.pythonapi))
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-class PyMethodDef(ctypes.Structure):
-    _fields_ = [
-        ("ml_name", ctypes.c_char_p),
-        ("ml_meth", ctypes.c_void_p),
-        ("ml_flags", ctypes.c_int),
-        ("ml_doc", ctypes.c_char_p),
-    ]
+# ------------------------------------------------------------ which entries
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    ndim: int
+    dtype: str
+    type_nums: tuple[int, ...]  # NumPy type numbers of the dtype (int64 has two)
+
+
+@dataclass(frozen=True)
+class WrapperSpec:
+    """What a wrapper checks and makes: its parameters, the NumPy type numbers
+    of its results, and whether they come back as a tuple."""
+
+    params: tuple[ParamSpec, ...]
+    out_type_nums: tuple[int, ...]
+    as_tuple: bool
+
+
+def wrapper_spec(params: Sequence[relax.Var], ret: relax.StructInfo) -> WrapperSpec | None:
+    """The wrapper of an entry, or None when its signature has anything but
+    tensors of known dtype and rank (those keep the Python path)."""
+    specs = []
+    for p in params:
+        s = p.struct_info
+        if not isinstance(s, relax.TensorStructInfo) or not _plain(s):
+            return None
+        specs.append(ParamSpec(s.ndim, s.dtype, type_nums(s.dtype)))
+    fields = ret.fields if isinstance(ret, relax.TupleStructInfo) else (ret,)
+    outs = []
+    for f in fields:
+        if not isinstance(f, relax.TensorStructInfo) or not _plain(f):
+            return None
+        outs.append(np.dtype(f.dtype).num)
+    if not outs:
+        return None
+    return WrapperSpec(tuple(specs), tuple(outs), isinstance(ret, relax.TupleStructInfo))
+
+
+def _plain(s: relax.TensorStructInfo) -> bool:
+    if s.ndim < 0 or s.dtype == "void":
+        return False
+    try:
+        return np.dtype(s.dtype).kind in "biuf" and np.dtype(s.dtype).itemsize <= 8
+    except TypeError:
+        return False
+
+
+def type_nums(dtype: str) -> tuple[int, ...]:
+    """NumPy type numbers of `dtype`, canonical first (int64 is both `l` and `q`)."""
+    want = np.dtype(dtype)
+    nums = {want.num}
+    nums.update(np.dtype(c).num for c in np.typecodes["All"] if _same(c, want))
+    return (want.num, *sorted(nums - {want.num}))
+
+
+def _same(code: str, want: np.dtype) -> bool:
+    try:
+        return np.dtype(code) == want
+    except TypeError:
+        return False
+
+
+# ------------------------------------------------------------ the API table
 
 
 def _address(fn: Any) -> int:
     return ctypes.cast(fn, ctypes.c_void_p).value or 0
 
 
-@functools.cache
-def numpy_api() -> dict[str, int] | None:
+def _numpy_api() -> dict[str, int] | None:
     """Addresses of the NumPy C-API entries wrappers call, or None."""
     try:
         from numpy._core import _multiarray_umath as multiarray
@@ -80,8 +186,7 @@ def numpy_api() -> dict[str, int] | None:
     }
 
 
-@functools.cache
-def python_api() -> dict[str, int]:
+def _python_api() -> dict[str, int]:
     api = ctypes.pythonapi
     return {
         "save_thread": _address(api.PyEval_SaveThread),
@@ -89,124 +194,103 @@ def python_api() -> dict[str, int]:
         "set_error": _address(api.PyErr_SetString),
         "vectorcall": _address(api.PyObject_Vectorcall),
         "capsule_new": _address(api.PyCapsule_New),
-        "capsule_pointer": _address(api.PyCapsule_GetPointer),
         "decref": _address(api.Py_DecRef),
         "tuple_new": _address(api.PyTuple_New),
         "error_class": id(TVMLiteError),  # a module-level class: lives as long as we do
     }
 
 
-@once
-def _destructor() -> Any:
-    """The capsule destructor of result arrays: one JIT module kept for the life of
-    the process (a result may outlive every executable)."""
-    from tvmlite.lowering.codegen.jit import JitModule
-    from tvmlite.lowering.codegen.target import HOST
+def _numpy_capsule() -> dict[str, int] | None:
+    """The name and destructor NumPy gives the capsule that owns an imported
+    DLPack block, or None. Found on an array `np.from_dlpack` made, then seen to
+    call a block's deleter when a capsule of that name dies."""
+    probe = dlpack.take_managed(dlpack.new_managed(np.zeros(1, np.int8)))
+    base = probe.base
+    if type(base).__name__ != "PyCapsule":
+        return None
+    name, destructor = _CAPSULE_NAME(base), _CAPSULE_DESTRUCTOR(base)
+    if not name or not destructor:
+        return None
+    released: list[int] = []
+    deleter = _DELETER(lambda block: released.append(block or 0))
+    block = dlpack.DLManagedTensorVersioned()
+    block.deleter = _address(deleter)
+    address = ctypes.addressof(block)
+    capsule = _CAPSULE_NEW(address, name, destructor)
+    del capsule  # its destructor runs now
+    if released != [address]:
+        return None
+    return {"capsule_name": name, "capsule_destructor": destructor}
 
-    return JitModule(fir.destructor_module(python_api()["capsule_pointer"]), machine=HOST)
 
-
-@functools.cache
-def layout_ok() -> bool:
+def _layout_ok() -> bool:
     """Do the offsets the wrappers read match this NumPy? Checked on live objects."""
-    if sys.maxsize != 2**63 - 1 or numpy_api() is None:
-        return False
     arr = np.zeros((3, 5), dtype=np.float32)
 
     def read(obj: Any, offset: int, kind: Any) -> Any:
         return kind.from_address(id(obj) + offset).value
 
-    dims = read(arr, fir.AR_DIMS, ctypes.c_void_p)
-    descr = read(arr, fir.AR_DESCR, ctypes.c_void_p)
-    flags = read(arr, fir.AR_FLAGS, ctypes.c_int32)
+    dims = read(arr, AR_DIMS, ctypes.c_void_p)
+    descr = read(arr, AR_DESCR, ctypes.c_void_p)
+    flags = read(arr, AR_FLAGS, ctypes.c_int32)
     return (
-        read(arr, fir.OB_TYPE, ctypes.c_void_p) == id(np.ndarray)
-        and read(arr, fir.AR_DATA, ctypes.c_void_p) == arr.ctypes.data
-        and read(arr, fir.AR_ND, ctypes.c_int32) == 2
+        read(arr, OB_TYPE, ctypes.c_void_p) == id(np.ndarray)
+        and read(arr, AR_DATA, ctypes.c_void_p) == arr.ctypes.data
+        and read(arr, AR_ND, ctypes.c_int32) == 2
         and dims is not None
         and list((ctypes.c_int64 * 2).from_address(dims)) == [3, 5]
         and descr == id(arr.dtype)
-        and read(arr.dtype, fir.DESCR_TYPE_NUM, ctypes.c_int32) == arr.dtype.num
-        and read(arr.dtype, fir.DESCR_BYTEORDER, ctypes.c_char) == b"="
+        and read(arr.dtype, DESCR_TYPE_NUM, ctypes.c_int32) == arr.dtype.num
+        and read(arr.dtype, DESCR_BYTEORDER, ctypes.c_char) == b"="
         and flags & 0x101 == 0x101
-        and not read(arr[:, ::2], fir.AR_FLAGS, ctypes.c_int32) & 1
+        and not read(arr[:, ::2], AR_FLAGS, ctypes.c_int32) & 1
     )
 
 
-def type_nums(dtype: str) -> tuple[int, ...]:
-    """NumPy type numbers of `dtype`, canonical first (int64 is both `l` and `q`)."""
-    want = np.dtype(dtype)
-    nums = {want.num}
-    nums.update(np.dtype(c).num for c in np.typecodes["All"] if _same(c, want))
-    return (want.num, *sorted(nums - {want.num}))
-
-
-def _same(code: str, want: np.dtype) -> bool:
-    try:
-        return np.dtype(code) == want
-    except TypeError:
-        return False
-
-
-def wrapper_spec(
-    params: tuple[relax.Var, ...], ret: relax.StructInfo, address: int
-) -> fir.WrapperSpec | None:
-    """The spec of a wrapper for an entry, or None when the signature has anything
-    but tensors of known dtype and rank (those keep the Python path)."""
-    from tvmlite.lowering.codegen.llvm_host_abi import packed_dtype
-
-    specs = []
-    for p in params:
-        s = p.struct_info
-        if not _plain_tensor(s):
-            return None
-        assert isinstance(s, relax.TensorStructInfo)
-        specs.append(fir.ParamSpec(s.ndim, type_nums(s.dtype), packed_dtype(s.dtype)))
-    fields = ret.fields if isinstance(ret, relax.TupleStructInfo) else (ret,)
-    if not fields or not all(_plain_tensor(f) for f in fields):
+@functools.cache
+def api_table() -> tuple[int, ...] | None:
+    """The values of `API_SLOTS` in this process, or None when wrappers cannot
+    be used here (computed once; two threads computing it at once agree)."""
+    if sys.maxsize != 2**63 - 1:
         return None
-    outs = tuple(np.dtype(f.dtype).num for f in fields)  # type: ignore[attr-defined]
-    api = numpy_api()
-    assert api is not None
-    destructor = _destructor().address(fir.DESTRUCTOR)
-    addresses = {**api, **python_api(), "entry": address, "destructor": destructor}
-    return fir.WrapperSpec(tuple(specs), outs, isinstance(ret, relax.TupleStructInfo), addresses)
+    numpy_api = _numpy_api()
+    if numpy_api is None or not _layout_ok():
+        return None
+    capsule = _numpy_capsule()
+    if capsule is None:
+        return None
+    values = {**numpy_api, **_python_api(), **capsule}
+    return tuple(values[slot] for slot in API_SLOTS)
 
 
-def _plain_tensor(s: relax.StructInfo) -> bool:
-    if not isinstance(s, relax.TensorStructInfo) or s.ndim < 0 or s.dtype == "void":
+def fill_api_table(address: int) -> bool:
+    """Write the API table of a loaded module at `address`; False (and the table
+    left empty, the wrappers unused) when wrappers cannot be used here."""
+    values = api_table()
+    if values is None:
         return False
-    try:
-        return np.dtype(s.dtype).kind in "biuf" and np.dtype(s.dtype).itemsize <= 8
-    except TypeError:
-        return False
+    (ctypes.c_void_p * len(API_SLOTS)).from_address(address)[:] = values
+    return True
+
+
+# ------------------------------------------------------------ wrappers as builtins
+
+
+class PyMethodDef(ctypes.Structure):
+    _fields_ = [
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
 
 
 class FastCall:
-    """A compiled wrapper turned into a builtin function. Holds the JIT code, the
-    PyMethodDef CPython points to, and (through the builtin's `self`) the
-    Python fallback."""
+    """A compiled wrapper turned into a builtin function. Holds the PyMethodDef
+    CPython points to, and (through the builtin's `self`) the Python fallback;
+    the caller holds the module whose code the wrapper is."""
 
-    def __init__(self, spec: fir.WrapperSpec, fallback: Callable[..., Any], name: str) -> None:
-        from tvmlite.lowering.codegen.jit import JitModule
-        from tvmlite.lowering.codegen.target import HOST
-
-        symbol = f"tvmlite_fastcall_{next(_NAMES)}"
-        self.jit = JitModule(fir.wrapper_module(spec, symbol), machine=HOST)
+    def __init__(self, address: int, fallback: Callable[..., Any], name: str) -> None:
         self.name = name.encode()
-        self.method = PyMethodDef(self.name, self.jit.address(symbol), METH_FASTCALL, None)
-        new = ctypes.pythonapi.PyCFunction_NewEx
-        new.restype = ctypes.py_object
-        new.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p]
-        self.function = new(ctypes.addressof(self.method), fallback, None)
-
-
-def make_fast(
-    params: tuple[relax.Var, ...], ret: relax.StructInfo, address: int,
-    fallback: Callable[..., Any], name: str,
-) -> FastCall | None:  # fmt: skip
-    """A fast call of the entry at `address`, or None when not possible here."""
-    if not layout_ok():
-        return None
-    spec = wrapper_spec(params, ret, address)
-    return None if spec is None else FastCall(spec, fallback, name)
+        self.method = PyMethodDef(self.name, address, METH_FASTCALL, None)
+        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), fallback, None)

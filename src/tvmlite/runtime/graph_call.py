@@ -19,15 +19,14 @@ import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
-from tvmlite.lowering.codegen.llvm_host_values import Leaf, leaves
 from tvmlite.runtime import dlpack
+from tvmlite.runtime.abi import ERROR_BYTES, Leaf, leaves
+from tvmlite.runtime.fastcall import FastCall
 from tvmlite.runtime.scalars import describe, scalar_value, shape_values
 
 if TYPE_CHECKING:
-    from tvmlite.runtime.executable import Executable
-    from tvmlite.runtime.loader import Library
+    from tvmlite.runtime.module import CompiledModule
 
-ERROR_BYTES = 1024
 ENTRY_SIGNATURE = ctypes.CFUNCTYPE(
     ctypes.c_int32,
     ctypes.c_void_p,
@@ -45,11 +44,12 @@ class GraphFunction:
 
     def __init__(
         self,
-        executable: Executable | Library,
+        executable: CompiledModule,
         name: str,
         params: Sequence[relax.Var],
         ret: relax.StructInfo,
         address: int,
+        fast_address: int = 0,
     ) -> None:
         self.executable = executable  # keeps the machine code alive
         self.name = name
@@ -59,9 +59,10 @@ class GraphFunction:
         self.ret_leaves = leaves(ret, "result")
         self.address = address
         self._cfunc = ENTRY_SIGNATURE(address)
-        self._fast: Any = None  # the native wrapper's builtin, made on the first call
+        self._fast_address = fast_address  # the module's wrapper, 0 when none serves
+        self._fast: Any = None  # the wrapper as a builtin, made on the first call
         self._fast_owner: Any = None
-        self._fast_tried = False
+        self._fast_tried = not fast_address
         # Threads making the first call together must build one wrapper: a second
         # one would replace (and free) the first while another thread runs it.
         self._fast_lock = threading.Lock()
@@ -80,17 +81,14 @@ class GraphFunction:
         return self.call_python(*args)
 
     def _make_fast(self) -> Any:
-        """Compile the native wrapper (docs/abi.md, fast calls) once and return it
-        (None when not possible); it falls back to `call_python` for arguments it
-        does not take. Packed functions must be bound first: the wrapper does not
-        look for late registrations."""
-        from tvmlite.runtime.fastcall import make_fast
-
+        """Turn the module's native wrapper (docs/abi.md, fast calls) into a builtin
+        once and return it; it falls back to `call_python` for arguments it does
+        not take. Packed functions must be bound first: the wrapper does not look
+        for late registrations."""
         with self._fast_lock:
             if not self._fast_tried:
-                made = make_fast(self.params, self.ret, self.address, self.call_python, self.name)
-                if made is not None:
-                    self._fast_owner, self._fast = made, made.function
+                self._fast_owner = FastCall(self._fast_address, self.call_python, self.name)
+                self._fast = self._fast_owner.function
                 self._fast_tried = True
             return self._fast
 

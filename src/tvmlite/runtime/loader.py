@@ -29,38 +29,71 @@ import tempfile
 import weakref
 from _ctypes import dlclose
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.lowering.codegen.manifest import ABI_VERSION, entry_symbol, signature_from_info
 from tvmlite.runtime import registry
+from tvmlite.runtime.abi import MANIFEST, PACKED_TABLE, PYTHON_API, entry_symbol, fastcall_symbol
 from tvmlite.runtime.elf import STT_FUNC, STT_OBJECT, SharedObject
-from tvmlite.runtime.graph_call import GraphFunction
+from tvmlite.runtime.export import write_atomic
+from tvmlite.runtime.fastcall import API_SLOTS
+from tvmlite.runtime.manifest import ABI_VERSION, signature_from_info
+from tvmlite.runtime.module import CompiledModule
 
-MANIFEST, PACKED_TABLE = "tvmlite_manifest", "tvmlite_packed_funcs"
 # What this process has dlopen'ed, by path: (device, inode, mtime, size) when loaded.
 _LOADED: dict[str, tuple[int, int, int, int]] = {}
 
 
-class Library:
-    """Entries of a loaded library by name: `lib["main"](x, w)`. `path` is the
-    file; `manifest` its JSON description; `llvm_ir_text` the optimized IR when
-    the library came from the compile cache (None otherwise)."""
+class Listing(Protocol):
+    """The code of a library as text, when someone kept it (the compile cache)."""
 
-    def __init__(self, path: str | os.PathLike, *, llvm_ir_text: str | None = None) -> None:
+    def llvm_ir(self) -> str: ...
+
+    def assembly(self) -> str: ...
+
+
+class SharedLibrary:
+    """The code image of a mapped library: symbols from the dynamic linker. It is
+    unmapped when the image is gone (every callable holds it through its module);
+    not at exit, where daemon threads or atexit handlers may still call in."""
+
+    def __init__(self, path: Path, dll: ctypes.CDLL, listing: Listing | None) -> None:
+        self.path = path
+        self.listing = listing
+        self._dll = dll
+        weakref.finalize(self, dlclose, dll._handle).atexit = False
+
+    def address(self, symbol: str) -> int:
+        try:
+            return ctypes.cast(getattr(self._dll, symbol), ctypes.c_void_p).value or 0
+        except AttributeError:
+            raise TVMLiteError(f"{self.path}: not a library with the symbol {symbol}") from None
+
+    def llvm_ir(self) -> str:
+        if self.listing is None:
+            raise TVMLiteError(f"{self.path.name}: a loaded library keeps no LLVM IR")
+        return self.listing.llvm_ir()
+
+    def assembly(self) -> str:
+        if self.listing is None:
+            raise TVMLiteError(f"{self.path.name}: a loaded library keeps no assembly")
+        return self.listing.assembly()
+
+    def write_library(self, path: Path) -> None:
+        """A copy of the library's file."""
+        write_atomic(path, self.path.read_bytes())
+
+
+class Library(CompiledModule):
+    """Entries of a loaded library by name: `lib["main"](x, w)`. `path` is the
+    file; `manifest` its JSON description. `listing` gives `llvm_ir()` and
+    `assembly()` when the library came from the compile cache."""
+
+    def __init__(self, path: str | os.PathLike, *, listing: Listing | None = None) -> None:
         self.path = Path(path)
-        self.llvm_ir_text = llvm_ir_text
-        self.timings: dict[str, float] = {}
         data, stamp = _read(self.path)
-        image = SharedObject(data, self.path)
-        self.manifest = read_manifest(image)
-        signatures = {
-            name: _signature(self.path, name, info)
-            for name, info in self.manifest["functions"].items()
-        }
-        self.packed_names: list[str] = self.manifest["packed"]
-        found = [registry.get_global_func(n, allow_missing=True) for n in self.packed_names]
-        missing = [n for n, f in zip(self.packed_names, found, strict=True) if f is None]
+        manifest = read_manifest(SharedObject(data, self.path))
+        missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
         if missing:
             names = ", ".join(f"'{n}'" for n in missing)
             raise TVMLiteError(
@@ -68,79 +101,13 @@ class Library:
                 "registered: register them (tvmlite.register_func) before loading it"
             )
         # Checked: map it (this runs its constructors).
-        self._dll = _open(self.path, data, stamp)
-        # Not at exit: daemon threads or atexit handlers may still be calling in.
-        weakref.finalize(self, dlclose, self._dll._handle).atexit = False
-        self._installed = self._bind_packed(found)
-        self._entries: dict[str, GraphFunction] = {}
-        self._private: set[str] = set()
-        for name, info in self.manifest["functions"].items():
-            params, ret = signatures[name]
-            address = _symbol(self._dll, info["symbol"], self.path)
-            self._entries[name] = GraphFunction(self, name, params, ret, address)
-            if not info.get("public", True):
-                self._private.add(name)
+        super().__init__(SharedLibrary(self.path, _open(self.path, data, stamp), listing), manifest)
 
-    def _bind_packed(self, found: list[Any]) -> list[Any]:
-        if not found:
-            return []
-        address = _symbol(self._dll, PACKED_TABLE, self.path)
-        table = (ctypes.c_void_p * len(found)).from_address(address)
-        for index, packed in enumerate(found):
-            table[index] = packed.address
-        return found  # the trampolines the table points to stay alive
-
-    # The interface build()'s Executable has.
-
-    @property
-    def functions(self) -> list[str]:
-        public = [n for n in self._entries if n not in self._private]
-        return public or list(self._entries)
-
-    def __getitem__(self, name: str) -> GraphFunction:
-        found = self._entries.get(name)
-        if found is None or name not in self.functions:
-            known = ", ".join(self.functions) or "none"
-            reason = "is private" if found is not None else "does not exist"
-            raise TVMLiteError(f"function '{name}' {reason} in {self.path.name} (public: {known})")
-        return found
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.functions
+    def _where(self) -> str:
+        return self.path.name
 
     def __repr__(self) -> str:
         return f"<Library {self.path.name}: {', '.join(self.functions)}>"
-
-    @property
-    def has_missing_packed(self) -> bool:
-        return False  # bound at load time
-
-    def resolve_packed(self) -> None:
-        """Nothing to do: every packed function was bound when the library loaded."""
-
-    @property
-    def total_ms(self) -> float:
-        return sum(self.timings.values())
-
-    def llvm_ir(self) -> str:
-        if self.llvm_ir_text is None:
-            raise TVMLiteError(f"{self.path.name}: a loaded library keeps no LLVM IR")
-        return self.llvm_ir_text
-
-    def assembly(self) -> str:
-        from tvmlite.lowering.codegen.objects import emit_assembly
-
-        return emit_assembly(self.llvm_ir())
-
-    def export_library(self, path: str | os.PathLike) -> Path:
-        """Copy this library (and write its header) to `path`."""
-        from tvmlite.runtime.c_header import render_header
-        from tvmlite.runtime.export import guard_of, header_path, write_atomic
-
-        out = Path(path)
-        write_atomic(out, self.path.read_bytes())
-        write_atomic(header_path(out), render_header(self.manifest, out.name, guard_of(out)))
-        return out
 
 
 def load_module(path: str | os.PathLike) -> Library:
@@ -208,6 +175,16 @@ def read_manifest(image: SharedObject) -> dict[str, Any]:
                 f"not its entry {entry_symbol(name)}"
             )
         _require(image, symbol, STT_FUNC, 0)
+        _signature(path, name, info)
+        wrapper = info.get("fastcall")
+        if wrapper is not None:
+            if wrapper != fastcall_symbol(name):
+                raise TVMLiteError(
+                    f"{path}: the manifest binds the fast call of '{name}' to {wrapper!r}, "
+                    f"not {fastcall_symbol(name)}"
+                )
+            _require(image, wrapper, STT_FUNC, 0)
+            _require(image, PYTHON_API, STT_OBJECT, len(API_SLOTS) * 8)
     packed = manifest.setdefault("packed", [])
     if not isinstance(packed, list) or not all(isinstance(n, str) for n in packed):
         raise TVMLiteError(f"{path}: the manifest's packed functions are not a list of names")
@@ -224,15 +201,8 @@ def _require(image: SharedObject, name: str, kind: int, size: int) -> None:
         raise TVMLiteError(f"{image.path}: the library does not define the {what} {name}")
 
 
-def _signature(path: Path, name: str, info: dict[str, Any]) -> tuple[list[Any], Any]:
+def _signature(path: Path, name: str, info: dict[str, Any]) -> None:
     try:
-        return signature_from_info(info)
+        signature_from_info(info)
     except (KeyError, TypeError, ValueError, AttributeError):
         raise TVMLiteError(f"{path}: the manifest's signature of '{name}' is malformed") from None
-
-
-def _symbol(dll: ctypes.CDLL, name: str, path: Path) -> int:
-    try:
-        return ctypes.cast(getattr(dll, name), ctypes.c_void_p).value or 0
-    except AttributeError:
-        raise TVMLiteError(f"{path}: not a library with the symbol {name}") from None

@@ -2,7 +2,7 @@
 with the same options, pipeline and tvmlite sources, loads the library a
 previous build exported instead of compiling again. Where entries live and why
 they can be trusted (owner-only directory, HMAC-sealed metadata):
-`runtime/cache_dir.py`.
+`directory.py`.
 
 An entry is `<key>.so` (the exported library, manifest inside) and `<key>.json`
 (format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR,
@@ -14,7 +14,7 @@ processes building the same module both write the same entry; the later
 rename wins.
 
 The directory is kept under a size cap ($TVMLITE_CACHE_SIZE, default 1 GiB) by
-removing the least recently used entries after each store (`cache_size.py`).
+removing the least recently used entries after each store (`size.py`).
 
 The key covers the module, its names, the target and machine, the pipeline and
 PassContext, and a digest of the installed tvmlite's own sources, so an edited
@@ -33,7 +33,6 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +40,12 @@ from typing import Any
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.runtime.cache_dir import configured_dir, open_root
-from tvmlite.runtime.cache_size import evict, mark_used
+from tvmlite.lowering.cache.directory import open_root
+from tvmlite.lowering.cache.size import evict, mark_used
+from tvmlite.lowering.codegen.objects import OptimizedIR
+from tvmlite.runtime.executable import Executable
+from tvmlite.runtime.export import write_atomic
+from tvmlite.runtime.loader import Library
 
 # The import packages pyproject maps to their own folders (package-dir): together
 # they hold every source file of tvmlite (tests/unit/test_packaging.py checks).
@@ -160,11 +163,10 @@ def _sealed_fields(meta: dict[str, Any]) -> bytes:
     return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
 
-def lookup(key: str) -> Any:
-    """The cached library of `key` (a `Library`), or None if absent, invalid or
-    possibly written by someone else."""
+def lookup(key: str, target: Any) -> Library | None:
+    """The cached library of `key` (built for `target`), or None if absent,
+    invalid or possibly written by someone else."""
     from tvmlite import __version__
-    from tvmlite.runtime.loader import Library
 
     start = time.perf_counter()
     root = open_root(create=False)
@@ -183,12 +185,14 @@ def lookup(key: str) -> Any:
         and meta.get("tvmlite") == __version__
         and meta.get("key") == key
         and meta.get("sha256") == hashlib.sha256(library_bytes).hexdigest()
+        and isinstance(meta.get("llvm_ir"), str)
         and root.verify(_sealed_fields(meta), meta.get("mac"))
     )
     if not valid:
         return None
     try:
-        library = Library(root.path / f"{key}.so", llvm_ir_text=meta.get("llvm_ir"))
+        listing = OptimizedIR(meta["llvm_ir"], target.machine_options())
+        library = Library(root.path / f"{key}.so", listing=listing)
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
     mark_used(root.path, key)
@@ -196,11 +200,10 @@ def lookup(key: str) -> Any:
     return library
 
 
-def store(key: str, executable: Any) -> None:
+def store(key: str, executable: Executable) -> None:
     """Export `executable` as the entry of `key`; a cache that cannot be written
     (read-only, full disk, no C compiler) or trusted is skipped."""
     from tvmlite import __version__
-    from tvmlite.runtime.export import link_library, write_atomic
 
     try:
         root = open_root(create=True)
@@ -210,7 +213,7 @@ def store(key: str, executable: Any) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            link_library(executable.llvm_ir(), temp, executable.jit.machine)
+            executable.image.write_library(temp)
             # The digest of the bytes renamed below, whoever renames last.
             digest = hashlib.sha256(temp.read_bytes()).hexdigest()
             os.replace(temp, root.path / f"{key}.so")
@@ -228,18 +231,3 @@ def store(key: str, executable: Any) -> None:
         evict(root.path, keep=key)
     except (OSError, TVMLiteError):
         return
-
-
-def through_cache(
-    mod: IRModule, target: Any, pipeline: Any, enabled: bool, compile: Callable[[], Any]
-) -> Any:
-    """`compile()`'s result, or the cached library of the same build."""
-    key = cache_key(mod, target, pipeline) if enabled and configured_dir() is not None else None
-    if key is not None:
-        found = lookup(key)
-        if found is not None:
-            return found
-    result = compile()
-    if key is not None:
-        store(key, result)
-    return result

@@ -9,7 +9,7 @@ writes it and a hit sets it to now. Access times would say the same without a
 write, but most file systems are mounted `relatime` or `noatime` and do not keep
 them. Only files named like entries (`<40 hex>.so`, `<40 hex>.json`) and
 temporary files a crashed process left behind (`.<name>.*`, an hour old) are
-ever removed, and only from a directory `cache_dir.untrusted` accepts; the
+ever removed, and only from a directory `directory.untrusted` accepts; the
 secret stays, so later entries keep verifying.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.runtime.cache_dir import configured_dir, untrusted
+from tvmlite.lowering.cache.directory import configured_dir, untrusted
 
 SIZE_ENV = "TVMLITE_CACHE_SIZE"
 DEFAULT_CAP = 1 << 30

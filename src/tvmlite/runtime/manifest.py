@@ -1,30 +1,27 @@
-"""Struct info as JSON, for the manifest an exported library carries.
+"""The manifest every compiled module carries (`tvmlite_manifest`, JSON):
+its ABI version, its graph functions with their entry symbols and signatures,
+and the packed functions it calls (docs/abi.md).
 
-A loader of a `.so` has no IR, only `tvmlite_manifest`; the signature of every
+A loader of a `.so` has no IR, only the manifest; the signature of every
 entry travels there so that `tvmlite.load_module` can flatten and check Python
 arguments exactly as `build()` does, `tvms run --random` can draw inputs, and
 the C header can document each argument. Dims are ints, symbolic variables
 (`{"var": "n"}`), or other expressions (`{"expr": "n * 2"}`, shown but never
-solved by the loader: the native entry checks them).
+solved by the loader: the native entry checks them). A function whose
+signature a fast-call wrapper serves (`fastcall.py`) names that wrapper too.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
-from tvmlite.lowering.codegen.llvm_host_values import leaves
+from tvmlite.runtime.abi import entry_symbol, fastcall_symbol, leaves
+from tvmlite.runtime.fastcall import wrapper_spec
 
 ABI_VERSION = 1
-
-
-def entry_symbol(name: str) -> str:
-    """The C symbol of the graph function `name` (the only symbols a manifest may
-    bind: a loader refuses any other)."""
-    return "tvmlite_entry_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 def dim_to_json(e: tir.PrimExpr) -> Any:
@@ -92,11 +89,12 @@ def _dim_from_json(d: Any, names: dict[str, tir.Var]) -> tir.PrimExpr:
     return tir.Var(d.get("expr", "?"), "int64")
 
 
-def function_info(symbol: str, func: relax.Function) -> dict[str, Any]:
+def function_info(name: str, func: relax.Function) -> dict[str, Any]:
     """One function's manifest record (`symbol`, `params`, `num_outputs` are the
-    ABI-1 keys; `signature` and `public` let a loader rebuild the callable)."""
-    return {
-        "symbol": symbol,
+    ABI-1 keys; `signature` and `public` let a loader rebuild the callable;
+    `fastcall`, when present, is the symbol of its CPython wrapper)."""
+    info = {
+        "symbol": entry_symbol(name),
         "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
         "num_outputs": len(leaves(func.ret_struct_info, "result")),
         "public": func.attr("global_symbol") is not None,
@@ -105,6 +103,9 @@ def function_info(symbol: str, func: relax.Function) -> dict[str, Any]:
             "ret": sinfo_to_json(func.ret_struct_info),
         },
     }
+    if wrapper_spec(func.params, func.ret_struct_info) is not None:
+        info["fastcall"] = fastcall_symbol(name)
+    return info
 
 
 def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax.StructInfo]:
@@ -117,12 +118,10 @@ def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax
     return params, sinfo_from_json(sig["ret"], names)
 
 
-def manifest_info(
-    graphs: Mapping[str, relax.Function], symbols: Mapping[str, str], packed: list[str]
-) -> dict[str, Any]:
+def manifest_info(graphs: Mapping[str, relax.Function], packed: list[str]) -> dict[str, Any]:
     """The whole manifest: ABI version, functions by name, packed names."""
     return {
         "abi": ABI_VERSION,
-        "functions": {name: function_info(symbols[name], f) for name, f in graphs.items()},
+        "functions": {name: function_info(name, f) for name, f in graphs.items()},
         "packed": packed,
     }

@@ -1,41 +1,40 @@
-"""The LLVM IR of a fast-call wrapper: a CPython `METH_FASTCALL` function that
-turns plain NumPy arrays into DLTensors, calls one compiled entry, and wraps
-its results as NumPy arrays that own their blocks.
+"""The LLVM IR of fast-call wrappers (`runtime/fastcall.py`): for a graph
+function whose signature takes them, a CPython `METH_FASTCALL` function that
+turns plain NumPy arrays into DLTensors, calls the entry, and wraps its results
+as NumPy arrays that own their blocks.
 
-    PyObject* wrapper(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs)
+    PyObject* tvmlite_fastcall_NAME(PyObject* fallback, PyObject* const* args,
+                                    Py_ssize_t nargs)
 
 Only the common case runs here: the right number of exact `numpy.ndarray`s of
 the declared rank and dtype, native byte order, C-contiguous and aligned.
 Anything else (lists, DLPack producers, strided views, subclasses, wrong rank
 or dtype) goes to `fallback`, the Python path, which converts or raises the
 same error it always has; shape and symbolic-dim checks happen inside the
-entry either way, which reports them through the error buffer. Every address
-the code needs (the entry, CPython and NumPy functions, the error class) is a
-constant: a wrapper lives in the process that made it, never in a file.
+entry either way, which reports them through the error buffer.
+
+The wrappers are part of the module, in the JIT and in exported libraries
+alike, and hold no address of the process that compiled them: every CPython
+and NumPy function and object they use is read from the module's table
+`tvmlite_python_api` (slots in `fastcall.API_SLOTS` order), which the loader
+fills before any wrapper runs. A C user of a library never calls them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from llvmlite import ir
 
+from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.runtime import fastcall as fc
+from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
-ERROR_BYTES = 1024
-DESTRUCTOR = "tvmlite_fastcall_release"
-# PyArrayObject and PyArray_Descr field offsets (NumPy's stable C ABI; 64-bit);
-# `fastcall.layout_ok()` checks them against live objects before any wrapper is used.
-OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
-DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
-TUPLE_ITEMS = 24  # offsetof(PyTupleObject, ob_item)
-C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
-CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
 
 FN_TYPES = {
-    "entry": abi.ENTRY_TYPE,
     "save_thread": ir.FunctionType(PTR, []),
     "restore_thread": ir.FunctionType(VOID, [PTR]),
     "set_error": ir.FunctionType(VOID, [PTR, PTR]),
@@ -44,45 +43,40 @@ FN_TYPES = {
     "new_from_descr": ir.FunctionType(PTR, [PTR, PTR, I32, PTR, PTR, PTR, I32, PTR]),
     "set_base": ir.FunctionType(I32, [PTR, PTR]),
     "capsule_new": ir.FunctionType(PTR, [PTR, PTR, PTR]),
-    "capsule_pointer": ir.FunctionType(PTR, [PTR, PTR]),
     "decref": ir.FunctionType(VOID, [PTR]),
     "tuple_new": ir.FunctionType(PTR, [I64]),
 }
 
 
-@dataclass(frozen=True)
-class ParamSpec:
-    ndim: int
-    type_nums: tuple[int, ...]  # NumPy type numbers of the dtype (int64 has two)
-    packed_dtype: int  # DLDataType as code | bits << 8 | lanes << 16
-
-
-@dataclass(frozen=True)
-class WrapperSpec:
-    params: tuple[ParamSpec, ...]
-    out_type_nums: tuple[int, ...]
-    as_tuple: bool
-    addresses: dict[str, int]  # FN_TYPES names, "array_type", "error_class", "destructor"
-
-
-def wrapper_module(spec: WrapperSpec, name: str = "tvmlite_fastcall") -> ir.Module:
-    module = ir.Module(name=name)
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), name)
-    _Wrapper(fn, spec).emit()
-    return module
+def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
+    """The API table, and a wrapper for every graph function whose signature
+    `fastcall.wrapper_spec` accepts (the ones the manifest names), calling its
+    entry, already in `module`."""
+    slots = ir.ArrayType(PTR, len(fc.API_SLOTS))
+    table = abi.global_var(module, slots, PYTHON_API)
+    table.initializer = ir.Constant(slots, [None] * len(fc.API_SLOTS))
+    for name, func in graphs.items():
+        spec = fc.wrapper_spec(func.params, func.ret_struct_info)
+        if spec is None:
+            continue
+        fnty = ir.FunctionType(PTR, [PTR, PTR, I64])
+        fn = ir.Function(module, fnty, fastcall_symbol(name))
+        _Wrapper(fn, spec, module.get_global(entry_symbol(name)), table).emit()
 
 
 class _Wrapper:
-    def __init__(self, fn: ir.Function, spec: WrapperSpec) -> None:
-        self.fn, self.spec = fn, spec
+    def __init__(
+        self, fn: ir.Function, spec: fc.WrapperSpec, entry: ir.Function, table: ir.Value
+    ) -> None:
+        self.fn, self.spec, self.entry, self.table = fn, spec, entry, table
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         self.fallback = fn.append_basic_block("fallback")
 
     def const(self, name: str) -> ir.Value:
-        address = ir.Constant(I64, self.spec.addresses[name])
-        if name in FN_TYPES:
-            return self.b.inttoptr(address, abi.FnPtr(FN_TYPES[name]))
-        return self.b.inttoptr(address, PTR)
+        """The API table's slot `name`: a function pointer or an object's address."""
+        offset = 8 * fc.API_SLOTS.index(name)
+        kind = abi.FnPtr(FN_TYPES[name]) if name in FN_TYPES else PTR
+        return self.load(self.table, offset, kind)
 
     def call(self, name: str, args: list[ir.Value]) -> ir.Value:
         return self.b.call(self.const(name), args)
@@ -106,18 +100,20 @@ class _Wrapper:
         array_type = self.const("array_type")
         for k, p in enumerate(spec.params):
             arg = b.load(b.gep(args, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
-            self.guard(b.icmp_unsigned("==", self.load(arg, OB_TYPE, PTR), array_type))
-            self.guard(b.icmp_signed("==", self.load(arg, AR_ND, I32), ir.Constant(I32, p.ndim)))
-            descr = self.load(arg, AR_DESCR, PTR)
-            num = self.load(descr, DESCR_TYPE_NUM, I32)
+            self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
+            self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ir.Constant(I32, p.ndim)))
+            descr = self.load(arg, fc.AR_DESCR, PTR)
+            num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
             ok = b.icmp_signed("==", num, ir.Constant(I32, p.type_nums[0]))
             for other in p.type_nums[1:]:
                 ok = b.or_(ok, b.icmp_signed("==", num, ir.Constant(I32, other)))
             big_endian = ir.Constant(I8, ord(">"))
             ok = b.and_(
-                ok, b.icmp_unsigned("!=", self.load(descr, DESCR_BYTEORDER, I8), big_endian)
+                ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian)
             )
-            flags = b.and_(self.load(arg, AR_FLAGS, I32), ir.Constant(I32, C_CONTIGUOUS_ALIGNED))
+            flags = b.and_(
+                self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED)
+            )
             self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
             tensor = b.gep(tensors, [ir.Constant(I64, k)], source_etype=abi.DLTENSOR)
             self.fill(tensor, arg, p)
@@ -125,8 +121,8 @@ class _Wrapper:
         for j in range(m):
             b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
         state = self.call("save_thread", [])
-        status = self.call(
-            "entry",
+        status = self.b.call(
+            self.entry,
             [pointers, ir.Constant(I32, n), outs, ir.Constant(I32, m), err,
              ir.Constant(I64, ERROR_BYTES)],
         )  # fmt: skip
@@ -142,9 +138,9 @@ class _Wrapper:
         b.position_at_end(self.fallback)
         b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
 
-    def fill(self, tensor: ir.Value, arg: ir.Value, p: ParamSpec) -> None:
+    def fill(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
         b = self.b
-        dtype = p.packed_dtype
+        dtype = abi.packed_dtype(p.dtype)
         value = ir.Constant(
             abi.DLTENSOR,
             [
@@ -164,8 +160,8 @@ class _Wrapper:
                 ir.Constant(I64, 0),
             ],
         )
-        value = b.insert_value(value, self.load(arg, AR_DATA, PTR), abi.DATA)
-        value = b.insert_value(value, self.load(arg, AR_DIMS, PTR), abi.SHAPE)
+        value = b.insert_value(value, self.load(arg, fc.AR_DATA, PTR), abi.DATA)
+        value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)
 
     def results(self, outs: ir.Value) -> None:
@@ -197,7 +193,7 @@ class _Wrapper:
         b.ret(ir.Constant(PTR, None))
         b.position_at_end(cont)
         for j, array in enumerate(arrays):  # PyTuple_SET_ITEM: the tuple takes the reference
-            slot = b.gep(result, [ir.Constant(I64, TUPLE_ITEMS + 8 * j)], source_etype=I8)
+            slot = b.gep(result, [ir.Constant(I64, fc.TUPLE_ITEMS + 8 * j)], source_etype=I8)
             b.store(array, slot)
         b.ret(result)
 
@@ -218,14 +214,15 @@ class _Wrapper:
         array = self.call(
             "new_from_descr",
             [self.const("array_type"), descr, ndim, shape, null, data,
-             ir.Constant(I32, CARRAY_WRITEABLE), null],
+             ir.Constant(I32, fc.CARRAY_WRITEABLE), null],
         )  # fmt: skip
         no_array = self.fn.append_basic_block("no_array")
         with b.goto_block(no_array):
             self.release(block)
             b.branch(fail)
         self.branch_unless(b.icmp_unsigned("!=", array, null), no_array)
-        capsule = self.call("capsule_new", [block, null, self.const("destructor")])
+        name, destructor = self.const("capsule_name"), self.const("capsule_destructor")
+        capsule = self.call("capsule_new", [block, name, destructor])
         no_capsule = self.fn.append_basic_block("no_capsule")
         with b.goto_block(no_capsule):
             self.call("decref", [array])
@@ -244,26 +241,3 @@ class _Wrapper:
         cont = self.fn.append_basic_block("ok")
         self.b.cbranch(ok, cont, otherwise)
         self.b.position_at_end(cont)
-
-
-def destructor_module(capsule_pointer: int) -> ir.Module:
-    """`void tvmlite_fastcall_release(PyObject* capsule)`: call the block's DLPack
-    deleter. Compiled once per process and never unloaded: result arrays may
-    outlive every wrapper and executable."""
-    module = ir.Module(name=DESTRUCTOR)
-    fn = ir.Function(module, ir.FunctionType(VOID, [PTR]), DESTRUCTOR)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    address = ir.Constant(I64, capsule_pointer)
-    get_pointer = b.inttoptr(address, abi.FnPtr(FN_TYPES["capsule_pointer"]))
-    block = b.call(get_pointer, [fn.args[0], ir.Constant(PTR, None)])
-    done = fn.append_basic_block("done")
-    release = fn.append_basic_block("release")
-    b.cbranch(b.icmp_unsigned("==", block, ir.Constant(PTR, None)), done, release)
-    b.position_at_end(release)
-    slot = b.gep(block, [ir.Constant(I64, 16)], source_etype=I8)
-    deleter = b.load(slot, typ=abi.FnPtr(ir.FunctionType(VOID, [PTR])))
-    b.call(deleter, [block])
-    b.ret_void()
-    b.position_at_end(done)
-    b.ret_void()
-    return module

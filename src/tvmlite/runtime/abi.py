@@ -1,0 +1,122 @@
+"""The native ABI of compiled modules as the runtime needs it to call one
+(docs/abi.md): symbol names, status codes, how struct info flattens into the
+arguments of an entry, and a kernel's calling convention. Code generation
+(`lowering/codegen/`) produces code that follows it; the runtime only reads it,
+so calling a built library needs no compiler.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.analysis import free_vars
+
+# Data a module defines for its loader: the JSON manifest, the packed-function
+# table (one pointer per name, in manifest order, filled by the loader), and the
+# table of CPython/NumPy addresses the fast-call wrappers read (`fastcall.py`).
+MANIFEST = "tvmlite_manifest"
+PACKED_TABLE = "tvmlite_packed_funcs"
+PACKED_NAMES = "tvmlite_packed_names"
+PACKED_COUNT = "tvmlite_packed_count"
+PYTHON_API = "tvmlite_python_api"
+
+# Kernel status codes below this are asserts; the runtime owns the ones at and above.
+STATUS_OUT_OF_MEMORY = 1 << 20
+# Bytes a caller gives for the message of a failed assert that reports values.
+MESSAGE_SIZE = 512
+# Bytes of the error buffer an entry writes its message into.
+ERROR_BYTES = 1024
+
+
+def _c_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def entry_symbol(name: str) -> str:
+    """The C symbol of the graph function `name` (the only symbols a manifest may
+    bind: a loader refuses any other)."""
+    return "tvmlite_entry_" + _c_name(name)
+
+
+def fastcall_symbol(name: str) -> str:
+    """The symbol of the CPython fast-call wrapper of the graph function `name`."""
+    return "tvmlite_fastcall_" + _c_name(name)
+
+
+def kernel_symbol(name: str) -> str:
+    """The symbol of the kernel of prim function `name`: prefixed so that a prim
+    function called `exp` or `free` cannot shadow the C library."""
+    return "tvmlite_" + _c_name(name)
+
+
+# ------------------------------------------------------------ entry arguments
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One ABI slot of a parameter or result: `label` names it for messages
+    (`x`, `t[1]`), `sinfo` is a Tensor, Prim or Shape struct info."""
+
+    label: str
+    sinfo: relax.StructInfo
+
+
+def leaves(sinfo: relax.StructInfo, label: str) -> list[Leaf]:
+    """Depth-first leaves of `sinfo`; a tuple contributes its fields' leaves."""
+    if isinstance(sinfo, relax.TupleStructInfo):
+        out: list[Leaf] = []
+        for i, f in enumerate(sinfo.fields):
+            out.extend(leaves(f, f"{label}[{i}]"))
+        return out
+    if isinstance(sinfo, relax.TensorStructInfo | relax.PrimStructInfo | relax.ShapeStructInfo):
+        return [Leaf(label, sinfo)]
+    raise TVMLiteError(
+        f"'{label}' has struct info {type(sinfo).__name__}, which compiled code cannot pass "
+        "(only tensors, prim values, shapes and tuples of them)"
+    )
+
+
+# ------------------------------------------------------------ kernels
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One kernel parameter. `buffer` is None for scalars and for bare handles."""
+
+    name: str
+    var: tir.Var
+    buffer: tir.Buffer | None
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.var.dtype == "handle"
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSignature:
+    """The calling convention of a lowered PrimFunc. A kernel takes, in order: one
+    pointer per handle parameter (the buffer's data), the scalar parameters in
+    their own dtype, then one int64 per `sym_vars` entry (vars the parameter
+    buffers declare that are not parameters themselves) and, when `reports`, a
+    char buffer of MESSAGE_SIZE bytes and its size, where a failing assert writes
+    its message with values filled in. It returns int32: 0, or the 1-based
+    number of the assert that failed (`errors` holds their messages, `?` for a
+    reported value). Param names are distinct; `written` names the buffer
+    parameters the body stores to."""
+
+    name: str
+    params: tuple[Param, ...]
+    sym_vars: tuple[tir.Var, ...]
+    written: frozenset[str]
+    noalias: bool
+    errors: tuple[str, ...]
+    reports: bool = False
+
+
+def buffer_vars(buffer: tir.Buffer) -> list[tir.Var]:
+    """Vars in a buffer's shape, strides and elem_offset, in that order."""
+    offset = () if buffer.elem_offset is None else (buffer.elem_offset,)
+    return free_vars((*buffer.shape, *buffer.strides, *offset))

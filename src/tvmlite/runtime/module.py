@@ -1,0 +1,164 @@
+"""The one protocol of compiled code: what `build()` returns (`Executable`, code
+the JIT loaded) and what `load_module()` returns (`Library`, a shared library
+the dynamic linker loaded) are both a `CompiledModule` over a `CodeImage`.
+
+    m["main"](x, w)          # a graph function: arrays in, arrays/tuples out
+    m["add"](a, b, out)      # a public prim function: destination-passing
+    m.functions              # public names; m.export_library("m.so")
+
+The image says where its symbols are and what can be done with its code; the
+module reads everything else from the manifest the code carries (docs/abi.md):
+it binds the packed-function table, fills the table of CPython/NumPy addresses
+the fast-call wrappers read, and makes one callable per function. Every
+callable holds its module and the module holds its image, so machine code stays
+mapped while anything can still run it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.runtime import fastcall, registry
+from tvmlite.runtime.abi import PACKED_TABLE, PYTHON_API, KernelSignature, kernel_symbol
+from tvmlite.runtime.c_header import render_header
+from tvmlite.runtime.export import check_header_is_ours, guard_of, header_path, write_atomic
+from tvmlite.runtime.graph_call import GraphFunction
+from tvmlite.runtime.kernels import PrimFuncKernel
+from tvmlite.runtime.manifest import signature_from_info
+
+
+class CodeImage(Protocol):
+    """Loaded machine code: the JIT's (lowering/codegen/jit.py) or a shared
+    library's (loader.py)."""
+
+    def address(self, symbol: str) -> int:
+        """Where `symbol` is; an error when the code does not define it."""
+        ...
+
+    def llvm_ir(self) -> str:
+        """The optimized LLVM IR the code was made from."""
+        ...
+
+    def assembly(self) -> str: ...
+
+    def write_library(self, path: Path) -> None:
+        """Write the code as a self-contained shared library (no header)."""
+        ...
+
+
+class CompiledModule:
+    """Compiled functions by name. `timings` holds milliseconds per stage of
+    whatever made or loaded the module."""
+
+    def __init__(
+        self,
+        image: CodeImage,
+        manifest: dict[str, Any],
+        kernels: Mapping[str, KernelSignature] | None = None,
+        public_kernels: frozenset[str] = frozenset(),
+    ) -> None:
+        self.image = image
+        self.manifest = manifest
+        self.timings: dict[str, float] = {}
+        self.packed_names: list[str] = manifest["packed"]
+        self._installed: list[Any] = []  # packed trampolines the table points to
+        self._table = None
+        if self.packed_names:
+            address = image.address(PACKED_TABLE)
+            self._table = (ctypes.c_void_p * len(self.packed_names)).from_address(address)
+        self._missing = set(self.packed_names)
+        self.resolve_packed()
+        functions = manifest["functions"]
+        fast = any("fastcall" in info for info in functions.values())
+        fast = fast and fastcall.fill_api_table(image.address(PYTHON_API))
+        self._entries: dict[str, GraphFunction | PrimFuncKernel] = {}
+        self._private: set[str] = set()
+        for name, info in functions.items():
+            params, ret = signature_from_info(info)
+            wrapper = image.address(info["fastcall"]) if fast and "fastcall" in info else 0
+            address = image.address(info["symbol"])
+            self._entries[name] = GraphFunction(self, name, params, ret, address, wrapper)
+            if not info.get("public", True):
+                self._private.add(name)
+        for name, sig in (kernels or {}).items():
+            self._entries[name] = PrimFuncKernel(self, sig, image.address(kernel_symbol(name)))
+            if name not in public_kernels:
+                self._private.add(name)
+
+    def _where(self) -> str:
+        """How error messages name this module."""
+        return "this module"
+
+    # ------------------------------------------------------------ lookup
+
+    @property
+    def functions(self) -> list[str]:
+        """Names of the public functions (all of them when none is public)."""
+        public = [n for n in self._entries if n not in self._private]
+        return public or list(self._entries)
+
+    def __getitem__(self, name: str) -> GraphFunction | PrimFuncKernel:
+        found = self._entries.get(name)
+        if found is None or name not in self.functions:
+            known = ", ".join(self.functions) or "none"
+            reason = "is private" if found is not None else "does not exist"
+            raise TVMLiteError(f"function '{name}' {reason} in {self._where()} (public: {known})")
+        return found
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.functions
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.functions)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {', '.join(self.functions)}>"
+
+    @property
+    def total_ms(self) -> float:
+        return sum(self.timings.values())
+
+    # ------------------------------------------------------------ the code
+
+    def llvm_ir(self) -> str:
+        return self.image.llvm_ir()
+
+    def assembly(self) -> str:
+        return self.image.assembly()
+
+    def export_library(self, path: str | os.PathLike) -> Path:
+        """Write a self-contained shared library of the graph functions and its C
+        header (`path` with suffix `.h`); see docs/abi.md. Returns the path. A
+        header of that name that tvmlite did not write is never overwritten."""
+        out = Path(path)
+        if out.suffix in ("", ".h"):
+            raise TVMLiteError(f"{out}: give the library a suffix such as .so")
+        check_header_is_ours(header_path(out))
+        self.image.write_library(out)
+        write_atomic(header_path(out), render_header(self.manifest, out.name, guard_of(out)))
+        return out
+
+    # ------------------------------------------------------------ packed functions
+
+    def resolve_packed(self) -> None:
+        """Point the callback table at the registered functions (registration may
+        happen after the build: entries still missing are looked up on each call)."""
+        if self._table is None:
+            return
+        for index, name in enumerate(self.packed_names):
+            if name not in self._missing:
+                continue
+            found = registry.get_global_func(name, allow_missing=True)
+            if found is not None:
+                self._table[index] = found.address
+                self._installed.append(found)
+                self._missing.discard(name)
+
+    @property
+    def has_missing_packed(self) -> bool:
+        return bool(self._missing)
