@@ -9,7 +9,8 @@ its iteration variables: `w[v_ff // 32, ..., v_ff % 32]` with `v_ff = f // 392 *
 the loop bounds are no longer constants (a parallel loop's task runs a range it
 is given), and then does not vectorize. Here each integer index has the
 bindings substituted and is put in canonical form (`dsl/canonical.py`) under the
-ranges of the loops around it. The LetStmts stay for whatever else reads them.
+ranges of the loops around it. The LetStmts stay for whatever else reads them;
+indices that use no binding are left as they are (so lowering is idempotent).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl import canonical, tir
-from tvmlite.dsl.analysis import loads, substitute
+from tvmlite.dsl.analysis import loads, substitute, uses
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.transform import PrimFuncPass
 
@@ -31,8 +32,10 @@ class _SimplifyIndices(StmtExprMutator):
         self.bindings: dict[tir.Var, tir.PrimExpr] = {}
 
     def _index(self, e: tir.PrimExpr) -> tir.PrimExpr:
+        """Only indices through bindings change: what is already in loop
+        variables (a lowered module lowered again) stays as it is."""
         e = self.visit_expr(e)
-        if e.dtype not in _INDEX:
+        if e.dtype not in _INDEX or not uses(e, self.bindings):
             return e
         return self.analyzer.simplify(substitute(e, self.bindings))
 
