@@ -8,6 +8,7 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
 
 Function = tir.PrimFunc | relax.Function | relax.ExternFunc
@@ -28,9 +29,20 @@ class IRModule(Printable):
     metadata: dict[str, list[Any]] = field(default_factory=dict)
     dialect: str | None = None
     span: Span | None = field(default=None, repr=False)
+    # the comments of the text it was parsed from (dsl/comments.py); never compared
+    comments: Comments | None = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> Function:
         return self.functions[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self.functions
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
+
+    func: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()

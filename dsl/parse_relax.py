@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl.comments import Comments, add, attached, carried, loose, merged, take_head
 from tvmlite.dsl.parse_relax_calls import RelaxCallParser
 from tvmlite.dsl.parse_relax_expr import MODULE
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
@@ -45,6 +46,8 @@ class RelaxFunctionParser(RelaxCallParser):
         self.df_outputs: dict[int, str] = {}
         self.df_bound: dict[str, relax.Var] = {}
         self.depth = 0  # > 0 inside if branches
+        self.node: syntax.Node | None = None  # the statement being parsed
+        self.func_comments: Comments | None = None  # R.func_attr's
 
     # ------------------------------------------------------------ signature
 
@@ -95,18 +98,21 @@ class RelaxFunctionParser(RelaxCallParser):
 
     def parse_body(self) -> relax.Function:
         body = self.fdef.body
+        pending: tuple[str, ...] = ()
         if body and isinstance(body[0], syntax.ExprStmt) and _is_docstring(body[0]):
+            pending = loose(body[0].comments)
             body = body[1:]
         if not body or not isinstance(body[-1], syntax.Return):
             where = body[-1] if body else self.fdef
             raise self.ctx.error("a Relax function must end with a return statement", where)
         self.vars.push()
-        for stmt in body[:-1]:
-            self.statement(stmt)
+        pending = self.suite(body[:-1], pending)
         result = self._return(body[-1])
         self.flush()
         self.vars.pop()
-        seq = relax.SeqExpr(tuple(self.blocks), result, span=body[-1].span)
+        seq = relax.SeqExpr(
+            tuple(self.blocks), result, body[-1].span, carried(pending, body[-1].comments)
+        )
         body_sinfo = self.sinfo_of(result)
         if self.ret is not None and not compatible(self.ret, body_sinfo):
             raise self.ctx.error(
@@ -117,13 +123,15 @@ class RelaxFunctionParser(RelaxCallParser):
         attrs = dict(self.attrs)
         if not self.is_private and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.fdef.name
+        comments = merged(self.fdef.comments, self.func_comments)
         return relax.Function(
             tuple(self.params),
             seq,
             self.ret if self.ret is not None else body_sinfo,
             self.is_pure,
             tuple(attrs.items()),
-            span=self.fdef.span,
+            self.fdef.span,
+            comments,
         )
 
     def flush(self) -> None:
@@ -136,12 +144,34 @@ class RelaxFunctionParser(RelaxCallParser):
             raise self.ctx.error("return needs a value in a Relax function", stmt)
         return self.normalize(self.rx(stmt.value), stmt.span)
 
+    def suite(self, stmts: Any, pending: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """Parse a body's statements, each one's comments on the binding or block it
+        became. Comments of statements that became neither (a declaration, `pass`)
+        go to the next one; those left at the end are returned."""
+        for stmt in stmts:
+            bindings, blocks = len(self.bindings), len(self.blocks)
+            self.statement(stmt)
+            comments = stmt.comments
+            if comments is None and not pending:
+                continue
+            comments, pending = carried(pending, comments), ()
+            if len(self.blocks) > blocks and self.blocks[-1].is_dataflow:
+                self.blocks[-1] = attached(self.blocks[-1], comments)
+            elif len(self.bindings) > bindings:
+                self.bindings[-1] = attached(self.bindings[-1], comments)
+            else:
+                pending = loose(comments)
+        return pending
+
     def statement(self, stmt: syntax.Node) -> None:
         handler = self._STATEMENTS.get(type(stmt))
         if handler is None:
             what = _STATEMENT_NAMES.get(type(stmt).__name__, type(stmt).__name__)
             raise self.ctx.error(f"{what} are not supported in a Relax function", stmt)
+        self.ctx.nest(stmt, "statement")
+        self.node = stmt
         handler(self, stmt)
+        self.ctx.depth -= 1
 
     # ------------------------------------------------------------ bindings
 
@@ -175,6 +205,7 @@ class RelaxFunctionParser(RelaxCallParser):
         is_module = isinstance(value, syntax.Name) and value.id == self.ctx.module_name
         if is_module and self.vars.lookup(value.id) is None:
             self.vars.define(target.id, MODULE)
+            self.func_comments = add(self.func_comments, "cls", take_head(self.node))
             return
         if callee == "R.match_cast":
             self._match_cast(target, ann, value, stmt)
@@ -211,6 +242,7 @@ class RelaxFunctionParser(RelaxCallParser):
             if kw.name != "is_size_var":
                 raise self.ctx.error(f"T.{dtype}() got an unexpected keyword argument '{kw.name}'",
                                      kw)  # fmt: skip
+        self.func_comments = add(self.func_comments, f"decl:{target.id}", take_head(self.node))
         existing = self.sym.lookup(target.id)
         if isinstance(existing, tir.Var) and existing.dtype == dtype:
             return
@@ -269,6 +301,7 @@ class RelaxFunctionParser(RelaxCallParser):
             if not isinstance(key, str):
                 raise self.ctx.error("function attribute names must be strings", knode)
         self.attrs.update(attrs)
+        self.func_comments = add(self.func_comments, "func_attr", take_head(self.node))
 
     def _pass(self, stmt: syntax.Pass) -> None:
         return
@@ -294,12 +327,12 @@ class RelaxFunctionParser(RelaxCallParser):
         if self.in_dataflow or self.depth:
             raise self.ctx.error("a dataflow block belongs at the top level of the function", stmt)
         body = list(stmt.body)
+        output = body[-1] if _is_output(body[-1]) else None
         outputs = self._outputs(body)
         self.flush()
         self.in_dataflow, self.df_bound = True, {}
         self.vars.push()
-        for s in body:
-            self.statement(s)
+        pending = self.suite(body)
         out_vars = [self._output_var(node) for node in outputs.values()]
         self.vars.pop()
         self.in_dataflow = False
@@ -310,7 +343,9 @@ class RelaxFunctionParser(RelaxCallParser):
             self.vars.define(node.id, var)
             self.closed_dataflow.pop(node.id, None)
         if self.bindings:
-            self.blocks.append(relax.BindingBlock(tuple(self.bindings), True, span=stmt.span))
+            comments = _output_comments(carried(pending, output and output.comments))
+            block = relax.BindingBlock(tuple(self.bindings), True, stmt.span, comments)
+            self.blocks.append(block)
             self.bindings = []
 
     def _outputs(self, body: list[syntax.Node]) -> dict[str, syntax.Name]:
@@ -388,8 +423,7 @@ class RelaxFunctionParser(RelaxCallParser):
         self.bindings, self.blocks = [], []
         self.vars.push()
         self.depth += 1
-        for s in body:
-            self.statement(s)
+        self.suite(body)  # ends with a binding, which takes what is left
         self.depth -= 1
         self.vars.pop()
         final = self.bindings[-1] if self.bindings else None
@@ -397,7 +431,7 @@ class RelaxFunctionParser(RelaxCallParser):
             raise self.ctx.error("each branch of a Relax if must end with a plain binding", last)
         self.bindings.pop()
         self.flush()
-        seq = relax.SeqExpr(tuple(self.blocks), final.value, span=last.span)
+        seq = relax.SeqExpr(tuple(self.blocks), final.value, last.span, final.comments)
         self.bindings, self.blocks = saved_bindings, saved_blocks
         annotated = isinstance(last, syntax.AnnAssign)
         return target, seq, final.var.struct_info, annotated
@@ -412,6 +446,15 @@ class RelaxFunctionParser(RelaxCallParser):
         syntax.FunctionDef: _nested_def,
         syntax.Return: _return_inside,
     }
+
+
+def _output_comments(comments: Comments | None) -> Comments | None:
+    """The comments of `R.output(...)`, as roles of its dataflow block."""
+    if comments is None:
+        return None
+    return Comments(
+        tuple((f"output.{role}" if role else "output", r) for role, r in comments.roles)
+    )
 
 
 def _target(stmt: syntax.Node) -> syntax.Node | None:

@@ -216,7 +216,10 @@ class RelaxCallParser(RelaxExprParser):
 
     def _const_value(self, node: syntax.Node) -> Any:
         if isinstance(node, (syntax.List, syntax.Tuple)):
-            return [self._const_value(e) for e in node.elts]
+            self.ctx.nest(node)
+            values = [self._const_value(e) for e in node.elts]
+            self.ctx.depth -= 1
+            return values
         value = self.value(node)
         if isinstance(value, (tir.IntImm, tir.FloatImm)):
             return value.value

@@ -168,10 +168,14 @@ class RelaxExprParser(SinfoParser):
 
     def value(self, node: syntax.Node) -> Value:
         handler = self._NODES.get(type(node))
+        ctx = self.ctx
         if handler is None:
             kind = type(node).__name__
-            raise self.ctx.error(f"{kind} expressions are not supported in a Relax function", node)
-        return handler(self, node)
+            raise ctx.error(f"{kind} expressions are not supported in a Relax function", node)
+        ctx.nest(node)
+        value = handler(self, node)
+        ctx.depth -= 1
+        return value
 
     # ------------------------------------------------------------ syntax nodes
 
@@ -308,7 +312,9 @@ class RelaxExprParser(SinfoParser):
             if isinstance(found, relax.Var):
                 return found  # a bound var, already a leaf: what the general path gives
         if isinstance(node, (syntax.Tuple, syntax.List)):
+            self.ctx.nest(node)
             items = tuple(self.op_arg(e) for e in node.elts)
+            self.ctx.depth -= 1
             if items and all(isinstance(i, relax.Expr) for i in items):
                 return relax.Tuple(items, span=node.span)
             return items

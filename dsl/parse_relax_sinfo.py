@@ -95,6 +95,13 @@ def names_in(node: syntax.Node) -> list[syntax.Name]:
 def literal_value(node: syntax.Node, ctx: ParseContext) -> Any:
     """Attribute values (`R.func_attr`, `I.module_attrs`): Python literals, lists
     as tuples, dicts as dicts, and TIR constants such as `T.int64(4)`."""
+    ctx.nest(node)
+    value = _literal_value(node, ctx)
+    ctx.depth -= 1
+    return value
+
+
+def _literal_value(node: syntax.Node, ctx: ParseContext) -> Any:
     if isinstance(node, syntax.Constant):
         return node.value
     if isinstance(node, syntax.UnaryOp) and node.op == "-":
@@ -176,6 +183,13 @@ class SinfoParser:
 
     def sinfo(self, node: syntax.Node) -> relax.StructInfo:
         """The struct info an annotation node denotes."""
+        ctx = self.ctx
+        ctx.nest(node, "struct info")
+        sinfo = self._sinfo(node)
+        ctx.depth -= 1
+        return sinfo
+
+    def _sinfo(self, node: syntax.Node) -> relax.StructInfo:
         if isinstance(node, syntax.Call):
             name = syntax.dotted(node.func)
             call = node

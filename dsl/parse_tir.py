@@ -12,6 +12,7 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.comments import merged
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -68,8 +69,11 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    if options["s_tir"] or parser.saw_block or parser.root_allocs:
-        root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(parser.root_allocs))
+    # TVM's parser adds the root block only where something needs it: block-free
+    # functions (`s_tir=True` or not) keep their body as written.
+    if parser.saw_block or parser.root_allocs:
+        allocs = tuple(parser.root_allocs)
+        root = tir.Block("root", (), (), (), body, None, allocs, comments=parser.root_comments)
         body = tir.BlockRealize((), tir.IntImm("bool", 1), root, fdef.span)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
     attrs: list[tuple[str, Any]] = []
@@ -77,8 +81,9 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
         attrs.append(("global_symbol", fdef.name))
     attrs.extend(parser.func_attrs)
     func = tir.PrimFunc(
-        tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span
-    )
+        tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span,
+        merged(fdef.comments, parser.func_comments),
+    )  # fmt: skip
     verify_prim_func(func, ctx)
     return func
 

@@ -34,6 +34,7 @@ class AssignParser(BlockParser):
 
     loop_depth: int
     func_attrs: list[tuple[str, Any]]
+    func_comments: Any
     handles: dict[tir.Var, tir.Buffer | None]
     predeclared: dict[str, tir.Var]
 
@@ -83,7 +84,9 @@ class AssignParser(BlockParser):
         if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
             if len(node.indices) != 1:
                 raise self.error("T.let[...] takes one type", node)
+            self.ctx.nest(node.indices[0], "type")
             dtype, pointee, _ = self.annotation(node.indices[0])
+            self.ctx.depth -= 1
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
             return "handle", self.pointee(node), False
@@ -114,6 +117,8 @@ class AssignParser(BlockParser):
             var = tir.Var(target.id, dtype, pointee, target.span)
         self.check_rebind(target)
         self.define(target.id, var)
+        if self.level == FUNCTION:  # printed where the var is first used, as `decl:<name>`
+            self.func_comments = self.header_comments(self.func_comments, f"decl:{target.id}")
         return None
 
     def check_rebind(self, target: syntax.Name) -> None:
@@ -190,6 +195,8 @@ class AssignParser(BlockParser):
         self.handles[handle] = buffer
         self.check_rebind(target)
         self.define(target.id, buffer)
+        role = f"match_buffer:{handle.name}"
+        self.func_comments = self.header_comments(self.func_comments, role)
         return None
 
     def _alloc(self, target: syntax.Name, call: syntax.Call) -> Result:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.comments import Comments, add, take_head
 from tvmlite.dsl.parse_tir_buffer import BufferParser
 from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
@@ -44,6 +45,7 @@ class BlockFrame:
     allocs: list[tir.Buffer] = field(default_factory=list)
     match_buffers: list[tir.MatchBufferRegion] = field(default_factory=list)
     init: tir.Stmt | None = None
+    comments: Comments | None = None  # of the header statements, by role
 
 
 class BlockParser(BufferParser):
@@ -56,6 +58,14 @@ class BlockParser(BufferParser):
     loop_ranges: dict[tir.Var, tir.Range]
     root_allocs: list[tir.Buffer]
     saw_block: bool
+    node: syntax.Node | None
+    root_comments: Comments | None
+
+    def header_comments(self, sink: Comments | None, role: str) -> Comments | None:
+        """`sink` (a block's or the function's comments) plus those of the header
+        statement being parsed, which the printer writes as the `role` line of its
+        owner. What comes after the statement stays with it (see `stmts`)."""
+        return add(sink, role, take_head(self.node))
 
     def body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
         raise NotImplementedError
@@ -114,6 +124,7 @@ class BlockParser(BufferParser):
             tuple(frame.match_buffers),
             tuple(frame.annotations),
             node.span,
+            frame.comments,
         )
         predicate = frame.predicate or tir.IntImm("bool", 1)
         return tir.BlockRealize(tuple(frame.iter_values), predicate, block, node.span)
@@ -126,6 +137,7 @@ class BlockParser(BufferParser):
             raise self.error("T.init takes no arguments", call)
         if frame.init is not None:
             raise self.error(f"block '{frame.name}' has more than one T.init()", node)
+        frame.comments = self.header_comments(frame.comments, "init")
         frame.init = self.nested_body(body, node.span)
 
     # ------------------------------------------------------------ iter vars
@@ -159,6 +171,7 @@ class BlockParser(BufferParser):
         low, high = materialize(lo, dtype), materialize(hi, dtype)
         if not dt.is_integer_like(dtype):
             raise self.error(f"a block axis must be an integer, got {dtype}", call)
+        frame.comments = self.header_comments(frame.comments, f"axis:{len(frame.iter_vars)}")
         self.add_iter_var(
             frame, target, tir.Range(low, difference(high, low), dom_node.span), kind, value
         )
@@ -178,6 +191,7 @@ class BlockParser(BufferParser):
                 f"and {len(bindings)} binding(s)",
                 call,
             )
+        frame.comments = self.header_comments(frame.comments, f"axis:{len(frame.iter_vars)}")
         for letter, binding, target in zip(kinds, bindings, names, strict=True):
             kind = _REMAP_KINDS.get(letter)
             if kind is None:
@@ -211,6 +225,7 @@ class BlockParser(BufferParser):
         if len(call.args) != 1 or call.keywords:
             raise self.error(f"T.where expects 1 argument, got {len(call.args)}", call)
         frame.predicate = self.boolean(self.value(call.args[0]), call.args[0], "T.where predicate")
+        frame.comments = self.header_comments(frame.comments, "where")
 
     def reads_writes(self, call: syntax.Call, which: str) -> None:
         frame = self.direct_block(call, f"T.{which}")
@@ -221,12 +236,14 @@ class BlockParser(BufferParser):
             frame.reads = (frame.reads or []) + regions
         else:
             frame.writes = (frame.writes or []) + regions
+        frame.comments = self.header_comments(frame.comments, which)
 
     def block_attr(self, call: syntax.Call) -> None:
         frame = self.direct_block(call, "T.block_attr")
         if len(call.args) != 1 or call.keywords:
             raise self.error(f"T.block_attr expects 1 argument, got {len(call.args)}", call)
         frame.annotations.extend(self.attr_dict(call.args[0]))
+        frame.comments = self.header_comments(frame.comments, "attr")
 
     # ------------------------------------------------------------ block-level buffers
 
@@ -235,8 +252,12 @@ class BlockParser(BufferParser):
         named = self.buffer_args(call, call.args, "T.alloc_buffer")
         buffer = self.make_buffer(name, named, call)
         if self.blocks:
-            self.blocks[-1].allocs.append(buffer)
+            frame = self.blocks[-1]
+            frame.comments = self.header_comments(frame.comments, f"alloc:{len(frame.allocs)}")
+            frame.allocs.append(buffer)
         else:
+            role = f"alloc:{len(self.root_allocs)}"
+            self.root_comments = self.header_comments(self.root_comments, role)
             self.root_allocs.append(buffer)
         return buffer
 
@@ -251,6 +272,8 @@ class BlockParser(BufferParser):
             shape = tuple(r.extent for r in source.region)
             dtype = source.buffer.dtype
         buffer = self.make_buffer(name, named, call, shape=shape, dtype=dtype)
+        role = f"match:{len(frame.match_buffers)}"
+        frame.comments = self.header_comments(frame.comments, role)
         frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))
         return buffer
 

@@ -141,7 +141,9 @@ class BufferParser(ExprParser):
         out: list[tir.BufferRegion] = []
         for arg in args:
             if isinstance(arg, syntax.List | syntax.Tuple):
+                self.ctx.nest(arg)
                 out.extend(self.regions(arg.elts))
+                self.ctx.depth -= 1
             else:
                 out.append(self.region(arg))
         return out
@@ -184,6 +186,12 @@ class BufferParser(ExprParser):
     def attr_value(self, node: syntax.Node) -> Any:
         """Attribute values as TVM stores them: Python scalars and strings, tuples for
         lists, tuples of pairs for dicts, `T.bool(...)` as a bool, else a PrimExpr."""
+        self.ctx.nest(node)
+        value = self._attr_value(node)
+        self.ctx.depth -= 1
+        return value
+
+    def _attr_value(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Constant):
             return node.value
         if isinstance(node, syntax.UnaryOp) and node.op == "-":

@@ -98,7 +98,11 @@ class ControlParser(AssignParser):
         zero = make_const(0, extent.dtype)
         if len(levels) == 1:
             return self.loop(target, zero, extent, tir.SERIAL, node.body, node)
-        return self.loop(target, zero, extent, tir.SERIAL, (), node, inner=levels[1:])
+        # each further loop variable of a T.grid is one more loop inside this one
+        self.ctx.nest(levels[1][0], "loop")
+        loop = self.loop(target, zero, extent, tir.SERIAL, (), node, inner=levels[1:])
+        self.ctx.depth -= 1
+        return loop
 
     def loop(
         self,

@@ -161,7 +161,11 @@ class ExprParser:
         visit = _VISIT.get(type(node))
         if visit is None:
             raise self.error(f"{_describe(node)} is not a TIR expression", node)
-        return visit(self, node)
+        ctx = self.ctx
+        ctx.nest(node)
+        value = visit(self, node)
+        ctx.depth -= 1
+        return value
 
     def typed(self, node: syntax.Node, dtype: str) -> tir.PrimExpr:
         """`node` converted to `dtype` the way a store or typed binding does."""

@@ -16,6 +16,7 @@ from typing import Any
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.comments import ROOT_MARKERS, Comments, Remark, add, attached, carried, loose
 from tvmlite.dsl.parse_tir_assign import Result, Scoped
 from tvmlite.dsl.parse_tir_block import FUNCTION
 from tvmlite.dsl.parse_tir_control import ControlParser
@@ -30,6 +31,28 @@ def seq(stmts: list[tir.Stmt], span: Span | None = None) -> tir.Stmt:
     if not flat:
         return tir.Evaluate(tir.IntImm("int32", 0), span)
     return flat[0] if len(flat) == 1 else tir.SeqStmt(tuple(flat), span)
+
+
+def commented(result: Result, comments: Comments | None) -> Result:
+    """A statement's result carrying the comments of the statement it came from
+    (the first node, when it is several)."""
+    if comments is None:
+        return result
+    if isinstance(result, Scoped):
+        return Scoped(commented(result.stmt, comments))  # type: ignore[arg-type]
+    if isinstance(result, list):
+        return [commented(result[0], comments), *result[1:]]  # type: ignore[list-item]
+    return attached(result, comments)
+
+
+def after(stmt: tir.Stmt, lines: tuple[str, ...]) -> tir.Stmt:
+    """`stmt` followed by comment lines (printed after it, at its indentation)."""
+    if isinstance(stmt, tir.SeqStmt):  # flattened away by `seq`: the last one keeps them
+        return dataclasses.replace(stmt, seq=(*stmt.seq[:-1], after(stmt.seq[-1], lines)))
+    return dataclasses.replace(stmt, comments=add(stmt.comments, "after", Remark(lines)))
+
+
+_SCOPED_WHY = " (a let binding or flat T.attr holds the statements after it)"
 
 
 class StmtParser(ControlParser):
@@ -47,6 +70,10 @@ class StmtParser(ControlParser):
         self.func_attrs: list[tuple[str, Any]] = []
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}
+        self.node: syntax.Node | None = None  # the statement being parsed
+        self.func_comments: Comments | None = None  # T.func_attr's
+        self.root_comments: Comments | None = None  # root-level T.alloc_buffer's
+        self.rooted = False  # the root block's comment line was met
 
     # ------------------------------------------------------------ sequences
 
@@ -66,23 +93,64 @@ class StmtParser(ControlParser):
 
     def stmts(self, nodes: tuple[syntax.Node, ...], start: int) -> list[tir.Stmt]:
         out: list[tir.Stmt] = []
+        pending: tuple[str, ...] = ()  # comments of statements that became no node
         for i in range(start, len(nodes)):
+            if not self.rooted and nodes[i].comments is not None and self.level is FUNCTION:  # type: ignore[attr-defined]
+                pending = self.root_marker(nodes[i], pending)
             result = self.stmt(nodes[i])
+            comments = nodes[i].comments  # type: ignore[attr-defined]
+            if comments is not None or pending:
+                if result is None:
+                    pending += loose(comments)
+                    continue
+                result = commented(result, carried(pending, comments))
+                pending = ()
             if isinstance(result, Scoped):
+                # the statements after it are its body: one level deeper
+                if i + 1 < len(nodes):
+                    self.ctx.nest(nodes[i + 1], "statement", _SCOPED_WHY)
                 rest = seq(self.stmts(nodes, i + 1), nodes[i].span)
+                if i + 1 < len(nodes):
+                    self.ctx.depth -= 1
                 out.append(dataclasses.replace(result.stmt, body=rest))
                 return out
             if isinstance(result, list):
                 out.extend(result)
             elif result is not None:
                 out.append(result)
+        if pending and out:
+            out[-1] = after(out[-1], pending)
+        elif pending:  # a body of declarations only: `pass` stands for it
+            out.append(tir.Evaluate(tir.IntImm("int32", 0), comments=carried(pending, None)))
         return out
+
+    def root_marker(self, node: syntax.Node, pending: tuple[str, ...]) -> tuple[str, ...]:
+        """The printer writes the implicit root block as a comment line, which is its
+        own: the first such line above a statement of the function body is taken
+        off, and what was written before it (`pending` included) is the function's
+        "root" comments. Returns what is still pending."""
+        comments: Comments = node.comments  # type: ignore[attr-defined]
+        head = comments.get("")
+        if head is None or not any(line in ROOT_MARKERS for line in head.above):
+            return pending
+        k = next(k for k, line in enumerate(head.above) if line in ROOT_MARKERS)
+        self.rooted = True
+        node.comments = comments.replaced("", Remark(head.above[k + 1 :], head.trailing))  # type: ignore[attr-defined]
+        if pending or k:
+            above = Remark((*pending, *head.above[:k]))
+            self.func_comments = add(self.func_comments, "root", above)
+        return ()
 
     def stmt(self, node: syntax.Node) -> Result:
         handler = _STMTS.get(type(node))
         if handler is None:
             raise self.error(f"{type(node).__name__} statements are not supported in TIR", node)
-        return handler(self, node)
+        ctx = self.ctx
+        ctx.nest(node, "statement")
+        self.node = node
+        result = handler(self, node)
+        ctx.depth -= 1
+        return result
 
     # ------------------------------------------------------------ simple statements
 
@@ -147,6 +215,7 @@ class StmtParser(ControlParser):
         if len(call.args) != 1 or call.keywords:
             raise self.error(f"T.func_attr expects 1 argument, got {len(call.args)}", call)
         self.func_attrs.extend(self.attr_dict(call.args[0]))
+        self.func_comments = self.header_comments(self.func_comments, "func_attr")
         return None
 
     def _evaluate(self, call: syntax.Call) -> Result:

@@ -9,18 +9,29 @@ signature, then the bodies, so functions may refer to ones defined later.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
 from tvmlite.dsl import relax, syntax, tir
-from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
+from tvmlite.dsl.comments import (
+    HEADER_LINES,
+    Comments,
+    Remark,
+    add,
+    carried,
+    loose,
+    merged,
+    take_head,
+)
+from tvmlite.dsl.module import CLASSIC, TVM027, IRModule, RawCall
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
+from tvmlite.dsl.scope import MAX_NESTING
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax
 
@@ -51,15 +62,6 @@ _UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inli
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
 
-@dataclass(frozen=True, slots=True)
-class RawCall:
-    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
-
-    func: str
-    args: tuple[Any, ...]
-    kwargs: tuple[tuple[str, Any], ...] = ()
-
-
 def detect_dialect(text: str) -> str:
     """`tvm-0.27` or `classic`, from the header comments TVM prints, else from
     spellings only one dialect uses."""
@@ -77,18 +79,44 @@ def detect_dialect(text: str) -> str:
     return CLASSIC
 
 
-def parse(text: str, filename: str | None = None) -> IRModule | tir.PrimFunc | relax.Function:
+Parsed = IRModule | tir.PrimFunc | relax.Function
+
+
+def parse(text: str, filename: str | None = None) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
-    `@T.prim_func` / `@R.function` gives that function. Raises ParseError only."""
+    `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
+    The text's comments are kept on the nodes they belong to (dsl/comments.py)."""
+    return _guarded(text, filename, keep_tree=False)  # type: ignore[return-value]
+
+
+def parse_commented(text: str, filename: str | None = None) -> tuple[Parsed, syntax.Module]:
+    """`parse`, and the text's syntax tree, which lists every comment of the text
+    (`notes`) and those no node could keep where they stand (`lost`)."""
+    return _guarded(text, filename, keep_tree=True)  # type: ignore[return-value]
+
+
+def _guarded(
+    text: str, filename: str | None, keep_tree: bool
+) -> Parsed | tuple[Parsed, syntax.Module]:
     name = filename or "<string>"
     if not isinstance(text, str):
         raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
     try:
         with _collector_paused():
-            return _parse(text, name)
-    except RecursionError:
+            parsed = _parse(text, name)
+            if keep_tree:
+                return parsed
+            # the syntax tree goes while the collector is still paused: the first
+            # collection after the parse then has only the IR to scan
+            result = parsed[0]
+            del parsed
+        return result
+    except RecursionError:  # the nesting limit is meant to make this unreachable
         raise ParseError(
-            "internal error while parsing: the text nests too deeply", None, name
+            f"internal error while parsing: Python's stack ran out below the nesting limit "
+            f"({MAX_NESTING} levels)",
+            None,
+            name,
         ) from None
     except MemoryError:
         raise ParseError("internal error while parsing: out of memory", None, name) from None
@@ -125,12 +153,12 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.
     return parse(text, name)
 
 
-def _parse(text: str, filename: str) -> IRModule | tir.PrimFunc | relax.Function:
+def _parse(text: str, filename: str) -> tuple[Parsed, syntax.Module]:
     tree = parse_syntax(text, filename)
     ctx = RelaxContext(detect_dialect(text), Source(text, filename))
     if "metadata" in text:
         _reject_metadata(tree, ctx)
-    return _ModuleParser(ctx).top(tree)
+    return _ModuleParser(ctx).top(tree), tree
 
 
 def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
@@ -154,6 +182,27 @@ def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
             stack.extend(node)
 
 
+def _file_comments(tree: syntax.Module) -> Comments:
+    """The file-level comments: those above the first statement that precede the
+    header the printer writes (TVM's `# from tvm.script import ...` lines, which are
+    taken off: the printer writes them again), or all of them when the text starts
+    with an import. The rest stays above the first statement."""
+    first = tree.body[0] if tree.body else None
+    comments: Comments | None = getattr(first, "comments", None)
+    head = None if comments is None else comments.get("")
+    if head is None:
+        return Comments()
+    lines = head.above
+    if isinstance(first, syntax.Import):  # the header is printed where the imports were
+        cut = len(lines)
+    else:
+        cut = 1 + max((k for k, line in enumerate(lines) if line in HEADER_LINES), default=-1)
+    top = tuple(line for line in lines[:cut] if line not in HEADER_LINES)
+    rest = Remark(lines[cut:], head.trailing)
+    first.comments = comments.replaced("", rest)  # type: ignore[union-attr]
+    return Comments((("top", Remark(top)),)) if top else Comments()
+
+
 def _decorator_name(node: syntax.Node) -> str:
     func = node.func if isinstance(node, syntax.Call) else node
     return syntax.dotted(func) or ""
@@ -167,6 +216,8 @@ class _ModuleParser:
 
     def top(self, tree: syntax.Module) -> IRModule | tir.PrimFunc | relax.Function:
         items: list[syntax.ClassDef | syntax.FunctionDef] = []
+        self.file = _file_comments(tree)
+        pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in tree.body:
             handler = self._TOP.get(type(stmt))
             if handler is None:
@@ -176,6 +227,11 @@ class _ModuleParser:
                 )
             if handler(self, stmt):
                 items.append(stmt)  # type: ignore[arg-type]
+                stmt.comments, pending = carried(pending, stmt.comments), ()
+            elif items:
+                items[0].comments = add(items[0].comments, "after", Remark(loose(stmt.comments)))
+            else:
+                pending += loose(stmt.comments)
         if not items:
             raise self.ctx.error("the text holds no @I.ir_module class and no function", tree.span)
         if len(items) > 1:
@@ -185,11 +241,18 @@ class _ModuleParser:
             )
         item = items[0]
         if isinstance(item, syntax.ClassDef):
-            return self.module(item)
-        return self.lone_function(item)
+            mod = self.module(item)
+            mod.comments = merged(mod.comments, self.file)
+            return mod
+        func = self.lone_function(item)
+        return dataclasses.replace(func, comments=merged(func.comments, self.file))
 
     def _import(self, stmt: syntax.Import) -> bool:
         if stmt.names and all((stmt.module, name) in _NAMESPACE_IMPORTS for name in stmt.names):
+            aliases = [alias or name for name, alias in stmt.names]
+            imported = self.file.imports or ()
+            self.file = Comments(self.file.roles, (*imported, *aliases))
+            self.file = self.file.with_role(f"import {aliases[0]}", take_head(stmt))
             return False
         raise self.ctx.error(
             "only the TVMScript namespace imports are allowed (`from tvm.script import ir as I`, "
@@ -281,16 +344,21 @@ class _ModuleParser:
                 cdef.bases[0],
             )
         self.ctx.module_name = cdef.name
-        mod = IRModule(dialect=self.ctx.dialect, span=cdef.span)
+        mod = IRModule(dialect=self.ctx.dialect, span=cdef.span, comments=cdef.comments)
         members: dict[str, syntax.Node] = {}
+        pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in cdef.body:
+            stmt.comments, pending = carried(pending, stmt.comments), ()  # type: ignore[attr-defined]
             name = self.member(stmt, mod)
             if name is None:
+                pending = loose(stmt.comments)  # type: ignore[attr-defined]
                 continue
             if name in members:
                 line = members[name].span.line if members[name].span else "?"
                 raise self.ctx.error(f"duplicate definition of {name} (first at line {line})", stmt)
             members[name] = stmt
+        if pending:
+            self.after_members(mod, members, pending)
         relax_parsers: dict[str, RelaxFunctionParser] = {}
         for name, stmt in members.items():
             if not isinstance(stmt, syntax.FunctionDef):
@@ -311,6 +379,22 @@ class _ModuleParser:
         mod.functions = functions
         verify_module(mod)
         return mod
+
+    def after_members(
+        self, mod: IRModule, members: dict[str, syntax.Node], lines: tuple[str, ...]
+    ) -> None:
+        """Comments left at the end of the class body go after its last member (or
+        end the class, when it has none)."""
+        if not members:
+            mod.comments = add(mod.comments, "end", Remark(lines))
+            return
+        name, last = list(members.items())[-1]
+        if isinstance(last, syntax.FunctionDef):
+            last.comments = add(last.comments, "after", Remark(lines))
+        else:
+            extern = mod.functions[name]
+            comments = add(extern.comments, "after", Remark(lines))
+            mod.functions[name] = dataclasses.replace(extern, comments=comments)
 
     def module_decorator(self, cdef: syntax.ClassDef) -> None:
         if len(cdef.decorators) != 1:
@@ -371,7 +455,7 @@ class _ModuleParser:
             raise self.ctx.error("R.ExternFunc takes a string literal", sym)
         if name in mod.functions or name in self.ctx.global_names:
             return name  # reported as a duplicate by the caller
-        mod.functions[name] = relax.ExternFunc(sym.value, span=value.span)
+        mod.functions[name] = relax.ExternFunc(sym.value, value.span, stmt.comments)
         self.ctx.global_names[name] = "extern"
         self.ctx.signatures[name] = _OPAQUE
         return name
@@ -392,11 +476,19 @@ class _ModuleParser:
             raise self.ctx.error(f"{name} takes a dict", args["attrs"])
         if name == "I.module_attrs":
             mod.attrs.update(literal_value(args["attrs"], self.ctx))
+            mod.comments = add(mod.comments, "module_attrs", take_head(stmt))
         else:
             mod.global_infos.update(self.raw(args["attrs"]))
+            mod.comments = add(mod.comments, "global_infos", take_head(stmt))
 
     def raw(self, node: syntax.Node) -> Any:
         """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""
+        self.ctx.nest(node)
+        value = self._raw(node)
+        self.ctx.depth -= 1
+        return value
+
+    def _raw(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call):
             func = syntax.dotted(node.func)
             if func is None:

@@ -13,9 +13,12 @@ import numpy as np
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
+# what the user wrote around the node's lines (dsl/comments.py); never compared
+COMMENTS = field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------- struct info
@@ -139,6 +142,7 @@ class ExternFunc(Expr):
 
     global_symbol: str
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -241,6 +245,7 @@ class VarBinding:
     var: Var
     value: Expr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +257,7 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 Binding = VarBinding | MatchCast
@@ -262,6 +268,7 @@ class BindingBlock:
     bindings: tuple[Binding, ...]
     is_dataflow: bool = False
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +276,7 @@ class SeqExpr(Expr):
     blocks: tuple[BindingBlock, ...]
     body: Expr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
@@ -282,6 +290,7 @@ class Function(Expr, Printable):
     is_pure: bool = True
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

@@ -3,7 +3,8 @@
 The grammar's transformer builds these nodes directly (no Lark trees survive the
 grammar boundary). They say nothing about meaning: `dsl/parser` turns them into
 IR, resolving names against the `I`/`T`/`R` namespaces and its scopes. Nothing
-here is ever evaluated.
+here is ever evaluated. Statements carry the comments written around them
+(`comments`, set by `grammar/comments.py`), which the parsers move onto the IR.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tvmlite.diagnostics import Span
+from tvmlite.dsl.comments import Comments, Lost, Note
 
 SPAN = field(default=None, compare=False, repr=False)
+COMMENTS = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -169,6 +172,7 @@ class Lambda(Node):
 class ExprStmt(Node):
     value: Node
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -178,6 +182,7 @@ class Assign(Node):
     targets: tuple[Node, ...]
     value: Node
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -188,6 +193,7 @@ class AnnAssign(Node):
     annotation: Node
     value: Node | None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -198,6 +204,7 @@ class AugAssign(Node):
     op: str
     value: Node
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -206,6 +213,7 @@ class For(Node):
     iter: Node
     body: tuple[Node, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -213,6 +221,7 @@ class While(Node):
     test: Node
     body: tuple[Node, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -223,6 +232,9 @@ class If(Node):
     body: tuple[Node, ...]
     orelse: tuple[Node, ...] = ()
     span: Span | None = SPAN
+    # the `else` keyword (None without one, or for an `elif`)
+    else_span: Span | None = field(default=None, compare=False, repr=False)
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -237,6 +249,7 @@ class With(Node):
     items: tuple[WithItem, ...]
     body: tuple[Node, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -244,27 +257,32 @@ class Assert(Node):
     test: Node
     msg: Node | None = None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
 class Return(Node):
     value: Node | None = None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
 class Pass(Node):
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
 class Break(Node):
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
 class Continue(Node):
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -275,6 +293,7 @@ class Import(Node):
     module: str
     names: tuple[tuple[str, str | None], ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -296,6 +315,7 @@ class FunctionDef(Node):
     decorators: tuple[Node, ...] = ()
     type_params: tuple[str, ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
@@ -305,12 +325,16 @@ class ClassDef(Node):
     body: tuple[Node, ...]
     decorators: tuple[Node, ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(slots=True)
 class Module(Node):
     body: tuple[Node, ...]
     span: Span | None = SPAN
+    # every comment of the text, and those no statement could take (grammar/comments.py)
+    notes: tuple[Note, ...] = field(default=(), compare=False, repr=False)
+    lost: tuple[Lost, ...] = field(default=(), compare=False, repr=False)
 
 
 def dotted(node: Node) -> str | None:

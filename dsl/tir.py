@@ -2,7 +2,8 @@
 
 Value nodes compare by value; `Var` and `Buffer` are identities (two vars named
 `i` are different). Every node has an optional `span` that never takes part in
-comparison. Nodes carry data only: the parser, printer, verifier and lowering
+comparison; statements and functions also keep the user's comments, which never
+do either. Nodes carry data only: the parser, printer, verifier and lowering
 dispatch on the class.
 """
 
@@ -13,9 +14,12 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError, Span, TVMLiteError
 from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
 
 SPAN = field(default=None, compare=False, repr=False)
+# what the user wrote around the node's lines (dsl/comments.py); never compared
+COMMENTS = field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------- expressions
@@ -304,6 +308,7 @@ class BufferStore(Stmt):
     value: PrimExpr
     indices: tuple[PrimExpr, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
     def __post_init__(self) -> None:
         _check_indices(self.buffer, self.indices, self.span, "BufferStore")
@@ -317,6 +322,7 @@ class LetStmt(Stmt):
     value: PrimExpr
     body: Stmt
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +333,7 @@ class Bind(Stmt):
     var: Var
     value: PrimExpr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +346,7 @@ class AttrStmt(Stmt):
     value: PrimExpr
     body: Stmt | None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +359,7 @@ class AssertStmt(Stmt):
     error_kind: str
     message: tuple[str | PrimExpr, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 # Loop kinds, named as after `T.` (`range`/`T.grid` are serial).
@@ -374,6 +383,7 @@ class For(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     step: PrimExpr | None = None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
     def __post_init__(self) -> None:
         # Bounds wider than the loop var would be truncated to it (an int32 var with
@@ -401,16 +411,19 @@ class While(Stmt):
     condition: PrimExpr
     body: Stmt
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class Break(Stmt):
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class Continue(Stmt):
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,24 +432,28 @@ class IfThenElse(Stmt):
     then_case: Stmt
     else_case: Stmt | None = None
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class Evaluate(Stmt):
     value: PrimExpr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class Return(Stmt):
     value: PrimExpr
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,6 +467,7 @@ class AllocBuffer(Stmt):
     buffer: Buffer
     form: str = "alloc_buffer"
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,6 +482,7 @@ class Block(Stmt):
     match_buffers: tuple[MatchBufferRegion, ...] = ()
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +494,7 @@ class BlockRealize(Stmt):
     predicate: PrimExpr
     block: Block
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
 
 # ---------------------------------------------------------------- functions
@@ -495,6 +515,7 @@ class PrimFunc(Printable):
     attrs: tuple[tuple[str, Any], ...] = ()
     s_tir: bool = False
     span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

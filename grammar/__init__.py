@@ -17,12 +17,13 @@ from lark import Lark, LarkError
 from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
+from tvmlite.grammar.comments import Found, attach
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
 from tvmlite.grammar.lalr import LalrParser
 from tvmlite.grammar.lexer import TvmsLexer
 
-__all__ = ["parse_expression", "parse_syntax"]
+__all__ = ["comment_texts", "parse_expression", "parse_syntax"]
 
 GRAMMAR = Path(__file__).with_name("tvms.lark")
 
@@ -54,12 +55,26 @@ def _parser() -> _Parser:
 
 
 def parse_syntax(text: str, filename: str | None = None) -> syntax.Module:
-    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`."""
+    """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`,
+    its statements carrying the comments written around them."""
     source = Source(text, filename or "<string>")
-    body = _run(text, "module", Placement(source), None)
+    comments: list[Found] = []
+    body = _run(text, "module", Placement(source), None, comments)
     lines = text.split("\n")
     span = Span(source, 1, 1, len(lines), len(lines[-1]) + 1)
-    return syntax.Module(body, span)
+    module = syntax.Module(body, span)
+    if comments:
+        attach(module, comments, source)
+    return module
+
+
+def comment_texts(text: str) -> list[str]:
+    """The comments of `text`, in order, found without parsing it (only as far as
+    it lexes: `tvms fmt` reads its own output with this)."""
+    parser = _parser()
+    found: list[Found] = []
+    layout(parser.lexer.tokenize(text), found)
+    return [comment.text for comment in found]
 
 
 def parse_expression(
@@ -93,12 +108,16 @@ def _placement_in_literal(text: str, span: Span) -> Placement | None:
 
 
 def _run(
-    text: str, start: str, placement: Placement, quoted: tuple[str, Span] | None
+    text: str,
+    start: str,
+    placement: Placement,
+    quoted: tuple[str, Span] | None,
+    comments: list[Found] | None = None,
 ) -> syntax.Node | tuple[syntax.Node, ...]:
     parser = _parser()
     try:
         with parser.builder.parsing(placement):
-            return parser.lalr.parse(layout(parser.lexer.tokenize(text)), start)
+            return parser.lalr.parse(layout(parser.lexer.tokenize(text), comments), start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:

@@ -159,12 +159,15 @@ class SyntaxBuilder:
         return c[0], c[1], c[2]
 
     def if_stmt(self, c: list[Any]) -> S.If:
-        keyword, test, body, *elifs, orelse = c
+        keyword, test, body, *elifs, else_keyword, orelse = c
+        # the `else` keyword's place: comments on its line and above it need it
+        else_span = None if else_keyword is None else self._span(else_keyword, else_keyword)
         orelse = orelse or ()
         for elif_keyword, elif_test, elif_body in reversed(elifs):
             span = self._span(elif_keyword, (orelse or elif_body)[-1])
-            orelse = (S.If(elif_test, elif_body, orelse, span),)
-        return S.If(test, body, orelse, self._span(keyword, (orelse or body)[-1]))
+            orelse = (S.If(elif_test, elif_body, orelse, span, else_span),)
+            else_span = None
+        return S.If(test, body, orelse, self._span(keyword, (orelse or body)[-1]), else_span)
 
     def for_stmt(self, c: list[Any]) -> S.For:
         keyword, target, iterable, body = c

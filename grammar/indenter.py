@@ -10,6 +10,7 @@ into a located `ParseError`.
 
 from __future__ import annotations
 
+from tvmlite.grammar.comments import Found, scan
 from tvmlite.grammar.lexer import DeferredError, Tok
 
 NEWLINE = "_NEWLINE"
@@ -37,7 +38,7 @@ class IndentationProblem(Exception):
         self.token = token
 
 
-def layout(tokens: list[Tok]) -> list[Tok]:
+def layout(tokens: list[Tok], comments: list[Found] | None = None) -> list[Tok]:
     """`tokens` with `_INDENT`/`_DEDENT` after the newlines outside brackets.
 
     Newlines inside brackets, where the grammar never accepts them, are dropped. The
@@ -45,12 +46,13 @@ def layout(tokens: list[Tok]) -> list[Tok]:
     trailing blanks open no block. A newline is synthesized before end of input when the
     text does not end with one, since every statement in the grammar ends in `_NEWLINE`.
     A problem ends the list with a `DeferredError`, as a lexer error does, so that the
-    parser reports whichever problem comes first in the text.
+    parser reports whichever problem comes first in the text. With `comments`, the
+    comments the newlines hold are appended to it (grammar/comments.py).
     """
     out: list[Tok] = []
     lexed_to_end = not tokens or tokens[-1].type != DeferredError.TYPE
     try:
-        _lay_out(tokens if lexed_to_end else tokens[:-1], out, lexed_to_end)
+        _lay_out(tokens if lexed_to_end else tokens[:-1], out, lexed_to_end, comments)
     except IndentationProblem as problem:
         out.append(DeferredError(problem))
         return out
@@ -59,7 +61,7 @@ def layout(tokens: list[Tok]) -> list[Tok]:
     return out
 
 
-def _lay_out(tokens: list[Tok], out: list[Tok], at_end: bool) -> None:
+def _lay_out(tokens: list[Tok], out: list[Tok], at_end: bool, comments: list[Found] | None) -> None:
     levels: list[str] = [""]  # the indentation strings of the open blocks
     brackets: list[Tok] = []
     last_newline: Tok | None = None
@@ -69,6 +71,12 @@ def _lay_out(tokens: list[Tok], out: list[Tok], at_end: bool) -> None:
     for token in tokens:
         kind = token.type
         if kind == NEWLINE:
+            if comments is not None and "#" in token.value:
+                # the last token kept is code ending on this line: a trailing comment
+                last = out[-1] if out else None
+                trailing = last is not None and last.type not in _LAYOUT
+                trailing = trailing and last.end_line == token.line  # type: ignore[union-attr]
+                scan(token, trailing, bool(brackets), comments)
             if brackets:
                 continue
             if not out or out[-1].type not in _LAYOUT:

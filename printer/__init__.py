@@ -4,6 +4,7 @@ either dialect ("classic" or "tvm-0.27").
     script(mod)                      # in the dialect the module was parsed from
     script(func, dialect="classic")  # a lone PrimFunc or Relax function
     show(mod)                        # highlighted: ANSI in a terminal, HTML in Jupyter
+    format_text(text)                # `tvms fmt`: canonical text, every comment kept
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
 from tvmlite.dsl.relax import Function as RelaxFunction
 from tvmlite.dsl.tir import PrimFunc
 from tvmlite.printer.context import check_dialect
+from tvmlite.printer.format import format_text
 from tvmlite.printer.module import print_function, print_module
 from tvmlite.printer.options import PrintOptions, print_options, reindent
 
-__all__ = ["script", "show"]
+__all__ = ["format_text", "script", "show"]
 
 
 def script(obj: Any, dialect: str | None = None, **options: Any) -> str:

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import math
 
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import dtype as dt
+
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def dtype_text(dtype: str) -> str:
+    """`dtype`, which the text spells verbatim (`T.float32`, `"float32"`): IR built in
+    code may hold any string there, and one that is not a dtype is refused."""
+    if isinstance(dtype, str) and dt.is_valid(dtype):
+        return dtype
+    raise TVMLiteError(f"cannot print the dtype {dtype!r}: it is not a dtype (such as 'float32')")
 
 
 def float_text(value: float) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.printer.comments import after_lines, file_header, noted, role, with_comments
 from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, identifier, is_identifier
 from tvmlite.printer.options import DEFAULT, PrintOptions
 from tvmlite.printer.relax import RelaxPrinter, indent
 
@@ -40,38 +41,51 @@ def _context(
 def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> str:
     ctx = _context(dialect, frozenset(mod.functions), options)
     relax_printer = RelaxPrinter(ctx)
+    notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
-        body.append(f"{INDENT}I.module_attrs({relax_printer.value(mod.attrs)})")
+        line = f"I.module_attrs({relax_printer.value(mod.attrs)})"
+        body.extend(indent(noted(line, role(notes, "module_attrs"))))
     if mod.global_infos:
-        infos = relax_printer.value(mod.global_infos)
-        body.append(f"{INDENT}I.module_global_infos({infos})")
+        line = f"I.module_global_infos({relax_printer.value(mod.global_infos)})"
+        body.extend(indent(noted(line, role(notes, "global_infos"))))
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):
+        identifier(name, "the function name")
         if isinstance(func, relax.ExternFunc):
             uses_relax = True
-            body.append(f"{INDENT}{name} = {relax_printer.expr(func)}")
+            line = f"{name} = {relax_printer.expr(func)}"
+            body.extend(indent(with_comments([line], func.comments)))
             continue
         body.extend(indent(_function_lines(ctx, relax_printer, name, func, module_level=True)))
         body.append("")
         uses_relax = uses_relax or isinstance(func, relax.Function)
-    lines = ctx.header(uses_ir=True, uses_relax=uses_relax)
+    header = ctx.header(uses_ir=True, uses_relax=uses_relax)
+    lines = file_header(header, notes, ctx.dialect)
     lines.extend(ctx.typevar_lines())
-    lines.extend(["@I.ir_module", f"class {ctx.module_name}:"])
+    lines.extend(noted("@I.ir_module", role(notes)))
+    lines.extend(noted(f"class {ctx.module_name}:", role(notes, "class")))
     lines.extend(body or [INDENT + "pass"])
+    end = role(notes, "end")  # comments in a class with no member
+    lines.extend(indent(list(end.lines())) if end is not None else ())
+    lines.extend(after_lines(notes))
     return _finish(ctx, lines)
 
 
 def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT) -> str:
     """A function printed on its own, as TVM prints it: named by its global symbol
-    (`main` when private), callees as bare names (not re-parseable without their
-    module, as in TVM)."""
+    (`main` when private, or when the symbol is no identifier: the attribute then
+    says it), callees as bare names (not re-parseable without their module, as in
+    TVM)."""
     if isinstance(func, relax.ExternFunc):
         raise TVMLiteError("an ExternFunc has no text of its own; print its module")
     ctx = _context(dialect, None, options)
     name = options.name or func.attr("global_symbol") or "main"
+    if not is_identifier(name):
+        name = "main"
     lines = _function_lines(ctx, RelaxPrinter(ctx), name, func, module_level=False)
-    out = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
+    header = ctx.header(uses_ir=False, uses_relax=isinstance(func, relax.Function))
+    out = file_header(header, func.comments, ctx.dialect)
     out.extend(ctx.typevar_lines())
     out.extend(lines)
     return _finish(ctx, out)

@@ -4,8 +4,11 @@ The IR never stores printed names; this table decides them while printing."""
 
 from __future__ import annotations
 
+import keyword
 import re
 from typing import Any
+
+from tvmlite.diagnostics import TVMLiteError
 
 RESERVED = ("I", "T", "R", "cls")
 _BAD = re.compile(r"[^0-9A-Za-z_]")
@@ -14,6 +17,26 @@ _BAD = re.compile(r"[^0-9A-Za-z_]")
 def sanitize(hint: str) -> str:
     name = _BAD.sub("_", hint) or "v"
     return "_" + name if name[0].isdigit() else name
+
+
+def is_identifier(name: object) -> bool:
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+
+
+def identifier(name: str, what: str) -> str:
+    """`name`, which the text uses verbatim (a function name, an operator or intrinsic
+    name, a keyword argument): IR built in code may hold any string there, and one
+    that is not an identifier would change what the text says, so it is refused."""
+    if is_identifier(name):
+        return name
+    raise TVMLiteError(f"cannot print {what} {name!r}: it is not a Python identifier")
+
+
+def dotted_identifier(name: str, what: str) -> str:
+    """`relax.nn.conv2d`: identifiers joined by dots, else refused."""
+    if isinstance(name, str) and all(map(is_identifier, name.split("."))):
+        return name
+    raise TVMLiteError(f"cannot print {what} {name!r}: it is not a dotted name")
 
 
 class NameTable:

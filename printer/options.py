@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
+from tvmlite.printer.names import is_identifier
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def print_options(caller: str, options: dict[str, Any]) -> PrintOptions:
     if isinstance(spaces, bool) or not isinstance(spaces, int) or not 0 <= spaces <= 16:
         raise TVMLiteError(f"{caller}(): indent_spaces must be an integer 0 to 16, got {spaces!r}")
     name = own.get("name")
-    if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+    if name is not None and not is_identifier(name):  # no keyword either: `class def:`
         raise TVMLiteError(f"{caller}(): name must be a Python identifier, got {name!r}")
     return PrintOptions(**own)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from tvmlite.dsl import relax
+from tvmlite.dsl.comments import Comments
+from tvmlite.printer.comments import after_lines, noted, role, with_comments
 from tvmlite.printer.context import INDENT
 from tvmlite.printer.relax_call import RelaxCallPrinter
 from tvmlite.printer.relax_expr import HIDDEN_ANNOTATION_CALLS, FunctionFrame
@@ -22,7 +24,7 @@ class RelaxPrinter(RelaxCallPrinter):
 
     def function(self, name: str, func: relax.Function) -> list[str]:
         """A top-level function (module member or lone function), at indent 0."""
-        self.frame = FunctionFrame(func_vars=set())
+        self.frame = FunctionFrame(func_vars=set(), comments=func.comments)
         return self._function(name, func, top_level=True)
 
     def _function(self, name: str, func: relax.Function, top_level: bool) -> list[str]:
@@ -39,14 +41,20 @@ class RelaxPrinter(RelaxCallPrinter):
                 params.append(f"{self.names.define(param, param.name or 'v')}: {ann}")
             self.frame.func_vars = None
             attrs = self._func_attrs(name, func, top_level)
+            written = role(func.comments, "func_attr")
             if attrs:
-                own_prelude.append(f"R.func_attr({self.value(attrs)})")
+                own_prelude.extend(noted(f"R.func_attr({self.value(attrs)})", written))
+            elif written is not None:
+                own_prelude.extend(written.lines())  # its attributes print elsewhere
             body = self._seq_expr_lines(func.body, self._return)
+            if top_level:
+                own_prelude.extend(self.frame.unprinted())
         finally:
             self.names.pop()
-        lines = [self._decorator(func, top_level), f"def {name}({', '.join(params)}) -> {ret}:"]
+        lines = noted(self._decorator(func, top_level), role(func.comments))
+        lines += noted(f"def {name}({', '.join(params)}) -> {ret}:", role(func.comments, "def"))
         lines.extend(indent(own_prelude + body))
-        return lines
+        return lines + after_lines(func.comments)
 
     def _func_attrs(self, name: str, func: relax.Function, top_level: bool) -> dict[str, Any]:
         """Attrs minus a `global_symbol` equal to the printed name (implied by the
@@ -74,7 +82,7 @@ class RelaxPrinter(RelaxCallPrinter):
             lines = []
             for block in seq.blocks:
                 lines.extend(self._block(block))
-            lines.append(last(seq.body))
+            lines.extend(with_comments([last(seq.body)], seq.comments))
         finally:
             self.names.pop()
         return lines
@@ -86,13 +94,16 @@ class RelaxPrinter(RelaxCallPrinter):
         lines: list[str] = []
         outputs = []
         for binding in block.bindings:
-            lines.extend(self._binding(binding))
+            lines.extend(with_comments(self._binding(binding), binding.comments))
             if block.is_dataflow and not isinstance(binding.var, relax.DataflowVar):
                 outputs.append(self.expr(binding.var))
         if not block.is_dataflow:
             return lines
-        lines.append(f"R.output({', '.join(outputs)})")
-        return ["with R.dataflow():", *indent(lines)]
+        notes = block.comments
+        lines.extend(noted(f"R.output({', '.join(outputs)})", role(notes, "output")))
+        written = role(notes, "output.after")
+        lines.extend(written.lines() if written is not None else ())
+        return with_comments(["with R.dataflow():", *indent(lines)], notes)
 
     # ------------------------------------------------------------ bindings
 
@@ -102,7 +113,7 @@ class RelaxPrinter(RelaxCallPrinter):
         var, value = binding.var, binding.value
         if isinstance(value, relax.If):
             ann = self._annotation(var, value)
-            return self._if(value, self._define(var), ann)
+            return self._if(value, self._define(var), ann, binding.comments)
         if isinstance(value, relax.Function):
             return self._nested_function(self._define(var), value)
         if _is_void(var.struct_info):
@@ -138,13 +149,13 @@ class RelaxPrinter(RelaxCallPrinter):
             return ", ".join(self.expr(f) for f in value.fields)
         return self.expr(value)
 
-    def _if(self, if_: relax.If, lhs: str, ann: str | None) -> list[str]:
+    def _if(self, if_: relax.If, lhs: str, ann: str | None, comments: Comments | None) -> list[str]:
         """Both branches end by assigning the bound var (`r: ann = value`)."""
         cond = self.expr(if_.condition)
         lines = [f"if {cond}:"]
         for branch, keyword in ((if_.true_branch, None), (if_.false_branch, "else:")):
             if keyword:
-                lines.append(keyword)
+                lines.extend(noted(keyword, role(comments, "else")))
             branch_lines = self._seq_expr_lines(branch, _BranchResult(self, lhs, ann))
             lines.extend(indent(branch_lines))
         return lines

@@ -16,6 +16,7 @@ from typing import Any
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops import lookup
 from tvmlite.printer.literals import string_text
+from tvmlite.printer.names import dotted_identifier, identifier
 from tvmlite.printer.relax_expr import DPS_CALLS, RelaxExprPrinter, tuple_text
 
 
@@ -26,7 +27,7 @@ class RelaxCallPrinter(RelaxExprPrinter):
             special = _SPECIAL_OPS.get(op.name)
             if special is not None:
                 return getattr(self, special)(call)
-            name = op.name
+            name = dotted_identifier(op.name, "the operator")
             prefix = "R." + name[len("relax.") :] if name.startswith("relax.") else name
             args = []
         elif isinstance(op, relax.ExternFunc):
@@ -72,7 +73,9 @@ class RelaxCallPrinter(RelaxExprPrinter):
         if isinstance(call.op, relax.ExternFunc) and attrs:
             out.append('attrs_type_key="ir.DictAttrs"')
             attrs.sort(key=_first)
-        out.extend(f"{key}={self.value(value)}" for key, value in attrs)
+        out.extend(
+            f"{identifier(key, 'the attribute')}={self.value(value)}" for key, value in attrs
+        )
         return out
 
     def _dps_call(self, call: relax.Call) -> str:

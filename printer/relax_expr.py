@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.index_map import IndexMap
-from tvmlite.dsl.module import TVM027
+from tvmlite.dsl.module import TVM027, RawCall
+from tvmlite.printer.comments import noted, role
 from tvmlite.printer.context import PrintContext
-from tvmlite.printer.literals import float_text, is_special, special_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.literals import dtype_text, float_text, is_special, special_text, string_text
+from tvmlite.printer.names import NameTable, dotted_identifier, identifier
 from tvmlite.printer.tir_expr import ExprPrinter
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
@@ -54,6 +56,25 @@ class FunctionFrame:
     func_vars: set[int] | None = None
     depth: int | None = None  # NameTable frame of the function: where symbolic vars live
     module_alias_printed: bool = False
+    # the function's comments: those of the prelude lines ("cls", "decl:<name>") are
+    # printed with them, once each
+    comments: Comments | None = None
+    noted: set[str] = dataclasses.field(default_factory=set)
+
+    def add(self, line: str, name: str) -> None:
+        """A prelude line, with the comments the text had on it (role `name`)."""
+        comments = None if name in self.noted else self.comments
+        self.noted.add(name)
+        self.prelude.extend(noted(line, role(comments, name)))
+
+    def unprinted(self) -> list[str]:
+        """The comments of prelude lines the text had and the printer did not need
+        (an unused declaration): they stay with the prelude."""
+        lines: list[str] = []
+        for key, remark in self.comments.roles if self.comments is not None else ():
+            if (key == "cls" or key.startswith("decl:")) and key not in self.noted:
+                lines.extend(remark.lines())
+        return lines
 
 
 class RelaxExprPrinter:
@@ -74,7 +95,7 @@ class RelaxExprPrinter:
         if self.frame.func_vars is not None:
             self.frame.func_vars.add(id(var))
         if self.ctx.classic:
-            self.frame.prelude.append(f"{name} = T.{var.dtype}()")
+            self.frame.add(f"{name} = T.{dtype_text(var.dtype)}()", f"decl:{var.name}")
         else:
             self.ctx.typevars.add(name)
         return name
@@ -108,10 +129,10 @@ class RelaxExprPrinter:
     def _prim_sinfo(self, si: relax.PrimStructInfo) -> str:
         if not self.ctx.classic:
             self.ctx.uses_tir = True
-            return f"T.{si.dtype}"
+            return f"T.{dtype_text(si.dtype)}"
         if si.value is not None:
             return f"R.Prim(value={self.prim(si.value)})"
-        return f'R.Prim("{si.dtype}")'
+        return f'R.Prim("{dtype_text(si.dtype)}")'
 
     def _shape_sinfo(self, si: relax.ShapeStructInfo) -> str:
         if si.values is not None:
@@ -125,7 +146,7 @@ class RelaxExprPrinter:
         elif si.shape is not None:
             args.append(tuple_text([self.prim(v) for v in si.shape]))
         if si.dtype != "void":
-            args.append(f'dtype="{si.dtype}"')
+            args.append(f'dtype="{dtype_text(si.dtype)}"')
         if si.shape is None and si.ndim != -1:
             args.append(f"ndim={si.ndim}")
         if si.vdevice is not None:
@@ -161,18 +182,19 @@ class RelaxExprPrinter:
 
     def _global_var(self, gv: relax.GlobalVar) -> str:
         module = self.ctx.module_functions
-        if module is None or gv.name not in module:
-            return gv.name
+        name = identifier(gv.name, "the function name")
+        if module is None or name not in module:
+            return name
         if not self.frame.module_alias_printed:
-            self.frame.prelude.append(f"cls = {self.ctx.module_name}")
+            self.frame.add(f"cls = {self.ctx.module_name}", "cls")
             self.frame.module_alias_printed = True
-        return f"cls.{gv.name}"
+        return f"cls.{name}"
 
     def _extern_func(self, e: relax.ExternFunc) -> str:
         return f"R.ExternFunc({string_text(e.global_symbol)})"
 
     def _op(self, e: relax.Op) -> str:
-        return f'I.Op("{e.name}")'
+        return f"I.Op({string_text(e.name)})"
 
     def _constant(self, c: relax.Constant) -> str:
         data = c.data
@@ -205,7 +227,7 @@ class RelaxExprPrinter:
         return f"R.str({string_text(s.value)})"
 
     def _dtype_imm(self, d: relax.DataTypeImm) -> str:
-        return f'R.dtype("{d.value}")'
+        return f'R.dtype("{dtype_text(d.value)}")'
 
     def _call(self, call: relax.Call) -> str:
         raise NotImplementedError  # RelaxCallPrinter
@@ -235,6 +257,10 @@ class RelaxExprPrinter:
             return self.prim(v)
         if isinstance(v, relax.StructInfo):
             return self.sinfo(v)
+        if isinstance(v, RawCall):  # global-info data, kept as written
+            args = [self.value(a) for a in v.args]
+            args += [f"{identifier(k, 'the keyword')}={self.value(x)}" for k, x in v.kwargs]
+            return f"{dotted_identifier(v.func, 'the call')}({', '.join(args)})"
         if isinstance(v, IndexMap):
             return self.index_map(v)
         return self.expr(v)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.comments import Comments
+from tvmlite.printer.comments import after_lines, noted, role
+from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
@@ -99,6 +102,7 @@ class TIRPrinter(StmtPrinter):
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
         self.frames, self.loops, self.inline = [[]], [], {}
+        self.func_comments, self.declared = func.comments, set()
         self.names.push()
         try:
             return self.function(name, func)
@@ -127,22 +131,28 @@ class TIRPrinter(StmtPrinter):
             printed.add(id(param))
         type_vars: list[str] = []
         self.func_attrs(name, func)
+        top = len(self.frames[-1])
         if self.modern:
             for var in symbolic:
                 if var.dtype == "int64":
                     type_vars.append(self.names.get(var) or var.name)
                 else:
-                    self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+                    self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
         else:
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.emit(f"{self.names.get(var)} = T.{var.dtype}()")
+                self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+        matches = len(self.frames[-1])
+        if not self.modern:
             self.match_buffers(func, buffers, inline)
-        self.function_body(func.body)
+        self.function_body(func.body, func.comments)
         body = self.frames.pop()
+        body[matches:matches] = self.unprinted(func.comments, "match_buffer:")
+        body[top:top] = self.unprinted(func.comments, "decl:")
         self.frames = [[]]
-        ret = f" -> T.{func.ret_type}" if func.ret_type is not None else ""
-        lines = [self.decorator(func), f"def {name}({', '.join(args)}){ret}:"]
-        return lines + indent(body), type_vars
+        ret = f" -> T.{dtype_text(func.ret_type)}" if func.ret_type is not None else ""
+        lines = noted(self.decorator(func), role(func.comments))
+        lines += noted(f"def {name}({', '.join(args)}){ret}:", role(func.comments, "def"))
+        return lines + indent(body) + after_lines(func.comments), type_vars
 
     # ------------------------------------------------------------ signature
 
@@ -183,7 +193,7 @@ class TIRPrinter(StmtPrinter):
         self.inline[id(buffer.data)] = f"{name}.data"
         shape = [self.signature_expr(e, printed) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
-        args = [shape_text, f'"{buffer.dtype}"']
+        args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
         if buffer.strides:
             strides = [self.signature_expr(e, printed) for e in buffer.strides]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
@@ -191,7 +201,7 @@ class TIRPrinter(StmtPrinter):
         if offset is not None and int_const(offset) != 0:
             args.append(f"elem_offset={self.signature_expr(offset, printed)}")
         if buffer.scope != "global":
-            args.append(f'scope="{buffer.scope}"')
+            args.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
             args.append(f"align={buffer.align}")
         if buffer.offset_factor not in (0, 1):
@@ -224,7 +234,18 @@ class TIRPrinter(StmtPrinter):
             decl = self.buffer_decl(
                 buffer, "T.match_buffer", [handle], dtype_always=True, own_data=True
             )
-            self.emit(f"{name} = {decl}")
+            self.declared.add(f"match_buffer:{param.name}")
+            self.emit(f"{name} = {decl}", func.comments, f"match_buffer:{param.name}")
+
+    def unprinted(self, comments: Comments | None, prefix: str) -> list[str]:
+        """The comments of declarations (`prefix`: "decl:" or "match_buffer:") the
+        text has and the printer did not write (a var nothing uses, a buffer printed
+        in the signature): they stay where such lines are printed."""
+        lines: list[str] = []
+        for key, remark in comments.roles if comments is not None else ():
+            if key.startswith(prefix) and key not in self.declared:
+                lines.extend(remark.lines())
+        return lines
 
     def decorator(self, func: tir.PrimFunc) -> str:
         args = []
@@ -239,7 +260,9 @@ class TIRPrinter(StmtPrinter):
             (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
         )
         if attrs:
-            self.emit(f"T.func_attr({self.dict_text(attrs)})")
+            self.emit(f"T.func_attr({self.dict_text(attrs)})", func.comments, "func_attr")
+        elif (written := role(func.comments, "func_attr")) is not None:
+            self.frames[-1].extend(written.lines())  # its attributes print elsewhere
 
     def attr_key(self, key: str) -> str:
         """`tir.`/`tirx.` key prefixes follow the dialect printed."""
@@ -250,11 +273,16 @@ class TIRPrinter(StmtPrinter):
 
     # ------------------------------------------------------------ body
 
-    def function_body(self, body: tir.Stmt) -> None:
+    def function_body(self, body: tir.Stmt, comments: Comments | None) -> None:
+        """The body, under the comment line that stands for an implicit root block
+        (the user's comments above that line are the function's "root" ones)."""
+        above = role(comments, "root")
+        if above is not None:
+            self.frames[-1].extend(above.lines())
         root = implicit_root(body)
         if root is None:
             self.stmt(redundant_root(body) or body)
             return
         self.emit(f'# with {self.block_kw}("root"):')
-        self.block_allocs(root.alloc_buffers)
+        self.block_allocs(root.alloc_buffers, root.comments)
         self.stmt(root.body)

@@ -12,8 +12,14 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.printer.literals import float_text, is_special, special_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.literals import (
+    dtype_text,
+    float_text,
+    is_special,
+    special_text,
+    string_text,
+)
+from tvmlite.printer.names import NameTable, identifier
 
 # Python precedences (higher binds tighter), as in TVM's python_doc_printer.
 OR, AND, NOT, CMP, BIT_OR, BIT_XOR, BIT_AND, SHIFT, ADD, MUL, UNARY, ATOM = (
@@ -174,8 +180,9 @@ def type_text(var: tir.Var) -> str:
     """`T.int32`, `T.handle`, `T.handle("float32", "shared")`."""
     if var.pointee is not None:
         elem, scope = var.pointee
-        return f'T.handle("{elem}", "{scope}")' if scope else f'T.handle("{elem}")'
-    return f"T.{var.dtype}"
+        elem = string_text(dtype_text(elem))
+        return f"T.handle({elem}, {string_text(scope)})" if scope else f"T.handle({elem})"
+    return f"T.{dtype_text(var.dtype)}"
 
 
 class ExprPrinter:
@@ -213,12 +220,13 @@ class ExprPrinter:
             return f"T.bool({bool(e.value)})", ATOM
         if e.dtype == "int32" or self.relax_context:
             return str(e.value), ATOM
-        return f"T.{e.dtype}({e.value})", ATOM
+        return f"T.{dtype_text(e.dtype)}({e.value})", ATOM
 
     def visit_FloatImm(self, e: tir.FloatImm) -> tuple[str, int]:
+        dtype = dtype_text(e.dtype)
         if is_special(e.value):
-            return f"T.{e.dtype}({special_text(e.value)})", ATOM
-        return f"T.{e.dtype}({float_text(e.value)})", ATOM
+            return f"T.{dtype}({special_text(e.value)})", ATOM
+        return f"T.{dtype}({float_text(e.value)})", ATOM
 
     def visit_StringImm(self, e: tir.StringImm) -> tuple[str, int]:
         return string_text(e.value), ATOM
@@ -256,7 +264,7 @@ class ExprPrinter:
         return f"not {wrap(a, NOT)}", NOT
 
     def visit_Cast(self, e: tir.Cast) -> tuple[str, int]:
-        return f'T.Cast("{e.dtype}", {self.text(e.value)})', ATOM
+        return f'T.Cast("{dtype_text(e.dtype)}", {self.text(e.value)})', ATOM
 
     def visit_Select(self, e: tir.Select) -> tuple[str, int]:
         args = ", ".join(self.text(x) for x in (e.condition, e.true_value, e.false_value))
@@ -282,8 +290,8 @@ class ExprPrinter:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.text(a) for a in e.args]
         if e.op in DTYPE_FIRST:
-            args.insert(0, f'"{e.dtype}"')
-        return f"T.{e.op}({', '.join(args)})", ATOM
+            args.insert(0, f'"{dtype_text(e.dtype)}"')
+        return f"T.{identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM

@@ -8,8 +8,12 @@ current frame, so its line lands just before the statement, as in TVM."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from tvmlite.dsl import tir
-from tvmlite.printer.literals import string_text
+from tvmlite.dsl.comments import Comments
+from tvmlite.printer.comments import after_lines, role
+from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir_expr import (
     ExprPrinter,
@@ -48,11 +52,22 @@ class StmtPrinter(ExprPrinter):
         self.sugar = True  # T.grid and T.axis.remap (script(syntax_sugar=False): neither)
         self.declare = self.declare_var
         self.block_kw = "T.sblock" if self.modern else "T.block"
+        # the function's comments, for the `n = T.int32()` lines it writes where a var
+        # is first used; each role is printed once
+        self.func_comments: Comments | None = None
+        self.declared: set[str] = set()
 
     # ------------------------------------------------------------ frames
 
-    def emit(self, line: str) -> None:
-        self.frames[-1].append(line)
+    def emit(self, line: str, comments: Comments | None = None, name: str = "") -> None:
+        """Add a line to the current frame, with the comments of its node's role."""
+        frame = self.frames[-1]
+        found = None if comments is None else role(comments, name)
+        if found is not None:
+            frame.extend(found.above)
+            if found.trailing is not None:
+                line = f"{line}  {found.trailing}"
+        frame.append(line)
 
     def body(self, stmt: tir.Stmt | None) -> list[str]:
         """Lines of `stmt` printed in a fresh frame (its own naming scope)."""
@@ -71,8 +86,16 @@ class StmtPrinter(ExprPrinter):
 
     def declare_var(self, var: tir.Var) -> str:
         name = self.names.define(var, var.name)
-        self.emit(f"{name} = {type_text(var) if var.pointee else f'T.{var.dtype}'}()")
+        self.emit_declaration(f"{name} = {type_text(var)}()", var)
         return name
+
+    def emit_declaration(self, line: str, var: tir.Var) -> None:
+        """`n = T.int32()`, with the comments of the function-level line that
+        declared the var, the first time it is printed."""
+        role_name = f"decl:{var.name}"
+        comments = None if role_name in self.declared else self.func_comments
+        self.declared.add(role_name)
+        self.emit(line, comments, role_name)
 
     def undefined_buffer(self, buffer: tir.Buffer) -> str:
         name = self.names.define(buffer, buffer.name)
@@ -81,6 +104,8 @@ class StmtPrinter(ExprPrinter):
 
     def stmt(self, s: tir.Stmt) -> None:
         getattr(self, "visit_" + type(s).__name__)(s)
+        if s.comments is not None:
+            self.frames[-1].extend(after_lines(s.comments))
 
     # ------------------------------------------------------------ simple statements
 
@@ -91,30 +116,31 @@ class StmtPrinter(ExprPrinter):
                 # classic has no flat attr: the rest of the sequence becomes its body
                 rest = s.seq[i + 1 :]
                 body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
-                self.visit_AttrStmt(tir.AttrStmt(item.node, item.key, item.value, body))
+                self.stmt(dataclasses.replace(item, body=body))
                 return
             if isinstance(item, tir.LetStmt):
                 self.visit_LetStmt(item, concise=last)
+                self.frames[-1].extend(after_lines(item.comments))
             else:
                 self.stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         target = self.buffer_name(s.buffer) + self.indices(s.indices, slices=True)
-        self.emit(f"{target} = {self.text(s.value)}")
+        self.emit(f"{target} = {self.text(s.value)}", s.comments)
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
         value = self.text(s.value)
-        self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})")
+        self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})", s.comments)
 
     def visit_Return(self, s: tir.Return) -> None:
         value = self.text(s.value)
-        self.emit(f"return {value}" if self.modern else f"T.evaluate(T.ret({value}))")
+        self.emit(f"return {value}" if self.modern else f"T.evaluate(T.ret({value}))", s.comments)
 
     def visit_Break(self, s: tir.Break) -> None:
-        self.emit("T.break_loop()" if self.modern else "break")
+        self.emit("T.break_loop()" if self.modern else "break", s.comments)
 
     def visit_Continue(self, s: tir.Continue) -> None:
-        self.emit("T.continue_loop()" if self.modern else "continue")
+        self.emit("T.continue_loop()" if self.modern else "continue", s.comments)
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
         cond = self.text(s.condition)
@@ -123,18 +149,18 @@ class StmtPrinter(ExprPrinter):
             parts = ", ".join(
                 string_text(m) if isinstance(m, str) else self.text(m) for m in s.message
             )
-            self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])")
+            self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])", s.comments)
         else:
-            self.emit(f"assert {cond}, {string_text(''.join(s.message))}")
+            self.emit(f"assert {cond}, {string_text(''.join(s.message))}", s.comments)
 
     def visit_Bind(self, s: tir.Bind) -> None:
         value = self.text(s.value)
         name = self.names.get(s.var)
         if name is None:
             name = self.names.define(s.var, s.var.name)
-            self.emit(f"{name}: {type_text(s.var)} = {value}")
+            self.emit(f"{name}: {type_text(s.var)} = {value}", s.comments)
         else:
-            self.emit(f"{name} = {value}")
+            self.emit(f"{name} = {value}", s.comments)
 
     def visit_LetStmt(self, s: tir.LetStmt, concise: bool = True) -> None:
         value = self.text(s.value)
@@ -144,28 +170,28 @@ class StmtPrinter(ExprPrinter):
         lines = self.close()
         if self.modern:
             annotation = f"T.let[{type_text(s.var)}]"
-            self.emit(f"{name}: {annotation} = {value}")
+            self.emit(f"{name}: {annotation} = {value}", s.comments)
             self.frames[-1].extend(lines)
         elif concise:
-            self.emit(f"{name}: {type_text(s.var)} = {value}")
+            self.emit(f"{name}: {type_text(s.var)} = {value}", s.comments)
             self.frames[-1].extend(lines)
         else:
-            self.emit(f"with T.LetStmt({value}) as {name}:")
+            self.emit(f"with T.LetStmt({value}) as {name}:", s.comments)
             self.frames[-1].extend(indent(lines))
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         node = self.attr_node(s.node)
         value = self.text(s.value)
         if self.modern and node == "0":
-            self.emit(f"T.attr({{{string_text(s.key)}: {value}}})")
+            self.emit(f"T.attr({{{string_text(s.key)}: {value}}})", s.comments)
             if s.body is not None:
                 self.stmt(s.body)
             return
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
         if s.body is None:
-            self.emit(head)
+            self.emit(head, s.comments)
             return
-        self.emit(f"with {head}:")
+        self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def attr_node(self, node: object) -> str:
@@ -176,21 +202,21 @@ class StmtPrinter(ExprPrinter):
         return self.value_text(node)
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
-        self.emit(f"if {self.text(s.condition)}:")
+        self.emit(f"if {self.text(s.condition)}:", s.comments)
         then = self.body(s.then_case)
         self.frames[-1].extend(indent(then))
         if s.else_case is not None:
             orelse = self.body(s.else_case)
-            self.emit("else:")
+            self.emit("else:", s.comments, "else")
             self.frames[-1].extend(indent(orelse))
 
     def visit_While(self, s: tir.While) -> None:
-        self.emit(f"while {self.text(s.condition)}:")
+        self.emit(f"while {self.text(s.condition)}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         name = self.names.define(s.buffer, s.buffer.name)
-        self.emit(f"{name} = {self.buffer_decl(s.buffer, 'T.' + s.form, [])}")
+        self.emit(f"{name} = {self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
 
     # ------------------------------------------------------------ loops
 
@@ -207,18 +233,19 @@ class StmtPrinter(ExprPrinter):
         self.stmt(grid[-1].body)
         del self.loops[-len(grid) :]
         lines = self.close()
-        self.emit(head)
+        self.emit(head, s.comments)
         self.frames[-1].extend(indent(lines))
 
     def grid_of(self, s: tir.For) -> list[tir.For]:
         """The loops `T.grid` folds: perfectly nested serial loops from 0, without
-        annotations or step, whose extents do not use the grid's own vars."""
+        annotations or step, whose extents do not use the grid's own vars (nor comments,
+        which keep an inner loop on its own line)."""
         if not self.sugar:
             return [s]
         grid: list[tir.For] = []
         seen: set[int] = set()
         loop: tir.Stmt = s
-        while isinstance(loop, tir.For):
+        while isinstance(loop, tir.For) and (loop is s or loop.comments is None):
             plain = loop.kind == tir.SERIAL and not loop.annotations and int_const(loop.min) == 0
             step_ok = loop.step is None or int_const(loop.step) == 1
             if not (plain and step_ok) or any(id(v) in seen for v in iter_vars_of(loop.extent)):
@@ -257,35 +284,37 @@ class StmtPrinter(ExprPrinter):
         self.block(s, None)
 
     def block(self, b: tir.Block, realize: tir.BlockRealize | None) -> None:
+        notes = b.comments  # the header lines'; the `with` line's are the realize's
         self.open()
         self.block_axes(b, realize)
         if realize is not None and not is_true(realize.predicate):
-            self.emit(f"T.where({self.text(realize.predicate)})")
-        self.emit(f"T.reads({', '.join(self.region(r) for r in b.reads)})")
-        self.emit(f"T.writes({', '.join(self.region(r) for r in b.writes)})")
+            self.emit(f"T.where({self.text(realize.predicate)})", notes, "where")
+        self.emit(f"T.reads({', '.join(self.region(r) for r in b.reads)})", notes, "reads")
+        self.emit(f"T.writes({', '.join(self.region(r) for r in b.writes)})", notes, "writes")
         if b.annotations:
             attr = "T.sblock_attr" if self.modern else "T.block_attr"
-            self.emit(f"{attr}({self.dict_text(b.annotations)})")
-        self.block_allocs(b.alloc_buffers)
-        for match in b.match_buffers:
+            self.emit(f"{attr}({self.dict_text(b.annotations)})", notes, "attr")
+        self.block_allocs(b.alloc_buffers, notes)
+        for i, match in enumerate(b.match_buffers):
             source = self.region(match.source)
             name = self.names.define(match.buffer, match.buffer.name)
             decl = self.buffer_decl(match.buffer, "T.match_buffer", [source], region=True)
-            self.emit(f"{name} = {decl}")
+            self.emit(f"{name} = {decl}", notes, f"match:{i}")
         if b.init is not None:
-            self.emit("with T.init():")
+            self.emit("with T.init():", notes, "init")
             self.frames[-1].extend(indent(self.body(b.init)))
         self.stmt(b.body)
         lines = self.close()
         extra = "" if realize is not None else ", no_realize=True"
-        self.emit(f"with {self.block_kw}({string_text(b.name)}{extra}):")
+        head = f"with {self.block_kw}({string_text(b.name)}{extra}):"
+        self.emit(head, realize.comments if realize is not None else notes)
         self.frames[-1].extend(indent(lines))
 
-    def block_allocs(self, buffers: tuple[tir.Buffer, ...]) -> None:
+    def block_allocs(self, buffers: tuple[tir.Buffer, ...], notes: Comments | None) -> None:
         form = "T.sblock_alloc_buffer" if self.modern else "T.alloc_buffer"
-        for buffer in buffers:
+        for i, buffer in enumerate(buffers):
             name = self.names.define(buffer, buffer.name)
-            self.emit(f"{name} = {self.buffer_decl(buffer, form, [])}")
+            self.emit(f"{name} = {self.buffer_decl(buffer, form, [])}", notes, f"alloc:{i}")
 
     def block_axes(self, b: tir.Block, realize: tir.BlockRealize | None) -> None:
         """Single `T.axis.*` lines, with maximal runs of loop-bound spatial and
@@ -293,6 +322,8 @@ class StmtPrinter(ExprPrinter):
         loops = {id(loop.loop_var): loop for loop in self.loops}
         run: list[int] = []
         for i, iv in enumerate(b.iter_vars):
+            if role(b.comments, f"axis:{i}") is not None:
+                self.flush_remap(b, realize, run)  # a commented axis starts a line
             value = realize.iter_values[i] if realize is not None else None
             loop = loops.get(id(value)) if isinstance(value, tir.Var) else None
             if (
@@ -318,7 +349,8 @@ class StmtPrinter(ExprPrinter):
             targets = ", ".join(
                 self.names.define(b.iter_vars[i].var, b.iter_vars[i].var.name) for i in run
             )
-            self.emit(f'{targets} = T.axis.remap("{kinds}", [{values}])')
+            line = f'{targets} = T.axis.remap("{kinds}", [{values}])'
+            self.emit(line, b.comments, f"axis:{run[0]}")
         run.clear()
 
     def single_axis(self, b: tir.Block, realize: tir.BlockRealize | None, i: int) -> None:
@@ -329,7 +361,7 @@ class StmtPrinter(ExprPrinter):
             dom = f"({self.text(iv.dom.min)}, {self.text(range_end(iv.dom.min, iv.dom.extent))})"
         args = dom if realize is None else f"{dom}, {self.text(realize.iter_values[i])}"
         name = self.names.define(iv.var, iv.var.name)
-        self.emit(f"{name} = T.axis.{iv.kind}({args})")
+        self.emit(f"{name} = T.axis.{iv.kind}({args})", b.comments, f"axis:{i}")
 
     # ------------------------------------------------------------ buffer declarations
 
@@ -349,7 +381,7 @@ class StmtPrinter(ExprPrinter):
         args = list(args)
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
-            args.append(f'"{buffer.dtype}"')
+            args.append(f'"{dtype_text(buffer.dtype)}"')
         data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
         fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
         if not (own_data or fresh):

@@ -137,7 +137,7 @@ def make_call(
             tuple(sinfo_args),
             span,
         )
-    except ParseError:
+    except (ParseError, RecursionError):
         raise
     except Exception as err:  # a bug here must still surface as a located error
         raise ParseError(f"{op.display}: cannot build the call ({err})", span) from err
@@ -151,7 +151,7 @@ def infer_struct_info(call: relax.Call, span: Span | None = None) -> relax.Struc
         op = _get_op(callee.name, span)
         try:
             return op.infer(InferCtx(call, op, span))
-        except ParseError:
+        except (ParseError, RecursionError):  # the parser reports running out of stack
             raise
         except TVMLiteError as err:  # a node the result would need is invalid
             raise ParseError(f"{op.display}: {err}", span) from None

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import os
+import stat
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -23,7 +25,7 @@ from typing import NoReturn
 from tvmlite.cli_args import USAGE, UsageError, parser
 from tvmlite.diagnostics import ParseError, TVMLiteError
 from tvmlite.dsl.parser import parse
-from tvmlite.printer import script, show
+from tvmlite.printer import format_text, show
 
 OK, USER_ERROR, INTERNAL, INTERRUPTED = 0, 1, 3, 130
 SUFFIX = ".tvms"
@@ -80,7 +82,7 @@ def _fmt(args: argparse.Namespace) -> int:
     for path in source_files(args.files):
         try:
             text, name = read_text(path)
-            out = script(parse(text, filename=name), dialect=args.dialect)
+            out = format_text(text, filename=name, dialect=args.dialect)
         except TVMLiteError as err:
             report(err)
             status = USER_ERROR
@@ -103,11 +105,24 @@ def _fmt(args: argparse.Namespace) -> int:
             sys.stdout.write(out)
         elif out != text:
             try:
-                Path(path).write_text(out, encoding="utf-8")
+                write_in_place(path, out)
             except OSError as err:
                 report(TVMLiteError(f"{path}: cannot write: {err.strerror or err}"))
                 status = USER_ERROR
     return status
+
+
+def write_in_place(path: str, text: str) -> None:
+    """Replace the file `path` (the file a symlink names, the link stays) with `text`,
+    atomically and with its permission bits: an interrupted `fmt` leaves the old text
+    or the new one, never a truncated file. A file the user may not write is refused,
+    although its folder would let a rename replace it."""
+    from tvmlite.runtime.export import write_atomic
+
+    target = Path(os.path.realpath(path))
+    if not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, "Permission denied")
+    write_atomic(target, text, mode=stat.S_IMODE(target.stat().st_mode))
 
 
 def _show(args: argparse.Namespace) -> int:

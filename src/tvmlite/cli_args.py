@@ -75,7 +75,9 @@ def _fmt(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "fmt",
         "rewrite files in canonical form",
         "Rewrite .tvms files in place as TVM prints them (directories: every\n"
-        "*.tvms under them). A file that does not parse is left untouched.",
+        "*.tvms under them), keeping every comment beside its statement. A file\n"
+        "that does not parse, or has a comment that cannot be kept (inside a\n"
+        "multi-line expression), is left untouched, with a located error.",
         "  tvms fmt model.tvms\n"
         "  tvms fmt --check models/      # CI: exit 1 if a file would change\n"
         "  tvms fmt --diff --dialect tvm-0.27 model.tvms\n",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
+import resource
+import stat
 import subprocess
 import sys
 
@@ -85,3 +88,75 @@ def test_show_plain_when_not_a_terminal(capsys):
 def test_module_entry_point(argv):
     proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True)
     assert proc.returncode in (1, 2) and proc.stderr
+
+
+COMMENTED = (
+    GOOD.replace(
+        "        for i in range(4):",
+        "        # add one\n        for i in range(4):  # each element",
+    )
+    + "\n# the end\n"
+)
+
+
+def test_fmt_keeps_comments_and_is_idempotent(tmp_path, capsys):
+    path = tmp_path / "m.tvms"
+    path.write_text(COMMENTED.replace("for i in range(4):", "for i in T.serial(4):"))
+    assert run(["fmt", str(path)], capsys)[0] == 0
+    assert path.read_text() == COMMENTED
+    assert run(["fmt", "--check", str(path)], capsys)[0] == 0
+
+
+def test_fmt_refuses_to_drop_a_comment_and_leaves_the_file(tmp_path, capsys):
+    path = tmp_path / "m.tvms"
+    text = COMMENTED.replace("A[i] + T.float32(1.0)", "(A[i]  # inside\n + T.float32(1.0))")
+    path.write_text(text)
+    for argv in (["fmt", str(path)], ["fmt", "--check", str(path)], ["fmt", "--diff", str(path)]):
+        code, out, err = run(argv, capsys)
+        assert code == 1 and out == ""
+        assert err.startswith(f"{path}:11:27: error: cannot keep this comment")
+        assert path.read_text() == text
+
+
+MESSY = COMMENTED.replace("for i in range(4):", "for i in T.serial(4):")
+
+
+def test_fmt_rewrites_the_file_a_symlink_names_with_its_mode(tmp_path, capsys):
+    path, link = tmp_path / "m.tvms", tmp_path / "link.tvms"
+    path.write_text(MESSY)
+    path.chmod(0o640)
+    link.symlink_to(path.name)
+    assert run(["fmt", str(link)], capsys)[0] == 0
+    assert link.is_symlink() and path.read_text() == COMMENTED
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tvms", "m.tvms"]
+
+
+def test_fmt_that_fails_while_writing_leaves_the_file_whole(tmp_path):
+    """A write that fails half-way (here: the file-size limit, as a full disk would)
+    leaves the file as it was and no temporary file beside it."""
+    path = tmp_path / "m.tvms"
+    path.write_text(MESSY)
+    limit = len(COMMENTED.encode()) // 2
+
+    def limited() -> None:  # Python ignores SIGXFSZ: the write fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "tvmlite", "fmt", str(path)],
+        capture_output=True, text=True, preexec_fn=limited,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == f"tvms: error: {path}: cannot write: File too large\n"
+    assert path.read_text() == MESSY
+    assert [p.name for p in tmp_path.iterdir()] == ["m.tvms"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_fmt_refuses_a_file_the_user_may_not_write(tmp_path, capsys):
+    path = tmp_path / "m.tvms"
+    path.write_text(MESSY)
+    path.chmod(0o444)
+    code, _, err = run(["fmt", str(path)], capsys)
+    assert (code, err) == (1, f"tvms: error: {path}: cannot write: Permission denied\n")
+    assert path.read_text() == MESSY

@@ -102,11 +102,15 @@ def test_dialect_conversion_is_lossless(mod: IRModule) -> None:
 
 @given(tst.ir_modules(dialect=TVM027, exclude=("bind",)))
 def test_dialect_conversion_from_027(mod: IRModule) -> None:
-    """0.27 -> classic -> 0.27 for what classic can spell, names shared or not."""
+    """0.27 -> classic -> 0.27 for what classic can spell, names shared or not (the
+    `s_tir` flag of a block-free function is the one thing left that it cannot)."""
     classic = tvmlite.parse(script(mod, CLASSIC))
     assert tvmlite.structural_equal(classic_form(classic), classic_form(mod))
     back = tvmlite.parse(script(classic, TVM027))
-    assert tvmlite.structural_equal(back, mod)
+    if tvm027_only(mod):
+        assert tvmlite.structural_equal(classic_form(back), classic_form(mod))
+    else:
+        assert tvmlite.structural_equal(back, mod)
 
 
 @given(tst.ir_modules())

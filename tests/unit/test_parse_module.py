@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from tvmlite import IRModule, ParseError, parse, parse_file
+from tvmlite import IRModule, ParseError, parse, parse_file, structural_equal
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.module import CLASSIC, TVM027
-from tvmlite.dsl.parser import RawCall, detect_dialect
+from tvmlite.dsl.module import CLASSIC, TVM027, RawCall
+from tvmlite.dsl.parser import detect_dialect
 
 
 def src(text: str) -> str:
@@ -153,6 +153,10 @@ def test_extern_func_attrs_and_global_infos():
     assert mod.attrs == {"system_lib_prefix": "hi", "n": 3}
     assert mod.global_infos["vdevice"] == (RawCall("I.vdevice", ({"kind": "llvm"}, 0, "global")),)
     assert mod["ext"] == relax.ExternFunc("my_ext")
+    # printed as written (it used to be an internal KeyError in the printer)
+    line = 'I.module_global_infos({"vdevice": [I.vdevice({"kind": "llvm"}, 0, "global")]})'
+    assert line in mod.script()
+    assert structural_equal(parse(mod.script()), mod)
 
 
 def test_decorator_variants_and_future_import():

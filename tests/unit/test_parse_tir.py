@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+import tvmlite
 from tvmlite.diagnostics import ParseError, Source, VerifyError
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
@@ -95,7 +96,7 @@ def test_decorator_options():
         NEW,
     )
     assert func.attrs == () and func.s_tir
-    assert isinstance(func.body, tir.BlockRealize)  # s_tir always has a root block
+    assert isinstance(func.body, tir.BufferStore)  # no block, no root block (as in TVM)
     error = error_of("@T.prim_func(fast=True)\ndef f():\n    pass\n")
     assert "unexpected keyword argument 'fast'" in error.message and where(error) == (1, 14)
 
@@ -725,3 +726,26 @@ def test_verify_binding_out_of_domain():
 def test_verify_undefined_variable():
     error = _verify_err("v = T.int32()\nA[v, 0] = T.float32(0)")
     assert error.message == "use of undefined variable 'v'" and where(error) == (4, 5)
+
+
+@pytest.mark.parametrize(
+    "body, rooted",
+    [
+        ("for i in range(4):\n    A[i] = T.float32(0.0)", False),
+        ("T.evaluate(0)", False),
+        ("B = T.sblock_alloc_buffer((4,))\nfor i in range(4):\n    A[i] = B[i]", True),
+    ],
+    ids=["loop", "evaluate", "root-alloc"],
+)
+def test_s_tir_function_has_a_root_block_only_where_tvm_adds_one(body: str, rooted: bool):
+    """TVM 0.27's own output for these (checked against TVM): a block-free `s_tir`
+    function has no root block, so its text comes back as it was."""
+    lines = ["@T.prim_func(s_tir=True)", 'def main(A: T.Buffer((4,), "float32")):']
+    if rooted:
+        lines.append('    # with T.sblock("root"):')
+    lines += ["    " + line for line in body.splitlines()]
+    header = "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n"
+    text = header + "\n".join(lines) + "\n"
+    func = tvmlite.parse(text)
+    assert func.s_tir and isinstance(func.body, tir.BlockRealize) == rooted
+    assert func.script() == text

@@ -113,7 +113,7 @@ class _Sampler:
         kwargs = {
             f.name: self.value(eval(f.type, namespace))  # our own source, not user input
             for f in dataclasses.fields(cls)
-            if f.name != "span"
+            if f.compare  # not the span, nor the comments: no IR there
         }
         return cls(**kwargs)
 

@@ -101,7 +101,7 @@ class _Sampler:
         kwargs = {
             f.name: self.value(_annotation(f.type))
             for f in dataclasses.fields(cls)
-            if f.name != "span"
+            if f.compare  # not the span, nor the comments: no IR there
         }
         if cls is tir.Call:
             kwargs["op"] = "exp"

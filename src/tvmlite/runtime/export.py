@@ -16,14 +16,20 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime.c_header import HEADER_MARK
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write a temporary file next to `path` and rename it over `path`."""
+def write_atomic(path: Path, data: bytes | str, mode: int | None = None) -> None:
+    """Write a temporary file next to `path`, flush it to disk and rename it over
+    `path`: readers, and `path` after a crash, hold the old bytes or the new ones.
+    `mode` gives the permission bits (default 0o755 for a library, else 0o644)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
-        os.chmod(tmp, 0o755 if path.suffix == ".so" else 0o644)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is None:
+            mode = 0o755 if path.suffix == ".so" else 0o644
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

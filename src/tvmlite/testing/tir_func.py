@@ -132,12 +132,14 @@ def draw_prim_func(
         # keys are stored as written, so in the dialect's own prefix
         attrs.append(("tirx.noalias" if is_modern(options) else "tir.noalias", True))
     by_handle = {id(h): b for h, b in zip(handles, buffers, strict=True)}
+    # a block-free 0.27 function may still say `s_tir=True` (and keeps no root block)
+    s_tir = is_modern(options) and (rooted or draw(BOOLS))
     return tir.PrimFunc(
         tuple(params),
         tuple((p, by_handle[id(p)]) for p in params if id(p) in by_handle),  # in param order
         body,
         attrs=tuple(attrs),
-        s_tir=rooted and is_modern(options),
+        s_tir=s_tir,
     )
 
 
