@@ -48,15 +48,33 @@ ROW_CHOICES = (12, 8, 6, 4)  # MR: 12 x 32 fp32 is 24 accumulators of 32 registe
 
 
 def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
-    """(MR, NR): NR two vector registers wide when the extent allows (one, or the
-    whole extent, when it is smaller); MR the largest row count that divides the
-    rows, else 8 with a predicated last tile."""
+    """(MR, NR): NR columns (`_columns`), MR the largest row count of
+    ROW_CHOICES that divides the rows, else 8 with a predicated last tile (a
+    predicate on rows costs little: it is the same for a whole vector)."""
     lanes = max(VECTOR_BYTES * 8 // max(dt.bits(c.output.dtype), 8), 1)
     n, m = c.extents[roles.vector], c.extents[roles.row]
-    nr = 2 * lanes if n >= 2 * lanes else lanes if n >= lanes else n
     divisors = [mr for mr in ROW_CHOICES if m % mr == 0]
     mr = divisors[0] if divisors else min(8, m)
-    return mr, nr
+    return mr, _columns(n, lanes)
+
+
+def _columns(n: int, lanes: int) -> int:
+    """NR, the vectorized columns of a tile: a width that divides the extent
+    `n`, so that no tile has a predicate on the vector axis (LLVM then keeps the
+    accumulator tile in memory and leaves the loop scalar: 25x slower). Two
+    registers, one, or half a register when they divide `n`; the whole extent
+    when it is at most two registers (one vector and a shorter one); else the
+    largest divisor between half a register and one; only when `n` has none
+    (a prime, say), two registers and a predicated last tile."""
+    if n <= 2 * lanes:
+        return n
+    for nr in (2 * lanes, lanes, lanes // 2):
+        if nr and n % nr == 0:
+            return nr
+    for nr in range(lanes, max(lanes // 2, 1) - 1, -1):
+        if n % nr == 0:
+            return nr
+    return 2 * lanes
 
 
 PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)

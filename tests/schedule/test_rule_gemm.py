@@ -78,7 +78,9 @@ CASES = [
     (
         "ik,kj->ij",
         {"i": 37, "j": 45, "k": 19},
-    ),  # nothing divides: predicated rows, unpacked columns
+    ),  # rows not divided: predicated; 45 columns in tiles of 15
+    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: predicated last tile
+    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns: tiles of 8, packed weight
     ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
     ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
     ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
@@ -237,6 +239,21 @@ def test_scheduled_block_is_not_taken_again() -> None:
     assert not GEMM.accepts(sch, sch.get_sblock("mm_update"))
 
 
+@pytest.mark.parametrize(
+    ("n", "nr"),
+    [(64, 32), (48, 16), (200, 8), (90, 15), (24, 24), (5, 5), (53, 32), (1000, 8)],
+)
+def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
+    """NR divides the vector axis (no predicate in the micro-kernel) unless the
+    extent has no divisor in a useful range (53: two registers, a predicate)."""
+    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 12, "j": n, "k": 4}))
+    sch = Schedule(func)
+    c = match_contraction(sch, sch.get_sblock("mm"))
+    assert c is not None
+    i, j = c.spatial
+    assert tile_sizes(c, Roles(vector=j, row=i)) == (12, nr)
+
+
 def test_tile_sizes() -> None:
     func = tvmlite.parse(contraction("ik,kj->ij", {"i": 24, "j": 64, "k": 8}))
     sch = Schedule(func)
@@ -244,7 +261,7 @@ def test_tile_sizes() -> None:
     assert c is not None
     i, j = c.spatial
     assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
-    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 16)
+    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)  # 24 columns: one tile, no tail
 
 
 def test_default_build_schedules_matmul_with_the_rule() -> None:
