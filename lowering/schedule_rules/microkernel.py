@@ -51,30 +51,40 @@ def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
     """(MR, NR): NR columns (`_columns`), MR the largest row count of
     ROW_CHOICES that divides the rows, else 8 with a predicated last tile (a
     predicate on rows costs little: it is the same for a whole vector)."""
-    lanes = max(VECTOR_BYTES * 8 // max(dt.bits(c.output.dtype), 8), 1)
+    lanes = register_lanes(c)
     n, m = c.extents[roles.vector], c.extents[roles.row]
     divisors = [mr for mr in ROW_CHOICES if m % mr == 0]
     mr = divisors[0] if divisors else min(8, m)
     return mr, _columns(n, lanes)
 
 
+def register_lanes(c: Contraction) -> int:
+    """Elements of the output dtype in one vector register."""
+    return max(VECTOR_BYTES * 8 // max(dt.bits(c.output.dtype), 8), 1)
+
+
+def whole_registers(c: Contraction, var: tir.Var) -> bool:
+    """Whether vectorizing `var` gives tiles of whole or half registers, the
+    widths LLVM keeps in registers (another width, 15 columns say, runs at an
+    eighth of the speed)."""
+    lanes = register_lanes(c)
+    return _columns(c.extents[var], lanes) % max(lanes // 2, 1) == 0
+
+
 def _columns(n: int, lanes: int) -> int:
     """NR, the vectorized columns of a tile: a width that divides the extent
     `n`, so that no tile has a predicate on the vector axis (LLVM then keeps the
-    accumulator tile in memory and leaves the loop scalar: 25x slower). Two
-    registers, one, or half a register when they divide `n`; the whole extent
-    when it is at most two registers (one vector and a shorter one); else the
-    largest divisor between half a register and one; only when `n` has none
-    (a prime, say), two registers and a predicated last tile."""
+    accumulator tile in memory and leaves the loop scalar: 50x slower than a
+    column tile of any width). The whole extent when it is at most two
+    registers; else two registers, one or half a register when they divide
+    `n`; else the largest divisor up to one register (90: 15, 511: 7, a prime:
+    1), which runs at an eighth of the speed or less (see `whole_registers`)."""
     if n <= 2 * lanes:
         return n
     for nr in (2 * lanes, lanes, lanes // 2):
         if nr and n % nr == 0:
             return nr
-    for nr in range(lanes, max(lanes // 2, 1) - 1, -1):
-        if n % nr == 0:
-            return nr
-    return 2 * lanes
+    return next(nr for nr in range(lanes, 0, -1) if n % nr == 0)
 
 
 PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)
@@ -138,14 +148,16 @@ def _vector_axis_last(sch: Schedule, block: BlockRV, c: Contraction, j: tir.Var)
     sch.transform_layout(block, ("write", 0), IndexMap(idx, tuple(idx[a] for a in order)))
 
 
-def _vectorize_write_back(sch: Schedule, writeback: BlockRV, axis: int) -> None:
+def _vectorize_write_back(sch: Schedule, writeback: BlockRV, axis: int, depth: int) -> None:
     """Vectorize the write-back along the accumulator's last axis (the vector
     axis, output axis `axis`): its loop goes innermost. Along another axis the
     tile would be read by a gather, and a stack tile whose address feeds a
     vector of pointers counts as escaping for LLVM, which then keeps it in
-    memory and guards every loop with alias checks."""
+    memory and guards every loop with alias checks. Only the write-back's own
+    loops count, those below the `depth` tile loops (a tile one column wide
+    has no loop along the vector axis)."""
     binding = block_realize(sch, writeback).iter_values[axis]
-    loops = sch.get_loops(writeback)
+    loops = sch.get_loops(writeback)[depth:]
     along = [lp for lp in loops if uses(binding, {sch.get(lp).loop_var})]
     if not along:
         return
@@ -247,7 +259,7 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     _vector_axis_last(sch, block, c, j)
     sch.reverse_compute_at(writeback, i0)
     _inline_epilogue(sch, writeback)
-    _vectorize_write_back(sch, writeback, c.spatial.index(j))
+    _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops))
     sch.unroll(i1)
     sch.vectorize(j1)
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])

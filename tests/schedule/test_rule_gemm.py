@@ -79,8 +79,9 @@ CASES = [
         "ik,kj->ij",
         {"i": 37, "j": 45, "k": 19},
     ),  # rows not divided: predicated; 45 columns in tiles of 15
-    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: predicated last tile
+    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: tiles of 1 column
     ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns: tiles of 8, packed weight
+    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns, 48 rows: rows vectorized
     ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
     ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
     ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
@@ -241,17 +242,28 @@ def test_scheduled_block_is_not_taken_again() -> None:
 
 @pytest.mark.parametrize(
     ("n", "nr"),
-    [(64, 32), (48, 16), (200, 8), (90, 15), (24, 24), (5, 5), (53, 32), (1000, 8)],
+    [(64, 32), (48, 16), (200, 8), (90, 15), (24, 24), (5, 5), (511, 7), (53, 1), (1000, 8)],
 )
 def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
-    """NR divides the vector axis (no predicate in the micro-kernel) unless the
-    extent has no divisor in a useful range (53: two registers, a predicate)."""
+    """NR divides the vector axis: no predicate in the micro-kernel."""
     func = tvmlite.parse(contraction("ik,kj->ij", {"i": 12, "j": n, "k": 4}))
     sch = Schedule(func)
     c = match_contraction(sch, sch.get_sblock("mm"))
     assert c is not None
     i, j = c.spatial
     assert tile_sizes(c, Roles(vector=j, row=i)) == (12, nr)
+
+
+@pytest.mark.parametrize(("rows", "cols", "vector"), [(48, 90, "i"), (45, 90, "j"), (48, 96, "j")])
+def test_rows_are_vectorized_when_only_they_tile_into_registers(
+    rows: int, cols: int, vector: str
+) -> None:
+    func = tvmlite.parse(contraction("ik,kj->ij", {"i": rows, "j": cols, "k": 4}))
+    sch = Schedule(func)
+    c = match_contraction(sch, sch.get_sblock("mm"))
+    assert c is not None
+    roles = GEMM.roles(c)
+    assert roles is not None and roles.vector.name == f"v{vector}"
 
 
 def test_tile_sizes() -> None:
