@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.analysis import uses
-from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
+from tvmlite.lowering.schedule import BlockRV, IndexMap, LoopRV, Schedule, ScheduleError
 from tvmlite.lowering.schedule.tree import Tree
 from tvmlite.lowering.schedule_rules.contraction import (
     Contraction,
@@ -44,18 +44,32 @@ if TYPE_CHECKING:
     from tvmlite.lowering.schedule_rules.kernel import Kernel
 
 VECTOR_BYTES = 64  # one AVX-512 register
-ROW_CHOICES = (12, 8, 6, 4)  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
+ROW_CHOICES = (12, 10, 8, 6, 5, 4)  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
+ACCUMULATORS = 24  # vector registers the tile may take: LLVM spills beyond (24 x 8 at 12 rows)
 
 
 def tile_sizes(c: Contraction, roles: Roles) -> tuple[int, int]:
     """(MR, NR): NR columns (`_columns`), MR the largest row count of
-    ROW_CHOICES that divides the rows, else 8 with a predicated last tile (a
+    ROW_CHOICES that divides the rows and keeps MR x (registers of a row) within
+    ACCUMULATORS, else the largest that fits, with a predicated last tile (a
     predicate on rows costs little: it is the same for a whole vector)."""
     lanes = register_lanes(c)
     n, m = c.extents[roles.vector], c.extents[roles.row]
-    divisors = [mr for mr in ROW_CHOICES if m % mr == 0]
-    mr = divisors[0] if divisors else min(8, m)
-    return mr, _columns(n, lanes)
+    nr = _columns(n, lanes)
+    width = _chunk(nr, lanes)
+    per_row = nr // width if width < nr else -(-nr // lanes)
+    fits = [mr for mr in ROW_CHOICES if mr * per_row <= ACCUMULATORS] or [min(ROW_CHOICES)]
+    divisors = [mr for mr in fits if m % mr == 0]
+    mr = divisors[0] if divisors else min(fits[0], m)
+    return mr, nr
+
+
+def _chunk(nr: int, lanes: int) -> int:
+    """The lanes of one vector of a row of NR columns: NR when it is a power of
+    two or has no power-of-two factor of 4 or more (then vectorized whole), else
+    that factor up to a register (24 columns: 3 x 8)."""
+    width = min(nr & -nr, lanes)
+    return nr if nr & (nr - 1) == 0 or width < 4 else width
 
 
 def register_lanes(c: Contraction) -> int:
@@ -68,7 +82,8 @@ def whole_registers(c: Contraction, var: tir.Var) -> bool:
     widths LLVM keeps in registers (another width, 15 columns say, runs at an
     eighth of the speed)."""
     lanes = register_lanes(c)
-    return _columns(c.extents[var], lanes) % max(lanes // 2, 1) == 0
+    width = _chunk(_columns(c.extents[var], lanes), lanes)
+    return width & (width - 1) == 0 and width >= lanes // 2
 
 
 def _columns(n: int, lanes: int) -> int:
@@ -77,14 +92,17 @@ def _columns(n: int, lanes: int) -> int:
     accumulator tile in memory and leaves the loop scalar: 50x slower than a
     column tile of any width). The whole extent when it is at most two
     registers; else two registers, one or half a register when they divide
-    `n`; else the largest divisor up to one register (90: 15, 511: 7, a prime:
-    1), which runs at an eighth of the speed or less (see `whole_registers`)."""
+    `n`; else the largest divisor up to two registers made of vectors of 4 lanes
+    or more (100: 20 = 5 x 4, at half the speed), else the largest up to one
+    register (90: 15, 511: 7, a prime: 1), at an eighth of the speed or less."""
     if n <= 2 * lanes:
         return n
     for nr in (2 * lanes, lanes, lanes // 2):
         if nr and n % nr == 0:
             return nr
-    return next(nr for nr in range(lanes, 0, -1) if n % nr == 0)
+    divisors = [d for d in range(2 * lanes, 0, -1) if n % d == 0]
+    chunked = [d for d in divisors if _chunk(d, lanes) < d]
+    return chunked[0] if chunked else next(d for d in divisors if d <= lanes)
 
 
 PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)
@@ -165,6 +183,20 @@ def _vectorize_write_back(sch: Schedule, writeback: BlockRV, axis: int, depth: i
     position = loops.index(inner)
     if position != len(loops) - 1:
         sch.reorder(*loops[position + 1 :], inner)
+    sch.vectorize(inner)
+
+
+def _vectorize_columns(sch: Schedule, j1: LoopRV, nr: int, lanes: int) -> None:
+    """Vectorize the NR columns of the micro-kernel, in chunks of `_chunk`
+    lanes (the outer loop unrolled): LLVM keeps a tile in registers only for
+    power-of-two vector widths (24 columns vectorized whole: a third of the
+    speed of 3 x 8)."""
+    width = _chunk(nr, lanes)
+    if width == nr:
+        sch.vectorize(j1)
+        return
+    outer, inner = sch.split(j1, [None, width])
+    sch.unroll(outer)
     sch.vectorize(inner)
 
 
@@ -261,7 +293,7 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     _inline_epilogue(sch, writeback)
     _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops))
     sch.unroll(i1)
-    sch.vectorize(j1)
+    _vectorize_columns(sch, j1, nr, register_lanes(c))
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])
     # Last: loop kinds can only change above a block that still has its init.
     sch.decompose_reduction(block, loops[c.reduce[0]])

@@ -242,7 +242,18 @@ def test_scheduled_block_is_not_taken_again() -> None:
 
 @pytest.mark.parametrize(
     ("n", "nr"),
-    [(64, 32), (48, 16), (200, 8), (90, 15), (24, 24), (5, 5), (511, 7), (53, 1), (1000, 8)],
+    [
+        (64, 32),
+        (48, 16),
+        (200, 8),
+        (100, 20),
+        (90, 15),
+        (24, 24),
+        (5, 5),
+        (511, 7),
+        (53, 1),
+        (1000, 8),
+    ],
 )
 def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
     """NR divides the vector axis: no predicate in the micro-kernel."""
@@ -251,7 +262,7 @@ def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
     c = match_contraction(sch, sch.get_sblock("mm"))
     assert c is not None
     i, j = c.spatial
-    assert tile_sizes(c, Roles(vector=j, row=i)) == (12, nr)
+    assert tile_sizes(c, Roles(vector=j, row=i))[1] == nr
 
 
 @pytest.mark.parametrize(("rows", "cols", "vector"), [(48, 90, "i"), (45, 90, "j"), (48, 96, "j")])
@@ -273,7 +284,8 @@ def test_tile_sizes() -> None:
     assert c is not None
     i, j = c.spatial
     assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
-    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)  # 24 columns: one tile, no tail
+    # 24 columns: one tile, 3 x 8 lanes a row, so 8 rows keep 24 registers
+    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)
 
 
 def test_default_build_schedules_matmul_with_the_rule() -> None:
@@ -291,7 +303,7 @@ class Module:
     lowered = lower(mod, Target("llvm"), pipeline="default")  # fused: one kernel
     (func,) = [f for f in lowered.functions.values() if isinstance(f, tvmlite.dsl.tir.PrimFunc)]
     script = func.script()
-    assert func.attr("tir.is_scheduled") and "T.unroll(T.int64(4))" in script
+    assert func.attr("tir.is_scheduled") and "T.unroll(T.int64(10))" in script
     assert "T.max(" in script.split("T.vectorized(T.int64(32))")[-1]  # relu in the write-back
     rng = np.random.default_rng(2)
     a, b, c = (rng.standard_normal(s).astype("float32") for s in [(20, 24), (24, 64), (64,)])
