@@ -48,18 +48,12 @@ class DefaultCPUSchedule(Pass):
         if not PassContext.current().get_bool(CONFIG_KEY, True):
             return mod
         functions: dict[str, Any] = dict(mod.functions)
-        changed = False
         for gname, func in mod.functions.items():
             if isinstance(func, tir.PrimFunc) and not is_scheduled(func) and _for_cpu(func):
                 scheduled = schedule(gname, func, mod.dialect)
                 if scheduled is not None:
                     functions[gname] = scheduled
-                    changed = True
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions(functions)
 
 
 def schedule(name: str, func: tir.PrimFunc, dialect: Any = None) -> tir.PrimFunc | None:
@@ -72,7 +66,7 @@ def schedule(name: str, func: tir.PrimFunc, dialect: Any = None) -> tir.PrimFunc
     rule = None if kernel is None else rule_for(kernel)
     if kernel is None or rule is None:
         return None
-    debug = "all" if PassContext.current().verify else "none"
+    debug = "all" if PassContext.current().verifies() else "none"
     sch = Schedule(IRModule({name: func}, dialect=dialect), debug_mask=debug)
     sch.work_on(name)
     try:

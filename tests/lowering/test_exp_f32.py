@@ -24,7 +24,21 @@ def main(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
 def _inputs() -> np.ndarray:
     rng = np.random.default_rng(0)
     special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-30, 1.0, -1.0]
-    edges = [88.72, 88.7228, 88.73, 89.0, 89.5, 100.0, -87.33, -87.34, -95.0, -103.2, -103.97, -104.0, -110.0]
+    edges = [
+        88.72,
+        88.7228,
+        88.73,
+        89.0,
+        89.5,
+        100.0,
+        -87.33,
+        -87.34,
+        -95.0,
+        -103.2,
+        -103.97,
+        -104.0,
+        -110.0,
+    ]
     spread = rng.uniform(-110.0, 95.0, 1000 - len(special) - len(edges) - 200)
     near_zero = rng.uniform(-0.5, 0.5, 200)
     return np.concatenate([special, edges, spread, near_zero]).astype("float32")
