@@ -7,7 +7,9 @@ codegen maps directly; `buffer_map` and the function's attributes are kept as
 they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
 adds InstrumentBoundCheckers right after LowerBlocks and CompactBuffers, while
-buffers still have their dims. Lowering a lowered module changes nothing.
+buffers still have their dims; every build runs CheckStaticBounds right after
+LowerBlocks, which refuses an access that is out of bounds on every call.
+Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.tir.compact_buffers import CompactBuffers
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
@@ -40,6 +43,7 @@ class LowerTIR(Pass):
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
         steps = [
             LowerBlocks(),
+            CheckStaticBounds(),  # on the accesses as written
             CompactBuffers(),
             *checks,  # before SimplifyIndices: messages show the indices as written
             SimplifyIndices(),

@@ -14,6 +14,7 @@ from tvmlite.lowering.passes import (
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
 from tvmlite.lowering.tir import (
+    CheckStaticBounds,
     CompactBuffers,
     FlattenBuffers,
     InstrumentBoundCheckers,
@@ -40,6 +41,7 @@ from tvmlite.lowering.transform import (
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "CheckStaticBounds",
     "CompactBuffers",
     "ConvertLayout",
     "DeadCodeElimination",
