@@ -353,7 +353,7 @@ def test_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     doc = Path(__file__).resolve().parents[2] / "docs" / "default-schedule.md"
     text = doc.read_text()
     code = re.search(r"```python\n(.*?)```", text, re.S)
-    shown = re.search(r"division loops:\n\n```\n(.*?)```", text, re.S)
+    shown = re.search(r"division loops:\n\n```text\n(.*?)```", text, re.S)
     assert code is not None and shown is not None
     exec(compile(code.group(1), str(doc), "exec"), {"__name__": "default_schedule_md"})  # noqa: S102
     out = capsys.readouterr().out
