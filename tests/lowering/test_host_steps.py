@@ -295,8 +295,7 @@ def test_checks_keep_their_order_when_steps_and_code_mix() -> None:
 @pytest.mark.parametrize("form", FORMS)
 def test_checked_kernel_reports_its_index_in_every_form(form: str) -> None:
     """A checked build's kernel writes the failing index into a message buffer:
-    steps pass one through the kernel's trampoline, code its own. The access is
-    guarded (`T.where`), so CheckStaticBounds leaves it to the checked build."""
+    steps pass one through the kernel's trampoline, code its own."""
     text = HEADER.replace("relax as R\n", "relax as R\n# from tvm.script import tir as T\n") + (
         "@I.ir_module\nclass Module:\n"
         "    @T.prim_func(private=True)\n"
@@ -305,6 +304,7 @@ def test_checked_kernel_reports_its_index_in_every_form(form: str) -> None:
         "        for i in range(16):\n"
         '            with T.block("B"):\n'
         "                vi = T.axis.spatial(16, i)\n"
+        # Always true: keeps the access from CheckStaticBounds, so the run-time check speaks.
         "                T.where(i < 16)\n"
         "                B[vi] = A[vi + 4]\n\n"
         "    @R.function\n"
