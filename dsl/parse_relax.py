@@ -13,12 +13,13 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import Comments, add, attached, carried, loose, merged, take_head
 from tvmlite.dsl.parse_relax_calls import RelaxCallParser
 from tvmlite.dsl.parse_relax_expr import MODULE
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.verify_relax import compatible, join, sinfo_text
+from tvmlite.grammar import syntax
 
 _STATEMENT_NAMES = {
     "For": "for loops",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
-from tvmlite.dsl import ops, relax, syntax, tir
+from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.parse_index_map import parse_index_map, parse_lambda
 from tvmlite.dsl.parse_relax_sinfo import (
     RelaxContext,
@@ -23,6 +23,7 @@ from tvmlite.dsl.parse_relax_sinfo import (
 from tvmlite.dsl.parse_tir import parse_tir_expr
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.verify_relax import call_result, struct_info_of
+from tvmlite.grammar import syntax
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.comments import merged
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
 from tvmlite.dsl.verify_tir import verify_prim_func
+from tvmlite.grammar import syntax
 
 __all__ = ["parse_prim_func", "parse_tir_expr"]
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments, add, take_head
 from tvmlite.dsl.parse_tir_buffer import BufferParser
 from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
+from tvmlite.grammar import syntax
 
 AXIS_KINDS = {
     "axis.spatial": tir.SPATIAL,

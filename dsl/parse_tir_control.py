@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_assign import AssignParser, Result
 from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.grammar import syntax
 
 _LOOP_KINDS = {
     "T.serial": tir.SERIAL,

@@ -13,7 +13,7 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_ops import (
     Lit,
     LiteralError,
@@ -30,6 +30,7 @@ from tvmlite.dsl.parse_tir_ops import (
     pair,
 )
 from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.grammar import syntax
 
 # Names that need Python to run; rejected wherever they appear.
 META_BUILTINS = ("meta_var", "macro", "inline", "comm_reducer", "index_map", "iter_var")

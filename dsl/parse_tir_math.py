@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_ops import Lit, Value, make_const, materialize
+from tvmlite.grammar import syntax
 
 FLOAT_UNARY = [
     "exp",

@@ -15,12 +15,13 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.comments import ROOT_MARKERS, Comments, Remark, add, attached, carried, loose
 from tvmlite.dsl.parse_tir_assign import Result, Scoped
 from tvmlite.dsl.parse_tir_block import FUNCTION
 from tvmlite.dsl.parse_tir_control import ControlParser
 from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.grammar import syntax
 
 
 def seq(stmts: list[tir.Stmt], span: Span | None = None) -> tir.Stmt:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
-from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     HEADER_LINES,
     Comments,
@@ -35,7 +35,7 @@ from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal,
 from tvmlite.dsl.parse_tir import parse_prim_func
 from tvmlite.dsl.scope import MAX_NESTING
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
-from tvmlite.grammar import parse_syntax, tokenize
+from tvmlite.grammar import parse_syntax, syntax, tokenize
 
 # Imports a TVMScript file written as Python carries; they name what is predefined.
 _NAMESPACE_IMPORTS = {

@@ -9,10 +9,10 @@ import pytest
 
 import tvmlite
 from tvmlite.diagnostics import ParseError, Source, VerifyError
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
 from tvmlite.dsl.scope import ParseContext, Scope
-from tvmlite.grammar import parse_expression, parse_syntax
+from tvmlite.grammar import parse_expression, parse_syntax, syntax
 
 CLASSIC, NEW = "classic", "tvm-0.27"
 
