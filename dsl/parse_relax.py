@@ -18,7 +18,7 @@ from tvmlite.dsl.comments import Comments, add, attached, carried, loose, merged
 from tvmlite.dsl.parse_relax_calls import RelaxCallParser
 from tvmlite.dsl.parse_relax_expr import MODULE
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
-from tvmlite.dsl.verify_relax import compatible, join, sinfo_text
+from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
 from tvmlite.grammar import syntax
 
 _STATEMENT_NAMES = {

@@ -22,7 +22,7 @@ from tvmlite.dsl.parse_relax_sinfo import (
 )
 from tvmlite.dsl.parse_tir import parse_tir_expr
 from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.verify_relax import call_result, struct_info_of
+from tvmlite.dsl.verify.relax import call_result, struct_info_of
 from tvmlite.grammar import syntax
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE

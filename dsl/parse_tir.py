@@ -16,7 +16,7 @@ from tvmlite.dsl.comments import merged
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
-from tvmlite.dsl.verify_tir import verify_prim_func
+from tvmlite.dsl.verify.tir import verify_prim_func
 from tvmlite.grammar import syntax
 
 __all__ = ["parse_prim_func", "parse_tir_expr"]

@@ -34,7 +34,7 @@ from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
 from tvmlite.dsl.scope import MAX_NESTING
-from tvmlite.dsl.verify_relax import prim_signature, verify_module
+from tvmlite.dsl.verify.relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax, syntax, tokenize
 
 # Imports a TVMScript file written as Python carries; they name what is predefined.

@@ -11,7 +11,7 @@ import pytest
 
 from tvmlite import ParseError, parse
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.verify_relax import verify_function
+from tvmlite.dsl.verify.relax import verify_function
 
 
 def src(text: str) -> str:
