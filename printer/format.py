@@ -15,7 +15,7 @@ from collections import Counter
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl.comments import HEADER_LINES, ROOT_MARKERS
 from tvmlite.dsl.dialect import detect_dialect
-from tvmlite.dsl.parser import parse_commented
+from tvmlite.dsl.parse.module import parse_commented
 from tvmlite.grammar import comment_texts, syntax, tokenize
 from tvmlite.printer.context import METADATA_FOOTER
 

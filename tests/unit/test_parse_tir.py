@@ -10,8 +10,8 @@ import pytest
 import tvmlite
 from tvmlite.diagnostics import ParseError, Source, VerifyError
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.func import parse_prim_func, parse_tir_expr
 from tvmlite.grammar import parse_expression, parse_syntax, syntax
 
 CLASSIC, NEW = "classic", "tvm-0.27"

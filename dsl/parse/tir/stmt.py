@@ -17,10 +17,10 @@ from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import ROOT_MARKERS, Comments, Remark, add, attached, carried, loose
-from tvmlite.dsl.parse_tir_assign import Result, Scoped
-from tvmlite.dsl.parse_tir_block import FUNCTION
-from tvmlite.dsl.parse_tir_control import ControlParser
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.assign import Result, Scoped
+from tvmlite.dsl.parse.tir.block import FUNCTION
+from tvmlite.dsl.parse.tir.control import ControlParser
 from tvmlite.grammar import syntax
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 from tvmlite.grammar import syntax
 
 # Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments

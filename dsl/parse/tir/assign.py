@@ -11,8 +11,8 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir_block import AXIS_KINDS, FUNCTION, BlockParser
-from tvmlite.dsl.parse_tir_expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION, BlockParser
+from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
 from tvmlite.grammar import syntax
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}

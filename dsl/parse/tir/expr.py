@@ -1,5 +1,5 @@
 """TIR expressions from syntax nodes: names, literals, operators, buffer loads and
-`T.*` calls (the call table lives in `parse_tir_intrin`).
+`T.*` calls (the call table lives in `tir/intrin`).
 
 Nothing is evaluated: Python literals stay `Lit` until an operand or the context
 gives them a dtype, exactly where TVM's parser would have converted them.
@@ -14,7 +14,8 @@ from typing import Any
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir_ops import (
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.ops import (
     Lit,
     LiteralError,
     TypeMismatch,
@@ -29,7 +30,6 @@ from tvmlite.dsl.parse_tir_ops import (
     materialize,
     pair,
 )
-from tvmlite.dsl.scope import ParseContext, Scope
 from tvmlite.grammar import syntax
 
 # Names that need Python to run; rejected wherever they appear.
@@ -370,7 +370,7 @@ class ExprParser:
         raise self.error(f"attribute '{node.attr}' is not supported in TIR", node)
 
     def _call(self, node: syntax.Call) -> Value:
-        from tvmlite.dsl.parse_tir_intrin import call_builtin
+        from tvmlite.dsl.parse.tir.intrin import call_builtin
 
         name = syntax.dotted(node.func)
         if name is None or not name.startswith("T."):

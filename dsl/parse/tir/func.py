@@ -13,9 +13,9 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import merged
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_stmt import StmtParser
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.stmt import StmtParser
 from tvmlite.dsl.verify.tir import verify_prim_func
 from tvmlite.grammar import syntax
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse_tir_assign import AssignParser, Result
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.dsl.parse.tir.assign import AssignParser, Result
+from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 from tvmlite.grammar import syntax
 
 _LOOP_KINDS = {

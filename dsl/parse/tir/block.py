@@ -14,8 +14,8 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments, add, take_head
-from tvmlite.dsl.parse_tir_buffer import BufferParser
-from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
+from tvmlite.dsl.parse.tir.buffer import BufferParser
+from tvmlite.dsl.parse.tir.ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
 from tvmlite.grammar import syntax
 

@@ -14,14 +14,14 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, tir
-from tvmlite.dsl.parse_index_map import parse_index_map, parse_lambda
-from tvmlite.dsl.parse_relax_sinfo import (
+from tvmlite.dsl.parse.relax.sinfo import (
     RelaxContext,
     SinfoParser,
     int_literal,
 )
-from tvmlite.dsl.parse_tir import parse_tir_expr
-from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.func import parse_tir_expr
+from tvmlite.dsl.parse.tir.index_map import parse_index_map, parse_lambda
 from tvmlite.dsl.verify.relax import call_result, struct_info_of
 from tvmlite.grammar import syntax
 

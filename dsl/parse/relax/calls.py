@@ -17,8 +17,8 @@ import numpy as np
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import TVM027
-from tvmlite.dsl.parse_relax_expr import RelaxExprParser, Value
-from tvmlite.dsl.parse_relax_sinfo import bind_call, check_dtype, int_literal
+from tvmlite.dsl.parse.relax.expr import RelaxExprParser, Value
+from tvmlite.dsl.parse.relax.sinfo import bind_call, check_dtype, int_literal
 from tvmlite.grammar import syntax
 
 _NP_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

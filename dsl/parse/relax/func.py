@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import Comments, add, attached, carried, loose, merged, take_head
-from tvmlite.dsl.parse_relax_calls import RelaxCallParser
-from tvmlite.dsl.parse_relax_expr import MODULE
-from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
+from tvmlite.dsl.parse.relax.calls import RelaxCallParser
+from tvmlite.dsl.parse.relax.expr import MODULE
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
 from tvmlite.grammar import syntax
 
