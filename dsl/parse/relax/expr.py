@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
 from tvmlite.dsl.parse.relax.sinfo import (
     RelaxContext,
     SinfoParser,
@@ -76,12 +77,14 @@ def is_leaf(expr: relax.Expr) -> bool:
     return isinstance(expr, LEAVES)
 
 
-class RelaxExprParser(SinfoParser):
+class RelaxExprParser:
     """Evaluates body expressions of one Relax function into IR, emitting the
     bindings that normalization needs into `self.bindings`."""
 
     def __init__(self, ctx: RelaxContext) -> None:
-        super().__init__(ctx)
+        self.ctx = ctx
+        self.types = SinfoParser(ctx)  # annotations, shape dims, the function's names
+        self.calls = RelaxCallParser(self)  # the R.* call forms the registry does not own
         self.bindings: list[relax.Binding] = []
         self.in_dataflow = False
         self.fresh_counts: dict[str, int] = {}
@@ -181,14 +184,14 @@ class RelaxExprParser(SinfoParser):
     # ------------------------------------------------------------ syntax nodes
 
     def _name(self, node: syntax.Name) -> Value:
-        found = self.vars.lookup(node.id)
+        found = self.types.vars.lookup(node.id)
         if found is not None:
             return found
-        sym = self.sym.lookup(node.id)
+        sym = self.types.sym.lookup(node.id)
         if sym is not None:
             return sym
         if node.id in self.ctx.type_vars:
-            return self.sym_var(node.id, span=node.span)
+            return self.types.sym_var(node.id, span=node.span)
         if node.id in self.ctx.global_names:
             return relax.GlobalVar(node.id, span=node.span)
         if node.id == self.ctx.module_name:
@@ -251,7 +254,7 @@ class RelaxExprParser(SinfoParser):
         if isinstance(operand, (int, float)) and not isinstance(operand, bool) and node.op in "-+":
             return -operand if node.op == "-" else operand
         if isinstance(operand, tir.PrimExpr):
-            return self.prim(node)
+            return self.types.prim(node)
         raise self.ctx.error(f"unary {node.op} is not supported here", node)
 
     def _binary(self, node: syntax.BinOp) -> Value:
@@ -263,21 +266,21 @@ class RelaxExprParser(SinfoParser):
             args = [self.normalize(self.to_relax(v, n), n.span) for v, n in
                     ((left, node.left), (right, node.right))]  # fmt: skip
             return self.op_call(name, args, {}, node)
-        return self.prim(node)
+        return self.types.prim(node)
 
     def _call(self, node: syntax.Call) -> Value:
         name = syntax.dotted(node.func) or ""
-        handler = self._SPECIAL.get(name)
+        handler = SPECIAL_CALLS.get(name)
         if handler is not None:
-            return handler(self, node)
+            return handler(self.calls, node)
         if name in _UNSUPPORTED_CALLS or name.startswith(_UNSUPPORTED_PREFIXES):
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)
         if name == "T.index_map":
-            return parse_index_map(node, ExprParser(self.ctx, self.sym))
+            return parse_index_map(node, ExprParser(self.ctx, self.types.sym))
         if name.startswith("T."):
-            return parse_tir_expr(node, self.sym, self.ctx)
+            return parse_tir_expr(node, self.types.sym, self.ctx)
         if name.startswith("I."):
             raise self.ctx.error(f"{name} is not allowed in a Relax function body", node.func)
         callee = self.value(node.func)
@@ -309,7 +312,7 @@ class RelaxExprParser(SinfoParser):
     def op_arg(self, node: syntax.Node) -> Value:
         """An operator argument: Relax values are normalized, literals stay Python."""
         if type(node) is syntax.Name:
-            found = self.vars.lookup(node.id)
+            found = self.types.vars.lookup(node.id)
             if isinstance(found, relax.Var):
                 return found  # a bound var, already a leaf: what the general path gives
         if isinstance(node, (syntax.Tuple, syntax.List)):
@@ -322,7 +325,7 @@ class RelaxExprParser(SinfoParser):
         if isinstance(node, syntax.Dict):
             raise self.ctx.error("dict arguments are not supported for operators", node)
         if isinstance(node, syntax.Lambda):  # an index map written bare, as TVM accepts
-            return parse_lambda(node, ExprParser(self.ctx, self.sym))
+            return parse_lambda(node, ExprParser(self.ctx, self.types.sym))
         value = self.value(node)
         if isinstance(value, relax.Expr):
             return self.normalize(value, node.span)
@@ -341,8 +344,6 @@ class RelaxExprParser(SinfoParser):
     def op_call(self, op_name: str, args: list, kwargs: dict, node: syntax.Node) -> relax.Call:
         call = ops.make_call(op_name, args, kwargs, span=node.span)
         return self.typed(call, ops.infer_struct_info(call, node.span))
-
-    _SPECIAL: ClassVar[dict[str, Callable[..., Value]]] = {}  # filled by RelaxCallParser
 
     _NODES: ClassVar[dict[type, Callable[..., Value]]] = {
         syntax.Name: _name,
