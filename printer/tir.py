@@ -88,11 +88,16 @@ def is_simple(buffer: tir.Buffer) -> bool:
     return buffer.scope == "global" and buffer.align in (0, 64) and buffer.offset_factor in (0, 1)
 
 
-class TIRPrinter(StmtPrinter):
-    """Prints one prim function at a time; names come from the shared table."""
+class TIRPrinter:
+    """Prints one prim function at a time; names come from the shared table.
+    Holds the statement printer (`stmts`) and its expression printer (`exprs`,
+    which the Relax printer uses for TIR scalars)."""
 
     def __init__(self, dialect: str, names: NameTable) -> None:
-        super().__init__(dialect, names)
+        self.stmts = StmtPrinter(dialect, names)
+        self.exprs = self.stmts.exprs
+        self.names = names
+        self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
 
     def prim_func(
@@ -101,8 +106,8 @@ class TIRPrinter(StmtPrinter):
         """Lines of the function at indent 0 and the module-level TypeVar names
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
-        self.frames, self.loops, self.inline = [[]], [], {}
-        self.func_comments, self.declared = func.comments, set()
+        self.stmts.frames, self.stmts.loops, self.exprs.inline = [[]], [], {}
+        self.stmts.func_comments, self.stmts.declared = func.comments, set()
         self.names.push()
         try:
             return self.function(name, func)
@@ -131,24 +136,24 @@ class TIRPrinter(StmtPrinter):
             printed.add(id(param))
         type_vars: list[str] = []
         self.func_attrs(name, func)
-        top = len(self.frames[-1])
+        top = len(self.stmts.frames[-1])
         if self.modern:
             for var in symbolic:
                 if var.dtype == "int64":
                     type_vars.append(self.names.get(var) or var.name)
                 else:
-                    self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+                    self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
         else:
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
-        matches = len(self.frames[-1])
+                self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+        matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
         self.function_body(func.body, func.comments)
-        body = self.frames.pop()
+        body = self.stmts.frames.pop()
         body[matches:matches] = self.unprinted(func.comments, "match_buffer:")
         body[top:top] = self.unprinted(func.comments, "decl:")
-        self.frames = [[]]
+        self.stmts.frames = [[]]
         ret = f" -> T.{dtype_text(func.ret_type)}" if func.ret_type is not None else ""
         lines = noted(self.decorator(func), role(func.comments))
         lines += noted(f"def {name}({', '.join(args)}){ret}:", role(func.comments, "def"))
@@ -190,7 +195,7 @@ class TIRPrinter(StmtPrinter):
             hint = param.name if param.name.startswith("var_") else "var_" + buffer.name
             return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
-        self.inline[id(buffer.data)] = f"{name}.data"
+        self.exprs.inline[id(buffer.data)] = f"{name}.data"
         shape = [self.signature_expr(e, printed) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
@@ -212,7 +217,7 @@ class TIRPrinter(StmtPrinter):
         """A shape entry in a 0.27 signature: int64 symbolic vars are TypeVars
         (bare); other symbolic vars, params printed later, and compound
         expressions over symbolic vars are quoted."""
-        text = self.text(e)
+        text = self.exprs.text(e)
         used = list(iter_vars_of(e))
         late = any(id(v) in self.param_ids and id(v) not in printed for v in used)
         symbolic = any(id(v) not in self.param_ids for v in used)
@@ -231,11 +236,11 @@ class TIRPrinter(StmtPrinter):
                 continue
             handle = self.names.get(param) or param.name
             name = self.names.define(buffer, buffer.name)
-            decl = self.buffer_decl(
+            decl = self.stmts.buffer_decl(
                 buffer, "T.match_buffer", [handle], dtype_always=True, own_data=True
             )
-            self.declared.add(f"match_buffer:{param.name}")
-            self.emit(f"{name} = {decl}", func.comments, f"match_buffer:{param.name}")
+            self.stmts.declared.add(f"match_buffer:{param.name}")
+            self.stmts.emit(f"{name} = {decl}", func.comments, f"match_buffer:{param.name}")
 
     def unprinted(self, comments: Comments | None, prefix: str) -> list[str]:
         """The comments of declarations (`prefix`: "decl:" or "match_buffer:") the
@@ -243,7 +248,7 @@ class TIRPrinter(StmtPrinter):
         in the signature): they stay where such lines are printed."""
         lines: list[str] = []
         for key, remark in comments.roles if comments is not None else ():
-            if key.startswith(prefix) and key not in self.declared:
+            if key.startswith(prefix) and key not in self.stmts.declared:
                 lines.extend(remark.lines())
         return lines
 
@@ -260,9 +265,11 @@ class TIRPrinter(StmtPrinter):
             (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
         )
         if attrs:
-            self.emit(f"T.func_attr({self.dict_text(attrs)})", func.comments, "func_attr")
+            self.stmts.emit(
+                f"T.func_attr({self.exprs.dict_text(attrs)})", func.comments, "func_attr"
+            )
         elif (written := role(func.comments, "func_attr")) is not None:
-            self.frames[-1].extend(written.lines())  # its attributes print elsewhere
+            self.stmts.frames[-1].extend(written.lines())  # its attributes print elsewhere
 
     def attr_key(self, key: str) -> str:
         """`tir.`/`tirx.` key prefixes follow the dialect printed."""
@@ -278,11 +285,11 @@ class TIRPrinter(StmtPrinter):
         (the user's comments above that line are the function's "root" ones)."""
         above = role(comments, "root")
         if above is not None:
-            self.frames[-1].extend(above.lines())
+            self.stmts.frames[-1].extend(above.lines())
         root = implicit_root(body)
         if root is None:
-            self.stmt(redundant_root(body) or body)
+            self.stmts.stmt(redundant_root(body) or body)
             return
-        self.emit(f'# with {self.block_kw}("root"):')
-        self.block_allocs(root.alloc_buffers, root.comments)
-        self.stmt(root.body)
+        self.stmts.emit(f'# with {self.stmts.block_kw}("root"):')
+        self.stmts.block_allocs(root.alloc_buffers, root.comments)
+        self.stmts.stmt(root.body)
