@@ -118,14 +118,29 @@ class RelaxCallPrinter:
         args = [cond, *(self.exprs.expr(a) for a in call.args[2:]), f"format={fmt}"]
         return f"R.assert_op({', '.join(args)})"
 
+    def _hint_on_device_call(self, call: relax.Call) -> str:
+        """`R.hint_on_device(x, R.device(device_type=1, index=0), "global")`."""
+        attrs = dict(call.attrs)
+        device = f"R.device(device_type={attrs['device_type']}, index={attrs['index']})"
+        scope = string_text(attrs["memory_scope"])
+        return f"R.hint_on_device({self.exprs.expr(call.args[0])}, {device}, {scope})"
+
 
 def _first(item: tuple[str, Any]) -> str:
     return item[0]
 
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
-DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
+DPS_CALLS = (
+    "relax.call_tir",
+    "relax.call_tir_inplace",
+    "relax.call_dps_packed",
+    "relax.dist.call_tir",
+    "relax.dist.call_tir_local_view",
+)
+
 _SPECIAL_OPS = dict.fromkeys(DPS_CALLS, "_dps_call") | {
     "relax.print": "_print_call",
     "relax.assert_op": "_assert_call",
+    "relax.hint_on_device": "_hint_on_device_call",
 }

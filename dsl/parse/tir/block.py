@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments, add, take_head
+from tvmlite.dsl.parse.tir.buffer import implied_offset
 from tvmlite.dsl.parse.tir.ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
 from tvmlite.grammar import syntax
@@ -88,7 +89,6 @@ class BlockParser:
             elif kw.name != "no_realize":
                 raise self.ctx.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
         frame = BlockFrame(name, node)
-        self.fn.saw_block = True
         saved = self.fn.level
         self.fn.blocks.append(frame)
         self.exprs.push()
@@ -270,7 +270,9 @@ class BlockParser:
         if "shape" not in named:
             shape = tuple(r.extent for r in source.region)
             dtype = source.buffer.dtype
-        buffer = self.fn.buffers.make_buffer(name, named, call, shape=shape, dtype=dtype)
+        buffer = implied_offset(
+            self.fn.buffers.make_buffer(name, named, call, shape=shape, dtype=dtype), call
+        )
         role = f"match:{len(frame.match_buffers)}"
         frame.comments = self.header_comments(frame.comments, role)
         frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse.tir.assign import Result
-from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
     from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.parse.tir.assign import Result
+from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 
 _LOOP_KINDS = {
     "T.serial": tir.SERIAL,
@@ -236,6 +236,18 @@ class ControlParser:
         assert isinstance(decl, tir.Stmt)
         return [decl, inner]
 
+    def _with_launch(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        """`with T.launch_thread("threadIdx.x", n) as tx:` / `with T.launch_thread(tx, n):`."""
+        if target is not None and not isinstance(target, syntax.Name):
+            raise self.ctx.error("a thread var must be a single name", target)
+        self.exprs.push()
+        try:
+            attr = self.fn.assign.launch_thread(call, target)
+            inner = self.fn.nested_body(body, node.span)
+        finally:
+            self.exprs.pop()
+        return dataclasses.replace(attr, body=inner)
+
     def no_target(self, target: syntax.Node | None, what: str) -> None:
         if target is not None:
             raise self.ctx.error(f"{what} does not bind a name", target)
@@ -248,4 +260,5 @@ _WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.Wi
     "attr": ControlParser._with_attr,
     "LetStmt": ControlParser._with_let,
     "decl_buffer": ControlParser._with_decl,
+    "launch_thread": ControlParser._with_launch,
 }

@@ -68,6 +68,7 @@ class StmtParser:
         self.ctx = ctx
         self.exprs = ExprParser(ctx, scope)  # expressions; the name scopes
         self.buffers = BufferParser(self.exprs)  # declarations, regions, attributes
+        self.exprs.region = self.buffers.region  # T.tile.* arguments
         self.block = BlockParser(self)  # T.block headers and the blocks themselves
         self.assign = AssignParser(self)  # `=` statements: lets, buffers, stores
         self.control = ControlParser(self)  # loops, branches, `with`
@@ -94,10 +95,10 @@ class StmtParser:
         self.loop_ranges: dict[tir.Var, tir.Range] = {}
         self.loop_depth = 0
         self.root_allocs: list[tir.Buffer] = []
-        self.saw_block = False
         self.func_attrs: list[tuple[str, Any]] = []
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}
+        self.env_threads: dict[tir.Var, str] = {}
         self.node: syntax.Node | None = None  # the statement being parsed
         self.func_comments: Comments | None = None  # T.func_attr's
         self.root_comments: Comments | None = None  # root-level T.alloc_buffer's
