@@ -45,7 +45,11 @@ FN_TYPES = {
     "capsule_new": ir.FunctionType(PTR, [PTR, PTR, PTR]),
     "decref": ir.FunctionType(VOID, [PTR]),
     "tuple_new": ir.FunctionType(PTR, [I64]),
+    "clear_error": ir.FunctionType(VOID, []),
+    "exchange_dltensor": ir.FunctionType(I32, [PTR, PTR]),
 }
+# DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
+T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 
 
 def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
@@ -100,23 +104,22 @@ class _Wrapper:
         array_type = self.const("array_type")
         for k, p in enumerate(spec.params):
             arg = b.load(b.gep(args, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
-            self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
-            self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ir.Constant(I32, p.ndim)))
-            descr = self.load(arg, fc.AR_DESCR, PTR)
-            num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
-            ok = b.icmp_signed("==", num, ir.Constant(I32, p.type_nums[0]))
-            for other in p.type_nums[1:]:
-                ok = b.or_(ok, b.icmp_signed("==", num, ir.Constant(I32, other)))
-            big_endian = ir.Constant(I8, ord(">"))
-            ok = b.and_(
-                ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian)
-            )
-            flags = b.and_(
-                self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED)
-            )
-            self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
             tensor = b.gep(tensors, [ir.Constant(I64, k)], source_etype=abi.DLTENSOR)
-            self.fill(tensor, arg, p)
+            ob_type = self.load(arg, fc.OB_TYPE, PTR)
+            numpy, foreign = (
+                self.fn.append_basic_block("numpy"),
+                self.fn.append_basic_block("foreign"),
+            )
+            filled = self.fn.append_basic_block("filled")
+            b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
+            b.position_at_end(numpy)
+            self.numpy_tensor(tensor, arg, p)
+            b.branch(filled)
+            b.position_at_end(foreign)
+            self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
+            self.foreign_tensor(tensor, arg, p)
+            b.branch(filled)
+            b.position_at_end(filled)
             b.store(tensor, b.gep(pointers, [ir.Constant(I64, k)], source_etype=PTR))
         for j in range(m):
             b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
@@ -137,6 +140,70 @@ class _Wrapper:
         self.results(outs)
         b.position_at_end(self.fallback)
         b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
+
+    def numpy_tensor(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
+        """Check an exact `numpy.ndarray` and describe it in `tensor`."""
+        b = self.b
+        self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ir.Constant(I32, p.ndim)))
+        descr = self.load(arg, fc.AR_DESCR, PTR)
+        num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
+        ok = b.icmp_signed("==", num, ir.Constant(I32, p.type_nums[0]))
+        for other in p.type_nums[1:]:
+            ok = b.or_(ok, b.icmp_signed("==", num, ir.Constant(I32, other)))
+        big_endian = ir.Constant(I8, ord(">"))
+        ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
+        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
+        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
+        self.fill(tensor, arg, p)
+
+    def foreign_tensor(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
+        """Let the served producer type fill `tensor` (a view it keeps valid while
+        `arg` lives), then take it only as the NumPy path would take the array:
+        on the CPU, of the declared rank and dtype, compact (size-1 axes may have
+        any stride), aligned; its byte offset folded into the data pointer."""
+        b = self.b
+        status = self.call("exchange_dltensor", [arg, tensor])
+        refused = self.fn.append_basic_block("producer_refused")
+        with b.goto_block(refused):
+            self.call("clear_error", [])  # the Python path asks again and reports
+            b.branch(self.fallback)
+        self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
+        dtype = abi.packed_dtype(p.dtype)
+        ok = b.icmp_signed(
+            "==", self.load(tensor, T_DEVICE_TYPE, I32), ir.Constant(I32, abi.KDL_CPU)
+        )
+        ok = b.and_(
+            ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ir.Constant(I32, p.ndim))
+        )
+        ok = b.and_(
+            ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), ir.Constant(I32, dtype))
+        )
+        self.guard(ok)
+        shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
+        strided, compact = (
+            self.fn.append_basic_block("strided"),
+            self.fn.append_basic_block("compact"),
+        )
+        b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
+        b.position_at_end(strided)
+        ok, step = ir.Constant(ir.IntType(1), 1), ir.Constant(I64, 1)
+        for axis in reversed(range(p.ndim)):
+            extent = self.load(shape, 8 * axis, I64)
+            stride = self.load(strides, 8 * axis, I64)
+            fits = b.or_(
+                b.icmp_signed("==", extent, ir.Constant(I64, 1)), b.icmp_signed("==", stride, step)
+            )
+            ok = b.and_(ok, fits)
+            step = b.mul(step, extent)
+        self.guard(ok)
+        b.branch(compact)
+        b.position_at_end(compact)
+        data = abi.data_pointer(b, tensor)
+        misaligned = b.and_(b.ptrtoint(data, I64), ir.Constant(I64, abi.item_bytes(p.dtype) - 1))
+        self.guard(b.icmp_unsigned("==", misaligned, ir.Constant(I64, 0)))
+        value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
+        value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
+        b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
     def fill(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
         b = self.b
