@@ -1,5 +1,5 @@
 """Results in another array library: `ex.with_output("torch")` is `ex` with every
-callable's results handed over as torch tensors (zero-copy, through DLPack), so
+callable's results handed over as torch tensors (zero-copy, sharing memory), so
 torch code calls compiled functions with torch tensors in and gets torch tensors
 out. Inputs need no switch: any DLPack producer is accepted as it is.
 
