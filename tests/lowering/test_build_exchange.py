@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +129,32 @@ def test_torch_outputs_outlive_or_predecease_inputs(order) -> None:
         del out
         assert view.tolist() == [[2.0] * 3]
     gc.collect()
+
+
+CHILD = """
+import gc, sys
+import numpy as np, torch, tvmlite
+ex = tvmlite.build(tvmlite.parse(open(sys.argv[1]).read()), cache=False)
+main, to_torch = ex["main"], ex.with_output("torch")["main"]
+x, y = torch.rand(2, 3), torch.rand(3)
+a, b, c = main(x, y), to_torch(x, y), to_torch(x.numpy(), y)
+del x, ex; gc.collect()
+assert np.allclose(a, b.numpy()) and torch.equal(b, c)
+del b, main; gc.collect()
+view = c[1:]; del c, to_torch, a; gc.collect()
+assert view.shape == (1, 3) and bool(torch.isfinite(view).all())
+print("clean")
+"""
+
+
+def test_lifetimes_under_debug_allocator(tmp_path) -> None:
+    """The orders above in a child whose allocator catches double frees and
+    writes after free (PYTHONMALLOC=debug, -X dev): it must exit cleanly."""
+    torch_or_skip()
+    env = {**os.environ, "PYTHONMALLOC": "debug"}
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", CHILD, str(ADD)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "clean"
