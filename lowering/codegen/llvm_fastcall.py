@@ -28,11 +28,13 @@ from llvmlite import ir
 
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.runtime import fastcall as fc
 from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
+UNROLL = 16  # parameters up to which the wrapper's check loop is unrolled
 
 FN_TYPES = {
     "save_thread": ir.FunctionType(PTR, []),
@@ -100,27 +102,48 @@ class _Wrapper:
         pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
         outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
+        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
         self.guard(b.icmp_signed("==", nargs, ir.Constant(I64, n)))
         array_type = self.const("array_type")
-        for k, p in enumerate(spec.params):
-            arg = b.load(b.gep(args, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
-            tensor = b.gep(tensors, [ir.Constant(I64, k)], source_etype=abi.DLTENSOR)
-            ob_type = self.load(arg, fc.OB_TYPE, PTR)
-            numpy, foreign = (
-                self.fn.append_basic_block("numpy"),
-                self.fn.append_basic_block("foreign"),
-            )
-            filled = self.fn.append_basic_block("filled")
-            b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
-            b.position_at_end(numpy)
-            self.numpy_tensor(tensor, arg, p)
-            b.branch(filled)
-            b.position_at_end(foreign)
-            self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
-            self.foreign_tensor(tensor, arg, p)
-            b.branch(filled)
-            b.position_at_end(filled)
-            b.store(tensor, b.gep(pointers, [ir.Constant(I64, k)], source_etype=PTR))
+        # One loop over a constant table of the parameters, not code per parameter:
+        # a function of a thousand parameters gets a wrapper of the same size (LLVM's
+        # time on one function grows faster than its size). The loop of a few
+        # parameters is unrolled by request (builds unroll nothing unasked), so that
+        # its table reads fold into constants, as code per parameter would have them.
+        kind, table = self.param_table()
+        loop = abi.Loop(b, ir.Constant(I64, 0), ir.Constant(I64, n), ir.Constant(I64, 1))
+        k, row = loop.i, b.gep(table, [loop.i], source_etype=kind)
+
+        def field(j: int) -> ir.Value:
+            at = b.gep(row, [ir.Constant(I32, 0), ir.Constant(I32, j)], source_etype=kind)
+            return b.load(at, typ=I32)
+
+        arg = b.load(b.gep(args, [k], source_etype=PTR), typ=PTR)
+        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
+        ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
+        numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
+        filled = self.fn.append_basic_block("filled")
+        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
+        b.position_at_end(foreign)
+        self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
+        self.foreign_tensor(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(numpy)
+        self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
+        descr = self.load(arg, fc.AR_DESCR, PTR)
+        num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
+        ok = b.icmp_signed("==", num, field(2))
+        for j in range(3, len(kind.elements)):
+            ok = b.or_(ok, b.icmp_signed("==", num, field(j)))
+        big_endian = ir.Constant(I8, ord(">"))
+        ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
+        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
+        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
+        self.fill(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(filled)
+        b.store(tensor, b.gep(pointers, [k], source_etype=PTR))
+        loop.close(ty.loop_hint(self.fn.module, "llvm.loop.unroll.full") if n <= UNROLL else None)
         for j in range(m):
             b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
         state = self.call("save_thread", [])
@@ -141,26 +164,34 @@ class _Wrapper:
         b.position_at_end(self.fallback)
         b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
 
-    def numpy_tensor(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
-        """Check an exact `numpy.ndarray` and describe it in `tensor`."""
-        b = self.b
-        self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ir.Constant(I32, p.ndim)))
-        descr = self.load(arg, fc.AR_DESCR, PTR)
-        num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
-        ok = b.icmp_signed("==", num, ir.Constant(I32, p.type_nums[0]))
-        for other in p.type_nums[1:]:
-            ok = b.or_(ok, b.icmp_signed("==", num, ir.Constant(I32, other)))
-        big_endian = ir.Constant(I8, ord(">"))
-        ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
-        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
-        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
-        self.fill(tensor, arg, p)
+    def param_table(self) -> tuple[ir.LiteralStructType, ir.Value]:
+        """A private constant array, one record per parameter: its rank, its
+        packed DLDataType, then the NumPy type numbers its arrays may have (padded
+        with the first: int64 has two)."""
+        params = self.spec.params
+        width = max((len(p.type_nums) for p in params), default=1)
+        kind = ir.LiteralStructType([I32] * (2 + width))
+        rows = [
+            [p.ndim, abi.packed_dtype(p.dtype), *p.type_nums]
+            + [p.type_nums[0]] * (width - len(p.type_nums))
+            for p in params
+        ]
+        items = [ir.Constant(kind, [ir.Constant(I32, v) for v in row]) for row in rows]
+        array = ir.ArrayType(kind, max(1, len(items)))
+        table = abi.global_var(self.fn.module, array, f"{self.fn.name}.params")
+        table.initializer = ir.Constant(array, items or [ir.Constant(kind, None)])
+        table.global_constant = True
+        table.linkage = "private"
+        return kind, table
 
-    def foreign_tensor(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
+    def foreign_tensor(
+        self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
+    ) -> None:
         """Let the served producer type fill `tensor` (a view it keeps valid while
         `arg` lives), then take it only as the NumPy path would take the array:
-        on the CPU, of the declared rank and dtype, compact (size-1 axes may have
-        any stride), aligned; its byte offset folded into the data pointer."""
+        on the CPU, of rank `ndim` and packed DLDataType `dtype`, compact (size-1
+        axes may have any stride), aligned; its byte offset folded into the data
+        pointer. Anything else goes to the Python path, which reports it."""
         b = self.b
         status = self.call("exchange_dltensor", [arg, tensor])
         refused = self.fn.append_basic_block("producer_refused")
@@ -168,17 +199,10 @@ class _Wrapper:
             self.call("clear_error", [])  # the Python path asks again and reports
             b.branch(self.fallback)
         self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
-        dtype = abi.packed_dtype(p.dtype)
-        ok = b.icmp_signed(
-            "==", self.load(tensor, T_DEVICE_TYPE, I32), ir.Constant(I32, abi.KDL_CPU)
-        )
-        ok = b.and_(
-            ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ir.Constant(I32, p.ndim))
-        )
-        ok = b.and_(
-            ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), ir.Constant(I32, dtype))
-        )
-        self.guard(ok)
+        cpu = ir.Constant(I32, abi.KDL_CPU)
+        ok = b.icmp_signed("==", self.load(tensor, T_DEVICE_TYPE, I32), cpu)
+        ok = b.and_(ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ndim))
+        self.guard(b.and_(ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), dtype)))
         shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
         strided, compact = (
             self.fn.append_basic_block("strided"),
@@ -186,47 +210,49 @@ class _Wrapper:
         )
         b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
         b.position_at_end(strided)
-        ok, step = ir.Constant(ir.IntType(1), 1), ir.Constant(I64, 1)
-        for axis in reversed(range(p.ndim)):
-            extent = self.load(shape, 8 * axis, I64)
-            stride = self.load(strides, 8 * axis, I64)
-            fits = b.or_(
-                b.icmp_signed("==", extent, ir.Constant(I64, 1)), b.icmp_signed("==", stride, step)
-            )
-            ok = b.and_(ok, fits)
-            step = b.mul(step, extent)
-        self.guard(ok)
+        b.store(ir.Constant(I64, 1), self.step)
+        rank = b.sext(ndim, I64)
+        axes = abi.Loop(b, ir.Constant(I64, 0), rank, ir.Constant(I64, 1))
+        axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
+        extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
+        stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
+        step = b.load(self.step, typ=I64)
+        one = b.icmp_signed("==", extent, ir.Constant(I64, 1))
+        self.guard(b.or_(one, b.icmp_signed("==", stride, step)))
+        b.store(b.mul(step, extent), self.step)
+        axes.close()
         b.branch(compact)
         b.position_at_end(compact)
         data = abi.data_pointer(b, tensor)
-        misaligned = b.and_(b.ptrtoint(data, I64), ir.Constant(I64, abi.item_bytes(p.dtype) - 1))
-        self.guard(b.icmp_unsigned("==", misaligned, ir.Constant(I64, 0)))
+        item = b.lshr(b.and_(dtype, ir.Constant(I32, 0xFF00)), ir.Constant(I32, 11))  # bytes
+        mask = b.sub(b.zext(item, I64), ir.Constant(I64, 1))
+        self.guard(b.icmp_unsigned("==", b.and_(b.ptrtoint(data, I64), mask), ir.Constant(I64, 0)))
         value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
         value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
         b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
-    def fill(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
+    def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
+        """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed
+        DLDataType `dtype` (code | bits << 8 | lanes << 16)."""
         b = self.b
-        dtype = abi.packed_dtype(p.dtype)
         value = ir.Constant(
             abi.DLTENSOR,
             [
                 ir.Constant(PTR, None),
                 ir.Constant(abi.DEVICE, [ir.Constant(I32, abi.KDL_CPU), ir.Constant(I32, 0)]),
-                ir.Constant(I32, p.ndim),
-                ir.Constant(
-                    abi.DTYPE,
-                    [
-                        ir.Constant(I8, dtype & 0xFF),
-                        ir.Constant(I8, (dtype >> 8) & 0xFF),
-                        ir.Constant(abi.I16, dtype >> 16),
-                    ],
-                ),  # fmt: skip
+                ir.Constant(I32, 0),
+                ir.Constant(abi.DTYPE, None),
                 ir.Constant(PTR, None),
                 ir.Constant(PTR, None),
                 ir.Constant(I64, 0),
             ],
         )
+        parts = ir.Constant(abi.DTYPE, None)
+        for j, (shift, typ) in enumerate(((0, I8), (8, I8), (16, abi.I16))):
+            part = b.trunc(b.lshr(dtype, ir.Constant(I32, shift)), typ)
+            parts = b.insert_value(parts, part, j)
+        value = b.insert_value(value, ndim, abi.NDIM)
+        value = b.insert_value(value, parts, abi.DT)
         value = b.insert_value(value, self.load(arg, fc.AR_DATA, PTR), abi.DATA)
         value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)
