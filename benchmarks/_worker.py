@@ -69,6 +69,16 @@ class TVMLite(Contender):
         return lambda: main(*inputs)
 
 
+class TVMLiteUnscheduled(TVMLite):
+    """The default build with DefaultCPUSchedule off: plain loop nests."""
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        from tvmlite.transform import PassContext  # noqa: PLC0415
+
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            return super().compile(w, inputs)
+
+
 class TVM(Contender):
     def __init__(self) -> None:
         import tvm  # noqa: PLC0415 - optional, benchmark only
@@ -94,7 +104,12 @@ class TVM(Contender):
         return out.numpy()
 
 
-KINDS: dict[str, type[Contender]] = {"numpy": NumPy, "tvmlite": TVMLite, "tvm": TVM}
+KINDS: dict[str, type[Contender]] = {
+    "numpy": NumPy,
+    "tvmlite": TVMLite,
+    "tvmlite-unscheduled": TVMLiteUnscheduled,
+    "tvm": TVM,
+}
 
 
 class Worker:
