@@ -6,12 +6,15 @@ as NumPy arrays that own their blocks.
     PyObject* tvmlite_fastcall_NAME(PyObject* fallback, PyObject* const* args,
                                     Py_ssize_t nargs)
 
-Only the common case runs here: the right number of exact `numpy.ndarray`s of
-the declared rank and dtype, native byte order, C-contiguous and aligned.
-Anything else (lists, DLPack producers, strided views, subclasses, wrong rank
-or dtype) goes to `fallback`, the Python path, which converts or raises the
-same error it always has; shape and symbolic-dim checks happen inside the
-entry either way, which reports them through the error buffer.
+Only the common case runs here: the right number of arguments, each an exact
+`numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
+and aligned, or a tensor of the one DLPack producer type the module serves
+(`fastcall.serve_producer`), which that type's C exchange API describes and
+which is taken under the same conditions. Anything else (lists, other DLPack
+producers, strided views, subclasses, wrong rank or dtype) goes to `fallback`,
+the Python path, which converts or raises the same error it always has; shape
+and symbolic-dim checks happen inside the entry either way, which reports them
+through the error buffer.
 
 One body does the work for every function of a module, `tvmlite_fastcall`
 (private), reading what differs from a constant record per function: its
@@ -60,7 +63,11 @@ FN_TYPES = {
     "capsule_new": ir.FunctionType(PTR, [PTR, PTR, PTR]),
     "decref": ir.FunctionType(VOID, [PTR]),
     "tuple_new": ir.FunctionType(PTR, [I64]),
+    "clear_error": ir.FunctionType(VOID, []),
+    "exchange_dltensor": ir.FunctionType(I32, [PTR, PTR]),
 }
+# DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
+T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 ENTRY = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
 # A function's record: its entry, its parameter table, its results' NumPy type
 # numbers (i32 each), the counts of parameters and results, whether the results
@@ -217,6 +224,7 @@ class _Body:
         out_nums, as_tuple = field(OUTS_FIELD, PTR), field(TUPLE_FIELD, I32)
         n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
+        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
         self.guard(b.icmp_signed("==", nargs, n))
         self.check(args, n, params, tensors, pointers)
         loop = self.loop(m)
@@ -241,7 +249,8 @@ class _Body:
     def check(
         self, args: ir.Value, n: ir.Value, params: ir.Value, tensors: ir.Value, pointers: ir.Value
     ) -> None:
-        """Every argument an array as its parameter's row says, described as a DLTensor."""
+        """Every argument an array (or a served producer's tensor) as its
+        parameter's row says, described as a DLTensor."""
         b = self.b
         row_kind = ir.LiteralStructType([I32] * (2 + self.width))
         array_type = self.const("array_type")
@@ -254,8 +263,16 @@ class _Body:
             return b.load(at, typ=I32)
 
         arg = b.load(self.at(args, k), typ=PTR)
-        self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
-        ndim = field(0)
+        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
+        ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
+        numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
+        filled = self.fn.append_basic_block("filled")
+        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
+        b.position_at_end(foreign)
+        self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
+        self.foreign_tensor(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(numpy)
         self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
         descr = self.load(arg, fc.AR_DESCR, PTR)
         num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
@@ -266,10 +283,58 @@ class _Body:
         ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
         flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
         self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
-        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
         self.fill(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(filled)
         b.store(tensor, self.at(pointers, k))
         self.close(loop)
+
+    def foreign_tensor(
+        self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
+    ) -> None:
+        """Let the served producer type fill `tensor` (a view it keeps valid while
+        `arg` lives), then take it only as the NumPy path would take the array:
+        on the CPU, of rank `ndim` and packed DLDataType `dtype`, compact (size-1
+        axes may have any stride), aligned; its byte offset folded into the data
+        pointer. Anything else goes to the Python path, which reports it."""
+        b = self.b
+        status = self.call("exchange_dltensor", [arg, tensor])
+        refused = self.fn.append_basic_block("producer_refused")
+        with b.goto_block(refused):
+            self.call("clear_error", [])  # the Python path asks again and reports
+            b.branch(self.fallback)
+        self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
+        cpu = ir.Constant(I32, abi.KDL_CPU)
+        ok = b.icmp_signed("==", self.load(tensor, T_DEVICE_TYPE, I32), cpu)
+        ok = b.and_(ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ndim))
+        self.guard(b.and_(ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), dtype)))
+        shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
+        strided, compact = (
+            self.fn.append_basic_block("strided"),
+            self.fn.append_basic_block("compact"),
+        )
+        b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
+        b.position_at_end(strided)
+        b.store(ir.Constant(I64, 1), self.step)
+        rank = b.sext(ndim, I64)
+        axes = self.loop(rank)
+        axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
+        extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
+        stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
+        step = b.load(self.step, typ=I64)
+        one = b.icmp_signed("==", extent, ir.Constant(I64, 1))
+        self.guard(b.or_(one, b.icmp_signed("==", stride, step)))
+        b.store(b.mul(step, extent), self.step)
+        axes.close()
+        b.branch(compact)
+        b.position_at_end(compact)
+        data = abi.data_pointer(b, tensor)
+        item = b.lshr(b.and_(dtype, ir.Constant(I32, 0xFF00)), ir.Constant(I32, 11))  # bytes
+        mask = b.sub(b.zext(item, I64), ir.Constant(I64, 1))
+        self.guard(b.icmp_unsigned("==", b.and_(b.ptrtoint(data, I64), mask), ir.Constant(I64, 0)))
+        value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
+        value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
+        b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
     def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
         """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed

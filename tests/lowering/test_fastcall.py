@@ -1,7 +1,8 @@
 """Fast-call wrappers (`lowering/codegen/llvm_fastcall.py`): one shared body a
 module, each function's wrapper a stub calling it with its record; inlined in
 small modules. Every function of a large module is served by the wrapper, with
-its own parameters' checks, results and messages."""
+its own parameters' checks, results and messages, for NumPy arrays and for the
+tensors of the producer type the module serves (torch, when installed)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tvmlite.lowering.build import lower
 from tvmlite.lowering.codegen.generate import generate_llvm
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.lowering.target import Target
+from tvmlite.runtime import dlpack
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 # Functions unlike each other: dtypes (int64 has two NumPy type numbers), ranks,
@@ -96,3 +98,32 @@ def test_bad_arguments_are_named_by_parameter_in_a_large_module() -> None:
         f(a, np.ones((2, 6), dtype="float32")[:, ::2])  # a strided view: the Python path
     np.testing.assert_array_equal(f(a + 1, a), a + 1)  # and the wrapper serves again
     assert f._fast is not None
+
+
+@pytest.mark.parametrize("count", [3, SMALL_MODULE + 3])
+def test_torch_tensors_are_read_by_the_shared_body(count: int, monkeypatch) -> None:
+    torch = pytest.importorskip("torch", reason="torch is not installed (an optional test extra)")
+    ex = tvmlite.build(tvmlite.parse(module(count)), cache=False)
+    a = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    last = ex[f"f{count - 1 - (count - 1) % 3}"]  # template 0, past the small count when large
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 'y': expected dtype float32"):
+        last(a, a.double())  # the first call serves the type; refused, the Python path names it
+    with pytest.raises(tvmlite.TVMLiteError, match="parameter 'x': expected a compact"):
+        last(torch.rand(3, 2).t(), a)
+    # From now on every function of the module reads torch tensors without Python.
+    monkeypatch.setattr(np, "from_dlpack", None)
+    monkeypatch.setattr(dlpack, "imported", None)
+    i = torch.arange(4, dtype=torch.int64)
+    x, y = torch.arange(3.0, dtype=torch.float64), torch.full((3,), 0.5, dtype=torch.float64)
+    for k in range(count):
+        f = ex[f"f{k}"]
+        if k % 3 == 0:
+            np.testing.assert_array_equal(f(a, a + 1), (a + a + 1).numpy())
+            np.testing.assert_array_equal(f(a.numpy(), a), (a + a).numpy())  # mixed in one call
+        elif k % 3 == 1:
+            np.testing.assert_array_equal(f(i), (i * i).numpy())
+        else:
+            s, d = f(x, y)
+            np.testing.assert_array_equal(s, (x + y).numpy())
+            np.testing.assert_array_equal(d, (x - y).numpy())
+        assert f._fast is not None
