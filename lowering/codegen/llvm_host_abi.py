@@ -53,6 +53,10 @@ RELEASE = "tvmlite_release"
 COPY = "tvmlite_copy_tensor"
 DTYPE_NAME = "tvmlite_dtype_name"
 IS_COMPACT = "tvmlite_is_compact"
+# The block cache (llvm_block_cache.py); a support module that defines it allocates
+# through it.
+BLOCK_TAKE = "tvmlite_block_take"
+BLOCK_GIVE = "tvmlite_block_give"
 
 
 class FnPtr(ir.PointerType):
@@ -192,18 +196,16 @@ def _define_alloc(module: ir.Module) -> None:
     data_bytes = _round_up(b, size)
     too_big = b.icmp_signed("<", data_bytes, size)  # the round-up overflowed
     total = b.add(head, data_bytes)
-    alloc = c_function(module, "aligned_alloc", PTR, [I64, I64])
-    block = b.call(alloc, [ty.constant("int64", ALIGN), total])
-    null = b.icmp_unsigned("==", block, ir.Constant(PTR, None))
-    ok = fn.append_basic_block("ok")
-    b.cbranch(b.or_(null, too_big), fail, ok)
+    sized, ok = fn.append_basic_block("sized"), fn.append_basic_block("ok")
+    b.cbranch(too_big, fail, sized)
+    b.position_at_end(sized)
+    block, tag, deleter = _take_block(b, total)
+    b.cbranch(b.icmp_unsigned("==", block, ir.Constant(PTR, None)), fail, ok)
     b.position_at_end(ok)
-    _advise_huge_pages(b, block, total)
     shape_ptr = b.gep(block, [ty.constant("int64", HEADER_BYTES)], source_etype=I8)
     data = b.gep(block, [head], source_etype=I8)
     memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
     b.call(memcpy, [shape_ptr, shape, shape_bytes, ir.Constant(ty.I1, 0)])
-    free = c_function(module, "free", ir.VoidType(), [PTR])
     null_ptr = ir.Constant(PTR, None)
     version = ir.Constant(
         VERSION, [ty.constant("int32", DLPACK_MAJOR), ty.constant("int32", DLPACK_MINOR)]
@@ -220,7 +222,9 @@ def _define_alloc(module: ir.Module) -> None:
             ty.constant("int64", 0),
         ],
     )
-    b.store(ir.Constant(MANAGED, [version, null_ptr, free, ty.constant("int64", 0), tensor]), block)
+    header = ir.Constant(MANAGED, [version, null_ptr, null_ptr, ty.constant("int64", 0), tensor])
+    header = b.insert_value(b.insert_value(header, tag, 1), deleter, 2)
+    b.store(header, block)
     t = tensor_of(b, block)
     b.store(data, field_ptr(b, t, DATA))
     b.store(ndim, field_ptr(b, t, NDIM))
@@ -229,7 +233,27 @@ def _define_alloc(module: ir.Module) -> None:
     b.ret(block)
 
 
-def _advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:
+def _take_block(b: ir.IRBuilder, total: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """(block, manager_ctx, deleter) of a fresh block of `total` bytes: from the
+    block cache when the module has one (its class in manager_ctx, handed back by
+    its deleter), else from libc with `free` as the deleter."""
+    module = b.module
+    take = module.globals.get(BLOCK_TAKE)
+    if take is None:
+        block = b.call(
+            c_function(module, "aligned_alloc", PTR, [I64, I64]),
+            [ty.constant("int64", ALIGN), total],
+        )
+        with b.if_then(b.icmp_unsigned("!=", block, ir.Constant(PTR, None))):
+            advise_huge_pages(b, block, total)
+        free = c_function(module, "free", ir.VoidType(), [PTR])
+        return block, ir.Constant(PTR, None), free
+    slot = b.alloca(I64)
+    block = b.call(take, [total, slot])
+    return block, b.inttoptr(b.load(slot, typ=I64), PTR), module.globals[BLOCK_GIVE]
+
+
+def advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:
     """Ask for transparent huge pages on the whole pages of a block of HUGE_PAGES
     bytes or more (as NumPy does): a fresh 64 MB result otherwise costs 16384
     page faults on first touch, most of a memory-bound kernel's time."""

@@ -10,6 +10,8 @@ module cost more than the host code itself. An exported shared library links
 
 from __future__ import annotations
 
+import ctypes
+
 import llvmlite.binding as llvm
 from llvmlite import ir
 
@@ -17,6 +19,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
+from tvmlite.lowering.codegen.llvm_block_cache import HELD, BlockCache
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
@@ -31,9 +34,12 @@ EXPORTED: dict[str, ir.FunctionType] = {
 }
 
 
-def support_module() -> ir.Module:
-    """The support functions as a fresh LLVM module (external linkage)."""
+def support_module(*, cached: bool = False) -> ir.Module:
+    """The support functions as a fresh LLVM module (external linkage); `cached`
+    allocates through the block cache (the JIT's copy, which outlives every block)."""
     module = ir.Module(name="tvmlite_support")
+    if cached:
+        BlockCache(module).add()
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
     pool.ThreadPool(module, host_triple().split("-")[0]).add()
@@ -46,7 +52,7 @@ def support_module() -> ir.Module:
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
     modules call into it), its symbols published to the JIT linker."""
-    jit = JitModule(support_module(), machine=HOST)  # shared: never a build's -mcpu
+    jit = JitModule(support_module(cached=True), machine=HOST)  # shared: never a build's -mcpu
     for name in EXPORTED:
         llvm.add_symbol(name, jit.address(name))
     return jit
@@ -57,3 +63,9 @@ def declare_support(module: ir.Module) -> None:
         if name not in module.globals:
             fn = ir.Function(module, fnty, name)
             fn.attributes.add("nounwind")
+
+
+def cached_bytes() -> int:
+    """The bytes the JIT's block cache holds now (docs/memory.md)."""
+    address = support_library().address(HELD)
+    return ctypes.CFUNCTYPE(ctypes.c_int64)(address)()
