@@ -3,7 +3,9 @@ entry ABI of docs/abi.md, built next to its kernels in the same module.
 
 The function checks its arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
-DLManagedTensors. Every tensor it allocates lives in a stack slot; a slot is
+DLManagedTensors. Kernel outputs of static shape that do not escape live in one
+arena per call, placed by the memory plan (`memory_plan.py`: outputs whose lives
+do not overlap share bytes). Every other tensor it allocates lives in a stack slot; a slot is
 released after the last top-level binding that can reach it, and whatever is
 left is released in the one cleanup block every exit goes through, so neither
 an error nor a return leaks.
@@ -23,7 +25,7 @@ from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
 from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
-from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
+from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_values import (
     PrimVal,
@@ -34,6 +36,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     rebuild,
     val_leaves,
 )
+from tvmlite.lowering.codegen.memory_plan import alias_roots, last_uses, plan_memory
 from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
@@ -66,6 +69,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
+        self.plan = plan_memory(func)
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,
@@ -83,6 +87,10 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
 
     def emit(self) -> None:
         self.bind_params()
+        if self.plan.sizes:  # one block for every planned intermediate, released at exit
+            total = ty.constant("int64", self.plan.arena_bytes)
+            arena = self.allocate("uint8", [total], "the intermediates")
+            self.arena = abi.load_field(self.b, arena, abi.DATA, PTR)
         result = self.emit_top(self.func.body)
         self.emit_return(result)
         self.allocas.branch(self.fn.blocks[1])
@@ -145,18 +153,13 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     def emit_top(self, seq: relax.SeqExpr) -> Val:
         """Top-level bindings, releasing each owned tensor after its last use."""
         bindings = [bd for block in seq.blocks for bd in block.bindings]
-        last_use: dict[relax.Var, int] = {}
-        for i, bd in enumerate(bindings):
-            for v in referenced_vars(bd.value):
-                last_use[v] = i
-        for v in referenced_vars(seq.body):
-            last_use[v] = len(bindings)
+        last_use = last_uses(bindings, seq.body)
         slot_last: dict[int, int] = {}
         for i, bd in enumerate(bindings):
             first = len(self.slots)
             self.emit_binding(bd)
             new = set(range(first, len(self.slots)))
-            roots = new | self.alias_roots(bd.value)
+            roots = new | alias_roots(bd.value, self.roots)
             self.roots[bd.var] = roots
             for s in roots:
                 slot_last[s] = max(slot_last.get(s, -1), last_use.get(bd.var, i))
@@ -170,24 +173,6 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         self.b.call(self.module.globals[abi.RELEASE], [self.b.load(slot, typ=PTR)])
         self.b.store(NULL, slot)
         self.released.add(s)
-
-    def alias_roots(self, e: relax.Expr) -> set[int]:
-        """Slots a value may share with earlier values (not the ones it makes)."""
-        if isinstance(e, relax.Var):
-            return set(self.roots.get(e, set()))
-        if isinstance(e, relax.Tuple):
-            out: set[int] = set()
-            for f in e.fields:
-                out |= self.alias_roots(f)
-            return out
-        if isinstance(e, relax.TupleGetItem):
-            return self.alias_roots(e.tuple_value)
-        if isinstance(e, relax.If | relax.SeqExpr):
-            out = set()
-            for v in referenced_vars(e):
-                out |= self.roots.get(v, set())
-            return out
-        return set()
 
     def emit_binding(self, bd: relax.Binding) -> None:
         if isinstance(bd, relax.MatchCast):

@@ -29,6 +29,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
     val_leaves,
 )
+from tvmlite.lowering.codegen.memory_plan import MemoryPlan
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
@@ -55,6 +56,8 @@ class HostCalls:
     b: ir.IRBuilder
     module: ir.Module
     vars: dict[tir.Var, ir.Value]
+    plan: MemoryPlan
+    arena: ir.Value  # the data of the arena of the memory plan (when it has storage)
 
     # ------------------------------------------------------------ storage
 
@@ -160,7 +163,16 @@ class HostCalls:
 
     # ------------------------------------------------------------ call_tir
 
-    def call_tir(self, call: relax.Call, what: str) -> Val:
+    def place(self, sinfo: relax.StructInfo, offset: int) -> TensorVal:
+        """An output the memory plan put at `offset` in the arena: a DLTensor on the
+        stack over those bytes (no block, nothing to release)."""
+        assert isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple)
+        dims = [ty.constant("int64", d.value) for d in sinfo.shape]
+        data = self.b.gep(self.arena, [ty.constant("int64", offset)], source_etype=abi.I8)
+        ptr = self.stack_tensor(sinfo.dtype, dims, data)
+        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
+
+    def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
         gv = call.args[0]
         kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
         if kernel is None:
@@ -170,8 +182,12 @@ class HostCalls:
         if out_sinfo is None:
             raise TVMLiteError(f"{self.prefix}R.call_tir of '{gv.name}' has no output struct info")
         out_leaves = leaves(out_sinfo, "output")
+        offsets = self.plan.offsets.get(var, ()) if var is not None else ()
         outs: list[Val] = [
-            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}") for leaf in out_leaves
+            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}")
+            if not offsets or offsets[k] is None
+            else self.place(leaf.sinfo, offsets[k])
+            for k, leaf in enumerate(out_leaves)
         ]
         extra: list[Val] = []
         if len(call.args) > 2:
