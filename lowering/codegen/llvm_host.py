@@ -36,7 +36,14 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     rebuild,
     val_leaves,
 )
-from tvmlite.lowering.codegen.memory_plan import alias_roots, last_uses, plan_memory
+from tvmlite.lowering.codegen.memory_plan import (
+    PLAN_KEY,
+    MemoryPlan,
+    alias_roots,
+    last_uses,
+    plan_memory,
+)
+from tvmlite.lowering.transform import PassContext
 from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
@@ -69,7 +76,8 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
-        self.plan = plan_memory(func)
+        planned = PassContext.current().get(PLAN_KEY, True)
+        self.plan = plan_memory(func) if planned else MemoryPlan()
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,

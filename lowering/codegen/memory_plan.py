@@ -34,6 +34,7 @@ from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_flow import referenced_vars
 from tvmlite.runtime.abi import leaves
 
+PLAN_KEY = "tvmlite.memory_plan"  # PassContext config: False allocates every output alone
 ALIGN = 64  # offsets and sizes in the arena: what `tvmlite_alloc_tensor` gives data
 
 
