@@ -7,7 +7,8 @@ loaded from C and fed by any DLPack producer. Tensors the host allocates are
 one `aligned_alloc` block: a `DLManagedTensorVersioned` header (DLPack 1.0, so
 NumPy imports them writable), the shape, then the data at a 64-byte boundary;
 the deleter is libc `free`, so a block outlives the code that made it (NumPy may
-free it long after the JIT engine is gone).
+free it long after the JIT engine is gone), or, in the JIT's support code (which
+lives as long as the process), the block cache's (llvm_block_cache.py).
 """
 
 from __future__ import annotations
