@@ -44,7 +44,7 @@ from tvmlite.lowering.codegen.llvm_host_abi import (
     cstring,
     global_var,
 )
-from tvmlite.lowering.codegen.llvm_thread_pool import store_atomic
+from tvmlite.lowering.codegen.llvm_thread_pool import acquire_pid_lock, store_atomic
 
 HELD = "tvmlite_block_cache_bytes"
 TAKE_TYPE = ir.FunctionType(PTR, [I64, PTR])
@@ -125,31 +125,11 @@ class BlockCache:
         holder is another process: a parent thread that held it across a fork."""
         fn, b = self._function("tvmlite_block_acquire", ir.FunctionType(ir.VoidType(), []))
         fn.linkage = "internal"
-        spin, wait, stale, reset, done = (
-            fn.append_basic_block(n) for n in ("spin", "wait", "stale", "reset", "done")
-        )
-        pid = b.call(self.getpid, [])
-        b.branch(spin)
-        b.position_at_end(spin)
-        taken = b.cmpxchg(self.lock, _c32(0), pid, ACQ, RELAXED)
-        b.cbranch(b.extract_value(taken, 1), done, wait)
-        b.position_at_end(wait)
-        holder = b.extract_value(taken, 0)
-        mine = b.icmp_signed("==", holder, pid)
-        yielding = fn.append_basic_block("yield")
-        b.cbranch(mine, yielding, stale)
-        b.position_at_end(yielding)
-        b.call(self.yield_, [])
-        b.branch(spin)
-        b.position_at_end(stale)
-        over = b.cmpxchg(self.lock, holder, pid, ACQ, RELAXED)
-        b.cbranch(b.extract_value(over, 1), reset, spin)
-        b.position_at_end(reset)
-        memset = c_function(self.module, "memset", PTR, [PTR, I32, I64])
-        b.call(memset, [self.bins, _c32(0), _c64(BINS * 8)])
-        b.store(_c64(0), self.held)
-        b.branch(done)
-        b.position_at_end(done)
+        forked = acquire_pid_lock(b, self.lock, self.getpid, self.yield_)
+        with b.if_then(forked):
+            memset = c_function(self.module, "memset", PTR, [PTR, I32, I64])
+            b.call(memset, [self.bins, _c32(0), _c64(BINS * 8)])
+            b.store(_c64(0), self.held)
         b.ret_void()
         return fn
 
