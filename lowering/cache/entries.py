@@ -42,6 +42,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.cache.directory import open_root
 from tvmlite.lowering.cache.size import evict, mark_used
+from tvmlite.lowering.codegen.llvm_host_support import use_block_cache
 from tvmlite.lowering.codegen.objects import OptimizedIR
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.export import write_atomic
@@ -195,6 +196,7 @@ def lookup(key: str, target: Any) -> Library | None:
         library = Library(root.path / f"{key}.so", listing=listing)
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
+    use_block_cache(library.image)  # results recycled as a JIT build's are (docs/memory.md)
     mark_used(root.path, key)
     library.timings = {"cache": (time.perf_counter() - start) * 1e3}
     return library

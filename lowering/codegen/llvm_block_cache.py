@@ -34,11 +34,13 @@ from tvmlite.lowering.codegen.llvm_host_abi import (
     ALIGN,
     BLOCK_GIVE,
     BLOCK_TAKE,
+    GIVE_TYPE,
     I8,
     I32,
     I64,
     MANAGED,
     PTR,
+    TAKE_TYPE,
     advise_huge_pages,
     c_function,
     cstring,
@@ -47,8 +49,6 @@ from tvmlite.lowering.codegen.llvm_host_abi import (
 from tvmlite.lowering.codegen.llvm_thread_pool import acquire_pid_lock, store_atomic
 
 HELD = "tvmlite_block_cache_bytes"
-TAKE_TYPE = ir.FunctionType(PTR, [I64, PTR])
-GIVE_TYPE = ir.FunctionType(ir.VoidType(), [PTR])
 HELD_TYPE = ir.FunctionType(I64, [])
 ENV = "TVMLITE_CACHE_BYTES"
 DEFAULT_LIMIT = 256 << 20

@@ -55,9 +55,13 @@ COPY = "tvmlite_copy_tensor"
 DTYPE_NAME = "tvmlite_dtype_name"
 IS_COMPACT = "tvmlite_is_compact"
 # The block cache (llvm_block_cache.py); a support module that defines it allocates
-# through it.
+# through it. One without it (an exported library's) allocates through the cache
+# whose take and give functions its `tvmlite_block_hooks` hold, libc while NULL.
 BLOCK_TAKE = "tvmlite_block_take"
 BLOCK_GIVE = "tvmlite_block_give"
+BLOCK_HOOKS = "tvmlite_block_hooks"
+TAKE_TYPE = ir.FunctionType(PTR, [I64, PTR])  # void* take(int64 bytes, int64* tag)
+GIVE_TYPE = ir.FunctionType(ir.VoidType(), [PTR])  # void give(block): the deleter
 
 
 class FnPtr(ir.PointerType):
@@ -236,22 +240,42 @@ def _define_alloc(module: ir.Module) -> None:
 
 def _take_block(b: ir.IRBuilder, total: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
     """(block, manager_ctx, deleter) of a fresh block of `total` bytes: from the
-    block cache when the module has one (its class in manager_ctx, handed back by
-    its deleter), else from libc with `free` as the deleter."""
+    block cache when the module has one or its hooks name one (the block's class
+    in manager_ctx, its give as the deleter), else from libc with `free`."""
     module = b.module
-    take = module.globals.get(BLOCK_TAKE)
-    if take is None:
-        block = b.call(
-            c_function(module, "aligned_alloc", PTR, [I64, I64]),
-            [ty.constant("int64", ALIGN), total],
-        )
-        with b.if_then(b.icmp_unsigned("!=", block, ir.Constant(PTR, None))):
-            advise_huge_pages(b, block, total)
-        free = c_function(module, "free", ir.VoidType(), [PTR])
-        return block, ir.Constant(PTR, None), free
     slot = b.alloca(I64)
-    block = b.call(take, [total, slot])
-    return block, b.inttoptr(b.load(slot, typ=I64), PTR), module.globals[BLOCK_GIVE]
+    take = module.globals.get(BLOCK_TAKE)
+    if take is not None:
+        block = b.call(take, [total, slot])
+        return block, b.inttoptr(b.load(slot, typ=I64), PTR), module.globals[BLOCK_GIVE]
+    hooks = global_var(module, ir.ArrayType(PTR, 2), BLOCK_HOOKS)
+    hooks.initializer = ir.Constant(ir.ArrayType(PTR, 2), None)
+    hook = b.load_atomic(hooks, "acquire", 8, typ=FnPtr(TAKE_TYPE))
+    fn = b.function
+    hooked, libc, done = (fn.append_basic_block(n) for n in ("hooked", "libc", "taken"))
+    b.cbranch(b.icmp_unsigned("!=", hook, ir.Constant(PTR, None)), hooked, libc)
+    b.position_at_end(hooked)
+    from_hook = b.call(hook, [total, slot])
+    tag = b.inttoptr(b.load(slot, typ=I64), PTR)
+    give = b.load(b.gep(hooks, [ty.constant("int64", 1)], source_etype=PTR), typ=PTR)
+    b.branch(done)
+    b.position_at_end(libc)
+    alloc = c_function(module, "aligned_alloc", PTR, [I64, I64])
+    from_libc = b.call(alloc, [ty.constant("int64", ALIGN), total])
+    with b.if_then(b.icmp_unsigned("!=", from_libc, ir.Constant(PTR, None))):
+        advise_huge_pages(b, from_libc, total)
+    free = c_function(module, "free", ir.VoidType(), [PTR])
+    libc_end = b.block
+    b.branch(done)
+    b.position_at_end(done)
+    merged = []
+    for kind, a, c in ((PTR, from_hook, from_libc), (PTR, tag, ir.Constant(PTR, None)),
+                       (PTR, give, free)):  # fmt: skip
+        phi = b.phi(kind)
+        phi.add_incoming(a, hooked)
+        phi.add_incoming(c, libc_end)
+        merged.append(phi)
+    return merged[0], merged[1], merged[2]
 
 
 def advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:

@@ -21,6 +21,7 @@ from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_block_cache import HELD, BlockCache
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
+from tvmlite.runtime.module import CodeImage
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -63,6 +64,16 @@ def declare_support(module: ir.Module) -> None:
         if name not in module.globals:
             fn = ir.Function(module, fnty, name)
             fn.attributes.add("nounwind")
+
+
+def use_block_cache(image: CodeImage) -> None:
+    """Make a loaded library allocate through this process's block cache (the
+    JIT's, which outlives every block it hands out) by filling its hooks: give
+    first, so a thread that sees take sees give too."""
+    jit = support_library()
+    hooks = (ctypes.c_void_p * 2).from_address(image.address(abi.BLOCK_HOOKS))
+    hooks[1] = jit.address(abi.BLOCK_GIVE)
+    hooks[0] = jit.address(abi.BLOCK_TAKE)
 
 
 def cached_bytes() -> int:

@@ -2,7 +2,7 @@
 byte limit, read once from TVMLITE_CACHE_BYTES, are per process); run by
 test_block_cache.py:
 
-    python tests/runtime/block_cache_probe.py reuse|limit|off|threads|fork
+    python tests/runtime/block_cache_probe.py reuse|limit|off|threads|fork|libraries
 
 Prints "ok" and exits 0, or fails an assertion.
 """
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -106,11 +108,31 @@ def fork(f, x) -> None:
         busy.join()
 
 
+def libraries(f, x) -> None:
+    """A build the compile cache (TVMLITE_CACHE_DIR) answers is a loaded library
+    whose blocks come from this process's cache; a library loaded by hand keeps
+    libc's (its results may outlive it)."""
+    assert os.environ.get("TVMLITE_CACHE_DIR")
+    tvmlite.build(tvmlite.parse(SOURCE))  # stored
+    cached = tvmlite.build(tvmlite.parse(SOURCE))
+    assert isinstance(cached, tvmlite.runtime.Library)
+    reuse(cached["main"], x)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.so"
+        cached.export_library(path)
+        out = tvmlite.load_module(path)["main"](x)
+        before = cached_bytes()
+        del out
+        assert cached_bytes() == before
+
+
 def main(mode: str) -> None:
     f = tvmlite.build(tvmlite.parse(SOURCE))["main"]
     x = np.arange(512 * 1024, dtype="float32").reshape(512, 1024)
     f(x)  # the first call makes the fast-call wrapper
-    {"reuse": reuse, "limit": limit, "off": off, "threads": threads, "fork": fork}[mode](f, x)
+    modes = {"reuse": reuse, "limit": limit, "off": off, "threads": threads, "fork": fork}
+    modes["libraries"] = libraries
+    modes[mode](f, x)
     print("ok")
 
 

@@ -26,11 +26,14 @@ CAPACITY = class_of(128 + 512 * 1024 * 4)[1]
         ("off", 0),
         ("threads", 8 * CAPACITY),
         ("fork", None),
+        ("libraries", None),
     ],
 )
-def test_block_cache(mode, limit):
+def test_block_cache(mode, limit, tmp_path):
     env = dict(os.environ)
     env.pop("TVMLITE_CACHE_BYTES", None)
+    env.pop("TVMLITE_NO_CACHE", None)
+    env["TVMLITE_CACHE_DIR"] = str(tmp_path / "compiled")
     if limit is not None:
         env["TVMLITE_CACHE_BYTES"] = str(limit)
     done = subprocess.run(
