@@ -1,7 +1,7 @@
 """What do the memory plan and the block cache buy (docs/memory.md)? Per-call time
 and peak resident memory of tvmlite's default build ("after") against the same
 build with every kernel output allocated on its own and no block cache
-("before": PassContext config `tvmlite.memory_plan=False`, TVMLITE_CACHE_BYTES=0,
+("before": PassContext config `tvmlite.memory_plan=False`, TVMLITE_BLOCK_CACHE_SIZE=0,
 what host code did before both), with NumPy for scale, on workloads of
 benchmarks/workloads/ (default: the MLP and add + relu on 16 M floats).
 
@@ -33,7 +33,7 @@ from run import WorkerError, WorkerProcess, table
 DEFAULT = ("mlp_64x784_512_512_10", "add_relu_16M")
 CONTENDERS = {  # label: (worker kind, environment)
     "numpy": ("numpy", {"OPENBLAS_NUM_THREADS": "1"}),
-    "before": ("tvmlite-unplanned", {"TVMLITE_CACHE_BYTES": "0"}),
+    "before": ("tvmlite-unplanned", {"TVMLITE_BLOCK_CACHE_SIZE": "0"}),
     "after": ("tvmlite", {}),
 }
 

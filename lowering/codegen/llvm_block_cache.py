@@ -14,8 +14,9 @@ Design (docs/memory.md):
   remembers its class in the header's `manager_ctx` (the producer's field in
   DLPack: consumers never read it), 0 for a libc block.
 - One list per class, linked through the first word of the cached blocks; the
-  bytes held are bounded by TVMLITE_CACHE_BYTES (else DEFAULT_LIMIT; read once),
-  beyond which a block goes back to libc. 0 turns the cache off.
+  bytes held are bounded by the global `tvmlite_block_limit` (the process sets
+  it from TVMLITE_BLOCK_CACHE_SIZE, else DEFAULT_LIMIT, when it compiles the
+  cache), beyond which a block goes back to libc. 0 turns the cache off.
 - One spin lock guards the lists (a push or a pop: a few instructions). It holds
   its holder's pid: after fork, a child that finds the lock held by a thread of
   its parent (which the child does not have) takes it over and drops the lists,
@@ -35,7 +36,6 @@ from tvmlite.lowering.codegen.llvm_host_abi import (
     BLOCK_GIVE,
     BLOCK_TAKE,
     GIVE_TYPE,
-    I8,
     I32,
     I64,
     MANAGED,
@@ -43,14 +43,14 @@ from tvmlite.lowering.codegen.llvm_host_abi import (
     TAKE_TYPE,
     advise_huge_pages,
     c_function,
-    cstring,
     global_var,
 )
 from tvmlite.lowering.codegen.llvm_thread_pool import acquire_pid_lock, store_atomic
 
 HELD = "tvmlite_block_cache_bytes"
 HELD_TYPE = ir.FunctionType(I64, [])
-ENV = "TVMLITE_CACHE_BYTES"
+LIMIT = "tvmlite_block_limit"  # the byte limit, an int64 global
+ENV = "TVMLITE_BLOCK_CACHE_SIZE"
 DEFAULT_LIMIT = 256 << 20
 CACHE_MIN = 1 << 17  # glibc's default mmap threshold: smaller blocks stay on its heap
 MIN_SHIFT = 16  # classes of the power of two above 2**MIN_SHIFT come first
@@ -88,7 +88,8 @@ class BlockCache:
         self.module = module
         self.bins = self._global(ir.ArrayType(PTR, BINS), "tvmlite_block_bins")
         self.held = self._global(I64, "tvmlite_block_held")
-        self.limit = self._global(I64, "tvmlite_block_limit", -1)  # -1: not read yet
+        self.limit = self._global(I64, LIMIT, DEFAULT_LIMIT)
+        self.limit.linkage = ""  # set by the loader (llvm_host_support.py)
         self.lock = self._global(I32, "tvmlite_block_lock")
         self.getpid = c_function(module, "getpid", I32, [])
         self.yield_ = c_function(module, "sched_yield", I32, [])
@@ -105,7 +106,6 @@ class BlockCache:
     def add(self) -> None:
         self.acquire = self._acquire()
         self.release = self._release()
-        self.read_limit = self._read_limit()
         self._take()
         self._give()
         self._held()
@@ -138,40 +138,6 @@ class BlockCache:
         fn.linkage = "internal"
         store_atomic(b, _c32(0), self.lock, REL)
         b.ret_void()
-        return fn
-
-    def _read_limit(self) -> ir.Function:
-        """`int64 limit(void)`: TVMLITE_CACHE_BYTES when it is an integer >= 0, else
-        DEFAULT_LIMIT; read once (threads racing to read it store the same value)."""
-        fn, b = self._function("tvmlite_block_read_limit", HELD_TYPE)
-        fn.linkage = "internal"
-        known = b.load_atomic(self.limit, RELAXED, 8, typ=I64)
-        read, parse, done = (fn.append_basic_block(n) for n in ("read", "parse", "done"))
-        first = b.block
-        b.cbranch(b.icmp_signed(">=", known, _c64(0)), done, read)
-        b.position_at_end(read)
-        getenv = c_function(self.module, "getenv", PTR, [PTR])
-        strtoll = c_function(self.module, "strtoll", I64, [PTR, PTR, I32])
-        text = b.call(getenv, [cstring(self.module, ENV)])
-        b.cbranch(b.icmp_unsigned("!=", text, ir.Constant(PTR, None)), parse, done)
-        b.position_at_end(parse)
-        end = b.alloca(PTR)
-        value = b.call(strtoll, [text, end, _c32(10)])
-        stop = b.load(end, typ=PTR)
-        whole = b.and_(
-            b.icmp_unsigned("!=", stop, text),
-            b.icmp_unsigned("==", b.load(stop, typ=I8), ir.Constant(I8, 0)),
-        )
-        given = b.select(b.and_(whole, b.icmp_signed(">=", value, _c64(0))), value, _c64(-1))
-        b.branch(done)
-        b.position_at_end(done)
-        limit = b.phi(I64)
-        limit.add_incoming(known, first)
-        limit.add_incoming(_c64(-1), read)
-        limit.add_incoming(given, parse)
-        chosen = b.select(b.icmp_signed("<", limit, _c64(0)), _c64(DEFAULT_LIMIT), limit)
-        store_atomic(b, chosen, self.limit, RELAXED)
-        b.ret(chosen)
         return fn
 
     # ------------------------------------------------------------ take and give
@@ -251,7 +217,7 @@ class BlockCache:
         b.position_at_end(cached)
         index = b.sub(tag, _c64(1))
         capacity = self._capacity(b, index)
-        limit = b.call(self.read_limit, [])
+        limit = b.load_atomic(self.limit, RELAXED, 8, typ=I64)
         b.call(self.acquire, [])
         held = b.add(b.load(self.held, typ=I64), capacity)
         room = b.icmp_signed("<=", held, limit)

@@ -15,11 +15,11 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from tvmlite.lowering.codegen import llvm_block_cache as block_cache
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.llvm_block_cache import HELD, BlockCache
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
 from tvmlite.runtime.module import CodeImage
 
@@ -40,7 +40,7 @@ def support_module(*, cached: bool = False) -> ir.Module:
     allocates through the block cache (the JIT's copy, which outlives every block)."""
     module = ir.Module(name="tvmlite_support")
     if cached:
-        BlockCache(module).add()
+        block_cache.BlockCache(module).add()
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
     pool.ThreadPool(module, host_triple().split("-")[0]).add()
@@ -53,7 +53,12 @@ def support_module(*, cached: bool = False) -> ir.Module:
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
     modules call into it), its symbols published to the JIT linker."""
+    # Imported here: the cache package imports this module.
+    from tvmlite.lowering.cache.size import size_from_env
+
     jit = JitModule(support_module(cached=True), machine=HOST)  # shared: never a build's -mcpu
+    limit = ctypes.c_int64.from_address(jit.address(block_cache.LIMIT))
+    limit.value = size_from_env(block_cache.ENV, block_cache.DEFAULT_LIMIT)
     for name in EXPORTED:
         llvm.add_symbol(name, jit.address(name))
     return jit
@@ -78,5 +83,5 @@ def use_block_cache(image: CodeImage) -> None:
 
 def cached_bytes() -> int:
     """The bytes the JIT's block cache holds now (docs/memory.md)."""
-    address = support_library().address(HELD)
+    address = support_library().address(block_cache.HELD)
     return ctypes.CFUNCTYPE(ctypes.c_int64)(address)()

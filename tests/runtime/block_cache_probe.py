@@ -1,5 +1,5 @@
 """Behaviours of the JIT's block cache, in a fresh process (the cache and its
-byte limit, read once from TVMLITE_CACHE_BYTES, are per process); run by
+byte limit, read once from TVMLITE_BLOCK_CACHE_SIZE, are per process); run by
 test_block_cache.py:
 
     python tests/runtime/block_cache_probe.py reuse|limit|off|threads|fork|libraries
@@ -44,7 +44,7 @@ def reuse(f, x) -> None:
 
 
 def limit(f, x) -> None:
-    """TVMLITE_CACHE_BYTES is one block's class: a second one goes back to libc."""
+    """TVMLITE_BLOCK_CACHE_SIZE is one block's class: a second one goes back to libc."""
     outs = [f(x) for _ in range(3)]
     assert cached_bytes() == 0
     outs.clear()
@@ -52,7 +52,7 @@ def limit(f, x) -> None:
 
 
 def off(f, x) -> None:
-    """TVMLITE_CACHE_BYTES=0: nothing is kept."""
+    """TVMLITE_BLOCK_CACHE_SIZE=0: nothing is kept."""
     for _ in range(3):
         np.testing.assert_array_equal(f(x), x + x)
     assert cached_bytes() == 0
@@ -81,7 +81,7 @@ def threads(f, x) -> None:
     for w in workers:
         w.join()
     assert not errors, errors[0]
-    assert 0 < cached_bytes() <= 8 * CAPACITY  # TVMLITE_CACHE_BYTES
+    assert 0 < cached_bytes() <= 8 * CAPACITY  # TVMLITE_BLOCK_CACHE_SIZE
 
 
 def fork(f, x) -> None:

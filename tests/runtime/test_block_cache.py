@@ -1,5 +1,5 @@
 """The block cache of the JIT's support code (lowering/codegen/llvm_block_cache.py):
-results handed back are reused, the cache stays within TVMLITE_CACHE_BYTES, and
+results handed back are reused, the cache stays within TVMLITE_BLOCK_CACHE_SIZE, and
 it is safe with threads and fork. Each case runs block_cache_probe.py in a fresh
 process (the limit is read once per process)."""
 
@@ -24,18 +24,18 @@ CAPACITY = class_of(128 + 512 * 1024 * 4)[1]
         ("reuse", None),
         ("limit", CAPACITY),
         ("off", 0),
-        ("threads", 8 * CAPACITY),
+        ("threads", f"{8 * CAPACITY // 1024}K"),
         ("fork", None),
         ("libraries", None),
     ],
 )
 def test_block_cache(mode, limit, tmp_path):
     env = dict(os.environ)
-    env.pop("TVMLITE_CACHE_BYTES", None)
+    env.pop("TVMLITE_BLOCK_CACHE_SIZE", None)
     env.pop("TVMLITE_NO_CACHE", None)
     env["TVMLITE_CACHE_DIR"] = str(tmp_path / "compiled")
     if limit is not None:
-        env["TVMLITE_CACHE_BYTES"] = str(limit)
+        env["TVMLITE_BLOCK_CACHE_SIZE"] = str(limit)
     done = subprocess.run(
         [sys.executable, str(SCRIPT), mode],
         capture_output=True, text=True, timeout=300, check=False, env=env,
