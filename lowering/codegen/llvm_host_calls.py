@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
@@ -173,29 +174,32 @@ class HostCalls:
         return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
 
     def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
-        gv = call.args[0]
-        kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
+        view = CallTIR.of(call)
+        if view is None:
+            raise TVMLiteError(
+                f"{self.prefix}R.call_tir needs a module function, a tuple of arguments "
+                "and its output struct info"
+            )
+        name = view.callee.name
+        kernel = self.ctx.kernels.get(name)
         if kernel is None:
-            raise TVMLiteError(f"{self.prefix}R.call_tir target {gv} is not a prim function")
-        ins = val_leaves(self.value(call.args[1]))
-        out_sinfo = call.sinfo_args[0] if call.sinfo_args else None
-        if out_sinfo is None:
-            raise TVMLiteError(f"{self.prefix}R.call_tir of '{gv.name}' has no output struct info")
-        out_leaves = leaves(out_sinfo, "output")
+            raise TVMLiteError(f"{self.prefix}R.call_tir target {name} is not a prim function")
+        ins = [leaf for arg in view.args for leaf in val_leaves(self.value(arg))]
+        out_leaves = leaves(view.out_sinfo, "output")
         offsets = self.plan.offsets.get(var, ()) if var is not None else ()
         outs: list[Val] = [
-            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}")
+            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
             if not offsets or offsets[k] is None
             else self.place(leaf.sinfo, offsets[k])
             for k, leaf in enumerate(out_leaves)
         ]
         extra: list[Val] = []
-        if len(call.args) > 2:
-            tir_vars = self.value(call.args[2])
+        if view.tir_vars is not None:
+            tir_vars = self.value(view.tir_vars)
             dims = tir_vars.dims if isinstance(tir_vars, ShapeVal) else ()
             extra = [PrimVal(d, "int64") for d in dims]
         self.run_kernel(kernel, [*ins, *outs, *extra])
-        return rebuild(out_sinfo, list(outs))
+        return rebuild(view.out_sinfo, list(outs))
 
     def run_kernel(self, kernel: Kernel, actuals: list[Val]) -> None:
         sig = kernel.sig

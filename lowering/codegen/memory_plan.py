@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_flow import referenced_vars
 from tvmlite.runtime.abi import leaves
@@ -109,13 +110,12 @@ def static_bytes(sinfo: relax.StructInfo) -> int | None:
 
 
 def _call_tir_outputs(bd: relax.Binding) -> list[int | None] | None:
-    """The static byte sizes of the outputs of a top-level `R.call_tir` binding."""
-    e = bd.value
-    if isinstance(bd, relax.MatchCast) or not isinstance(e, relax.Call):
+    """The static byte sizes of the outputs of a top-level `R.call_tir` binding
+    (not `call_tir_inplace`: its outputs are its inputs)."""
+    view = None if isinstance(bd, relax.MatchCast) else CallTIR.of(bd.value)
+    if view is None:
         return None
-    if not isinstance(e.op, relax.Op) or e.op.name != "relax.call_tir" or not e.sinfo_args:
-        return None
-    return [static_bytes(leaf.sinfo) for leaf in leaves(e.sinfo_args[0], "output")]
+    return [static_bytes(leaf.sinfo) for leaf in leaves(view.out_sinfo, "output")]
 
 
 def plan_memory(func: relax.Function) -> MemoryPlan:
