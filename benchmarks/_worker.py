@@ -17,13 +17,14 @@ cannot be imported), then answers each request {"cmd": ..., ...} with
   run {out}         one call, output saved to the .npy file `out`
   calibrate {min_ms} choose the calls per timed run; value: that number
   time              one timed run; value: ms per call
-  memory {reset}    resident and peak resident MB (benchmarks/memory.py)
+  memory {reset}    resident and peak MB, minor page faults (benchmarks/memory.py)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -114,9 +115,9 @@ KINDS: dict[str, type[Contender]] = {
 
 
 def memory(reset: bool) -> dict[str, float]:
-    """This process's resident and peak resident MB (Linux); `reset` first sets
-    the peak to the current size (clear_refs 5), so the peak read later is that
-    of what ran in between."""
+    """This process's resident and peak resident MB and its minor page faults so
+    far (Linux); `reset` first sets the peak to the current size (clear_refs 5),
+    so the peak read later is that of what ran in between."""
     if reset:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
@@ -126,7 +127,8 @@ def memory(reset: bool) -> dict[str, float]:
             key, _, value = line.partition(":")
             if key in ("VmRSS", "VmHWM"):
                 fields[key] = int(value.split()[0]) / 1024
-    return {"rss_mb": fields["VmRSS"], "peak_mb": fields["VmHWM"]}
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return {"rss_mb": fields["VmRSS"], "peak_mb": fields["VmHWM"], "faults": faults}
 
 
 class Worker:

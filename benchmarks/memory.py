@@ -14,7 +14,9 @@ does) before it is timed; timed runs (batches of calls lasting at least
 `--min-ms`) are interleaved round by round, the order rotating. The peak is
 the worker's peak resident size from its first call to the end of the timed
 rounds, above its resident size before that call (inputs and code already
-counted): what calls hold at their worst, results and the block cache included. Times are ms per
+counted): what calls hold at their worst, results and the block cache included.
+Faults are the worker's minor page faults per call over the timed rounds (the
+first calls, which fill the cache, are not in them): fresh memory is what faults. Times are ms per
 call, median (min); ratios are of medians.
 """
 
@@ -40,13 +42,13 @@ CONTENDERS = {  # label: (worker kind, environment)
 
 def measure(name: str, workers: dict[str, WorkerProcess], args: argparse.Namespace) -> list[str]:
     """One row: times, ratios and peaks of every contender on workload `name`."""
-    base = {}
+    base: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="tvmlite-memory-") as tmp:
         outs = {}
         for label, worker in workers.items():
             worker.ask("load", name=name, seed=0)
             worker.ask("compile")
-            base[label] = worker.ask("memory", reset=True)["rss_mb"]
+            base[label] = worker.ask("memory", reset=True)
             outs[label] = Path(tmp) / f"{label}.npy"
             worker.ask("run", out=str(outs[label]))
         ref = np.load(outs["numpy"])
@@ -54,16 +56,21 @@ def measure(name: str, workers: dict[str, WorkerProcess], args: argparse.Namespa
             err = relative_error(np.load(outs[label]), ref)
             if err > tolerance(ref.dtype):
                 raise SystemExit(f"{name}: {label} is WRONG (relative error {err:.2g})")
-    for worker in workers.values():
-        worker.ask("calibrate", min_ms=args.min_ms)
+    calls = {
+        label: w.ask("calibrate", min_ms=args.min_ms) * args.rounds for label, w in workers.items()
+    }
+    warm = {label: w.ask("memory")["faults"] for label, w in workers.items()}
     runs = {label: lambda w=w: w.ask("time") for label, w in workers.items()}
     times = interleaved_samples(runs, args.rounds, warmup=False)
-    peak = {label: w.ask("memory")["peak_mb"] - base[label] for label, w in workers.items()}
+    end = {label: w.ask("memory") for label, w in workers.items()}
+    peak = {label: end[label]["peak_mb"] - base[label]["rss_mb"] for label in workers}
+    faults = {label: (end[label]["faults"] - warm[label]) / calls[label] for label in workers}
     before, after = times["before"].median, times["after"].median
     cells = [name]
     cells += [f"{times[k].median:.3f} ({times[k].best:.3f})" for k in CONTENDERS]
     cells += [f"{before / after:.2f}x", f"{after / times['numpy'].median:.2f}x"]
     cells += [f"{peak[k]:.1f}" for k in CONTENDERS]
+    cells += [f"{faults[k]:.0f}" for k in CONTENDERS]
     return cells
 
 
@@ -84,6 +91,7 @@ def main() -> None:
     }
     head = ["workload", "NumPy ms", "before ms", "after ms", "before / after"]
     head += ["after / NumPy", "NumPy peak MB", "before peak MB", "after peak MB"]
+    head += ["NumPy faults/call", "before faults/call", "after faults/call"]
     rows = [head]
     try:
         for name in names:
