@@ -4,11 +4,11 @@ entry ABI of docs/abi.md, built next to its kernels in the same module.
 The function checks its arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
 DLManagedTensors. Kernel outputs of static shape that do not escape live in one
-arena per call, placed by the memory plan (`memory_plan.py`: outputs whose lives
-do not overlap share bytes). Every other tensor it allocates lives in a stack slot; a slot is
-released after the last top-level binding that can reach it, and whatever is
-left is released in the one cleanup block every exit goes through, so neither
-an error nor a return leaks.
+arena per call, placed by the memory plan (`memory_plan.py`: outputs whose
+lives do not overlap share bytes). Every other tensor it allocates lives in a
+stack slot; a slot is released after the last top-level binding that can reach
+it, and whatever is left (the arena too) is released in the one cleanup block
+every exit goes through, so neither an error nor a return leaks.
 """
 
 from __future__ import annotations
