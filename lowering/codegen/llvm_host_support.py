@@ -21,7 +21,8 @@ from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
-from tvmlite.runtime.module import CodeImage
+from tvmlite.runtime.abi import BLOCK_HOOKS, with_prefix
+from tvmlite.runtime.module import CompiledModule
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -71,12 +72,13 @@ def declare_support(module: ir.Module) -> None:
             fn.attributes.add("nounwind")
 
 
-def use_block_cache(image: CodeImage) -> None:
+def use_block_cache(library: CompiledModule) -> None:
     """Make a loaded library allocate through this process's block cache (the
     JIT's, which outlives every block it hands out) by filling its hooks: give
     first, so a thread that sees take sees give too."""
     jit = support_library()
-    hooks = (ctypes.c_void_p * 2).from_address(image.address(abi.BLOCK_HOOKS))
+    where = library.image.address(with_prefix(BLOCK_HOOKS, library.prefix))
+    hooks = (ctypes.c_void_p * 2).from_address(where)
     hooks[1] = jit.address(abi.BLOCK_GIVE)
     hooks[0] = jit.address(abi.BLOCK_TAKE)
 
