@@ -7,7 +7,8 @@ codegen maps directly; `buffer_map` and the function's attributes are kept as
 they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
 adds InstrumentBoundCheckers right after LowerBlocks, while buffers still have
-their dims. Lowering a lowered module changes nothing.
+their dims; every build runs CheckStaticBounds there, which refuses an access
+that is out of bounds on every call. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
     InstrumentBoundCheckers,
@@ -36,6 +38,7 @@ class LowerTIR(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
-        for step in [LowerBlocks(), *checks, FlattenBuffers(), LowerIntrinsics(), Simplify()]:
+        steps = [LowerBlocks(), CheckStaticBounds(), *checks, FlattenBuffers()]
+        for step in [*steps, LowerIntrinsics(), Simplify()]:
             mod = step(mod)
         return mod
