@@ -81,6 +81,16 @@ class TVMLiteUnplanned(TVMLite):
             return super().compile(w, inputs)
 
 
+class TVMLiteUnscheduled(TVMLite):
+    """The default build with DefaultCPUSchedule off: plain loop nests."""
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        from tvmlite.transform import PassContext  # noqa: PLC0415
+
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            return super().compile(w, inputs)
+
+
 class TVM(Contender):
     def __init__(self) -> None:
         import tvm  # noqa: PLC0415 - optional, benchmark only
@@ -110,6 +120,7 @@ KINDS: dict[str, type[Contender]] = {
     "numpy": NumPy,
     "tvmlite": TVMLite,
     "tvmlite-unplanned": TVMLiteUnplanned,
+    "tvmlite-unscheduled": TVMLiteUnscheduled,
     "tvm": TVM,
 }
 

@@ -157,6 +157,13 @@ class PassContext:
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
 
+    def get_bool(self, key: str, default: bool) -> bool:
+        """A switch of the config: True or False, anything else is an error."""
+        value = self.config.get(key, default)
+        if not isinstance(value, bool):
+            raise TVMLiteError(f"PassContext config '{key}' must be True or False, got {value!r}")
+        return value
+
     def verifies(self) -> bool:
         """Whether passes verify their result: this context's `verify`, else the
         innermost enclosing context's that says."""

@@ -17,6 +17,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_check import literal
@@ -25,16 +26,16 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     ShapeVal,
     TensorVal,
     Val,
+    known_dims,
     rebuild,
     shape_text,
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.codegen.memory_plan import MemoryPlan
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
-    STATUS_OUT_OF_MEMORY,
     KernelSignature,
     Leaf,
     leaves,
@@ -49,6 +50,7 @@ class Kernel:
     sig: KernelSignature
     fn: ir.Function
     errors: ir.GlobalVariable  # [n + 1 x ptr]: assert messages by status
+    can_fail: bool  # returns a status other than 0 (an assert, an allocation)
 
 
 class HostCalls:
@@ -57,8 +59,9 @@ class HostCalls:
     b: ir.IRBuilder
     module: ir.Module
     vars: dict[tir.Var, ir.Value]
+    slot_of: dict[int, int]
+    use_steps: bool  # else optimized: the frame helpers are inlined
     plan: MemoryPlan
-    arena: ir.Value  # the data of the arena of the memory plan (when it has storage)
 
     # ------------------------------------------------------------ storage
 
@@ -68,36 +71,44 @@ class HostCalls:
         slot.type = PTR
         return slot
 
-    def new_slot(self, value: ir.Value) -> ir.Value:
+    def new_slot(self, value: ir.Value) -> int:
         """An owned tensor: released at exit unless returned or freed earlier."""
-        slot = self.stack_slot(PTR)
-        self.allocas.store(NULL, slot)
-        self.b.store(value, slot)
-        self.slots.append(slot)
-        return slot
+        index = self.slots
+        self.slots += 1
+        self.b.store(value, self.slot(index))
+        return index
 
     def int64_array(self, values: list[ir.Value]) -> ir.Value:
+        """An array of the values: a shared constant when all are known, else
+        stack memory written here."""
+        if all(isinstance(v, ir.Constant) for v in values):
+            return abi.int64_constant(self.module, [int(v.constant) for v in values])
         array = self.stack_slot(ir.ArrayType(I64, max(1, len(values))))
         for k, v in enumerate(values):
             self.b.store(v, self.b.gep(array, [ty.constant("int64", k)], source_etype=I64))
         return array
 
     def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
-        """The DLTensor of a fresh owned block (the block's slot registered)."""
-        shape = self.int64_array(dims)
-        block = self.b.call(
-            self.module.globals[abi.ALLOC],
-            [ty.constant("int32", len(dims)), shape, ty.constant("int32", abi.packed_dtype(dtype))],
+        """The DLTensor of a fresh block in a new slot (leaves on failure)."""
+        index = self.slots
+        self.slots += 1
+        tensor = self.b.call(
+            frames.helper(self.module, frames.ALLOC_SLOT, not self.use_steps),
+            [
+                self.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                self.int64_array(dims),
+                ty.constant("int32", abi.packed_dtype(dtype)),
+                abi.cstring(self.module, f"{self.prefix}cannot allocate {what}"),
+                self.err,
+                self.err_len,
+            ],
         )
-        self.check(
-            self.b.icmp_unsigned("!=", block, NULL),
-            abi.STATUS_OOM,
-            f"cannot allocate {literal(what)} of shape {tuple_text(['%lld'] * len(dims))} "
-            f"and dtype {dtype}: out of memory, or a negative or too large size",
-            *dims,
-        )
-        self.new_slot(block)
-        return abi.tensor_of(self.b, block)
+        oom = ty.constant("int32", abi.STATUS_OOM)
+        self.leave_if(self.b.icmp_unsigned("==", tensor, NULL), oom)
+        self.slot_of[id(tensor)] = index
+        return tensor
 
     def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
         if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
@@ -106,7 +117,8 @@ class HostCalls:
             raise TVMLiteError(f"{self.prefix}{what} needs a known dtype")
         dims = [self.dim_value(d, what) for d in sinfo.shape]
         ptr = self.allocate(sinfo.dtype, dims, what)
-        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
+        data = abi.load_field(self.b, ptr, abi.DATA, PTR)  # a fresh block has no byte offset
+        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims), data)
 
     def as_dltensor(self, val: Val) -> ir.Value:
         """A DLTensor* for any leaf value (prims and shapes get one on the stack)."""
@@ -151,7 +163,7 @@ class HostCalls:
             block = self.b.load(
                 self.b.gep(outs, [ty.constant("int64", k)], source_etype=PTR), typ=PTR
             )
-            self.new_slot(block)
+            slot = self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.check(
                 self.b.icmp_unsigned("!=", block, NULL),
@@ -159,19 +171,37 @@ class HostCalls:
                 f"{literal(label)}: NULL",
             )
             ptr = abi.tensor_of(self.b, block)
+            self.slot_of[id(ptr)] = slot
             vals.append(self.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return vals
 
     # ------------------------------------------------------------ call_tir
 
-    def place(self, sinfo: relax.StructInfo, offset: int) -> TensorVal:
-        """An output the memory plan put at `offset` in the arena: a DLTensor on the
-        stack over those bytes (no block, nothing to release)."""
-        assert isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple)
-        dims = [ty.constant("int64", d.value) for d in sinfo.shape]
-        data = self.b.gep(self.arena, [ty.constant("int64", offset)], source_etype=abi.I8)
-        ptr = self.stack_tensor(sinfo.dtype, dims, data)
-        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
+    def place(self, sinfo: relax.StructInfo, var: relax.Var, k: int) -> TensorVal:
+        """Output leaf `k` of `var`, which the memory plan put in the arena (slot
+        ARENA_SLOT): its header there, in a new slot (see `memory_plan.py`)."""
+        dims = known_dims(sinfo)
+        assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
+        arena = abi.tensor_of(self.b, self.b.load(self.slot(ARENA_SLOT), typ=PTR))
+        index = self.slots
+        self.slots += 1
+        tensor = self.b.call(
+            frames.helper(self.module, frames.PLACE_SLOT, not self.use_steps),
+            [
+                self.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                abi.int64_constant(self.module, dims),
+                ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
+                abi.load_field(self.b, arena, abi.DATA, PTR),
+                ty.constant("int64", self.plan.offsets[var][k]),
+                ty.constant("int64", self.plan.headers[var][k]),
+            ],
+        )
+        self.slot_of[id(tensor)] = index
+        consts = tuple(ty.constant("int64", d) for d in dims)
+        data = abi.load_field(self.b, tensor, abi.DATA, PTR)
+        return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
 
     def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
         view = CallTIR.of(call)
@@ -190,7 +220,7 @@ class HostCalls:
         outs: list[Val] = [
             self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
             if not offsets or offsets[k] is None
-            else self.place(leaf.sinfo, offsets[k])
+            else self.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
             for k, leaf in enumerate(out_leaves)
         ]
         extra: list[Val] = []
@@ -221,28 +251,16 @@ class HostCalls:
             self.b.store(ir.Constant(abi.I8, 0), reported)
             args += [reported, ty.constant("int64", MESSAGE_SIZE)]
         status = self.b.call(kernel.fn, args)
-        good = self.fn.append_basic_block("kernel.ok")
-        bad = self.fn.append_basic_block("kernel.bad")
-        self.b.cbranch(self.b.icmp_signed("==", status, ty.constant("int32", 0)), good, bad)
-        self.b.position_at_end(bad)
-        count = len(sig.errors)
-        in_range = self.b.and_(
-            self.b.icmp_signed(">", status, ty.constant("int32", 0)),
-            self.b.icmp_signed("<=", status, ty.constant("int32", count)),
+        if not kernel.can_fail:
+            return
+        count = ty.constant("int32", len(sig.errors))
+        where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+        message = NULL if reported is None else reported
+        result = self.b.call(
+            self.module.globals[helpers.KERNEL_STATUS],
+            [status, kernel.errors, count, where, message, self.err, self.err_len],
         )
-        index = self.b.select(in_range, status, ty.constant("int32", 0))
-        slot = self.b.gep(
-            kernel.errors, [ty.constant("int32", 0), index], source_etype=kernel.errors.value_type
-        )
-        message = self.b.load(slot, typ=PTR)
-        if reported is not None:
-            written = self.b.icmp_unsigned("!=", self.b.load(reported, typ=abi.I8), abi.I8(0))
-            message = self.b.select(written, reported, message)
-        oom = self.b.icmp_signed("==", status, ty.constant("int32", STATUS_OUT_OF_MEMORY))
-        oom_text = abi.cstring(self.module, "out of memory in a kernel")
-        message = self.b.select(oom, oom_text, message)
-        self.fail_here(abi.STATUS_RUNTIME, f"{literal(where)}: %s (status %d)", message, status)
-        self.b.position_at_end(good)
+        self.propagate(result)
 
     def _kernel_args(
         self, kernel: Kernel, actuals: list[Val], env: dict, where: str
@@ -263,7 +281,7 @@ class HostCalls:
         for p, a in zip(sig.params, actuals, strict=True):
             if p.is_pointer:
                 assert isinstance(a, TensorVal)
-                args.append(abi.data_pointer(self.b, a.ptr))
+                args.append(a.data if a.data is not None else abi.data_pointer(self.b, a.ptr))
             elif p.var.dtype == "float16":
                 args.append(self.b.fpext(env[p.var], ty.abi_type("float16")))
             else:

@@ -21,6 +21,11 @@ lives do not overlap:
   bindings after `i`, never for binding `i`'s own outputs, which its kernel
   writes while it reads its inputs.
 
+Each planned output also has a header of its own after the storages: a
+DLManagedTensorVersioned without deleter over its bytes, which host code keeps
+in a frame slot like a block it owns (releasing it does nothing), so the code
+that reads, releases and returns slots needs no case for planned outputs.
+
 The plan is data (offsets into the arena by binding); `llvm_host.py` emits it.
 """
 
@@ -32,27 +37,29 @@ from dataclasses import dataclass, field
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_abi import HEADER_BYTES
 from tvmlite.lowering.codegen.llvm_host_flow import referenced_vars
 from tvmlite.runtime.abi import leaves
 
 PLAN_KEY = "tvmlite.memory_plan"  # PassContext config: False allocates every output alone
 ALIGN = 64  # offsets and sizes in the arena: what `tvmlite_alloc_tensor` gives data
+HEADER_ROOM = -(-HEADER_BYTES // ALIGN) * ALIGN  # arena bytes of one output's header
+ARENA_SLOT = 0  # the frame slot of the arena: allocated first, released last
 
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """`offsets[var][k]` is where output leaf `k` of the `R.call_tir` bound to
-    `var` lives in the arena (None: a block of its own); `storage[var][k]` is
-    which storage that is, `sizes` the bytes of each storage, in arena order."""
+    """`offsets[var][k]` is where the data of output leaf `k` of the `R.call_tir`
+    bound to `var` lives in the arena (None: a block of its own), `headers[var][k]`
+    where its header is; `storage[var][k]` is which storage the data is in,
+    `sizes` the bytes of each storage, in arena order, then the headers."""
 
     offsets: dict[relax.Var, tuple[int | None, ...]] = field(default_factory=dict)
+    headers: dict[relax.Var, tuple[int | None, ...]] = field(default_factory=dict)
     storage: dict[relax.Var, tuple[int | None, ...]] = field(default_factory=dict)
     sizes: tuple[int, ...] = ()
+    arena_bytes: int = 0  # the storages and the headers
     planned_bytes: int = 0  # what the planned outputs would take as blocks of their own
-
-    @property
-    def arena_bytes(self) -> int:
-        return sum(self.sizes)
 
 
 @dataclass(frozen=True)
@@ -160,15 +167,21 @@ def _assign(count: int, made: list[_Value], end: dict[int, int]) -> MemoryPlan:
             free.append(holder[c])
     starts = [sum(sizes[:s]) for s in range(len(sizes))]
     offsets: dict[relax.Var, list[int | None]] = {}
+    headers: dict[relax.Var, list[int | None]] = {}
     storage: dict[relax.Var, list[int | None]] = {}
+    header = sum(sizes)
     for c, s in holder.items():
         value = made[c]
         offsets.setdefault(value.var, [None] * value.count)[value.leaf] = starts[s]
+        headers.setdefault(value.var, [None] * value.count)[value.leaf] = header
         storage.setdefault(value.var, [None] * value.count)[value.leaf] = s
+        header += HEADER_ROOM
     return MemoryPlan(
         offsets={v: tuple(o) for v, o in offsets.items()},
+        headers={v: tuple(h) for v, h in headers.items()},
         storage={v: tuple(s) for v, s in storage.items()},
         sizes=tuple(sizes),
+        arena_bytes=header,
         planned_bytes=sum(made[c].size for c in holder),
     )
 

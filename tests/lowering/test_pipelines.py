@@ -15,6 +15,7 @@ from tvmlite.lowering.pipeline import PIPELINES
 from tvmlite.lowering.target import Target
 from tvmlite.transform import (
     AnnotateTIROpPattern,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
@@ -67,11 +68,15 @@ def test_minimal_only_legalizes_and_default_fuses() -> None:
 def test_workflow_1_user_passes_then_build_passes_through() -> None:
     mod = tvmlite.parse(MLP)
     mine = Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()])(mod)
-    # The graph passes leave it as it is: only its prim functions are lowered.
+    # The graph passes leave it as it is: only its prim functions are scheduled
+    # (DefaultCPUSchedule) and lowered.
     for pipeline in ("minimal", None):
         lowered = lower(mine, Target("llvm"), pipeline)
         assert lowered["main"] is mine["main"]
-        assert tvmlite.structural_equal(lowered, LowerTIR()(mine))
+        assert tvmlite.structural_equal(lowered, LowerTIR()(DefaultCPUSchedule()(mine)))
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            plain = lower(mine, Target("llvm"), pipeline)
+        assert tvmlite.structural_equal(plain, LowerTIR()(mine))
     np.testing.assert_allclose(
         tvmlite.build(mine)["main"](*inputs()), reference(*inputs()), rtol=1e-5
     )
@@ -148,3 +153,40 @@ def test_op_info_round_trips_through_text() -> None:
             assert op_info(again[name]) == op_info(func)
     assert tvmlite.structural_equal(again, fused)
     assert isinstance(again["main"], relax.Function)
+
+
+def test_builds_pause_the_garbage_collector_and_restore_it() -> None:
+    """Off during a build (also nested and in threads), back on after, even when
+    the build fails; left off when the caller had turned it off."""
+    import gc
+    import threading
+
+    seen: list[bool] = []
+
+    def probe(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        seen.append(gc.isenabled())
+        return LegalizeOps()(mod)
+
+    def fail(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        raise tvmlite.TVMLiteError("stop")
+
+    assert gc.isenabled()
+    threads = [
+        threading.Thread(
+            target=tvmlite.build, args=(tvmlite.parse(MLP),), kwargs={"pipeline": probe}
+        )
+        for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with pytest.raises(tvmlite.TVMLiteError, match="stop"):
+        tvmlite.build(tvmlite.parse(MLP), pipeline=fail)
+    assert seen == [False] * 3 and gc.isenabled()
+    gc.disable()
+    try:
+        tvmlite.build(tvmlite.parse(MLP), pipeline=probe)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
