@@ -5,10 +5,16 @@ the numbers a function computes do not change."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tvmlite
 from tvmlite.dsl import relax
+from tvmlite.lowering.build import lower
+from tvmlite.lowering.codegen.generate import generate_llvm
+from tvmlite.lowering.codegen.llvm_host import SMALL_FUNCTION
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.lowering.codegen.memory_plan import MemoryPlan, plan_memory
+from tvmlite.lowering.target import Target
 
 HEAD = """
 @I.ir_module
@@ -149,3 +155,46 @@ def main(x: R.Tensor((32, 128), "float32"), w1: R.Tensor((128, 256), "float32"),
     h2 = np.maximum(h1 @ w2 + b2, 0)
     for _ in range(3):  # the arena is reused across calls
         np.testing.assert_allclose(ex["main"](x, w1, b1, w2, b2, w3), h2 @ w3, rtol=1e-4, atol=1e-4)
+
+
+def chain_module(n: int, form: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """`main` of `n` planned 64x64 intermediates in host code of `form`: code (a
+    small function in a small module), program (a static function among many),
+    or code with steps (a large function with a parameter of symbolic shape)."""
+    extra = ', z: R.Tensor(("m",), "float32")' if form == "steps" else ""
+    lines = ["v0 = R.add(x, y)"]
+    for i in range(1, n):
+        op = ("R.multiply", "R.subtract", "R.add")[i % 3]
+        lines.append(f"v{i} = {op}(v{i - 1}, y)")
+    body = "".join(f"        {line}\n" for line in lines)
+    fillers = "".join(
+        f"    @R.function\n    def f{k}(a: {T}) -> {T}:\n        b = R.add(a, a)\n        return b\n"
+        for k in range(SMALL_MODULE if form == "program" else 0)
+    )
+    text = (
+        "@I.ir_module\nclass Module:\n    @R.function\n"
+        f"    def main(x: {T}, y: {T}{extra}) -> {T}:\n{body}        return v{n - 1}\n" + fillers
+    )
+    x, y = inputs()
+    want = x + y
+    for i in range(1, n):
+        want = (want * y, want - y, want + y)[i % 3]
+    return text, (x, y), want
+
+
+@pytest.mark.parametrize("form", ["code", "program", "steps"])
+def test_every_form_of_host_code_places_the_plan(form: str) -> None:
+    n = 8 if form == "code" else SMALL_FUNCTION + 8
+    text, (x, y), want = chain_module(n, form)
+    mod = tvmlite.parse(text)
+    plan = plan_memory(tvmlite.lower(mod)["main"])
+    assert len(plan.sizes) == 2 and len(plan.offsets) == n - 1  # two storages in turn
+    host = str(generate_llvm(lower(mod, Target.of("llvm"), "minimal")).module)
+    program = 'call i32 @"tvmlite.run_program"' in host
+    assert program == (form == "program")
+    placed_by_code = 'call ptr @"tvmlite.place_slot"' in host
+    assert placed_by_code == (form == "code")  # else records that a helper runs
+    ex = tvmlite.build(mod, cache=False)
+    extra = (np.zeros(3, "float32"),) if form == "steps" else ()
+    for _ in range(3):  # the arena is reused across calls
+        np.testing.assert_allclose(ex["main"](x, y, *extra), want, rtol=1e-4, atol=1e-4)
