@@ -7,8 +7,8 @@ The spec inside `T.TileLayout(...)` is a sum: `T.S[shape:strides]` (the shard),
 
 from __future__ import annotations
 
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.tir_layout import (
     DEFAULT_LAYOUT,
     MEMORY_AXIS,
@@ -18,6 +18,7 @@ from tvmlite.dsl.tir_layout import (
     LayoutIter,
     TileLayout,
 )
+from tvmlite.grammar import syntax
 
 _TRAINIUM_SCOPES = ("trn.sbuf", "trn.psum")
 

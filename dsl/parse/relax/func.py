@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     Comments,
     add,
@@ -24,10 +24,10 @@ from tvmlite.dsl.comments import (
     printed_header_off,
     take_head,
 )
-from tvmlite.dsl.parse_relax_calls import RelaxCallParser
-from tvmlite.dsl.parse_relax_expr import MODULE
-from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
-from tvmlite.dsl.verify_relax import compatible, join, sinfo_text
+from tvmlite.dsl.parse.relax.expr import MODULE, RelaxExprParser
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
+from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
+from tvmlite.grammar import syntax
 
 _STATEMENT_NAMES = {
     "For": "for loops",
@@ -41,11 +41,13 @@ _STATEMENT_NAMES = {
 }
 
 
-class RelaxFunctionParser(RelaxCallParser):
+class RelaxFunctionParser:
     """Turns one `@R.function` def into a `relax.Function`."""
 
     def __init__(self, ctx: RelaxContext, fdef: syntax.FunctionDef) -> None:
-        super().__init__(ctx)
+        self.ctx = ctx
+        self.expr = RelaxExprParser(ctx)  # expressions, and the bindings they emit
+        self.types = self.expr.types  # annotations; the function's names
         self.fdef = fdef
         self.params: list[relax.Var] = []
         self.ret: relax.StructInfo | None = None
@@ -82,7 +84,7 @@ class RelaxFunctionParser(RelaxCallParser):
     def parse_signature(self) -> relax.FuncStructInfo:
         self.decorator()
         for name in self.fdef.type_params:
-            self.sym_var(name, span=self.fdef.span)
+            self.types.sym_var(name, span=self.fdef.span)
         seen: set[str] = set()
         for param in self.fdef.params:
             if param.annotation is None:
@@ -96,11 +98,11 @@ class RelaxFunctionParser(RelaxCallParser):
             if param.name in seen:
                 raise self.ctx.error(f"duplicate parameter {param.name}", param)
             seen.add(param.name)
-            var = relax.Var(param.name, self.sinfo(param.annotation), span=param.span)
+            var = relax.Var(param.name, self.types.sinfo(param.annotation), span=param.span)
             self.params.append(var)
-            self.vars.define(param.name, var)
+            self.types.vars.define(param.name, var)
         if self.fdef.returns is not None:
-            self.ret = self.sinfo(self.fdef.returns)
+            self.ret = self.types.sinfo(self.fdef.returns)
         params = tuple(p.struct_info for p in self.params)
         return relax.FuncStructInfo(params, self.ret or relax.ObjectStructInfo(), self.is_pure)
 
@@ -115,15 +117,15 @@ class RelaxFunctionParser(RelaxCallParser):
         if not body or not isinstance(body[-1], syntax.Return):
             where = body[-1] if body else self.fdef
             raise self.ctx.error("a Relax function must end with a return statement", where)
-        self.vars.push()
+        self.types.vars.push()
         pending = self.suite(body[:-1], pending)
         result = self._return(body[-1])
         self.flush()
-        self.vars.pop()
+        self.types.vars.pop()
         seq = relax.SeqExpr(
             tuple(self.blocks), result, body[-1].span, carried(pending, body[-1].comments)
         )
-        body_sinfo = self.sinfo_of(result)
+        body_sinfo = self.expr.sinfo_of(result)
         attrs = dict(self.attrs)
         if not (self.is_private or self.nested) and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.fdef.name
@@ -140,21 +142,21 @@ class RelaxFunctionParser(RelaxCallParser):
         )
 
     def flush(self) -> None:
-        if self.bindings:
-            self.blocks.append(relax.BindingBlock(tuple(self.bindings), False))
-            self.bindings = []
+        if self.expr.bindings:
+            self.blocks.append(relax.BindingBlock(tuple(self.expr.bindings), False))
+            self.expr.bindings = []
 
     def _return(self, stmt: syntax.Return) -> relax.Expr:
         if stmt.value is None:
             raise self.ctx.error("return needs a value in a Relax function", stmt)
-        return self.normalize(self.rx(stmt.value), stmt.span)
+        return self.expr.normalize(self.expr.rx(stmt.value), stmt.span)
 
     def suite(self, stmts: Any, pending: tuple[str, ...] = ()) -> tuple[str, ...]:
         """Parse a body's statements, each one's comments on the binding or block it
         became. Comments of statements that became neither (a declaration, `pass`)
         go to the next one; those left at the end are returned."""
         for stmt in stmts:
-            bindings, blocks = len(self.bindings), len(self.blocks)
+            bindings, blocks = len(self.expr.bindings), len(self.blocks)
             self.statement(stmt)
             comments = stmt.comments
             if comments is None and not pending:
@@ -162,8 +164,8 @@ class RelaxFunctionParser(RelaxCallParser):
             comments, pending = carried(pending, comments), ()
             if len(self.blocks) > blocks and self.blocks[-1].is_dataflow:
                 self.blocks[-1] = attached(self.blocks[-1], comments)
-            elif len(self.bindings) > bindings:
-                self.bindings[-1] = attached(self.bindings[-1], comments)
+            elif len(self.expr.bindings) > bindings:
+                self.expr.bindings[-1] = attached(self.expr.bindings[-1], comments)
             else:
                 pending = loose(comments)
         return pending
@@ -208,17 +210,17 @@ class RelaxFunctionParser(RelaxCallParser):
             self._declare_sym(target, callee[2:], value)
             return
         is_module = isinstance(value, syntax.Name) and value.id == self.ctx.module_name
-        if is_module and self.vars.lookup(value.id) is None:
-            self.vars.define(target.id, MODULE)
+        if is_module and self.types.vars.lookup(value.id) is None:
+            self.types.vars.define(target.id, MODULE)
             self.func_comments = add(self.func_comments, "cls", take_head(self.node))
             return
         if callee == "R.match_cast":
             self._match_cast(target, ann, value, stmt)
             return
-        expr = self.rx(value)
+        expr = self.expr.rx(value)
         if isinstance(expr, relax.Tuple):
-            expr = self.normalize(expr, value.span)
-        sinfo = self.sinfo_of(expr)
+            expr = self.expr.normalize(expr, value.span)
+        sinfo = self.expr.sinfo_of(expr)
         if ann is None and self._drops_distribution(expr, sinfo):
             callee = syntax.dotted(value.func) if isinstance(value, syntax.Call) else None
             callee = callee or "this call"
@@ -228,7 +230,7 @@ class RelaxFunctionParser(RelaxCallParser):
                 value,
             )
         if ann is not None:
-            annotated = self.sinfo(ann)
+            annotated = self.types.sinfo(ann)
             if not compatible(annotated, sinfo):
                 raise self.ctx.error(
                     f"annotation {sinfo_text(annotated)} does not match the inferred "
@@ -243,17 +245,17 @@ class RelaxFunctionParser(RelaxCallParser):
         return (
             isinstance(expr, relax.Call)
             and type(sinfo) is relax.TensorStructInfo
-            and any(isinstance(self.sinfo_of(a), relax.DTensorStructInfo) for a in expr.args)
+            and any(isinstance(self.expr.sinfo_of(a), relax.DTensorStructInfo) for a in expr.args)
         )
 
     def define(
         self, target: syntax.Name, sinfo: relax.StructInfo, expr: relax.Expr, stmt: syntax.Node
     ) -> relax.Var:
-        dataflow = self.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
-        var = self.new_var(target.id, sinfo, target.span, dataflow)
-        self.bindings.append(relax.VarBinding(var, expr, span=stmt.span))
-        self.vars.define(target.id, var)
-        if self.in_dataflow:
+        dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
+        var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.bindings.append(relax.VarBinding(var, expr, span=stmt.span))
+        self.types.vars.define(target.id, var)
+        if self.expr.in_dataflow:
             self.df_bound[target.id] = var
         return var
 
@@ -264,30 +266,30 @@ class RelaxFunctionParser(RelaxCallParser):
                 raise self.ctx.error(f"T.{dtype}() got an unexpected keyword argument '{kw.name}'",
                                      kw)  # fmt: skip
         self.func_comments = add(self.func_comments, f"decl:{target.id}", take_head(self.node))
-        existing = self.sym.lookup(target.id)
+        existing = self.types.sym.lookup(target.id)
         if isinstance(existing, tir.Var) and existing.dtype == dtype:
             return
-        self.sym.define(target.id, tir.Var(target.id, dtype, span=target.span))
+        self.types.sym.define(target.id, tir.Var(target.id, dtype, span=target.span))
 
     def _match_cast(
         self, target: syntax.Name, ann: syntax.Node | None, call: syntax.Call, stmt: syntax.Node
     ) -> None:
         args = bind_call(self.ctx, call, "R.match_cast", ("value", "struct_info"), required=2)
-        value = self.arg(args["value"])
-        sinfo = self.sinfo(args["struct_info"])
+        value = self.expr.arg(args["value"])
+        sinfo = self.types.sinfo(args["struct_info"])
         if ann is not None:
-            annotated = self.sinfo(ann)
+            annotated = self.types.sinfo(ann)
             if not compatible(annotated, sinfo):
                 raise self.ctx.error(
                     f"annotation {sinfo_text(annotated)} does not match the cast to "
                     f"{sinfo_text(sinfo)}",
                     ann,
                 )
-        dataflow = self.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
-        var = self.new_var(target.id, sinfo, target.span, dataflow)
-        self.bindings.append(relax.MatchCast(var, value, sinfo, span=stmt.span))
-        self.vars.define(target.id, var)
-        if self.in_dataflow:
+        dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
+        var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.bindings.append(relax.MatchCast(var, value, sinfo, span=stmt.span))
+        self.types.vars.define(target.id, var)
+        if self.expr.in_dataflow:
             self.df_bound[target.id] = var
 
     # ------------------------------------------------------------ statements
@@ -306,13 +308,13 @@ class RelaxFunctionParser(RelaxCallParser):
             raise self.ctx.error(
                 "R.output(...) belongs at the end of a with R.dataflow(): block", value
             )
-        expr = self.rx(value)
+        expr = self.expr.rx(value)
         if not isinstance(expr, (relax.Call, relax.Tuple)):  # R.tuple() binds the unit value
             raise self.ctx.error("this expression statement has no effect", stmt)
-        self.emit_fresh(expr, stmt.span)
+        self.expr.emit_fresh(expr, stmt.span)
 
     def _func_attr(self, call: syntax.Call) -> None:
-        if self.in_dataflow or self.depth:
+        if self.expr.in_dataflow or self.depth:
             raise self.ctx.error("R.func_attr belongs at the top level of the function", call)
         args = bind_call(self.ctx, call, "R.func_attr", ("attrs",), required=1)
         if not isinstance(args["attrs"], syntax.Dict):
@@ -336,26 +338,26 @@ class RelaxFunctionParser(RelaxCallParser):
         stmt.comments = None if outer is None else outer.without("", "after")
         inner = RelaxFunctionParser(self.ctx, stmt)
         inner.nested = True
-        inner.vars, inner.sym = self.vars, self.sym
-        self.vars.push()
-        self.sym.push()
+        inner.types.vars, inner.types.sym = self.types.vars, self.types.sym
+        self.types.vars.push()
+        self.types.sym.push()
         try:
             sig = inner.parse_signature()
-            var = self.new_var(stmt.name, sig, stmt.span, self.in_dataflow)
-            self.vars.define(stmt.name, var)
+            var = self.expr.new_var(stmt.name, sig, stmt.span, self.expr.in_dataflow)
+            self.types.vars.define(stmt.name, var)
             func = inner.parse_body()
         finally:
-            self.vars.pop()
-            self.sym.pop()
-        self.bindings.append(relax.VarBinding(var, func, span=stmt.span))
+            self.types.vars.pop()
+            self.types.sym.pop()
+        self.expr.bindings.append(relax.VarBinding(var, func, span=stmt.span))
         roles = () if outer is None else outer.roles
         stmt.comments = Comments(
             tuple(
                 (k, printed_header_off(r) if k == "" else r) for k, r in roles if k in ("", "after")
             )
         )
-        self.vars.define(stmt.name, var)
-        if self.in_dataflow:
+        self.types.vars.define(stmt.name, var)
+        if self.expr.in_dataflow:
             self.df_bound[stmt.name] = var
 
     def _return_inside(self, stmt: syntax.Return) -> None:
@@ -373,29 +375,29 @@ class RelaxFunctionParser(RelaxCallParser):
             raise self.ctx.error("only `with R.dataflow():` is supported in a Relax function", stmt)
         if ctx_call.args or ctx_call.keywords:
             raise self.ctx.error("R.dataflow() takes no arguments", ctx_call)
-        if self.in_dataflow or self.depth:
+        if self.expr.in_dataflow or self.depth:
             raise self.ctx.error("a dataflow block belongs at the top level of the function", stmt)
         body = list(stmt.body)
         output = body[-1] if _is_output(body[-1]) else None
         outputs = self._outputs(body)
         self.flush()
-        self.in_dataflow, self.df_bound = True, {}
-        self.vars.push()
+        self.expr.in_dataflow, self.df_bound = True, {}
+        self.types.vars.push()
         pending = self.suite(body)
         out_vars = [self._output_var(node) for node in outputs.values()]
-        self.vars.pop()
-        self.in_dataflow = False
+        self.types.vars.pop()
+        self.expr.in_dataflow = False
         for name, var in self.df_bound.items():
             if isinstance(var, relax.DataflowVar):
-                self.closed_dataflow[name] = stmt.span
+                self.expr.closed_dataflow[name] = stmt.span
         for node, var in zip(outputs.values(), out_vars, strict=False):
-            self.vars.define(node.id, var)
-            self.closed_dataflow.pop(node.id, None)
-        if self.bindings:
+            self.types.vars.define(node.id, var)
+            self.expr.closed_dataflow.pop(node.id, None)
+        if self.expr.bindings:
             comments = _output_comments(carried(pending, output and output.comments))
-            block = relax.BindingBlock(tuple(self.bindings), True, stmt.span, comments)
+            block = relax.BindingBlock(tuple(self.expr.bindings), True, stmt.span, comments)
             self.blocks.append(block)
-            self.bindings = []
+            self.expr.bindings = []
 
     def _outputs(self, body: list[syntax.Node]) -> dict[str, syntax.Name]:
         """The names listed in the block's final `R.output(...)`; records, for each,
@@ -426,18 +428,18 @@ class RelaxFunctionParser(RelaxCallParser):
     def _output_var(self, node: syntax.Name) -> relax.Var:
         found = self.df_bound.get(node.id)
         if found is None or isinstance(found, relax.DataflowVar):
-            if self.vars.lookup(node.id) is None and self.sym.lookup(node.id) is None:
+            if self.types.vars.lookup(node.id) is None and self.types.sym.lookup(node.id) is None:
                 raise self.ctx.error(f"R.output of undefined name {node.id}", node)
             raise self.ctx.error(f"{node.id} is not bound in this dataflow block", node)
         return found
 
     def _if(self, stmt: syntax.If) -> None:
-        if self.in_dataflow:
+        if self.expr.in_dataflow:
             raise self.ctx.error("if/else is not allowed inside a dataflow block", stmt)
         if not stmt.orelse:
             raise self.ctx.error("a Relax if needs an else branch", stmt)
-        cond = self.arg(stmt.test)
-        cond_sinfo = self.sinfo_of(cond)
+        cond = self.expr.arg(stmt.test)
+        cond_sinfo = self.expr.sinfo_of(cond)
         if not isinstance(
             cond_sinfo, (relax.TensorStructInfo, relax.PrimStructInfo, relax.ObjectStructInfo)
         ):
@@ -468,20 +470,20 @@ class RelaxFunctionParser(RelaxCallParser):
             raise self.ctx.error(
                 "each branch of a Relax if must end with a binding (r = ...)", last
             )
-        saved_bindings, saved_blocks = self.bindings, self.blocks
-        self.bindings, self.blocks = [], []
-        self.vars.push()
+        saved_bindings, saved_blocks = self.expr.bindings, self.blocks
+        self.expr.bindings, self.blocks = [], []
+        self.types.vars.push()
         self.depth += 1
         self.suite(body)  # ends with a binding, which takes what is left
         self.depth -= 1
-        self.vars.pop()
-        final = self.bindings[-1] if self.bindings else None
+        self.types.vars.pop()
+        final = self.expr.bindings[-1] if self.expr.bindings else None
         if not isinstance(final, relax.VarBinding) or final.var.name != target.id:
             raise self.ctx.error("each branch of a Relax if must end with a plain binding", last)
-        self.bindings.pop()
+        self.expr.bindings.pop()
         self.flush()
         seq = relax.SeqExpr(tuple(self.blocks), final.value, last.span, final.comments)
-        self.bindings, self.blocks = saved_bindings, saved_blocks
+        self.expr.bindings, self.blocks = saved_bindings, saved_blocks
         annotated = isinstance(last, syntax.AnnAssign)
         return target, seq, final.var.struct_info, annotated
 

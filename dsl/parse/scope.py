@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.diagnostics import ParseError, Source, Span
-from tvmlite.dsl import syntax
+from tvmlite.grammar import syntax
 
 # How deeply the statements and expressions of one function may nest (counted
 # together, as the IR they become nests). Every later stage (verifier, printer,

@@ -1,7 +1,7 @@
 """Math, bit and limit intrinsics of TIR (`T.exp`, `T.pow`, `T.abs`, `T.shift_left`,
 `T.max_value`, `T.reinterpret`, ...), with the argument dtype rules TVM applies.
 
-Also home of the builtin signature type shared with `parse_tir_intrin`.
+Also home of the builtin signature type shared with `tir/intrin`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_ops import Lit, Value, make_const, materialize
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.ops import Lit, Value, make_const, materialize
+from tvmlite.grammar import syntax
 
 FLOAT_UNARY = [
     "exp",

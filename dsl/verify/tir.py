@@ -16,7 +16,7 @@ from __future__ import annotations
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import uses
-from tvmlite.dsl.parse_tir_ops import const_int
+from tvmlite.dsl.arith import const_int
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_ops import (
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.ops import (
     Lit,
     LiteralError,
     TypeMismatch,
@@ -29,7 +30,7 @@ from tvmlite.dsl.parse_tir_ops import (
     materialize,
     pair,
 )
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.grammar import syntax
 
 # Names that need Python to run; rejected wherever they appear.
 META_BUILTINS = ("meta_var", "macro", "inline", "index_map", "iter_var")
@@ -61,6 +62,9 @@ class ExprParser:
         self.type_var_map: dict[str, tir.Var] = {}
         self.expired: set[str] = set()
         self._frame_names: list[list[str]] = []
+        # a buffer region (`A[0:4]`, `A`) where a call takes one (`T.tile.*`): set by the
+        # statement parser, whose buffer helper parses regions; None for expressions alone
+        self.region: Callable[[syntax.Node], tir.BufferRegion] | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -382,7 +386,7 @@ class ExprParser:
         raise self.error(f"attribute '{node.attr}' is not supported in TIR", node)
 
     def _call(self, node: syntax.Call) -> Value:
-        from tvmlite.dsl.parse_tir_intrin import call_builtin
+        from tvmlite.dsl.parse.tir.intrin import call_builtin
 
         name = syntax.dotted(node.func)
         if name is None or not name.startswith("T."):

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
-from tvmlite.dsl.parse_tir_assign import declarations
-from tvmlite.dsl.parse_tir_buffer import implied_offset
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_stmt import StmtParser
-from tvmlite.dsl.scope import ParseContext, Scope
-from tvmlite.dsl.verify_tir import verify_prim_func
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.assign import declarations
+from tvmlite.dsl.parse.tir.buffer import implied_offset
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.verify.tir import verify_prim_func
+from tvmlite.grammar import syntax
 
 __all__ = ["parse_prim_func", "parse_tir_expr"]
 
@@ -64,13 +65,13 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     """Parse and verify one prim function."""
     options = decorator_options(fdef, ctx)
     parser = StmtParser(ctx, Scope())
-    parser.s_tir = options["s_tir"]
-    parser.push()
+    parser.buffers.s_tir = options["s_tir"]
+    parser.exprs.push()
     for name in fdef.type_params:
-        parser.define(name, tir.Var(name, "int64", span=fdef.span))
+        parser.exprs.define(name, tir.Var(name, "int64", span=fdef.span))
     _predeclare(parser, fdef.body)
     params = _parse_params(parser, fdef)
-    ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
+    ret_type = parser.assign.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
     body = with_root(body, tuple(parser.root_allocs), fdef.span, parser.root_comments)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
@@ -95,7 +96,7 @@ def _predeclare(parser: StmtParser, body: tuple[syntax.Node, ...]) -> None:
         for target, dtype, _ in declarations(stmt.targets[0], stmt.value):
             var = tir.Var(target.id, dtype, span=target.span)
             parser.predeclared[target.id] = var
-            parser.define(target.id, var)
+            parser.exprs.define(target.id, var)
 
 
 def _parse_params(parser: StmtParser, fdef: syntax.FunctionDef) -> list[tir.Var]:
@@ -106,32 +107,32 @@ def _parse_params(parser: StmtParser, fdef: syntax.FunctionDef) -> list[tir.Var]
     buffers = []
     for param in fdef.params:
         if param.name in seen:
-            raise parser.error(f"duplicate parameter '{param.name}'", param)
+            raise parser.ctx.error(f"duplicate parameter '{param.name}'", param)
         seen.add(param.name)
         if param.default is not None:
-            raise parser.error("prim function parameters cannot have defaults", param.default)
+            raise parser.ctx.error("prim function parameters cannot have defaults", param.default)
         ann = param.annotation
         if ann is None:
-            raise parser.error(f"parameter '{param.name}' needs a type annotation", param)
+            raise parser.ctx.error(f"parameter '{param.name}' needs a type annotation", param)
         if isinstance(ann, syntax.Call) and syntax.dotted(ann.func) == "T.Buffer":
             buffers.append((param, ann))
             params[param.name] = tir.Var(f"{param.name}_handle", "handle", span=param.span)
             continue
-        dtype, pointee, is_let = parser.annotation(ann)
+        dtype, pointee, is_let = parser.assign.annotation(ann)
         if dtype is None or is_let:
-            raise parser.error("a parameter is annotated with T.Buffer(...) or a dtype", ann)
+            raise parser.ctx.error("a parameter is annotated with T.Buffer(...) or a dtype", ann)
         var = tir.Var(param.name, dtype, pointee, param.span)
         params[param.name] = var
-        parser.define(param.name, var)
+        parser.exprs.define(param.name, var)
         if dtype == "handle":
             parser.handles[var] = None
     for param, ann in buffers:
-        named = parser.buffer_args(ann, ann.args, "T.Buffer")
-        buffer = parser.make_buffer(param.name, named, ann)
+        named = parser.buffers.buffer_args(ann, ann.args, "T.Buffer")
+        buffer = parser.buffers.make_buffer(param.name, named, ann)
         if not parser.classic:
             buffer = implied_offset(buffer, ann)
         parser.handles[params[param.name]] = buffer
-        parser.define(param.name, buffer)
+        parser.exprs.define(param.name, buffer)
     # buffer_map follows parameter order.
     ordered = {
         params[p.name]: parser.handles[params[p.name]]

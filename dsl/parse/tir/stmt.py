@@ -15,12 +15,15 @@ from typing import Any
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.comments import ROOT_MARKERS, Comments, Remark, add, attached, carried, loose
-from tvmlite.dsl.parse_tir_assign import Result, Scoped
-from tvmlite.dsl.parse_tir_block import FUNCTION
-from tvmlite.dsl.parse_tir_control import ControlParser
-from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.assign import AssignParser, Result, Scoped
+from tvmlite.dsl.parse.tir.block import FUNCTION, BlockParser
+from tvmlite.dsl.parse.tir.buffer import BufferParser
+from tvmlite.dsl.parse.tir.control import ControlParser
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.grammar import syntax
 
 
 def seq(stmts: list[tir.Stmt], span: Span | None = None) -> tir.Stmt:
@@ -55,11 +58,37 @@ def after(stmt: tir.Stmt, lines: tuple[str, ...]) -> tir.Stmt:
 _SCOPED_WHY = " (a let binding or flat T.attr holds the statements after it)"
 
 
-class StmtParser(ControlParser):
-    """Parses a prim function's body; `parse_tir.parse_prim_func` drives it."""
+class StmtParser:
+    """Parses a prim function's body (`func.parse_prim_func` drives it). Owns the
+    body's state (block frames, loop ranges, handles, comments) and the statement
+    dispatch; holds one helper per kind of statement, each of which reaches this
+    state and the other helpers through its `fn`."""
 
     def __init__(self, ctx: ParseContext, scope: Scope) -> None:
-        super().__init__(ctx, scope)
+        self.ctx = ctx
+        self.exprs = ExprParser(ctx, scope)  # expressions; the name scopes
+        self.buffers = BufferParser(self.exprs)  # declarations, regions, attributes
+        self.exprs.region = self.buffers.region  # T.tile.* arguments
+        self.block = BlockParser(self)  # T.block headers and the blocks themselves
+        self.assign = AssignParser(self)  # `=` statements: lets, buffers, stores
+        self.control = ControlParser(self)  # loops, branches, `with`
+        # statement kind -> its handler, bound to the helper that owns it
+        self.handlers: dict[type, Callable[[Any], Result]] = {
+            syntax.ExprStmt: self._expr_stmt,
+            syntax.Assign: self.assign._assign,
+            syntax.AnnAssign: self.assign._ann_assign,
+            syntax.AugAssign: self.assign._aug_assign,
+            syntax.For: self.control._for,
+            syntax.While: self.control._while,
+            syntax.If: self.control._if,
+            syntax.With: self.control._with,
+            syntax.Assert: self._assert,
+            syntax.Return: self._return,
+            syntax.Pass: self._pass,
+            syntax.Break: self._break,
+            syntax.Continue: self._break,
+            syntax.FunctionDef: self._nested_def,
+        }
         self.classic = ctx.dialect != "tvm-0.27"
         self.level: Any = FUNCTION
         self.blocks = []
@@ -84,11 +113,11 @@ class StmtParser(ControlParser):
         """A body in its own name frame, not directly in a block or the function."""
         saved = self.level
         self.level = None
-        self.push()
+        self.exprs.push()
         try:
             return self.body(nodes, span)
         finally:
-            self.pop()
+            self.exprs.pop()
             self.level = saved
 
     def stmts(self, nodes: tuple[syntax.Node, ...], start: int) -> list[tir.Stmt]:
@@ -142,13 +171,13 @@ class StmtParser(ControlParser):
         return ()
 
     def stmt(self, node: syntax.Node) -> Result:
-        handler = _STMTS.get(type(node))
+        handler = self.handlers.get(type(node))
         if handler is None:
-            raise self.error(f"{type(node).__name__} statements are not supported in TIR", node)
+            raise self.ctx.error(f"{type(node).__name__} statements are not supported in TIR", node)
         ctx = self.ctx
         ctx.nest(node, "statement")
         self.node = node
-        result = handler(self, node)
+        result = handler(node)
         ctx.depth -= 1
         return result
 
@@ -159,40 +188,40 @@ class StmtParser(ControlParser):
 
     def _break(self, node: syntax.Node) -> Result:
         if self.loop_depth == 0:
-            raise self.error("break outside a loop", node)
+            raise self.ctx.error("break outside a loop", node)
         return (
             tir.Continue(node.span) if isinstance(node, syntax.Continue) else tir.Break(node.span)
         )
 
     def _return(self, node: syntax.Return) -> Result:
-        value = self.expr(node.value) if node.value is not None else tir.IntImm("int32", 0)
+        value = self.exprs.expr(node.value) if node.value is not None else tir.IntImm("int32", 0)
         return tir.Return(value, node.span)
 
     def _assert(self, node: syntax.Assert) -> Result:
-        cond = self.boolean(self.value(node.test), node.test, "an assert condition")
+        cond = self.exprs.boolean(self.exprs.value(node.test), node.test, "an assert condition")
         kind, parts = "RuntimeError", ()
         msg = node.msg
         if isinstance(msg, syntax.Constant) and isinstance(msg.value, str):
             parts = (msg.value,)
         elif isinstance(msg, syntax.Tuple) and len(msg.elts) == 2:
-            kind = self.str_arg(msg.elts[0], "the error kind")
+            kind = self.exprs.str_arg(msg.elts[0], "the error kind")
             pieces = msg.elts[1].elts if isinstance(msg.elts[1], syntax.List | syntax.Tuple) else ()
             parts = tuple(self._message_part(p) for p in pieces)
         elif msg is not None:
-            raise self.error('an assert message must be "text" or ("Kind", ["text"])', msg)
+            raise self.ctx.error('an assert message must be "text" or ("Kind", ["text"])', msg)
         return tir.AssertStmt(cond, kind, parts, node.span)
 
     def _message_part(self, node: syntax.Node) -> str | tir.PrimExpr:
         """A string, or an integer expression whose value the message reports."""
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return node.value
-        value = self.expr(node)
+        value = self.exprs.expr(node)
         if not dt.is_integer_like(value.dtype) or dt.lanes(value.dtype) != 1:
-            raise self.error("a message part must be a string or a scalar integer", node)
+            raise self.ctx.error("a message part must be a string or a scalar integer", node)
         return value
 
     def _nested_def(self, node: syntax.Node) -> Result:
-        raise self.error(
+        raise self.ctx.error(
             "nested definitions (T.macro, T.inline) are not supported: they need Python evaluation",
             node,
         )
@@ -207,65 +236,48 @@ class StmtParser(ControlParser):
             return _STMT_CALLS[name[2:]](self, value)
         if isinstance(value, syntax.Constant) and isinstance(value.value, str):
             return None  # a docstring
-        return tir.Evaluate(self.expr(value), node.span)
+        return tir.Evaluate(self.exprs.expr(value), node.span)
 
     def _func_attr(self, call: syntax.Call) -> Result:
         if self.level != FUNCTION:
-            raise self.error("T.func_attr must be at the top level of the function", call)
+            raise self.ctx.error("T.func_attr must be at the top level of the function", call)
         if len(call.args) != 1 or call.keywords:
-            raise self.error(f"T.func_attr expects 1 argument, got {len(call.args)}", call)
-        self.func_attrs.extend(self.attr_dict(call.args[0]))
-        self.func_comments = self.header_comments(self.func_comments, "func_attr")
+            raise self.ctx.error(f"T.func_attr expects 1 argument, got {len(call.args)}", call)
+        self.func_attrs.extend(self.buffers.attr_dict(call.args[0]))
+        self.func_comments = self.block.header_comments(self.func_comments, "func_attr")
         return None
 
     def _evaluate(self, call: syntax.Call) -> Result:
         if len(call.args) != 1 or call.keywords:
-            raise self.error(f"T.evaluate expects 1 argument, got {len(call.args)}", call)
-        return tir.Evaluate(self.expr(call.args[0]), call.span)
+            raise self.ctx.error(f"T.evaluate expects 1 argument, got {len(call.args)}", call)
+        return tir.Evaluate(self.exprs.expr(call.args[0]), call.span)
 
     def _reads(self, call: syntax.Call) -> Result:
-        self.reads_writes(call, "reads")
+        self.block.reads_writes(call, "reads")
 
     def _writes(self, call: syntax.Call) -> Result:
-        self.reads_writes(call, "writes")
+        self.block.reads_writes(call, "writes")
 
     def _where(self, call: syntax.Call) -> Result:
-        self.where(call)
+        self.block.where(call)
 
     def _block_attr(self, call: syntax.Call) -> Result:
-        self.block_attr(call)
+        self.block.block_attr(call)
 
     def _loop_control(self, call: syntax.Call) -> Result:
         if call.args or call.keywords:
-            raise self.error(f"{syntax.dotted(call.func)} takes no arguments", call)
+            raise self.ctx.error(f"{syntax.dotted(call.func)} takes no arguments", call)
         if self.loop_depth == 0:
-            raise self.error(f"{syntax.dotted(call.func)} outside a loop", call)
+            raise self.ctx.error(f"{syntax.dotted(call.func)} outside a loop", call)
         if syntax.dotted(call.func) == "T.break_loop":
             return tir.Break(call.span)
         return tir.Continue(call.span)
 
     def _attr_stmt(self, call: syntax.Call) -> Result:
         """Flat `T.attr({"key": v})` (0.27) or `T.attr(node, key, value)`: body None."""
-        return self.attrs(call)
+        return self.buffers.attrs(call)
 
 
-Handler = Callable[[StmtParser, Any], Result]
-_STMTS: dict[type, Handler] = {
-    syntax.ExprStmt: StmtParser._expr_stmt,
-    syntax.Assign: StmtParser._assign,
-    syntax.AnnAssign: StmtParser._ann_assign,
-    syntax.AugAssign: StmtParser._aug_assign,
-    syntax.For: StmtParser._for,
-    syntax.While: StmtParser._while,
-    syntax.If: StmtParser._if,
-    syntax.With: StmtParser._with,
-    syntax.Assert: StmtParser._assert,
-    syntax.Return: StmtParser._return,
-    syntax.Pass: StmtParser._pass,
-    syntax.Break: StmtParser._break,
-    syntax.Continue: StmtParser._break,
-    syntax.FunctionDef: StmtParser._nested_def,
-}
 _STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
     "func_attr": StmtParser._func_attr,
     "evaluate": StmtParser._evaluate,

@@ -9,14 +9,18 @@ built when its body ends, inferring regions that were not written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments, add, take_head
-from tvmlite.dsl.parse_tir_buffer import BufferParser, implied_offset
-from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
+from tvmlite.dsl.parse.tir.buffer import implied_offset
+from tvmlite.dsl.parse.tir.ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
+from tvmlite.grammar import syntax
+
+if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
+    from tvmlite.dsl.parse.tir.stmt import StmtParser
 
 AXIS_KINDS = {
     "axis.spatial": tir.SPATIAL,
@@ -48,35 +52,26 @@ class BlockFrame:
     comments: Comments | None = None  # of the header statements, by role
 
 
-class BlockParser(BufferParser):
-    """Block construction on top of buffers and expressions; statements come from
-    the subclass (`body`)."""
+class BlockParser:
+    """Block construction: headers, iter vars, regions, allocations and the block
+    itself; statements and block state come from the function parser (`fn`)."""
 
-    classic: bool
-    level: Any
-    blocks: list[BlockFrame]
-    loop_ranges: dict[tir.Var, tir.Range]
-    root_allocs: list[tir.Buffer]
-    node: syntax.Node | None
-    root_comments: Comments | None
+    def __init__(self, fn: StmtParser) -> None:
+        self.fn = fn  # the function body being parsed: its state and other helpers
+        self.ctx = fn.ctx
+        self.exprs = fn.exprs
 
     def header_comments(self, sink: Comments | None, role: str) -> Comments | None:
         """`sink` (a block's or the function's comments) plus those of the header
         statement being parsed, which the printer writes as the `role` line of its
         owner. What comes after the statement stays with it (see `stmts`)."""
-        return add(sink, role, take_head(self.node))
-
-    def body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
-        raise NotImplementedError
-
-    def nested_body(self, nodes: tuple[syntax.Node, ...], span: Any = None) -> tir.Stmt:
-        raise NotImplementedError
+        return add(sink, role, take_head(self.fn.node))
 
     def direct_block(self, node: syntax.Node, what: str) -> BlockFrame:
         """The block whose header `node` belongs to; it must be directly in it."""
-        if isinstance(self.level, BlockFrame):
-            return self.level
-        raise self.error(f"{what} must be directly inside a T.block/T.sblock", node)
+        if isinstance(self.fn.level, BlockFrame):
+            return self.fn.level
+        raise self.ctx.error(f"{what} must be directly inside a T.block/T.sblock", node)
 
     # ------------------------------------------------------------ the block itself
 
@@ -85,25 +80,25 @@ class BlockParser(BufferParser):
     ) -> tir.Stmt:
         name = ""
         if len(call.args) > 1:
-            raise self.error(f"T.block expects at most 1 argument, got {len(call.args)}", call)
+            raise self.ctx.error(f"T.block expects at most 1 argument, got {len(call.args)}", call)
         if call.args:
-            name = self.str_arg(call.args[0], "the block name")
+            name = self.exprs.str_arg(call.args[0], "the block name")
         for kw in call.keywords:
             if kw.name == "name":
-                name = self.str_arg(kw.value, "the block name")
+                name = self.exprs.str_arg(kw.value, "the block name")
             elif kw.name != "no_realize":
-                raise self.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
+                raise self.ctx.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
         frame = BlockFrame(name, node)
-        saved = self.level
-        self.blocks.append(frame)
-        self.push()
-        self.level = frame
+        saved = self.fn.level
+        self.fn.blocks.append(frame)
+        self.exprs.push()
+        self.fn.level = frame
         try:
-            stmt = self.body(body, node.span)
+            stmt = self.fn.body(body, node.span)
         finally:
-            self.level = saved
-            self.pop()
-            self.blocks.pop()
+            self.fn.level = saved
+            self.exprs.pop()
+            self.fn.blocks.pop()
         reads, writes = frame.reads, frame.writes
         if reads is None or writes is None:
             inferred = infer_regions(
@@ -132,11 +127,11 @@ class BlockParser(BufferParser):
     ) -> None:
         frame = self.direct_block(node, "with T.init()")
         if call.args or call.keywords:
-            raise self.error("T.init takes no arguments", call)
+            raise self.ctx.error("T.init takes no arguments", call)
         if frame.init is not None:
-            raise self.error(f"block '{frame.name}' has more than one T.init()", node)
+            raise self.ctx.error(f"block '{frame.name}' has more than one T.init()", node)
         frame.comments = self.header_comments(frame.comments, "init")
-        frame.init = self.nested_body(body, node.span)
+        frame.init = self.fn.nested_body(body, node.span)
 
     # ------------------------------------------------------------ iter vars
 
@@ -144,31 +139,33 @@ class BlockParser(BufferParser):
         """`v = T.axis.spatial(dom, binding)`; dom is an extent or a (min, max) pair."""
         frame = self.direct_block(call, f"T.{syntax.dotted(call.func)[2:]}")  # type: ignore[index]
         if not isinstance(target, syntax.Name):
-            raise self.error("a block axis must be assigned to a single name", target)
+            raise self.ctx.error("a block axis must be assigned to a single name", target)
         args = list(call.args)
         kwargs = {kw.name: kw.value for kw in call.keywords}
         for key in kwargs:
             if key not in ("dom", "binding", "dtype"):
-                raise self.error(f"T.axis got an unexpected keyword argument '{key}'", call)
+                raise self.ctx.error(f"T.axis got an unexpected keyword argument '{key}'", call)
         for key in ("dom", "binding"):
             if key in kwargs:
                 args.append(kwargs[key])
         if len(args) != 2:
-            raise self.error(f"T.axis expects 2 arguments (dom, binding), got {len(args)}", call)
-        binding = self.value(args[1])
+            raise self.ctx.error(
+                f"T.axis expects 2 arguments (dom, binding), got {len(args)}", call
+            )
+        binding = self.exprs.value(args[1])
         dom_node = args[0]
-        declared = self.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else None
+        declared = self.exprs.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else None
         if isinstance(dom_node, syntax.Tuple | syntax.List):
             if len(dom_node.elts) != 2:
-                raise self.error("an axis domain tuple must be (min, max)", dom_node)
-            lo, hi = self.value(dom_node.elts[0]), self.value(dom_node.elts[1])
+                raise self.ctx.error("an axis domain tuple must be (min, max)", dom_node)
+            lo, hi = self.exprs.value(dom_node.elts[0]), self.exprs.value(dom_node.elts[1])
         else:
-            lo, hi = Lit(0, dom_node.span), self.value(dom_node)
+            lo, hi = Lit(0, dom_node.span), self.exprs.value(dom_node)
         dtype = declared or _first_dtype(binding, hi, lo) or "int32"
         value = materialize(binding, dtype)
         low, high = materialize(lo, dtype), materialize(hi, dtype)
         if not dt.is_integer_like(dtype):
-            raise self.error(f"a block axis must be an integer, got {dtype}", call)
+            raise self.ctx.error(f"a block axis must be an integer, got {dtype}", call)
         frame.comments = self.header_comments(frame.comments, f"axis:{len(frame.iter_vars)}")
         self.add_iter_var(
             frame, target, tir.Range(low, difference(high, low), dom_node.span), kind, value
@@ -179,12 +176,12 @@ class BlockParser(BufferParser):
         and the axis takes that loop's range."""
         frame = self.direct_block(call, "T.axis.remap")
         if len(call.args) != 2 or call.keywords:
-            raise self.error("T.axis.remap expects 2 arguments (kinds, bindings)", call)
-        kinds = self.str_arg(call.args[0], "the kinds of T.axis.remap")
-        bindings = self.dims(call.args[1])
+            raise self.ctx.error("T.axis.remap expects 2 arguments (kinds, bindings)", call)
+        kinds = self.exprs.str_arg(call.args[0], "the kinds of T.axis.remap")
+        bindings = self.fn.buffers.dims(call.args[1])
         names = targets.elts if isinstance(targets, syntax.Tuple) else (targets,)
         if not (len(kinds) == len(bindings) == len(names)):
-            raise self.error(
+            raise self.ctx.error(
                 f"T.axis.remap binds {len(names)} name(s) with {len(kinds)} kind(s) "
                 f"and {len(bindings)} binding(s)",
                 call,
@@ -193,13 +190,15 @@ class BlockParser(BufferParser):
         for letter, binding, target in zip(kinds, bindings, names, strict=True):
             kind = _REMAP_KINDS.get(letter)
             if kind is None:
-                raise self.error(
+                raise self.ctx.error(
                     f"unknown axis kind '{letter}' in T.axis.remap (use S or R)", call.args[0]
                 )
-            value = self.value(binding)
-            if not isinstance(value, tir.Var) or value not in self.loop_ranges:
-                raise self.error("T.axis.remap bindings must be enclosing loop variables", binding)
-            dom = self.loop_ranges[value]
+            value = self.exprs.value(binding)
+            if not isinstance(value, tir.Var) or value not in self.fn.loop_ranges:
+                raise self.ctx.error(
+                    "T.axis.remap bindings must be enclosing loop variables", binding
+                )
+            dom = self.fn.loop_ranges[value]
             self.add_iter_var(
                 frame, target, tir.Range(dom.min, dom.extent, binding.span), kind, value
             )
@@ -208,28 +207,30 @@ class BlockParser(BufferParser):
         self, frame: BlockFrame, target: syntax.Node, dom: tir.Range, kind: str, value: tir.PrimExpr
     ) -> None:
         if not isinstance(target, syntax.Name):
-            raise self.error("a block axis must be assigned to a name", target)
+            raise self.ctx.error("a block axis must be assigned to a name", target)
         if any(iv.var.name == target.id for iv in frame.iter_vars):
-            raise self.error(f"block axis '{target.id}' is defined twice", target)
+            raise self.ctx.error(f"block axis '{target.id}' is defined twice", target)
         var = tir.Var(target.id, value.dtype, span=target.span)
         frame.iter_vars.append(tir.IterVar(var, dom, kind, span=target.span))
         frame.iter_values.append(value)
-        self.define(target.id, var)
+        self.exprs.define(target.id, var)
 
     # ------------------------------------------------------------ header statements
 
     def where(self, call: syntax.Call) -> None:
         frame = self.direct_block(call, "T.where")
         if len(call.args) != 1 or call.keywords:
-            raise self.error(f"T.where expects 1 argument, got {len(call.args)}", call)
-        frame.predicate = self.boolean(self.value(call.args[0]), call.args[0], "T.where predicate")
+            raise self.ctx.error(f"T.where expects 1 argument, got {len(call.args)}", call)
+        frame.predicate = self.exprs.boolean(
+            self.exprs.value(call.args[0]), call.args[0], "T.where predicate"
+        )
         frame.comments = self.header_comments(frame.comments, "where")
 
     def reads_writes(self, call: syntax.Call, which: str) -> None:
         frame = self.direct_block(call, f"T.{which}")
         if call.keywords:
-            raise self.error(f"T.{which} takes no keyword arguments", call.keywords[0])
-        regions = self.regions(call.args)
+            raise self.ctx.error(f"T.{which} takes no keyword arguments", call.keywords[0])
+        regions = self.fn.buffers.regions(call.args)
         if which == "reads":
             frame.reads = (frame.reads or []) + regions
         else:
@@ -239,37 +240,39 @@ class BlockParser(BufferParser):
     def block_attr(self, call: syntax.Call) -> None:
         frame = self.direct_block(call, "T.block_attr")
         if len(call.args) != 1 or call.keywords:
-            raise self.error(f"T.block_attr expects 1 argument, got {len(call.args)}", call)
-        frame.annotations.extend(self.attr_dict(call.args[0]))
+            raise self.ctx.error(f"T.block_attr expects 1 argument, got {len(call.args)}", call)
+        frame.annotations.extend(self.fn.buffers.attr_dict(call.args[0]))
         frame.comments = self.header_comments(frame.comments, "attr")
 
     # ------------------------------------------------------------ block-level buffers
 
     def block_alloc(self, name: str, call: syntax.Call) -> tir.Buffer:
         """A block-level allocation: owned by the innermost block, or the root block."""
-        named = self.buffer_args(call, call.args, "T.alloc_buffer")
-        buffer = self.make_buffer(name, named, call)
-        if self.blocks:
-            frame = self.blocks[-1]
+        named = self.fn.buffers.buffer_args(call, call.args, "T.alloc_buffer")
+        buffer = self.fn.buffers.make_buffer(name, named, call)
+        if self.fn.blocks:
+            frame = self.fn.blocks[-1]
             frame.comments = self.header_comments(frame.comments, f"alloc:{len(frame.allocs)}")
             frame.allocs.append(buffer)
         else:
-            role = f"alloc:{len(self.root_allocs)}"
-            self.root_comments = self.header_comments(self.root_comments, role)
-            self.root_allocs.append(buffer)
+            role = f"alloc:{len(self.fn.root_allocs)}"
+            self.fn.root_comments = self.header_comments(self.fn.root_comments, role)
+            self.fn.root_allocs.append(buffer)
         return buffer
 
     def match_region(self, name: str, call: syntax.Call) -> tir.Buffer:
         """`B = T.match_buffer(A[0:4, i], (4,))` inside a block."""
         frame = self.direct_block(call, "T.match_buffer of a region")
-        source = self.region(call.args[0])
-        named = self.buffer_args(call, call.args[1:], "T.match_buffer")
+        source = self.fn.buffers.region(call.args[0])
+        named = self.fn.buffers.buffer_args(call, call.args[1:], "T.match_buffer")
         shape = None
         dtype = "float32"
         if "shape" not in named:
             shape = tuple(r.extent for r in source.region)
             dtype = source.buffer.dtype
-        buffer = implied_offset(self.make_buffer(name, named, call, shape=shape, dtype=dtype), call)
+        buffer = implied_offset(
+            self.fn.buffers.make_buffer(name, named, call, shape=shape, dtype=dtype), call
+        )
         role = f"match:{len(frame.match_buffers)}"
         frame.comments = self.header_comments(frame.comments, role)
         frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))

@@ -1,7 +1,7 @@
 """The syntax tree of `.tvms` text: the Python subset the grammar accepts.
 
 The grammar's transformer builds these nodes directly (no Lark trees survive the
-grammar boundary). They say nothing about meaning: `dsl/parser` turns them into
+grammar boundary). They say nothing about meaning: `dsl/parse/` turns them into
 IR, resolving names against the `I`/`T`/`R` namespaces and its scopes. Nothing
 here is ever evaluated. Statements carry the comments written around them
 (`comments`, set by `grammar/comments.py`), which the parsers move onto the IR.

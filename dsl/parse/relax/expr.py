@@ -13,16 +13,18 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
-from tvmlite.dsl import ops, relax, syntax, tir
-from tvmlite.dsl.parse_index_map import parse_index_map, parse_lambda
-from tvmlite.dsl.parse_relax_sinfo import (
+from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
+from tvmlite.dsl.parse.relax.sinfo import (
     RelaxContext,
     SinfoParser,
     int_literal,
 )
-from tvmlite.dsl.parse_tir import parse_tir_expr
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.verify_relax import call_result, struct_info_of
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.func import parse_tir_expr
+from tvmlite.dsl.parse.tir.index_map import parse_index_map, parse_lambda
+from tvmlite.dsl.verify.relax import call_result, struct_info_of
+from tvmlite.grammar import syntax
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE
 
@@ -74,12 +76,14 @@ def is_leaf(expr: relax.Expr) -> bool:
     return isinstance(expr, LEAVES)
 
 
-class RelaxExprParser(SinfoParser):
+class RelaxExprParser:
     """Evaluates body expressions of one Relax function into IR, emitting the
     bindings that normalization needs into `self.bindings`."""
 
     def __init__(self, ctx: RelaxContext) -> None:
-        super().__init__(ctx)
+        self.ctx = ctx
+        self.types = SinfoParser(ctx)  # annotations, shape dims, the function's names
+        self.calls = RelaxCallParser(self)  # the R.* call forms the registry does not own
         self.bindings: list[relax.Binding] = []
         self.in_dataflow = False
         self.fresh_counts: dict[str, int] = {}
@@ -179,14 +183,14 @@ class RelaxExprParser(SinfoParser):
     # ------------------------------------------------------------ syntax nodes
 
     def _name(self, node: syntax.Name) -> Value:
-        found = self.vars.lookup(node.id)
+        found = self.types.vars.lookup(node.id)
         if found is not None:
             return found
-        sym = self.sym.lookup(node.id)
+        sym = self.types.sym.lookup(node.id)
         if sym is not None:
             return sym
         if node.id in self.ctx.type_vars:
-            return self.sym_var(node.id, span=node.span)
+            return self.types.sym_var(node.id, span=node.span)
         if node.id in self.ctx.global_names:
             return relax.GlobalVar(node.id, span=node.span)
         if node.id == self.ctx.module_name:
@@ -249,7 +253,7 @@ class RelaxExprParser(SinfoParser):
         if isinstance(operand, (int, float)) and not isinstance(operand, bool) and node.op in "-+":
             return -operand if node.op == "-" else operand
         if isinstance(operand, tir.PrimExpr):
-            return self.prim(node)
+            return self.types.prim(node)
         raise self.ctx.error(f"unary {node.op} is not supported here", node)
 
     def _binary(self, node: syntax.BinOp) -> Value:
@@ -261,7 +265,7 @@ class RelaxExprParser(SinfoParser):
             args = [self.normalize(self.to_relax(v, n), n.span) for v, n in
                     ((left, node.left), (right, node.right))]  # fmt: skip
             return self.op_call(name, args, {}, node)
-        return self.prim(node)
+        return self.types.prim(node)
 
     def _compare(self, node: syntax.Compare) -> Value:
         """`N % 16 == 0` over symbolic vars is a TIR condition; Relax tensors
@@ -273,21 +277,21 @@ class RelaxExprParser(SinfoParser):
                     "R.less, ...",
                     operand,
                 )
-        return self.prim(node)
+        return self.types.prim(node)
 
     def _call(self, node: syntax.Call) -> Value:
         name = syntax.dotted(node.func) or ""
-        handler = self._SPECIAL.get(name)
+        handler = SPECIAL_CALLS.get(name)
         if handler is not None:
-            return handler(self, node)
+            return handler(self.calls, node)
         if name in _UNSUPPORTED_CALLS:
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)
         if name == "T.index_map":
-            return parse_index_map(node, ExprParser(self.ctx, self.sym))
+            return parse_index_map(node, ExprParser(self.ctx, self.types.sym))
         if name.startswith("T."):
-            return parse_tir_expr(node, self.sym, self.ctx)
+            return parse_tir_expr(node, self.types.sym, self.ctx)
         if name.startswith("I."):
             raise self.ctx.error(f"{name} is not allowed in a Relax function body", node.func)
         callee = self.value(node.func)
@@ -319,7 +323,7 @@ class RelaxExprParser(SinfoParser):
     def op_arg(self, node: syntax.Node) -> Value:
         """An operator argument: Relax values are normalized, literals stay Python."""
         if type(node) is syntax.Name:
-            found = self.vars.lookup(node.id)
+            found = self.types.vars.lookup(node.id)
             if isinstance(found, relax.Var):
                 return found  # a bound var, already a leaf: what the general path gives
         if isinstance(node, (syntax.Tuple, syntax.List)):
@@ -332,7 +336,7 @@ class RelaxExprParser(SinfoParser):
         if isinstance(node, syntax.Dict):
             raise self.ctx.error("dict arguments are not supported for operators", node)
         if isinstance(node, syntax.Lambda):  # an index map written bare, as TVM accepts
-            return parse_lambda(node, ExprParser(self.ctx, self.sym))
+            return parse_lambda(node, ExprParser(self.ctx, self.types.sym))
         value = self.value(node)
         if isinstance(value, relax.Expr):
             return self.normalize(value, node.span)
@@ -351,8 +355,6 @@ class RelaxExprParser(SinfoParser):
     def op_call(self, op_name: str, args: list, kwargs: dict, node: syntax.Node) -> relax.Call:
         call = ops.make_call(op_name, args, kwargs, span=node.span)
         return self.typed(call, ops.infer_struct_info(call, node.span))
-
-    _SPECIAL: ClassVar[dict[str, Callable[..., Value]]] = {}  # filled by RelaxCallParser
 
     _NODES: ClassVar[dict[type, Callable[..., Value]]] = {
         syntax.Name: _name,

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_block import AXIS_KINDS, FUNCTION, BlockParser
-from tvmlite.dsl.parse_tir_expr import _ARITH, _BITWISE, META_BUILTINS
-from tvmlite.dsl.parse_tir_ops import make_const, materialize
+from tvmlite.dsl import tir
+from tvmlite.grammar import syntax
+
+if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
+    from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
+from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.ops import make_const, materialize
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
 
@@ -28,23 +32,21 @@ class Scoped:
 Result = tir.Stmt | list[tir.Stmt] | Scoped | None
 
 
-class AssignParser(BlockParser):
-    """Assignments on top of blocks; `handles` maps each `T.handle` parameter to the
+class AssignParser:
+    """Assignments; the function parser's `handles` maps each `T.handle` parameter to the
     buffer matched to it, `predeclared` holds the function's top-level
     `n = T.int32()` vars, created before the signature is read."""
 
-    loop_depth: int
-    func_attrs: list[tuple[str, Any]]
-    func_comments: Any
-    handles: dict[tir.Var, tir.Buffer | None]
-    predeclared: dict[str, tir.Var]
-    env_threads: dict[tir.Var, str]
+    def __init__(self, fn: StmtParser) -> None:
+        self.fn = fn  # the function body being parsed: its state and other helpers
+        self.ctx = fn.ctx
+        self.exprs = fn.exprs
 
     # ------------------------------------------------------------ assignments
 
     def _assign(self, node: syntax.Assign) -> Result:
         if len(node.targets) != 1:
-            raise self.error("chained assignment is not supported in TIR", node)
+            raise self.ctx.error("chained assignment is not supported in TIR", node)
         target, value = node.targets[0], node.value
         if isinstance(target, syntax.Subscript):
             return self.store(target, value, node)
@@ -53,18 +55,22 @@ class AssignParser(BlockParser):
             assert isinstance(value, syntax.Call)
             short = name[2:]
             if short in AXIS_KINDS:
-                return self.axis(AXIS_KINDS[short], target, value)
+                return self.fn.block.axis(AXIS_KINDS[short], target, value)
             if short == "axis.remap":
-                return self.remap(target, value)
+                return self.fn.block.remap(target, value)
             if short in META_BUILTINS:
-                raise self.error(f"T.{short} is not supported: it needs Python evaluation", value)
+                raise self.ctx.error(
+                    f"T.{short} is not supported: it needs Python evaluation", value
+                )
         declared = declarations(target, value)
         if declared:
             for name, dtype, call in declared:
                 self.declare(name, dtype, call)
             return None
         if not isinstance(target, syntax.Name):
-            raise self.error("only a name, a buffer element or block axes can be assigned", target)
+            raise self.ctx.error(
+                "only a name, a buffer element or block axes can be assigned", target
+            )
         if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
             if value.func.attr == "view" and isinstance(value.func.value, syntax.Name):
                 return self.view(target, value)
@@ -73,17 +79,19 @@ class AssignParser(BlockParser):
             handler = _ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
-        return self.bind(target, None, value, node, let=self.classic)
+        return self.bind(target, None, value, node, let=self.fn.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
         if not isinstance(node.target, syntax.Name):
-            raise self.error("only a name can be annotated", node.target)
+            raise self.ctx.error("only a name can be annotated", node.target)
         dtype, pointee, let = self.annotation(node.annotation)
         if node.value is None:
             if dtype is None:
-                raise self.error("T.let needs a value", node)
+                raise self.ctx.error("T.let needs a value", node)
             return self.declare(node.target, dtype, node, pointee)
-        return self.bind(node.target, (dtype, pointee), node.value, node, let=let or self.classic)
+        return self.bind(
+            node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
+        )
 
     def annotation(self, node: syntax.Node) -> tuple[str | None, tuple[str, str] | None, bool]:
         """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`."""
@@ -91,7 +99,7 @@ class AssignParser(BlockParser):
             return None, None, True
         if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
             if len(node.indices) != 1:
-                raise self.error("T.let[...] takes one type", node)
+                raise self.ctx.error("T.let[...] takes one type", node)
             self.ctx.nest(node.indices[0], "type")
             dtype, pointee, _ = self.annotation(node.indices[0])
             self.ctx.depth -= 1
@@ -100,9 +108,9 @@ class AssignParser(BlockParser):
             return "handle", self.pointee(node), False
         name = syntax.dotted(node)
         if name is None or not name.startswith("T."):
-            raise self.error("expected a TIR type such as T.int32", node)
+            raise self.ctx.error("expected a TIR type such as T.int32", node)
         if not dt.is_valid(name[2:]) or name[2:] == "void":
-            raise self.error(f"unknown dtype '{name[2:]}'", node)
+            raise self.ctx.error(f"unknown dtype '{name[2:]}'", node)
         return name[2:], None, False
 
     def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
@@ -111,28 +119,34 @@ class AssignParser(BlockParser):
         dtype_node = args[0] if args else kwargs.get("dtype")
         scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
         if dtype_node is None:
-            scope = self.str_arg(scope_node, "storage_scope") if scope_node else "global"
+            scope = self.exprs.str_arg(scope_node, "storage_scope") if scope_node else "global"
             return ("void", scope) if scope_node else None
-        scope = self.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
-        return self.dtype_arg(dtype_node), scope
+        scope = (
+            self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
+        )
+        return self.exprs.dtype_arg(dtype_node), scope
 
     def declare(
         self, target: syntax.Name, dtype: str, node: syntax.Node, pointee: Any = None
     ) -> Result:
         """`n = T.int32()`: a var with no value (symbolic shape, or a `T.Let` key)."""
-        var = self.predeclared.pop(target.id, None) if self.level == FUNCTION else None
+        var = self.fn.predeclared.pop(target.id, None) if self.fn.level == FUNCTION else None
         if var is None or var.dtype != dtype:
             var = tir.Var(target.id, dtype, pointee, target.span)
         self.check_rebind(target)
-        self.define(target.id, var)
-        if self.level == FUNCTION:  # printed where the var is first used, as `decl:<name>`
-            self.func_comments = self.header_comments(self.func_comments, f"decl:{target.id}")
+        self.exprs.define(target.id, var)
+        if self.fn.level == FUNCTION:  # printed where the var is first used, as `decl:<name>`
+            self.fn.func_comments = self.fn.block.header_comments(
+                self.fn.func_comments, f"decl:{target.id}"
+            )
         return None
 
     def check_rebind(self, target: syntax.Name) -> None:
-        old = self.scope.lookup(target.id)
+        old = self.exprs.scope.lookup(target.id)
         if isinstance(old, tir.Buffer):
-            raise self.error(f"'{target.id}' is already a buffer and cannot be redefined", target)
+            raise self.ctx.error(
+                f"'{target.id}' is already a buffer and cannot be redefined", target
+            )
 
     def bind(
         self,
@@ -145,36 +159,38 @@ class AssignParser(BlockParser):
         """Classic `x = v` / `x: T.f32 = v` and 0.27 `x: T.let[...] = v` scope over the
         rest of the sequence (LetStmt); 0.27 `x = v` / `x: T.f32 = v` is a flat Bind."""
         dtype, pointee = annotated if annotated is not None else (None, None)
-        value = self.typed(value_node, dtype) if dtype else self.expr(value_node)
+        value = self.exprs.typed(value_node, dtype) if dtype else self.exprs.expr(value_node)
         self.check_rebind(target)
         var = tir.Var(target.id, dtype or value.dtype, pointee, target.span)
-        self.define(target.id, var)
+        self.exprs.define(target.id, var)
         if let:
             return Scoped(tir.LetStmt(var, value, tir.Evaluate(tir.IntImm("int32", 0)), node.span))
         return tir.Bind(var, value, node.span)
 
     def store(self, target: syntax.Subscript, value_node: syntax.Node, node: syntax.Node) -> Result:
         if isinstance(target.value, syntax.Name):
-            found = self.lookup(target.value.id, target.value)
+            found = self.exprs.lookup(target.value.id, target.value)
             if not isinstance(found, tir.Buffer):
-                raise self.error(f"cannot store to '{target.value.id}': it is not a buffer", target)
-        buffer = self.buffer_of(target.value)
-        indices = self.indices(buffer, target)
+                raise self.ctx.error(
+                    f"cannot store to '{target.value.id}': it is not a buffer", target
+                )
+        buffer = self.exprs.buffer_of(target.value)
+        indices = self.exprs.indices(buffer, target)
         lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
-        value = self.typed(value_node, dt.with_lanes(buffer.dtype, lanes))
+        value = self.exprs.typed(value_node, dt.with_lanes(buffer.dtype, lanes))
         return tir.BufferStore(buffer, value, indices, node.span)
 
     def _aug_assign(self, node: syntax.AugAssign) -> Result:
         if not isinstance(node.target, syntax.Subscript):
-            raise self.error("augmented assignment is only supported on buffer elements", node)
+            raise self.ctx.error("augmented assignment is only supported on buffer elements", node)
         kind = _ARITH.get(node.op)
-        load = self.value(node.target)
+        load = self.exprs.value(node.target)
         if node.op in _BITWISE:
-            new = self.bitwise(_BITWISE[node.op], load, self.value(node.value), node)
+            new = self.exprs.bitwise(_BITWISE[node.op], load, self.exprs.value(node.value), node)
         elif kind is not None:
-            new = self.binop(kind, load, self.value(node.value), node)
+            new = self.exprs.binop(kind, load, self.exprs.value(node.value), node)
         else:
-            raise self.error(f"operator '{node.op}=' is not supported in TIR", node)
+            raise self.ctx.error(f"operator '{node.op}=' is not supported in TIR", node)
         assert isinstance(load, tir.BufferLoad)
         return tir.BufferStore(load.buffer, new, load.indices, node.span)
 
@@ -182,29 +198,29 @@ class AssignParser(BlockParser):
 
     def _match_buffer(self, target: syntax.Name, call: syntax.Call) -> Result:
         if not call.args:
-            raise self.error("T.match_buffer expects a handle or a buffer region first", call)
+            raise self.ctx.error("T.match_buffer expects a handle or a buffer region first", call)
         source = call.args[0]
         if isinstance(source, syntax.Subscript):
             self.check_rebind(target)
-            self.define(target.id, self.match_region(target.id, call))
+            self.exprs.define(target.id, self.fn.block.match_region(target.id, call))
             return None
-        if self.level != FUNCTION:
-            raise self.error(
+        if self.fn.level != FUNCTION:
+            raise self.ctx.error(
                 "T.match_buffer of a parameter must be at the function's top level", call
             )
-        handle = self.value(source)
-        if not isinstance(handle, tir.Var) or handle not in self.handles:
-            raise self.error("T.match_buffer expects a T.handle parameter", source)
-        if self.handles[handle] is not None:
-            raise self.error(f"parameter '{handle.name}' is matched twice", source)
-        buffer = self.make_buffer(
-            target.id, self.buffer_args(call, call.args[1:], "T.match_buffer"), call
+        handle = self.exprs.value(source)
+        if not isinstance(handle, tir.Var) or handle not in self.fn.handles:
+            raise self.ctx.error("T.match_buffer expects a T.handle parameter", source)
+        if self.fn.handles[handle] is not None:
+            raise self.ctx.error(f"parameter '{handle.name}' is matched twice", source)
+        buffer = self.fn.buffers.make_buffer(
+            target.id, self.fn.buffers.buffer_args(call, call.args[1:], "T.match_buffer"), call
         )
-        self.handles[handle] = buffer
+        self.fn.handles[handle] = buffer
         self.check_rebind(target)
-        self.define(target.id, buffer)
+        self.exprs.define(target.id, buffer)
         role = f"match_buffer:{handle.name}"
-        self.func_comments = self.header_comments(self.func_comments, role)
+        self.fn.func_comments = self.fn.block.header_comments(self.fn.func_comments, role)
         return None
 
     def _alloc(self, target: syntax.Name, call: syntax.Call) -> Result:
@@ -212,20 +228,24 @@ class AssignParser(BlockParser):
         `T.sblock_alloc_buffer` is always block-level."""
         short = syntax.dotted(call.func)[2:]  # type: ignore[index]
         self.check_rebind(target)
-        if short == "sblock_alloc_buffer" or (short == "alloc_buffer" and self.classic):
-            self.define(target.id, self.block_alloc(target.id, call))
+        if short == "sblock_alloc_buffer" or (short == "alloc_buffer" and self.fn.classic):
+            self.exprs.define(target.id, self.fn.block.block_alloc(target.id, call))
             return None
-        named = self.buffer_args(call, call.args, f"T.{short}")
-        buffer = self.make_buffer(target.id, named, call, scope=_ALLOC_FORMS.get(short, "global"))
-        self.define(target.id, buffer)
+        named = self.fn.buffers.buffer_args(call, call.args, f"T.{short}")
+        buffer = self.fn.buffers.make_buffer(
+            target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
+        )
+        self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(buffer, short, call.span)
 
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
         self.check_rebind(target)
-        self.define(
+        self.exprs.define(
             target.id,
-            self.make_buffer(target.id, self.buffer_args(call, call.args, "T.Buffer"), call),
+            self.fn.buffers.make_buffer(
+                target.id, self.fn.buffers.buffer_args(call, call.args, "T.Buffer"), call
+            ),
         )
         return None
 
@@ -233,9 +253,9 @@ class AssignParser(BlockParser):
         """0.27's `B = A.view(n, m)` / `B = A.view("float16")`: a declaration over
         A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
         assert isinstance(call.func, syntax.Attribute)
-        source = self.buffer(call.func.value)
+        source = self.exprs.buffer(call.func.value)
         if call.keywords or not call.args:
-            raise self.error("A.view takes a shape (dims) or a dtype string", call)
+            raise self.ctx.error("A.view takes a shape (dims) or a dtype string", call)
         shape, dtype = source.shape, source.dtype
         first = call.args[0]
         if (
@@ -243,14 +263,14 @@ class AssignParser(BlockParser):
             and isinstance(first, syntax.Constant)
             and isinstance(first.value, str)
         ):
-            dtype = self.dtype_arg(first)
+            dtype = self.exprs.dtype_arg(first)
         else:
-            shape = tuple(self.dim(d, None) for d in call.args)
+            shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
         buffer = tir.Buffer(
             target.id, source.data, dtype, shape, scope=source.scope, span=call.span
         )
         self.check_rebind(target)
-        self.define(target.id, buffer)
+        self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(buffer, "decl_buffer", call.span)
 
     # ------------------------------------------------------------ GPU threads
@@ -260,27 +280,27 @@ class AssignParser(BlockParser):
         `T.launch_thread(tx, n)` (a var from `T.env_thread`): a `thread_extent`
         attribute whose node is the thread's IterVar. Its body is filled by the caller."""
         if len(call.args) != 2 or call.keywords:
-            raise self.error("T.launch_thread expects 2 arguments (thread, extent)", call)
+            raise self.ctx.error("T.launch_thread expects 2 arguments (thread, extent)", call)
         thread, extent_node = call.args
-        extent = materialize(self.integer(extent_node, "a thread extent"))
+        extent = materialize(self.exprs.integer(extent_node, "a thread extent"))
         if isinstance(thread, syntax.Constant) and isinstance(thread.value, str):
             if target is None:
-                raise self.error(
+                raise self.ctx.error(
                     f'name the thread: `with T.launch_thread("{thread.value}", n) as tx:`', call
                 )
             tag = thread.value
             var = tir.Var(target.id, extent.dtype, span=target.span)
             self.check_rebind(target)
-            self.define(target.id, var)
+            self.exprs.define(target.id, var)
         else:
-            var = self.value(thread)
-            if not isinstance(var, tir.Var) or var not in self.env_threads:
+            var = self.exprs.value(thread)
+            if not isinstance(var, tir.Var) or var not in self.fn.env_threads:
                 what = "T.launch_thread expects a thread tag or a T.env_thread var"
-                raise self.error(what, thread)
-            tag = self.env_threads[var]
+                raise self.ctx.error(what, thread)
+            tag = self.fn.env_threads[var]
             if target is not None:
                 what = "T.launch_thread of a T.env_thread var does not bind a name"
-                raise self.error(what, target)
+                raise self.ctx.error(what, target)
         kind = "virtual_thread" if tag.startswith("vthread") else "thread_extent"
         zero = make_const(0, extent.dtype, call.span)
         iv = tir.IterVar(var, tir.Range(zero, extent, call.span), tir.THREAD, tag, call.span)
@@ -292,17 +312,17 @@ class AssignParser(BlockParser):
     def _env_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
         """`tx = T.env_thread("threadIdx.x")`: a thread var launched later, maybe twice."""
         if len(call.args) != 1 or call.keywords:
-            raise self.error("T.env_thread expects 1 argument (the thread tag)", call)
-        tag = self.str_arg(call.args[0], "the thread tag")
+            raise self.ctx.error("T.env_thread expects 1 argument (the thread tag)", call)
+        tag = self.exprs.str_arg(call.args[0], "the thread tag")
         var = tir.Var(target.id, "int32", span=target.span)
         self.check_rebind(target)
-        self.define(target.id, var)
-        self.env_threads[var] = tag
+        self.exprs.define(target.id, var)
+        self.fn.env_threads[var] = tag
         return None
 
     def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
         if len(call.args) != 1:
-            raise self.error(f"T.bind expects 1 argument, got {len(call.args)}", call)
+            raise self.ctx.error(f"T.bind expects 1 argument, got {len(call.args)}", call)
         return self.bind(target, None, call.args[0], call, let=False)
 
 

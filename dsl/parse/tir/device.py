@@ -9,10 +9,11 @@ one by name (`T.tvm_mma_sync is not supported by the LLVM backend`).
 
 from __future__ import annotations
 
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_math import Args, Builtin, Kwargs, Sig
-from tvmlite.dsl.parse_tir_ops import Value
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
+from tvmlite.dsl.parse.tir.ops import Value
+from tvmlite.grammar import syntax
 
 # Result dtype: a dtype, or "argN" for the dtype of the N-th argument.
 _RESULT = {
@@ -94,7 +95,9 @@ TILE_OPERATORS = (
 def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
     anything else an expression."""
-    regions = getattr(p, "region")  # noqa: B009 - tile calls are parsed in statements
+    regions = p.region
+    if regions is None:
+        raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
     values = []
     for arg in args:
         sliced = isinstance(arg, syntax.Subscript) and any(

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import relax, syntax, tir
-from tvmlite.dsl.parse_tir import parse_tir_expr
-from tvmlite.dsl.scope import ParseContext, Scope
-from tvmlite.grammar import parse_expression
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.func import parse_tir_expr
+from tvmlite.grammar import parse_expression, syntax
 
 
 @dataclass

@@ -8,11 +8,12 @@ before the function runs, so every error points at the call.
 from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_device import DEVICE_BUILTINS
-from tvmlite.dsl.parse_tir_expr import DTYPE_LIKE, META_BUILTINS, ExprParser
-from tvmlite.dsl.parse_tir_math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
-from tvmlite.dsl.parse_tir_ops import Lit, Value, cast, make_const
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
+from tvmlite.dsl.parse.tir.expr import DTYPE_LIKE, META_BUILTINS, ExprParser
+from tvmlite.dsl.parse.tir.math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
+from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const
+from tvmlite.grammar import syntax
 
 # `T.*` names that are statements; using one inside an expression is an error.
 STATEMENT_BUILTINS = frozenset(

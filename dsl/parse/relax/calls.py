@@ -10,22 +10,31 @@ a packed call is `Call(ExternFunc(sym), args, sinfo_args=...)`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl import relax, tir
+from tvmlite.grammar import syntax
+
+if TYPE_CHECKING:  # expr.py builds this parser: a runtime import would be a cycle
+    from tvmlite.dsl.parse.relax.expr import RelaxExprParser, Value
 from tvmlite.dsl.module import TVM027
-from tvmlite.dsl.parse_relax_expr import RelaxExprParser, Value
-from tvmlite.dsl.parse_relax_sinfo import bind_call, check_dtype, int_literal
+from tvmlite.dsl.parse.relax.sinfo import bind_call, check_dtype, int_literal
 
 _NP_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64")  # fmt: skip
 
 
-class RelaxCallParser(RelaxExprParser):
-    """Adds the special call forms to the expression parser."""
+class RelaxCallParser:
+    """The special call forms, for the expression parser that holds it (`expr`):
+    arguments are parsed and results typed through it."""
+
+    def __init__(self, expr: RelaxExprParser) -> None:
+        self.expr = expr
+        self.ctx = expr.ctx
+        self.types = expr.types
 
     # ------------------------------------------------------------ special call forms
 
@@ -38,11 +47,11 @@ class RelaxCallParser(RelaxExprParser):
             kw = "out_ty" if self.ctx.dialect == TVM027 else "out_sinfo"
             raise self.ctx.error(f"{name} needs {kw}=", node)
         if isinstance(out, (syntax.List, syntax.Tuple)):
-            fields = tuple(self.sinfo(e) for e in out.elts)
+            fields = tuple(self.types.sinfo(e) for e in out.elts)
             if len(fields) == 1:
                 return fields
             return (relax.TupleStructInfo(fields, span=out.span),)
-        return (self.sinfo(out),)
+        return (self.types.sinfo(out),)
 
     def sinfo_args(self, node: syntax.Call, name: str) -> tuple[tuple, dict[str, syntax.Node]]:
         """`sinfo_args=` (classic) / `ty_args=` (0.27) of packed calls, and the
@@ -63,21 +72,21 @@ class RelaxCallParser(RelaxExprParser):
         if out is None:
             return (), rest
         if isinstance(out, (syntax.List, syntax.Tuple)):
-            return tuple(self.sinfo(e) for e in out.elts), rest
-        return (self.sinfo(out),), rest
+            return tuple(self.types.sinfo(e) for e in out.elts), rest
+        return (self.types.sinfo(out),), rest
 
     def args_tuple(self, node: syntax.Node) -> relax.Expr:
         """The argument tuple of call_tir-style calls: a tuple literal, `R.tuple()`,
         or a single value (which TVM wraps in a tuple)."""
         if isinstance(node, (syntax.Tuple, syntax.List)):
-            return relax.Tuple(tuple(self.arg(e) for e in node.elts), span=node.span)
-        value = self.arg(node)
+            return relax.Tuple(tuple(self.expr.arg(e) for e in node.elts), span=node.span)
+        value = self.expr.arg(node)
         if isinstance(value, relax.Tuple):
             return value
         return relax.Tuple((value,), span=node.span)
 
     def prim_func_ref(self, node: syntax.Node, name: str) -> relax.GlobalVar:
-        callee = self.value(node)
+        callee = self.expr.value(node)
         if not isinstance(callee, relax.GlobalVar):
             raise self.ctx.error(f"{name} needs a prim function of the module (cls.f)", node)
         kind = self.ctx.global_names.get(callee.name)
@@ -93,15 +102,17 @@ class RelaxCallParser(RelaxExprParser):
     def packed_callee(self, node: syntax.Node, name: str) -> relax.Expr:
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return relax.ExternFunc(node.value, span=node.span)
-        callee = self.value(node)
+        callee = self.expr.value(node)
         if isinstance(callee, (relax.GlobalVar, relax.Var, relax.ExternFunc)):
             return callee
         raise self.ctx.error(f'{name} needs a function name string such as "vm.builtin.f"', node)
 
     def tir_vars(self, node: syntax.Node) -> relax.Expr:
         if isinstance(node, (syntax.List, syntax.Tuple)):
-            return relax.ShapeExpr(tuple(self.shape_value(e) for e in node.elts), span=node.span)
-        return self.arg(node)
+            return relax.ShapeExpr(
+                tuple(self.types.shape_value(e) for e in node.elts), span=node.span
+            )
+        return self.expr.arg(node)
 
     def _call_tir(self, node: syntax.Call) -> relax.Call:
         params = ("gvar", "args", "out_sinfo", "tir_vars", "out_ty")
@@ -135,7 +146,7 @@ class RelaxCallParser(RelaxExprParser):
         if "tir_vars" in args and not _is_none(args["tir_vars"]):
             call_args.append(self.tir_vars(args["tir_vars"]))
         call = relax.Call(relax.Op(op), tuple(call_args), attrs, out, span=node.span)
-        return self.typed(call, out[0])
+        return self.expr.typed(call, out[0])
 
     def _call_dps_packed(self, node: syntax.Call) -> relax.Call:
         params = ("func", "args", "out_sinfo", "out_ty")
@@ -144,25 +155,25 @@ class RelaxCallParser(RelaxExprParser):
         out = self.out_sinfo(args, "R.call_dps_packed", node)
         call_args = (callee, self.args_tuple(args["args"]))
         call = relax.Call(relax.Op("relax.call_dps_packed"), call_args, (), out, span=node.span)
-        return self.typed(call, out[0])
+        return self.expr.typed(call, out[0])
 
     def _packed(self, node: syntax.Call, name: str) -> tuple[relax.Expr, tuple, tuple, dict]:
         if not node.args:
             raise self.ctx.error(f"{name} needs the name of the function to call", node)
         callee = self.packed_callee(node.args[0], name)
-        args = tuple(self.arg(a) for a in node.args[1:])
+        args = tuple(self.expr.arg(a) for a in node.args[1:])
         out, rest = self.sinfo_args(node, name)
         return callee, args, out, rest
 
     def _attr_pairs(self, rest: dict[str, syntax.Node]) -> tuple[tuple[str, Any], ...]:
-        return tuple((key, self.op_arg(value)) for key, value in rest.items())
+        return tuple((key, self.expr.op_arg(value)) for key, value in rest.items())
 
     def _call_packed(self, node: syntax.Call) -> relax.Call:
         callee, args, out, rest = self._packed(node, "R.call_packed")
         call = relax.Call(callee, args, self._attr_pairs(rest), out, span=node.span)
         if not out:  # the result is unknown to the IR: the binding's annotation says it
-            return self.typed(call, relax.ObjectStructInfo())
-        return self.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
+            return self.expr.typed(call, relax.ObjectStructInfo())
+        return self.expr.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
     def _call_pure_packed(self, node: syntax.Call) -> relax.Call:
         return self._op_packed(node, "R.call_pure_packed", "relax.call_pure_packed")
@@ -182,7 +193,7 @@ class RelaxCallParser(RelaxExprParser):
             raise self.ctx.error(f"{name} got an unexpected keyword argument '{next(iter(rest))}'",
                                  node)  # fmt: skip
         call = relax.Call(relax.Op(op), (callee, *args), attrs, out, span=node.span)
-        return self.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
+        return self.expr.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
     def _call_builtin_with_ctx(self, node: syntax.Call) -> relax.Call:
         name = "R.call_builtin_with_ctx"
@@ -196,7 +207,7 @@ class RelaxCallParser(RelaxExprParser):
         call_args = (callee, self.args_tuple(node.args[1]))
         call = relax.Call(relax.Op("relax.call_builtin_with_ctx"), call_args, (), out,
                           span=node.span)  # fmt: skip
-        return self.typed(call, out[0] if len(out) == 1 else relax.ObjectStructInfo())
+        return self.expr.typed(call, out[0] if len(out) == 1 else relax.ObjectStructInfo())
 
     def _const(self, node: syntax.Call) -> relax.Constant:
         args = bind_call(self.ctx, node, "R.const", ("value", "dtype"), required=1)
@@ -226,7 +237,7 @@ class RelaxCallParser(RelaxExprParser):
             values = [self._const_value(e) for e in node.elts]
             self.ctx.depth -= 1
             return values
-        value = self.value(node)
+        value = self.expr.value(node)
         if isinstance(value, (tir.IntImm, tir.FloatImm)):
             return value.value
         if isinstance(value, (bool, int, float)):
@@ -240,16 +251,18 @@ class RelaxCallParser(RelaxExprParser):
         values = args["value"]
         if not isinstance(values, (syntax.List, syntax.Tuple)):
             raise self.ctx.error("R.shape takes a list of dimensions", values)
-        return relax.ShapeExpr(tuple([self.shape_value(e) for e in values.elts]), span=node.span)
+        return relax.ShapeExpr(
+            tuple([self.types.shape_value(e) for e in values.elts]), span=node.span
+        )
 
     def _tuple_call(self, node: syntax.Call) -> relax.Tuple:
         if node.keywords:
             raise self.ctx.error("R.tuple takes no keyword arguments", node.keywords[0])
-        return relax.Tuple(tuple(self.arg(a) for a in node.args), span=node.span)
+        return relax.Tuple(tuple(self.expr.arg(a) for a in node.args), span=node.span)
 
     def _prim_value(self, node: syntax.Call) -> relax.PrimValue:
         args = bind_call(self.ctx, node, "R.prim_value", ("value",), required=1)
-        value = self.value(args["value"])
+        value = self.expr.value(args["value"])
         if isinstance(value, bool):
             value = tir.IntImm("bool", int(value))
         elif isinstance(value, int):
@@ -280,12 +293,12 @@ class RelaxCallParser(RelaxExprParser):
     def _null_value(self, node: syntax.Call) -> relax.Call:
         bind_call(self.ctx, node, "R.null_value", ())
         call = relax.Call(relax.Op("relax.null_value"), (), span=node.span)
-        return self.typed(call, relax.ObjectStructInfo())
+        return self.expr.typed(call, relax.ObjectStructInfo())
 
     def _format(self, node: syntax.Node | None) -> relax.Expr:
         if node is None:
             return relax.StringImm("")
-        value = self.value(node)
+        value = self.expr.value(node)
         if isinstance(value, str):
             return relax.StringImm(value, span=node.span)
         if isinstance(value, relax.StringImm):
@@ -299,9 +312,9 @@ class RelaxCallParser(RelaxExprParser):
                 raise self.ctx.error(f"R.print got an unexpected keyword argument '{kw.name}'",
                                      kw)  # fmt: skip
             fmt = kw.value
-        values = tuple(self.arg(a) for a in node.args)
+        values = tuple(self.expr.arg(a) for a in node.args)
         call = relax.Call(relax.Op("relax.print"), (self._format(fmt), *values), span=node.span)
-        return self.typed(call, relax.TupleStructInfo(()))
+        return self.expr.typed(call, relax.TupleStructInfo(()))
 
     def _hint_on_device(self, node: syntax.Call) -> relax.Call:
         """`R.hint_on_device(x, R.device(device_type=1, index=0), "global")`, as TVM
@@ -312,25 +325,27 @@ class RelaxCallParser(RelaxExprParser):
         if not isinstance(device, syntax.Call) or syntax.dotted(device.func) != "R.device":
             raise self.ctx.error("expected R.device(device_type=..., index=...)", device)
         fields = bind_call(self.ctx, device, "R.device", ("device_type", "index"), required=2)
-        kwargs = {k: self.op_arg(v) for k, v in fields.items()}
+        kwargs = {k: self.expr.op_arg(v) for k, v in fields.items()}
         if "memory_scope" in args:
-            kwargs["memory_scope"] = self.op_arg(args["memory_scope"])
-        return self.op_call("relax.hint_on_device", [self.op_arg(args["data"])], kwargs, node)
+            kwargs["memory_scope"] = self.expr.op_arg(args["memory_scope"])
+        return self.expr.op_call(
+            "relax.hint_on_device", [self.expr.op_arg(args["data"])], kwargs, node
+        )
 
     def _assert_op(self, node: syntax.Call) -> relax.Call:
         params = ("condition", "format_args", "format")
         args = bind_call(self.ctx, node, "R.assert_op", params, required=1)
-        cond = self.arg(args["condition"])
+        cond = self.expr.arg(args["condition"])
         values: tuple[relax.Expr, ...] = ()
         fa = args.get("format_args")
         if fa is not None and not _is_none(fa):
             if isinstance(fa, (syntax.List, syntax.Tuple)):
-                values = tuple(self.arg(e) for e in fa.elts)
+                values = tuple(self.expr.arg(e) for e in fa.elts)
             else:
-                values = (self.arg(fa),)
+                values = (self.expr.arg(fa),)
         call_args = (cond, self._format(args.get("format")), *values)
         call = relax.Call(relax.Op("relax.assert_op"), call_args, span=node.span)
-        return self.typed(call, relax.TupleStructInfo(()))
+        return self.expr.typed(call, relax.TupleStructInfo(()))
 
     def _statement_only(self, node: syntax.Call) -> Value:
         name = syntax.dotted(node.func)
@@ -342,33 +357,35 @@ class RelaxCallParser(RelaxExprParser):
             node,
         )
 
-    _SPECIAL: ClassVar[dict[str, Callable[..., Value]]] = {
-        "R.call_tir": _call_tir,
-        "R.call_tir_inplace": _call_tir_inplace,
-        "R.dist.call_tir": _dist_call_tir,
-        "R.dist.call_tir_local_view": _dist_call_tir,
-        "R.call_dps_packed": _call_dps_packed,
-        "R.call_packed": _call_packed,
-        "R.call_pure_packed": _call_pure_packed,
-        "R.call_inplace_packed": _call_inplace_packed,
-        "R.call_builtin_with_ctx": _call_builtin_with_ctx,
-        "R.const": _const,
-        "R.shape": _shape,
-        "R.tuple": _tuple_call,
-        "R.prim_value": _prim_value,
-        "R.str": _str,
-        "R.dtype": _dtype,
-        "R.ExternFunc": _extern_func,
-        "R.extern": _extern_func,
-        "R.null_value": _null_value,
-        "R.print": _print,
-        "R.assert_op": _assert_op,
-        "R.hint_on_device": _hint_on_device,
-        "R.match_cast": _match_cast_value,
-        "R.output": _statement_only,
-        "R.func_attr": _statement_only,
-        "R.dataflow": _statement_only,
-    }
+
+# Callee name -> call form; `RelaxExprParser` dispatches `R.*` calls here first.
+SPECIAL_CALLS: dict[str, Callable[[RelaxCallParser, syntax.Call], Value]] = {
+    "R.call_tir": RelaxCallParser._call_tir,
+    "R.call_tir_inplace": RelaxCallParser._call_tir_inplace,
+    "R.dist.call_tir": RelaxCallParser._dist_call_tir,
+    "R.dist.call_tir_local_view": RelaxCallParser._dist_call_tir,
+    "R.call_dps_packed": RelaxCallParser._call_dps_packed,
+    "R.call_packed": RelaxCallParser._call_packed,
+    "R.call_pure_packed": RelaxCallParser._call_pure_packed,
+    "R.call_inplace_packed": RelaxCallParser._call_inplace_packed,
+    "R.call_builtin_with_ctx": RelaxCallParser._call_builtin_with_ctx,
+    "R.const": RelaxCallParser._const,
+    "R.shape": RelaxCallParser._shape,
+    "R.tuple": RelaxCallParser._tuple_call,
+    "R.prim_value": RelaxCallParser._prim_value,
+    "R.str": RelaxCallParser._str,
+    "R.dtype": RelaxCallParser._dtype,
+    "R.ExternFunc": RelaxCallParser._extern_func,
+    "R.extern": RelaxCallParser._extern_func,
+    "R.null_value": RelaxCallParser._null_value,
+    "R.print": RelaxCallParser._print,
+    "R.assert_op": RelaxCallParser._assert_op,
+    "R.hint_on_device": RelaxCallParser._hint_on_device,
+    "R.match_cast": RelaxCallParser._match_cast_value,
+    "R.output": RelaxCallParser._statement_only,
+    "R.func_attr": RelaxCallParser._statement_only,
+    "R.dataflow": RelaxCallParser._statement_only,
+}
 
 
 def _is_none(node: syntax.Node) -> bool:

@@ -9,10 +9,11 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir_expr import ExprParser
-from tvmlite.dsl.parse_tir_layout import allocated_addr, buffer_layout
-from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.layout import allocated_addr, buffer_layout
+from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
+from tvmlite.grammar import syntax
 
 # Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments
 # after the source (TVM's signatures agree on it).
@@ -32,8 +33,13 @@ BUFFER_PARAMS = (
 _KEYWORD_ONLY = ("layout", "allocated_addr")
 
 
-class BufferParser(ExprParser):
-    """Adds buffer declarations, regions and attribute dictionaries."""
+class BufferParser:
+    """Buffer declarations, regions and attribute dictionaries, over the expression
+    parser it holds (`exprs`)."""
+
+    def __init__(self, exprs: ExprParser) -> None:
+        self.exprs = exprs
+        self.ctx = exprs.ctx
 
     s_tir = False  # the function's `s_tir=True`: buffers there have no tirx layout
 
@@ -42,15 +48,15 @@ class BufferParser(ExprParser):
     ) -> dict[str, syntax.Node]:
         """Positional and keyword arguments of a buffer declaration, by parameter name."""
         if len(args) > len(BUFFER_PARAMS):
-            raise self.error(
+            raise self.ctx.error(
                 f"{what} expects at most {len(BUFFER_PARAMS)} arguments, got {len(args)}", call
             )
         named = dict(zip(BUFFER_PARAMS, args, strict=False))
         for kw in call.keywords:
             if kw.name not in BUFFER_PARAMS and kw.name not in _KEYWORD_ONLY:
-                raise self.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
+                raise self.ctx.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
             if kw.name in named:
-                raise self.error(f"{what} got multiple values for argument '{kw.name}'", kw)
+                raise self.ctx.error(f"{what} got multiple values for argument '{kw.name}'", kw)
             named[kw.name] = kw.value
         return named
 
@@ -68,11 +74,11 @@ class BufferParser(ExprParser):
         if "shape" in named:
             shape = self.shape(named["shape"])
         if shape is None:
-            raise self.error("a buffer needs a shape", node)
+            raise self.ctx.error("a buffer needs a shape", node)
         if "dtype" in named:
-            dtype = self.dtype_arg(named["dtype"])
+            dtype = self.exprs.dtype_arg(named["dtype"])
         index_dtype = shape[0].dtype if shape else "int32"
-        scope = self.str_arg(named["scope"], "scope") if "scope" in named else scope
+        scope = self.exprs.str_arg(named["scope"], "scope") if "scope" in named else scope
         data = self.data_var(named.get("data"), name, dtype, scope, node)
         strides: tuple[tir.PrimExpr, ...] = ()
         if "strides" in named and not _is_none(named["strides"]):
@@ -82,18 +88,22 @@ class BufferParser(ExprParser):
         elem_offset = None
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
             elem_offset = self.dim(named["elem_offset"], index_dtype)
-        align = self.int_arg(named["align"], "align") if "align" in named else 0
+        align = self.exprs.int_arg(named["align"], "align") if "align" in named else 0
         factor = (
-            self.int_arg(named["offset_factor"], "offset_factor") if "offset_factor" in named else 0
+            self.exprs.int_arg(named["offset_factor"], "offset_factor")
+            if "offset_factor" in named
+            else 0
         )
         if "buffer_type" in named:
-            kind = self.str_arg(named["buffer_type"], "buffer_type")
+            kind = self.exprs.str_arg(named["buffer_type"], "buffer_type")
             if kind not in ("", "default"):
-                raise self.error(f"buffer_type={kind!r} is not supported", named["buffer_type"])
+                raise self.ctx.error(f"buffer_type={kind!r} is not supported", named["buffer_type"])
         if "axis_separators" in named and self.dims(named["axis_separators"]):
-            raise self.error("axis_separators are not supported", named["axis_separators"])
-        layout = buffer_layout(self, named.get("layout"), shape, scope, self.s_tir)
-        addr = allocated_addr(self, named["allocated_addr"]) if "allocated_addr" in named else ()
+            raise self.ctx.error("axis_separators are not supported", named["axis_separators"])
+        layout = buffer_layout(self.exprs, named.get("layout"), shape, scope, self.s_tir)
+        addr = (
+            allocated_addr(self.exprs, named["allocated_addr"]) if "allocated_addr" in named else ()
+        )
         return tir.Buffer(
             name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span,
             layout, addr,
@@ -104,9 +114,9 @@ class BufferParser(ExprParser):
     ) -> tir.Var:
         if node is None or _is_none(node):
             return tir.Var(name, "handle", (dtype, scope), owner.span)
-        value = self.value(node)
+        value = self.exprs.value(node)
         if not isinstance(value, tir.Var) or value.dtype != "handle":
-            raise self.error("data= must be a handle variable", node)
+            raise self.ctx.error("data= must be a handle variable", node)
         return value
 
     def dims(self, node: syntax.Node) -> tuple[syntax.Node, ...]:
@@ -124,12 +134,12 @@ class BufferParser(ExprParser):
         the text refers to it), as in TVM."""
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return self.quoted(node, dtype or "int32", define)
-        value = self.value(node)
+        value = self.exprs.value(node)
         if isinstance(value, Lit) and not isinstance(value.value, int):
-            raise self.error("a buffer dimension must be an integer", node)
+            raise self.ctx.error("a buffer dimension must be an integer", node)
         expr = materialize(value, dtype)
         if not dt.is_integer_like(expr.dtype):
-            raise self.error(f"a buffer dimension must be an integer, got {expr.dtype}", node)
+            raise self.ctx.error(f"a buffer dimension must be an integer, got {expr.dtype}", node)
         return expr
 
     def quoted(self, node: syntax.Constant, dtype: str, define: bool = True) -> tir.PrimExpr:
@@ -138,15 +148,15 @@ class BufferParser(ExprParser):
         text = str(node.value)
         parsed = parse_expression(text, node.span, self.ctx.source.filename)
         fresh = isinstance(parsed, syntax.Name) and parsed.id not in self.ctx.type_vars
-        if fresh and (not define or self.scope.lookup(parsed.id) is None):
+        if fresh and (not define or self.exprs.scope.lookup(parsed.id) is None):
             var = tir.Var(parsed.id, dtype, span=node.span)
             if define:
-                self.define(parsed.id, var)
+                self.exprs.define(parsed.id, var)
             return var
         try:
-            return self.expr(parsed, dtype)
+            return self.exprs.expr(parsed, dtype)
         except ParseError as exc:
-            raise self.error(f"{exc.message} in {text!r}", node) from None
+            raise self.ctx.error(f"{exc.message} in {text!r}", node) from None
 
     # ------------------------------------------------------------ regions
 
@@ -166,33 +176,33 @@ class BufferParser(ExprParser):
         """`A[i, a:b]` (points and slices) or a whole buffer `A`. The number of indices
         is checked by the verifier, which reports it at this node."""
         if isinstance(node, syntax.Name):
-            buffer = self.buffer(node)
+            buffer = self.exprs.buffer(node)
             ranges = tuple(tir.Range(make_const(0, d.dtype), d, node.span) for d in buffer.shape)
             return tir.BufferRegion(buffer, ranges, node.span)
         if not isinstance(node, syntax.Subscript):
-            raise self.error("expected a buffer region such as A[i, 0:4]", node)
-        buffer = self.buffer_of(node.value)
+            raise self.ctx.error("expected a buffer region such as A[i, 0:4]", node)
+        buffer = self.exprs.buffer_of(node.value)
         ranges = []
         for axis, index in enumerate(node.indices):
             if isinstance(index, syntax.Slice):
                 ranges.append(self.slice_range(buffer, axis, index))
             else:
-                start = self.expr(index)
+                start = self.exprs.expr(index)
                 ranges.append(tir.Range(start, make_const(1, start.dtype), index.span))
         return tir.BufferRegion(buffer, tuple(ranges), node.span)
 
     def slice_range(self, buffer: tir.Buffer, axis: int, node: syntax.Slice) -> tir.Range:
         if node.step is not None:
-            raise self.error("a region slice cannot have a step", node.step)
+            raise self.ctx.error("a region slice cannot have a step", node.step)
         extent_of_axis = buffer.shape[axis] if axis < len(buffer.shape) else None
-        start = self.value(node.start) if node.start is not None else Lit(0, node.span)
+        start = self.exprs.value(node.start) if node.start is not None else Lit(0, node.span)
         if node.stop is not None:
-            stop = self.value(node.stop)
+            stop = self.exprs.value(node.stop)
         elif extent_of_axis is not None:
             stop = extent_of_axis
         else:
-            raise self.error("a slice past the buffer's last axis needs a stop", node)
-        lo, hi = self.matched(start, stop, node)
+            raise self.ctx.error("a slice past the buffer's last axis needs a stop", node)
+        lo, hi = self.exprs.matched(start, stop, node)
         return tir.Range(lo, difference(hi, lo, node.span), node.span)
 
     # ------------------------------------------------------------ attributes
@@ -217,49 +227,49 @@ class BufferParser(ExprParser):
         if isinstance(node, syntax.List | syntax.Tuple):
             return tuple(self.attr_value(e) for e in node.elts)
         if isinstance(node, syntax.Name):
-            found = self.lookup(node.id, node)
+            found = self.exprs.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
                 return found
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
             if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], syntax.Dict):
-                raise self.error('T.target expects one dict such as {"kind": "llvm"}', node)
+                raise self.ctx.error('T.target expects one dict such as {"kind": "llvm"}', node)
             return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
-            value = self.expr(node)
+            value = self.exprs.expr(node)
             if isinstance(value, tir.IntImm):
                 return bool(value.value)
             return value
-        return self.expr(node)
+        return self.exprs.expr(node)
 
     def attr_dict(self, node: syntax.Node) -> tuple[tuple[str, Any], ...]:
         if not isinstance(node, syntax.Dict):
-            raise self.error('expected a dict literal {"key": value}', node)
+            raise self.ctx.error('expected a dict literal {"key": value}', node)
         pairs = []
         for key, value in zip(node.keys, node.values, strict=True):
-            pairs.append((self.str_arg(key, "an attribute key"), self.attr_value(value)))
+            pairs.append((self.exprs.str_arg(key, "an attribute key"), self.attr_value(value)))
         return tuple(pairs)
 
     # ------------------------------------------------------------ attribute statements
 
     def attrs(self, call: syntax.Call) -> list[tir.Stmt]:
         if call.keywords:
-            raise self.error("T.attr takes no keyword arguments", call.keywords[0])
+            raise self.ctx.error("T.attr takes no keyword arguments", call.keywords[0])
         if len(call.args) == 1:
             pairs = self.attr_dict(call.args[0])
             node: Any = tir.IntImm("int32", 0, call.span)
             values = [(key, self.attr_stmt_value(v, call)) for key, v in pairs]
         elif len(call.args) == 3:
             node = self.attr_node(call.args[0])
-            key = self.str_arg(call.args[1], "the attribute key")
+            key = self.exprs.str_arg(call.args[1], "the attribute key")
             values = [(key, self.attr_stmt_value(self.value_of(call.args[2]), call))]
         else:
-            raise self.error(f"T.attr expects 1 or 3 arguments, got {len(call.args)}", call)
+            raise self.ctx.error(f"T.attr expects 1 or 3 arguments, got {len(call.args)}", call)
         return [tir.AttrStmt(node, key, value, None, call.span) for key, value in values]
 
     def value_of(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return node.value
-        return self.expr(node)
+        return self.exprs.expr(node)
 
     def attr_stmt_value(self, value: Any, node: syntax.Node) -> tir.PrimExpr:
         if isinstance(value, tir.PrimExpr):
@@ -268,16 +278,16 @@ class BufferParser(ExprParser):
             return tir.StringImm(value, span=node.span)
         if isinstance(value, bool | int | float):
             return materialize(Lit(value, node.span))
-        raise self.error("a T.attr value must be a scalar or a string", node)
+        raise self.ctx.error("a T.attr value must be a scalar or a string", node)
 
     def attr_node(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.comm_reducer":
             return self.comm_reducer(node)
         if isinstance(node, syntax.Name):
-            return self.lookup(node.id, node)
+            return self.exprs.lookup(node.id, node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return tir.StringImm(node.value, span=node.span)
-        return self.expr(node)
+        return self.exprs.expr(node)
 
     def comm_reducer(self, call: syntax.Call) -> tir.CommReducer:
         """`T.comm_reducer(lambda x0, x1, y0, y1: (x0 + y0, x1 * y1), [zero, one])`:
@@ -285,23 +295,25 @@ class BufferParser(ExprParser):
         the identity values."""
         usage = "T.comm_reducer expects (lambda x, y: ..., [identity, ...])"
         if len(call.args) != 2 or call.keywords or not isinstance(call.args[0], syntax.Lambda):
-            raise self.error(usage, call)
+            raise self.ctx.error(usage, call)
         fn = call.args[0]
-        identity = tuple(self.expr(e) for e in self.dims(call.args[1]))
+        identity = tuple(self.exprs.expr(e) for e in self.dims(call.args[1]))
         n = len(identity)
         if len(fn.params) != 2 * n:
-            raise self.error(f"the reducer takes {2 * n} parameters for {n} identity values", fn)
+            raise self.ctx.error(
+                f"the reducer takes {2 * n} parameters for {n} identity values", fn
+            )
         params = [
             tir.Var(name, identity[k % n].dtype, span=fn.span) for k, name in enumerate(fn.params)
         ]
-        self.push()
+        self.exprs.push()
         for var in params:
-            self.define(var.name, var)
+            self.exprs.define(var.name, var)
         results = fn.body.elts if isinstance(fn.body, syntax.Tuple) else (fn.body,)
-        result = tuple(self.expr(e) for e in results)
-        self.pop()
+        result = tuple(self.exprs.expr(e) for e in results)
+        self.exprs.pop()
         if len(result) != n:
-            raise self.error(
+            raise self.ctx.error(
                 f"the reducer returns {len(result)} values for {n} identities", fn.body
             )
         return tir.CommReducer(tuple(params[:n]), tuple(params[n:]), result, identity)

@@ -11,9 +11,10 @@ TVM's `R.layout_transform` does.
 from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import syntax, tir
+from tvmlite.dsl import tir
 from tvmlite.dsl.index_map import INDEX, IndexMap
-from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.grammar import syntax
 
 
 def parse_lambda(node: syntax.Node, parser: ExprParser, index_dtype: str = INDEX) -> IndexMap:

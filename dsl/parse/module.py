@@ -1,6 +1,6 @@
 """`tvmlite.parse`: text to IR. Owns the module level: the dialect, module-level
 `TypeVar`s, the `@I.ir_module` class and its members; function bodies go to
-`parse_tir` (prim functions) and `parse_relax` (Relax functions).
+`tir/func` (prim functions) and `relax/func` (Relax functions).
 
 Two passes over a module: first every member's name and kind and every Relax
 signature, then the bodies, so functions may refer to ones defined later.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
-from tvmlite.dsl import relax, syntax, tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     HEADER_LINES,
     Comments,
@@ -30,12 +30,12 @@ from tvmlite.dsl.comments import (
 )
 from tvmlite.dsl.dialect import detect_dialect
 from tvmlite.dsl.module import IRModule, RawCall
-from tvmlite.dsl.parse_relax import RelaxFunctionParser
-from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
-from tvmlite.dsl.parse_tir import parse_prim_func
-from tvmlite.dsl.scope import MAX_NESTING
-from tvmlite.dsl.verify_relax import prim_signature, verify_module
-from tvmlite.grammar import parse_syntax, tokenize
+from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
+from tvmlite.dsl.parse.scope import MAX_NESTING
+from tvmlite.dsl.parse.tir.func import parse_prim_func
+from tvmlite.dsl.verify.relax import prim_signature, verify_module
+from tvmlite.grammar import parse_syntax, syntax, tokenize
 
 # Imports a TVMScript file written as Python carries; they name what is predefined.
 _NAMESPACE_IMPORTS = {
