@@ -83,7 +83,7 @@ class HostFlow:
         raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
 
     def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
-        return self.call_tir(e, "R.call_tir")
+        return self.call_tir(e, "R.call_tir", var)
 
     def op_call_dps_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         func, args = e.args[0], e.args[1]
