@@ -19,12 +19,11 @@ from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.target import machine_options
+from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
-
-LEGALIZE_KEY = pipelines.LEGALIZE_KEY
 
 
 def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
@@ -34,7 +33,7 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     tgt, module = Target.of(target), as_module(mod)
     module = _at(module, tgt, "before_legalize")
     module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
-    module = pipelines.LegalizeIfEnabled()(module)  # what the pipeline left
+    module = LegalizeOps()(module)  # what the pipeline left
     module = _at(module, tgt, "after_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile

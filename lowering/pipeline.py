@@ -20,42 +20,22 @@ seed's workflow 1) and one built straight from operators (workflow 2) both work.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import relax
-from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.transform import Pass, PassContext, Sequential
+from tvmlite.lowering.transform import Pass, Sequential
 
 if TYPE_CHECKING:
     from tvmlite.lowering.target import Target
 
 PipelineFn = Callable[["Target"], Pass]
-LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
-
-
-@dataclass(frozen=True)
-class LegalizeIfEnabled(Pass):
-    """LegalizeOps unless the PassContext config `relax.transform.apply_legalize_ops`
-    is False (as in TVM, for tests that want unfused ops to fail the build), and
-    skipped outright when no graph function is left to legalize."""
-
-    name: str = "LegalizeOps"
-
-    def run(self, mod: IRModule) -> IRModule:
-        from tvmlite.lowering.passes import LegalizeOps
-
-        if not PassContext.current().get(LEGALIZE_KEY, True):
-            return mod
-        if not any(isinstance(f, relax.Function) for f in mod.functions.values()):
-            return mod
-        return LegalizeOps().run(mod)
 
 
 def minimal(target: Target | None = None) -> Pass:
     """Only what is needed to run: legalize the operators."""
-    return Sequential([LegalizeIfEnabled()], name="minimal")
+    from tvmlite.lowering.passes import LegalizeOps
+
+    return Sequential([LegalizeOps()], name="minimal")
 
 
 def default(target: Target | None = None) -> Pass:
@@ -66,9 +46,10 @@ def default(target: Target | None = None) -> Pass:
         DeadCodeElimination,
         FuseOps,
         FuseTIR,
+        LegalizeOps,
     )
 
-    passes = [LegalizeIfEnabled(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
+    passes = [LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
     return Sequential([*passes, DeadCodeElimination()], name="default")
 
 

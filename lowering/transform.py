@@ -105,6 +105,37 @@ class PrintAfterAll(PassInstrument):
         out.write(f"# IR after {info.name}\n{mod.script()}\n")
 
 
+# The config keys a PassContext accepts and the type of each value (TVM registers
+# its options the same way and rejects the rest); `register_config_option` adds one.
+CONFIG_OPTIONS: dict[str, type] = {
+    "relax.transform.apply_legalize_ops": bool,
+    "relax.FuseOps.max_depth": int,
+    "tir.instrument_bound_checkers": bool,
+}
+
+
+def register_config_option(key: str, value_type: type) -> None:
+    """Let PassContext configs carry `key` with values of `value_type`."""
+    if key in CONFIG_OPTIONS and CONFIG_OPTIONS[key] is not value_type:
+        known = CONFIG_OPTIONS[key].__name__
+        raise TVMLiteError(f"PassContext config '{key}' is already registered as {known}")
+    CONFIG_OPTIONS[key] = value_type
+
+
+def _check_config(config: Any) -> None:
+    if not isinstance(config, dict):
+        raise TVMLiteError(f"PassContext config must be a dict, got {type(config).__name__}")
+    for key, value in config.items():
+        expected = CONFIG_OPTIONS.get(key)
+        if expected is None:
+            known = ", ".join(sorted(CONFIG_OPTIONS))
+            raise TVMLiteError(f"PassContext config: unknown key {key!r} (known: {known})")
+        # bool is an int in Python; an int option still refuses True/False
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            what = "True or False" if expected is bool else f"a {expected.__name__}"
+            raise TVMLiteError(f"PassContext config '{key}' must be {what}, got {value!r}")
+
+
 _STACK: contextvars.ContextVar[tuple[PassContext, ...]] = contextvars.ContextVar(
     "tvmlite_pass_context", default=()
 )
@@ -124,6 +155,9 @@ class PassContext:
     verify: bool = False
     _token: Any = field(default=None, repr=False, compare=False)
     _derived: bool = field(default=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_config(self.config)
 
     @staticmethod
     def current() -> PassContext:

@@ -11,6 +11,7 @@ import tvmlite
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 from tvmlite.transform import (
+    LegalizeOps,
     PassContext,
     PassInstrument,
     PassTimingInstrument,
@@ -18,6 +19,7 @@ from tvmlite.transform import (
     Sequential,
     function_pass,
     module_pass,
+    register_config_option,
 )
 
 MOD = """
@@ -151,3 +153,35 @@ def test_legalize_under_verify() -> None:
     with PassContext(verify=True):
         out = LegalizeOps()(tvmlite.parse(MOD))
     assert "tir_exp" in out
+
+
+def test_apply_legalize_ops_false_turns_every_legalize_ops_off() -> None:
+    mod = tvmlite.parse(MOD)
+    assert "tir_exp" in LegalizeOps()(mod).functions  # on by default
+    with PassContext(config={"relax.transform.apply_legalize_ops": False}):
+        assert LegalizeOps()(mod) is mod  # an explicit pass is off too, as in TVM
+        for pipeline in ("minimal", "default", [LegalizeOps()]):
+            with pytest.raises(tvmlite.TVMLiteError, match="R.exp"):
+                tvmlite.build(mod, pipeline=pipeline, cache=False)
+
+
+def test_config_rejects_unknown_keys_and_wrong_types() -> None:
+    with pytest.raises(tvmlite.TVMLiteError) as err:
+        PassContext(config={"relax.transform.apply_legalize_op": False})
+    message = str(err.value)
+    assert "unknown key 'relax.transform.apply_legalize_op'" in message
+    assert "known: relax.FuseOps.max_depth, relax.transform.apply_legalize_ops" in message
+    with pytest.raises(tvmlite.TVMLiteError, match="apply_legalize_ops' must be True or False"):
+        PassContext(config={"relax.transform.apply_legalize_ops": "no"})
+    with pytest.raises(tvmlite.TVMLiteError, match="max_depth' must be a int, got True"):
+        PassContext(config={"relax.FuseOps.max_depth": True})
+    with pytest.raises(tvmlite.TVMLiteError, match="unknown key 'mine.flag'"):
+        PassContext().with_config({"mine.flag": 1})
+
+
+def test_registered_config_option_is_accepted() -> None:
+    register_config_option("tests.transform.flag", bool)
+    with PassContext(config={"tests.transform.flag": True}):
+        assert PassContext.current().get("tests.transform.flag") is True
+    with pytest.raises(tvmlite.TVMLiteError, match="already registered as bool"):
+        register_config_option("tests.transform.flag", int)
