@@ -20,33 +20,51 @@ from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.target import machine_options
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
+from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of
 from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
 
 
-def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
+def lower(
+    mod: Any,
+    target: Any = "llvm",
+    pipeline: Any = None,
+    *,
+    relax_pipeline: Any = NOT_GIVEN,
+    tir_pipeline: Any = "default",
+) -> IRModule:
     """Every step of `build` before code generation: the target's hooks, the
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
-    function; `target` a `Target` or its text; `pipeline` as for `build`."""
+    function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
     module = _at(module, tgt, "before_legalize")
-    module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
+    module = as_pass(relax_pipeline_of(pipeline, relax_pipeline), tgt)(module)
     module = LegalizeOps()(module)  # what the pipeline left
     module = _at(module, tgt, "after_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
     module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
-    module = LowerTIR()(module)  # blocks, bound checks, flat buffers, intrinsics
+    module = tir_pass(tir_pipeline)(module)  # blocks, bound checks, flat buffers, intrinsics
     return _at(module, tgt, "before_codegen")
 
 
 def build(
-    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+    mod: Any,
+    target: Any = "llvm",
+    pipeline: Any = None,
+    cache: bool = True,
+    checked: bool = False,
+    *,
+    relax_pipeline: Any = NOT_GIVEN,
+    tir_pipeline: Any = "default",
 ) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
-    (a `Target` or its text, "llvm -mcpu=... -libs=blas"); an identical earlier
+    (a `Target` or its text, "llvm -mcpu=... -libs=blas"). `pipeline` takes
+    tvmlite's pipeline names (None: "minimal"), `relax_pipeline` TVM's
+    ("default" legalizes, "zero" fuses, None runs none); `tir_pipeline` is
+    "default" (or None: LowerTIR) or passes run instead. An identical earlier
     build is loaded from the compile cache (lowering/cache/) unless `cache=False`.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
     makes every out-of-bounds buffer access raise TVMLiteError; the config is
@@ -56,13 +74,23 @@ def build(
     ctx = PassContext.current()
     if checked and ctx.get(CHECKED_KEY) is not True:
         with ctx.with_config({CHECKED_KEY: True}):
-            return build(mod, target, pipeline, cache)
+            return build(
+                mod,
+                target,
+                pipeline,
+                cache,
+                relax_pipeline=relax_pipeline,
+                tir_pipeline=tir_pipeline,
+            )
     tgt, module = Target.of(target), as_module(mod)
-    key = cache_key(module, tgt, pipeline) if cache and configured_dir() is not None else None
+    pipeline = relax_pipeline_of(pipeline, relax_pipeline)
+    key = None
+    if cache and configured_dir() is not None:
+        key = cache_key(module, tgt, pipeline, tir_pipeline)
     found = lookup(key, tgt) if key is not None else None
     if found is not None:
         return found
-    lowered = lower(module, tgt, pipeline)
+    lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
     with machine_options(tgt.machine_options()):
         code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
         jit = compile_llvm(code)  # LLVM optimization, machine code
@@ -108,6 +136,16 @@ def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
         return _Callable(pipeline)
     kind = type(pipeline).__name__
     raise TVMLiteError(f"pipeline must be a pass, a list of passes or a name, got {kind}")
+
+
+def tir_pass(tir_pipeline: Any) -> Pass:
+    """TVM's `tir_pipeline`: "default" or None is LowerTIR, anything else the
+    passes to run instead (code generation refuses what they leave unlowered)."""
+    if tir_pipeline is None or tir_pipeline == "default":
+        return LowerTIR()
+    if isinstance(tir_pipeline, str):
+        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}' (known: default)")
+    return as_pass(tir_pipeline)
 
 
 class _Callable(Pass):

@@ -12,7 +12,8 @@ target or a user adds one without touching `build`:
 
 Built in: "minimal", only what running needs (LegalizeOps: `build`'s default),
 and "default", minimal plus the graph-level optimizations of TVM's pipeline
-(AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination). Both leave an
+(AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination); TVM's names
+"zero" (= "default") and "default_build" (= "minimal") too. Both leave an
 already-lowered module as it is, so a module a user optimized by hand (the
 seed's workflow 1) and one built straight from operators (workflow 2) both work.
 """
@@ -20,7 +21,7 @@ seed's workflow 1) and one built straight from operators (workflow 2) both work.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.lowering.transform import Pass, Sequential
@@ -53,7 +54,33 @@ def default(target: Target | None = None) -> Pass:
     return Sequential([*passes, DeadCodeElimination()], name="default")
 
 
-PIPELINES: dict[str, PipelineFn] = {"minimal": minimal, "default": default}
+# TVM's names are registered with TVM's contents: "zero" fuses (tvmlite's "default"),
+# "default_build" only legalizes (tvmlite's "minimal"). TVM's "default" is its
+# "default_build", which tvmlite's `pipeline=` spells "minimal": `relax_pipeline=`
+# reads names as TVM does (`relax_pipeline_of`).
+PIPELINES: dict[str, PipelineFn] = {
+    "minimal": minimal,
+    "default": default,
+    "zero": default,
+    "default_build": minimal,
+}
+_TVM_NAMES = {"default": "default_build"}
+NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "NOT_GIVEN"})()
+
+
+def relax_pipeline_of(pipeline: Any, relax_pipeline: Any = NOT_GIVEN) -> Any:
+    """What to run, from tvmlite's `pipeline=` (tvmlite's names, None meaning
+    "minimal") or TVM's `relax_pipeline=` (TVM's names, None meaning no pipeline:
+    the module as it is, with what is left legalized by `lower`)."""
+    if relax_pipeline is NOT_GIVEN:
+        return "minimal" if pipeline is None else pipeline
+    if pipeline is not None:
+        raise TVMLiteError("give pipeline= (tvmlite's names) or relax_pipeline= (TVM's), not both")
+    if relax_pipeline is None:
+        return []
+    if isinstance(relax_pipeline, str):
+        return _TVM_NAMES.get(relax_pipeline, relax_pipeline)
+    return relax_pipeline
 
 
 def schedule(target: Target) -> Pass:
