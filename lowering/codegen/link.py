@@ -90,7 +90,8 @@ def link_shared(objects: list[bytes], out: Path) -> None:
             paths.append(Path(tmp) / f"part{k}.o")
             paths[-1].write_bytes(data)
         built = Path(tmp) / "module.so"
-        cmd = [*compiler, "-shared", "-o", str(built), *map(str, paths), "-lm"]
+        # -pthread: the thread pool's pthread calls (in libc itself since glibc 2.34).
+        cmd = [*compiler, "-shared", "-pthread", "-o", str(built), *map(str, paths), "-lm"]
         _run(cmd, f"linking {out.name}")
         write_atomic(out, built.read_bytes())
 

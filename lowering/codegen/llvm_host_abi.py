@@ -27,6 +27,9 @@ MANAGED = ir.LiteralStructType([VERSION, PTR, PTR, I64, DLTENSOR])  # DLManagedT
 TENSOR_OFFSET = 32  # offsetof(DLManagedTensorVersioned, dl_tensor)
 HEADER_BYTES = 80  # sizeof(DLManagedTensorVersioned)
 ALIGN = 64
+HUGE_PAGES = 4 << 20  # bytes from which a block asks for huge pages
+PAGE = 4096
+MADV_HUGEPAGE = 14  # Linux, every architecture
 DLPACK_MAJOR, DLPACK_MINOR = 1, 0
 # DLTensor fields.
 DATA, DEV, NDIM, DT, SHAPE, STRIDES, OFFSET = range(7)
@@ -195,6 +198,7 @@ def _define_alloc(module: ir.Module) -> None:
     ok = fn.append_basic_block("ok")
     b.cbranch(b.or_(null, too_big), fail, ok)
     b.position_at_end(ok)
+    _advise_huge_pages(b, block, total)
     shape_ptr = b.gep(block, [ty.constant("int64", HEADER_BYTES)], source_etype=I8)
     data = b.gep(block, [head], source_etype=I8)
     memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
@@ -223,6 +227,26 @@ def _define_alloc(module: ir.Module) -> None:
     b.store(dtype, field_ptr(b, t, DT))
     b.store(shape_ptr, field_ptr(b, t, SHAPE))
     b.ret(block)
+
+
+def _advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:
+    """Ask for transparent huge pages on the whole pages of a block of HUGE_PAGES
+    bytes or more (as NumPy does): a fresh 64 MB result otherwise costs 16384
+    page faults on first touch, most of a memory-bound kernel's time."""
+    fn = b.function
+    advise, done = fn.append_basic_block("huge"), fn.append_basic_block("advised")
+    b.cbranch(b.icmp_unsigned(">=", size, ty.constant("int64", HUGE_PAGES)), advise, done)
+    b.position_at_end(advise)
+    page = ty.constant("int64", PAGE - 1)
+    start = b.ptrtoint(block, I64)
+    first = b.and_(b.add(start, page), b.not_(page))
+    last = b.and_(b.add(start, size), b.not_(page))
+    madvise = c_function(b.module, "madvise", I32, [PTR, I64, I32])
+    b.call(
+        madvise, [b.inttoptr(first, PTR), b.sub(last, first), ty.constant("int32", MADV_HUGEPAGE)]
+    )
+    b.branch(done)
+    b.position_at_end(done)
 
 
 def _size_loop(

@@ -1,5 +1,6 @@
-"""The support library of host code: allocation, release, copy and the argument
-checks, compiled once per process and shared by every module built after.
+"""The support library of generated code: allocation, release, copy, the argument
+checks and the thread pool, compiled once per process and shared by every
+module built after.
 
 Host modules only declare these functions; the JIT resolves them through the
 process symbol table (`llvmlite.binding.add_symbol`). Compiling them into each
@@ -14,8 +15,9 @@ from llvmlite import ir
 
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST, once
+from tvmlite.lowering.codegen.target import HOST, host_triple, once
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -25,6 +27,7 @@ EXPORTED: dict[str, ir.FunctionType] = {
     abi.COPY: ir.FunctionType(PTR, [PTR]),
     helpers.CHECK_TENSOR: ir.FunctionType(I32, [PTR, I32, I32, I32, PTR, PTR, I64]),
     helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
+    pool.LAUNCH: pool.LAUNCH_TYPE,
 }
 
 
@@ -33,6 +36,7 @@ def support_module() -> ir.Module:
     module = ir.Module(name="tvmlite_support")
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
+    pool.ThreadPool(module, host_triple().split("-")[0]).add()
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module

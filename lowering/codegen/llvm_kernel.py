@@ -5,8 +5,14 @@ Control flow: every exit goes through one `exit` block that frees heap
 allocations and returns the status, so an assert or an early `return` cannot leak.
 Allocations are made once at function entry: small constant-size ones on the
 stack, the rest with `aligned_alloc` (a failure returns STATUS_OUT_OF_MEMORY).
-When parallel loops get their own outlined functions, this same placement puts
-each thread's scratch buffers inside its own function.
+A `T.parallel` loop becomes a task function of its own (`llvm_parallel.py`),
+emitted by a second emitter of this class, so the same placement gives each
+task its own scratch buffers.
+
+Loop kinds (docs/threads.md): `T.vectorized` loops carry LLVM's vectorize hint,
+and with AVX-512 every kernel asks for 512-bit vectors (`"prefer-vector-width"`,
+which LLVM would otherwise narrow to 256 on some CPUs); `T.unroll` loops carry
+the unroll pragma (full for constant extents up to FULL_UNROLL).
 """
 
 from __future__ import annotations
@@ -18,49 +24,87 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_parallel as parallel
+from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen import target
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.tir.signature import assert_message
 from tvmlite.runtime.abi import STATUS_OUT_OF_MEMORY, KernelSignature, kernel_symbol
 
 STACK_LIMIT = 64 * 1024  # bytes; larger or dynamic buffers go to the heap
 ALIGN = 64
+FULL_UNROLL = 64
 
 
 class _Allocations(StmtExprVisitor):
-    def __init__(self) -> None:
+    """AllocBuffers of a body, but those inside loops that become tasks."""
+
+    def __init__(self, outlining: bool) -> None:
+        self.outlining = outlining
         self.found: list[tir.AllocBuffer] = []
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         self.found.append(s)
 
+    def visit_For(self, s: tir.For) -> None:
+        if not (self.outlining and parallel.outlined(s)):
+            super().visit_For(s)
+
 
 class KernelEmitter(ExprEmitter):
-    """Emits the body of one kernel into `fn`."""
+    """Emits the body of one kernel, or of one task of a parallel loop
+    (`outlining=False`: parallel loops inside run serially), into `fn`."""
 
-    def __init__(self, module: ir.Module, fn: ir.Function, sig: KernelSignature) -> None:
+    def __init__(
+        self, module: ir.Module, fn: ir.Function, sig: KernelSignature, outlining: bool = True
+    ) -> None:
         self.fn = fn
         self.sig = sig
-        entry = fn.append_basic_block("entry")
-        super().__init__(module, ir.IRBuilder(entry))
+        self.outlining = outlining
+        # Stack slots go to `entry`, which jumps to `body` once all are made.
+        self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
+        super().__init__(module, ir.IRBuilder(fn.append_basic_block("body")))
         self.exit = fn.append_basic_block("exit")
         self.status = ir.IRBuilder(self.exit).phi(ty.I32, "status")
         self.heap: list[ir.Value] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
+        # In a task of a kernel that reports values: the i32 the first failing
+        # task claims, so that the message and the status come from one assert.
+        self.report_claim: ir.Value | None = None
 
     # ------------------------------------------------------------ function frame
 
     def emit(self, func: tir.PrimFunc) -> None:
         self._bind_arguments(func)
-        self._allocate(func.body)
+        self.allocate(func.body)
         self.visit_stmt(func.body)
+        self.finish()
+
+    def finish(self) -> None:
+        """Return 0 from where the body ended; free the heap in the exit block."""
         self.leave(0)
         self.b.unreachable()
+        self.allocas.branch(self.fn.blocks[1])
         exit_builder = ir.IRBuilder(self.exit)
         free = abi.c_function(self.module, "free", ir.VoidType(), [ty.PTR])
         for ptr in self.heap:
             exit_builder.call(free, [ptr])
         exit_builder.ret(self.status)
+
+    def task(self, name: str) -> KernelEmitter:
+        """An emitter for a new task function of this kernel (`llvm_parallel.py`)."""
+        fn = ir.Function(self.module, pool.TASK_TYPE, self.module.get_unique_name(name))
+        fn.linkage = "internal"
+        code_attributes(fn)
+        return KernelEmitter(self.module, fn, self.sig, outlining=False)
+
+    def entry_alloca(self, kind: ir.Type, name: str = "") -> ir.Value:
+        """A stack slot made once at function entry (an alloca inside a loop would
+        grow the stack on every iteration)."""
+        slot = self.allocas.alloca(kind, name=name)
+        slot.type = ty.PTR  # a plain `ptr`, as every other pointer here
+        return slot
 
     def _bind_arguments(self, func: tir.PrimFunc) -> None:
         args = iter(self.fn.args)
@@ -87,8 +131,9 @@ class KernelEmitter(ExprEmitter):
             self.message, self.message_size = next(args), next(args)
             self.message.name, self.message_size.name = "message", "message_size"
 
-    def _allocate(self, body: tir.Stmt) -> None:
-        collect = _Allocations()
+    def allocate(self, body: tir.Stmt) -> None:
+        """Storage of the buffers `body` allocates, made here (at entry)."""
+        collect = _Allocations(self.outlining)
         collect.visit_stmt(body)
         for alloc in collect.found:
             b = alloc.buffer
@@ -99,7 +144,7 @@ class KernelEmitter(ExprEmitter):
             (size,) = b.shape
             if isinstance(size, tir.IntImm) and size.value * item <= STACK_LIMIT:
                 count = ty.constant("int64", max(size.value * dt.lanes(b.dtype), 1))
-                slot = self.b.alloca(elem, size=count, name=b.name)
+                slot = self.allocas.alloca(elem, size=count, name=b.name)
                 slot.align = ALIGN
                 self.vars[b.data] = slot
                 continue
@@ -165,12 +210,20 @@ class KernelEmitter(ExprEmitter):
         fail = self.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
+        code = ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1)
         values = [p for p in s.message if not isinstance(p, str)]
-        if values:
+        if values and self.report_claim is not None:
+            claim = self.b.cmpxchg(self.report_claim, ty.constant("int32", 0), code, "monotonic")
+            first = self.fn.append_basic_block("assert.first")
+            failed = self.fn.append_basic_block("assert.failed")
+            self.b.cbranch(self.b.extract_value(claim, 1), first, failed)
+            self.b.position_at_end(first)
             self._report(s, values)
-        self.status.add_incoming(
-            ty.constant("int32", self.sig.errors.index(assert_message(s)) + 1), self.b.block
-        )
+            self.b.branch(failed)
+            self.b.position_at_end(failed)
+        elif values:
+            self._report(s, values)
+        self.status.add_incoming(code, self.b.block)
         self.b.branch(self.exit)
         self.b.position_at_end(ok)
 
@@ -194,7 +247,7 @@ class KernelEmitter(ExprEmitter):
         self.leave(0)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
-        """Storage was made at entry (see `_allocate`)."""
+        """Storage was made at entry (see `allocate`)."""
 
     def visit_Block(self, s: tir.Block) -> None:
         raise TVMLiteError(f"block '{s.name}' reached codegen: run LowerBlocks first")
@@ -218,10 +271,17 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(done)
 
     def visit_For(self, s: tir.For) -> None:
+        if self.outlining and parallel.outlined(s):
+            parallel.emit_parallel_loop(self, s)
+            return
         var = s.loop_var
         start = self.cast(self.expr(s.min), s.min.dtype, var.dtype)
         extent = self.cast(self.expr(s.extent), s.extent.dtype, var.dtype)
-        end = self.b.add(start, extent)
+        self.emit_loop(s, start, self.b.add(start, extent))
+
+    def emit_loop(self, s: tir.For, start: ir.Value, end: ir.Value) -> None:
+        """Loop `s` over [start, end) (its step, if any, from `s`)."""
+        var = s.loop_var
         step = ty.constant(var.dtype, 1)
         if s.step is not None:
             step = self.cast(self.expr(s.step), s.step.dtype, var.dtype)
@@ -263,14 +323,14 @@ class KernelEmitter(ExprEmitter):
 
     def _loop_hint(self, s: tir.For) -> ir.MDValue | None:
         """Loop metadata for `T.vectorized` / `T.unroll` (a self-referencing node, as
-        LLVM requires). `T.parallel` runs serially for now."""
+        LLVM requires)."""
         if s.kind == tir.VECTORIZED:
             ops = [
                 ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"),
                 ir.Constant(ty.I1, 1),
             ]
         elif s.kind == tir.UNROLLED:
-            full = isinstance(s.extent, tir.IntImm) and s.extent.value <= 64
+            full = isinstance(s.extent, tir.IntImm) and s.extent.value <= FULL_UNROLL
             key = "llvm.loop.unroll.full" if full else "llvm.loop.unroll.enable"
             ops = [ir.MetaDataString(self.module, key)]
         else:
@@ -315,12 +375,21 @@ def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
     if sig.reports:
         params.extend([ty.PTR, ty.I64])  # the message buffer and its size
     fn = ir.Function(module, ir.FunctionType(ty.I32, params), kernel_symbol(sig.name))
-    fn.attributes.add("nounwind")
+    code_attributes(fn)
     if sig.noalias:
         for p, arg in zip(sig.params, fn.args, strict=False):
             if p.is_pointer:
                 arg.add_attribute("noalias")
     return fn
+
+
+def code_attributes(fn: ir.Function) -> None:
+    """What every kernel and task function is compiled with: no unwinding, and
+    with AVX-512, 512-bit vectors (LLVM prefers 256 bits on some such CPUs)."""
+    fn.attributes.add("nounwind")
+    bits = target.wide_vector_bits()
+    if bits is not None:  # llvmlite's add() accepts only enum attributes
+        set.add(fn.attributes, f'"prefer-vector-width"="{bits}"')
 
 
 def build_kernel(module: ir.Module, func: tir.PrimFunc, sig: KernelSignature) -> ir.Function:

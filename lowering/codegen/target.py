@@ -138,6 +138,22 @@ def checked_machine(options: MachineOptions) -> tuple[str, str]:
     return cpu, features
 
 
+def wide_vector_bits(options: MachineOptions | None = None) -> int | None:
+    """512 when the machine of `options` (default: the current ones) has AVX-512
+    in its feature list (the host's features unless a CPU is named), else None:
+    LLVM's own choice of vector width for the CPU is right then."""
+    return _wide_vector_bits(current_options() if options is None else options)
+
+
+@once
+def _wide_vector_bits(options: MachineOptions) -> int | None:
+    enabled: dict[str, bool] = {}
+    for flag in checked_machine(options)[1].split(","):
+        if flag[:1] in ("+", "-"):
+            enabled[flag[1:]] = flag[0] == "+"  # a later flag overrides an earlier one
+    return 512 if enabled.get("avx512f") else None
+
+
 def _speed(options: MachineOptions) -> int:
     return SPEED_LEVEL if options.opt_level is None else options.opt_level
 
