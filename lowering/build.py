@@ -20,7 +20,7 @@ from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.target import machine_options
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
-from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of
+from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
 from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
@@ -46,7 +46,7 @@ def lower(
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
     module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
-    module = tir_pass(tir_pipeline)(module)  # blocks, bound checks, flat buffers, intrinsics
+    module = _tir_pass(tir_pipeline_of(tir_pipeline))(module)  # blocks, buffers, intrinsics
     return _at(module, tgt, "before_codegen")
 
 
@@ -83,7 +83,10 @@ def build(
                 tir_pipeline=tir_pipeline,
             )
     tgt, module = Target.of(target), as_module(mod)
-    pipeline = relax_pipeline_of(pipeline, relax_pipeline)
+    pipeline, tir_pipeline = (
+        relax_pipeline_of(pipeline, relax_pipeline),
+        tir_pipeline_of(tir_pipeline),
+    )
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
@@ -123,9 +126,9 @@ def as_module(mod: Any) -> IRModule:
     raise TVMLiteError(f"build() takes an IRModule or a function, got {type(mod).__name__}")
 
 
-def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
+def as_pass(pipeline: Any, target: Target | None = None, what: str = "pipeline") -> Pass:
     """`pipeline` as one pass: a registered name, a pass, a list of passes, or a
-    plain `(mod) -> mod` function."""
+    plain `(mod) -> mod` function; `what` names the parameter in errors."""
     if isinstance(pipeline, str):
         return pipelines.get_pipeline(pipeline, target)
     if isinstance(pipeline, Pass):
@@ -135,17 +138,11 @@ def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
     if callable(pipeline):
         return _Callable(pipeline)
     kind = type(pipeline).__name__
-    raise TVMLiteError(f"pipeline must be a pass, a list of passes or a name, got {kind}")
+    raise TVMLiteError(f"{what} must be a pass, a list of passes or a name, got {kind}")
 
 
-def tir_pass(tir_pipeline: Any) -> Pass:
-    """TVM's `tir_pipeline`: "default" or None is LowerTIR, anything else the
-    passes to run instead (code generation refuses what they leave unlowered)."""
-    if tir_pipeline is None or tir_pipeline == "default":
-        return LowerTIR()
-    if isinstance(tir_pipeline, str):
-        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}' (known: default)")
-    return as_pass(tir_pipeline)
+def _tir_pass(tir_pipeline: Any) -> Pass:
+    return LowerTIR() if tir_pipeline == "default" else as_pass(tir_pipeline, what="tir_pipeline")
 
 
 class _Callable(Pass):

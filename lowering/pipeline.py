@@ -83,6 +83,21 @@ def relax_pipeline_of(pipeline: Any, relax_pipeline: Any = NOT_GIVEN) -> Any:
     return relax_pipeline
 
 
+# TVM's TIR pipeline names; both are its block-lowering pipeline, tvmlite's LowerTIR.
+TIR_PIPELINES = ("default", "s_tir")
+
+
+def tir_pipeline_of(tir_pipeline: Any) -> Any:
+    """TVM's `tir_pipeline=`: "default" for a TVM name or None (the target's
+    default, LowerTIR here), else the pass or passes to run instead."""
+    if tir_pipeline is None or tir_pipeline in TIR_PIPELINES:
+        return "default"
+    if isinstance(tir_pipeline, str):
+        known = ", ".join(TIR_PIPELINES)
+        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}' (known: {known})")
+    return tir_pipeline
+
+
 def schedule(target: Target) -> Pass:
     """The schedule point of the flow: what `lower` runs after fusion and the
     target hooks and before TIR lowering, whichever pipeline ran (docs/extending.md).

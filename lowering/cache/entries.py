@@ -74,7 +74,7 @@ def cache_key(
     if ctx.instruments:
         return None
     steps = _describe_pipeline(pipeline)
-    tir_steps = "default" if tir_pipeline in (None, "default") else _describe_pipeline(tir_pipeline)
+    tir_steps = "default" if tir_pipeline == "default" else _describe_pipeline(tir_pipeline)
     if steps is None or tir_steps is None:
         return None
     names = [
