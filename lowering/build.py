@@ -40,13 +40,17 @@ def lower(
     function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
     module = _at(module, tgt, "before_legalize")
-    module = as_pass(relax_pipeline_of(pipeline, relax_pipeline), tgt)(module)
-    module = LegalizeOps()(module)  # what the pipeline left
+    module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind (RFC: first)
+    module = as_pass(relax_pipeline_of(pipeline, relax_pipeline, tgt), tgt)(module)
+    module = LegalizeOps()(module)  # what the pipeline (or a relax_to_tir hook) left
     module = _at(module, tgt, "after_legalize")
-    module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
     module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
-    module = _tir_pass(tir_pipeline_of(tir_pipeline))(module)  # blocks, buffers, intrinsics
+    tir_pipeline = tir_pipeline_of(tir_pipeline)
+    if tir_pipeline == "default":  # blocks, bound checks, the kinds' passes, buffers, intrinsics
+        module = LowerTIR(tuple(tgt.passes_at("lower_tir")))(module)
+    else:
+        module = as_pass(tir_pipeline, what="tir_pipeline")(module)
     return _at(module, tgt, "before_codegen")
 
 
@@ -83,10 +87,8 @@ def build(
                 tir_pipeline=tir_pipeline,
             )
     tgt, module = Target.of(target), as_module(mod)
-    pipeline, tir_pipeline = (
-        relax_pipeline_of(pipeline, relax_pipeline),
-        tir_pipeline_of(tir_pipeline),
-    )
+    pipeline = relax_pipeline_of(pipeline, relax_pipeline, tgt)
+    tir_pipeline = tir_pipeline_of(tir_pipeline)
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
@@ -139,10 +141,6 @@ def as_pass(pipeline: Any, target: Target | None = None, what: str = "pipeline")
         return _Callable(pipeline)
     kind = type(pipeline).__name__
     raise TVMLiteError(f"{what} must be a pass, a list of passes or a name, got {kind}")
-
-
-def _tir_pass(tir_pipeline: Any) -> Pass:
-    return LowerTIR() if tir_pipeline == "default" else as_pass(tir_pipeline, what="tir_pipeline")
 
 
 class _Callable(Pass):

@@ -1,5 +1,5 @@
-"""Named compilation pipelines: what `build(mod, pipeline="name")` runs between a
-target's "before_legalize" and "after_legalize" passes; and the schedule point
+"""Named compilation pipelines: what `build(mod, pipeline="name")` runs between
+the target kinds' relax_to_tir hooks and their "after_legalize" passes; and the schedule point
 (`schedule`), which `lower` runs between fusion and TIR lowering whatever the
 pipeline.
 
@@ -55,31 +55,32 @@ def default(target: Target | None = None) -> Pass:
 
 
 # TVM's names are registered with TVM's contents: "zero" fuses (tvmlite's "default"),
-# "default_build" only legalizes (tvmlite's "minimal"). TVM's "default" is its
-# "default_build", which tvmlite's `pipeline=` spells "minimal": `relax_pipeline=`
-# reads names as TVM does (`relax_pipeline_of`).
+# "default_build" only legalizes (tvmlite's "minimal"). TVM's "default" is the
+# target's default pipeline ("default_build" on a CPU), which tvmlite's `pipeline=`
+# spells None or "minimal": `relax_pipeline=` reads names as TVM does
+# (`relax_pipeline_of`).
 PIPELINES: dict[str, PipelineFn] = {
     "minimal": minimal,
     "default": default,
     "zero": default,
     "default_build": minimal,
 }
-_TVM_NAMES = {"default": "default_build"}
 NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "NOT_GIVEN"})()
 
 
-def relax_pipeline_of(pipeline: Any, relax_pipeline: Any = NOT_GIVEN) -> Any:
-    """What to run, from tvmlite's `pipeline=` (tvmlite's names, None meaning
-    "minimal") or TVM's `relax_pipeline=` (TVM's names, None meaning no pipeline:
-    the module as it is, with what is left legalized by `lower`)."""
+def relax_pipeline_of(pipeline: Any, relax_pipeline: Any, target: Target) -> Any:
+    """What to run, from tvmlite's `pipeline=` (tvmlite's names, None meaning the
+    target's default, "minimal" unless its kind names one) or TVM's
+    `relax_pipeline=` (TVM's names: "default" is the target's default too; None
+    means no pipeline: the module as it is, with what is left legalized by `lower`)."""
     if relax_pipeline is NOT_GIVEN:
-        return "minimal" if pipeline is None else pipeline
+        return target.default_pipeline if pipeline is None else pipeline
     if pipeline is not None:
         raise TVMLiteError("give pipeline= (tvmlite's names) or relax_pipeline= (TVM's), not both")
     if relax_pipeline is None:
         return []
-    if isinstance(relax_pipeline, str):
-        return _TVM_NAMES.get(relax_pipeline, relax_pipeline)
+    if relax_pipeline == "default":
+        return target.default_pipeline  # TVM's "default_build" for the host
     return relax_pipeline
 
 

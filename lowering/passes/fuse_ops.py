@@ -88,7 +88,11 @@ def binding_pattern(mod: IRModule, value: relax.Expr) -> tuple[K, list[relax.Exp
         ):
             kernel = mod.functions[value.args[0].name]
             pattern = kernel.attr("op_pattern")
+            # A kernel for another target kind (a relax_to_tir hook's) stays its own:
+            # fused, it would be compiled by LLVM.
             kind = K(int(pattern)) if pattern is not None else K.kOpaque
+            if kernel.attr("target") is not None:
+                kind = K.kOpaque
             return kind, list(value.args[1].fields)
         return K.kOpaque, list(value.args)
     if isinstance(value, relax.TupleGetItem):

@@ -7,12 +7,13 @@ codegen maps directly; `buffer_map` and the function's attributes are kept as
 they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
 adds InstrumentBoundCheckers right after LowerBlocks, while buffers still have
-their dims. Lowering a lowered module changes nothing.
+their dims; the passes of `inside` (a target kind's "lower_tir" passes) run
+there too, after it. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
@@ -32,10 +33,12 @@ class LowerTIR(Pass):
     Each step runs as a pass of its own under the current PassContext, so
     instruments, `disabled_pass` and `verify` see it."""
 
+    inside: tuple[Pass, ...] = field(default=(), compare=False)
     name: str = "LowerTIR"
 
     def run(self, mod: IRModule) -> IRModule:
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
-        for step in [LowerBlocks(), *checks, FlattenBuffers(), LowerIntrinsics(), Simplify()]:
+        steps = [LowerBlocks(), *checks, *self.inside, FlattenBuffers()]
+        for step in [*steps, LowerIntrinsics(), Simplify()]:
             mod = step(mod)
         return mod
