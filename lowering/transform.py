@@ -232,6 +232,11 @@ class Pass:
     def __call__(self, mod: IRModule) -> IRModule:
         ctx = PassContext.current()
         info = self.info
+        if not isinstance(mod, IRModule):  # as in TVM: a lone function goes in a module
+            raise TVMLiteError(
+                f"pass {info.name} takes an IRModule, got {type(mod).__name__} "
+                "(tvmlite.IRModule({'main': func}) makes one)"
+            )
         if not ctx.should_run(info, mod):
             return mod
         for inst in ctx.instruments:
