@@ -27,6 +27,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.lowering.transform import Pass, Sequential
 
 if TYPE_CHECKING:
+    from tvmlite.dsl.module import IRModule
     from tvmlite.lowering.target import Target
 
 PipelineFn = Callable[["Target"], Pass]
@@ -110,7 +111,24 @@ def schedule(target: Target) -> Pass:
     returns is lowered like any other prim function. It runs the passes each kind
     of `target` registers at "schedule"; a built-in schedule belongs after them,
     in this list, so kinds schedule first and it completes what they left."""
-    return Sequential(target.passes_at("schedule"), name="schedule")
+    return _SchedulePoint(target.passes_at("schedule"), name="schedule")
+
+
+class _SchedulePoint(Sequential):
+    """The schedule step's passes; a failing one is named, with what it should do
+    instead: a schedule that does not fit a function leaves it as it is (it is
+    then compiled with the loops it has, serial and correct)."""
+
+    def run(self, mod: IRModule) -> IRModule:
+        for p in self.passes:
+            try:
+                mod = p(mod)
+            except TVMLiteError as e:
+                raise TVMLiteError(
+                    f"schedule pass '{p.info.name}' failed: {e} (a schedule pass should "
+                    "leave a function it cannot schedule unscheduled: it then runs as written)"
+                ) from e
+        return mod
 
 
 def register_pipeline(

@@ -118,3 +118,44 @@ def test_lower_tir_passes_see_loops_over_buffers_with_dims(inner: list[str]) -> 
     x = np.arange(15, dtype="float32").reshape(3, 5)
     ex = tvmlite.build(mod, "llvm -libs=inner", cache=False)
     np.testing.assert_array_equal(ex["main"](x, x), x + x)
+
+
+SUM = """from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((4, 8), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+    gv = R.sum(x, axis=[1])
+    return gv
+"""
+
+
+def test_a_failing_schedule_pass_is_named_and_a_declined_function_runs_as_written() -> None:
+    from tvmlite.tir import Schedule, ScheduleError
+
+    def parallel_inner(mod: IRModule) -> IRModule:
+        sch = Schedule(mod)
+        sch.work_on("sum")
+        block = sch.get_child_blocks(sch.get_sblock("root"))[0]
+        sch.parallel(sch.get_loops(block)[1])  # the reduction loop: refused
+        return sch.mod
+
+    def declining(mod: IRModule) -> IRModule:
+        try:
+            return parallel_inner(mod)
+        except ScheduleError:
+            return mod  # declined: the function keeps its loops
+
+    register_target_kind("bad", passes={"schedule": (lambda t: ModulePass(parallel_inner, "Bad"),)})
+    register_target_kind("shy", passes={"schedule": (lambda t: ModulePass(declining, "Shy"),)})
+    try:
+        mod = tvmlite.parse(SUM)
+        with pytest.raises(
+            tvmlite.TVMLiteError, match=r"schedule pass 'Bad' failed: parallel: .*k1"
+        ):
+            tvmlite.build(mod, "llvm -libs=bad", cache=False)
+        ex = tvmlite.build(mod, "llvm -libs=shy", cache=False)
+        x = np.arange(32, dtype="float32").reshape(4, 8)
+        np.testing.assert_array_equal(ex["main"](x), x.sum(axis=1))
+    finally:
+        unregister_target_kind("bad")
+        unregister_target_kind("shy")
