@@ -2,8 +2,8 @@
 
 A `BlockRealize` binds its iter vars to their values (LetStmt), guards the body by
 its predicate (`T.where`), runs `T.init()` once before the loops when every loop
-from one down to the block only drives reduction iter vars (the form legalization
-and most schedules make: a reduction over an empty range, `R.sum` over an axis of
+from one down to the block only drives reduction iter vars and their first
+iteration is the reductions' start (the form legalization and most schedules make: a reduction over an empty range, `R.sum` over an axis of
 extent 0, still writes its init value), else when every reduction iter var is at
 the start of its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
 `AllocBuffer` statements and replaces each `match_buffer` by a strided view of its
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
-from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.analysis import substitute, uses
+from tvmlite.dsl.arith import const_int, difference
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 from tvmlite.lowering.tir.flatten_buffers import add, elem_offset_of, mul, strides_of, to_index
 from tvmlite.lowering.transform import PrimFuncPass
@@ -57,12 +58,14 @@ class _BlockLowerer(StmtExprMutator):
     def _hoisted_init(self, s: tir.For) -> tir.Stmt | None:
         """The init of the reduction block `s` leads to, run once before `s`, when
         `s` and every loop below it only drive reduction iter vars (so the init's
-        point does not depend on them) and the block is all that is inside."""
-        loop_vars: set[tir.Var] = set()
+        point does not depend on them), their first iteration puts every reduction
+        var at its start, and the block is all that is inside."""
+        start: dict[tir.Var, tir.PrimExpr] = {}  # each loop var at its first iteration
         node: tir.Stmt = s
         while isinstance(node, tir.For):
-            loop_vars.add(node.loop_var)
+            start[node.loop_var] = node.min
             node = node.body
+        loop_vars = set(start)
         if not isinstance(node, tir.BlockRealize):
             return None
         block = node.block
@@ -71,6 +74,12 @@ class _BlockLowerer(StmtExprMutator):
         if id(block) in self.hoisted:  # an outer loop took it
             return None
         reduce_vars = {iv.var for iv in block.iter_vars if iv.kind == tir.REDUCE}
+        # TVM runs the init where every reduction var is at its domain's start; it
+        # moves before the loops only when that is their first iteration.
+        for iv, v in zip(block.iter_vars, node.iter_values, strict=True):
+            at = _cast(substitute(v, start), iv.var.dtype)
+            if iv.kind == tir.REDUCE and const_int(difference(at, iv.dom.min)) != 0:
+                return None
         spatial = [
             (iv.var, v)
             for iv, v in zip(block.iter_vars, node.iter_values, strict=True)
