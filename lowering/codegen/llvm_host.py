@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
+INPLACE = frozenset({"relax.call_tir_inplace", "relax.call_inplace_packed"})
+
+
 class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     """Emits one graph function into its (already declared) entry function."""
 
@@ -182,6 +185,13 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
             return out
         if isinstance(e, relax.TupleGetItem):
             return self.alias_roots(e.tuple_value)
+        if isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
+            out = set()  # the in-place arguments are the result: their slots live on
+            args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
+            for i in dict(e.attrs).get("inplace_indices", ()):
+                if 0 <= int(i) < len(args):
+                    out |= self.alias_roots(args[int(i)])
+            return out
         if isinstance(e, relax.If | relax.SeqExpr):
             out = set()
             for v in referenced_vars(e):
@@ -228,7 +238,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     def visit_constant(self, e: relax.Constant, var: relax.Var | None) -> Val:
         data = e.data
         dims = tuple(ty.constant("int64", d) for d in data.shape)
-        return TensorVal(self.ctx.constant(data), str(data.dtype), data.ndim, dims)
+        return TensorVal(self.ctx.constant(data), str(data.dtype), data.ndim, dims, constant=True)
 
     # ------------------------------------------------------------ return
 

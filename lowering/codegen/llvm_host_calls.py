@@ -161,25 +161,74 @@ class HostCalls:
     # ------------------------------------------------------------ call_tir
 
     def call_tir(self, call: relax.Call, what: str) -> Val:
+        """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
+        names are those arguments, written by the kernel where they are (the
+        kernel's parameters are the arguments, then the other outputs)."""
         gv = call.args[0]
         kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
         if kernel is None:
-            raise TVMLiteError(f"{self.prefix}R.call_tir target {gv} is not a prim function")
+            raise TVMLiteError(f"{self.prefix}{what} target {gv} is not a prim function")
         ins = val_leaves(self.value(call.args[1]))
         out_sinfo = call.sinfo_args[0] if call.sinfo_args else None
         if out_sinfo is None:
-            raise TVMLiteError(f"{self.prefix}R.call_tir of '{gv.name}' has no output struct info")
+            raise TVMLiteError(f"{self.prefix}{what} of '{gv.name}' has no output struct info")
         out_leaves = leaves(out_sinfo, "output")
-        outs: list[Val] = [
-            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}") for leaf in out_leaves
-        ]
+        outs = self.inplace_outputs(call, ins, out_leaves, f"{what} of '{gv.name}'")
+        fresh: list[Val] = []
+        for k, leaf in enumerate(out_leaves):
+            if outs[k] is None:
+                outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}")
+                fresh.append(outs[k])
         extra: list[Val] = []
         if len(call.args) > 2:
             tir_vars = self.value(call.args[2])
             dims = tir_vars.dims if isinstance(tir_vars, ShapeVal) else ()
             extra = [PrimVal(d, "int64") for d in dims]
-        self.run_kernel(kernel, [*ins, *outs, *extra])
+        self.run_kernel(kernel, [*ins, *fresh, *extra])
         return rebuild(out_sinfo, list(outs))
+
+    def inplace_outputs(
+        self, call: relax.Call, ins: list[Val], out_leaves: list[Leaf], what: str
+    ) -> list[Val | None]:
+        """Per output, the argument it is (`inplace_indices`), checked against the
+        output's struct info, or None (a fresh output). Each in-place argument must
+        be a tensor that no other argument shares memory with (checked at run time:
+        the callee would read what it already overwrote), and not a constant."""
+        indices = dict(call.attrs).get("inplace_indices")
+        if indices is None:
+            return [None] * len(out_leaves)
+        indices = [int(i) for i in indices]
+        if len(indices) != len(out_leaves):
+            raise TVMLiteError(
+                f"{self.prefix}{what}: {len(indices)} inplace_indices for {len(out_leaves)} outputs"
+            )
+        named = [i for i in indices if i != -1]
+        if len(set(named)) != len(named) or any(not 0 <= i < len(ins) for i in named):
+            raise TVMLiteError(
+                f"{self.prefix}{what}: inplace_indices {indices} must be distinct argument "
+                f"indices (0 to {len(ins) - 1}) or -1"
+            )
+        outs: list[Val | None] = []
+        for i, leaf in zip(indices, out_leaves, strict=True):
+            if i == -1:
+                outs.append(None)
+                continue
+            arg = ins[i]
+            if not isinstance(arg, TensorVal) or arg.constant:
+                kind = "a constant" if isinstance(arg, TensorVal) else "not a tensor"
+                raise TVMLiteError(f"{self.prefix}{what}: in-place argument {i} is {kind}")
+            label = f"{what}: in-place argument {i}"
+            data = abi.data_pointer(self.b, arg.ptr)
+            for j, other in enumerate(ins):
+                if j != i and isinstance(other, TensorVal):
+                    apart = self.b.icmp_unsigned("!=", abi.data_pointer(self.b, other.ptr), data)
+                    self.check(
+                        apart,
+                        abi.STATUS_RUNTIME,
+                        f"{literal(label)} shares its memory with argument {j}",
+                    )
+            outs.append(self.check_value(arg.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+        return outs
 
     def run_kernel(self, kernel: Kernel, actuals: list[Val]) -> None:
         sig = kernel.sig

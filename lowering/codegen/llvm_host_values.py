@@ -26,6 +26,7 @@ class TensorVal:
     dtype: str
     ndim: int
     dims: tuple[ir.Value, ...] | None = None
+    constant: bool = False  # module data: nothing may write it (R.call_tir_inplace)
 
 
 @dataclass(frozen=True)

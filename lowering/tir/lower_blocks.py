@@ -3,9 +3,10 @@
 A `BlockRealize` binds its iter vars to their values (LetStmt), guards the body by
 its predicate (`T.where`), runs `T.init()` once before the loops when every loop
 from one down to the block only drives reduction iter vars and their first
-iteration is the reductions' start (the form legalization and most schedules make: a reduction over an empty range, `R.sum` over an axis of
-extent 0, still writes its init value), else when every reduction iter var is at
-the start of its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
+iteration is the reductions' start (the form legalization and most schedules
+make: a reduction over an empty range, `R.sum` over an axis of extent 0, still
+writes its init value), else when every reduction iter var is at the start of
+its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
 `AllocBuffer` statements and replaces each `match_buffer` by a strided view of its
 source region. `reads`/`writes` are dropped: codegen does not need them, and the
 schedule passes that do run before this one.

@@ -1,0 +1,150 @@
+"""R.call_tir_inplace and R.call_inplace_packed build and run (issue 14 item 2):
+the outputs `inplace_indices` names are those arguments, written where they are
+(no allocation, no copy); run-time checks refuse an in-place argument sharing
+memory with another argument; constants are never written."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite.runtime.registry import remove_global_func
+
+HEAD = (
+    "from tvm.script import ir as I\nfrom tvm.script import tir as T\n"
+    "from tvm.script import relax as R\n\n"
+)
+KERNELS = """@I.ir_module
+class Module:
+    @T.prim_func
+    def add_into(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("a"):
+                vi = T.axis.spatial(4, i)
+                a[vi] = a[vi] + b[vi]
+
+    @T.prim_func
+    def add(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"), c: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("c"):
+                vi = T.axis.spatial(4, i)
+                c[vi] = a[vi] + b[vi]
+
+    @T.prim_func
+    def add_into_and_diff(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"), d: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("a"):
+                vi = T.axis.spatial(4, i)
+                d[vi] = a[vi] - b[vi]
+                a[vi] = a[vi] + b[vi]
+"""
+T4 = 'R.Tensor((4,), "float32")'
+
+
+def module(main: str, ret: str = T4) -> tvmlite.IRModule:
+    body = "\n".join("        " + line for line in main.strip().splitlines())
+    sig = f"    @R.function\n    def main(x: {T4}, y: {T4}) -> {ret}:\n"
+    return tvmlite.parse(HEAD + KERNELS + "\n" + sig + body + "\n")
+
+
+def allocations(ex: object) -> int:
+    return len(re.findall(r"call .*@tvmlite_alloc_tensor", ex.llvm_ir()))
+
+
+X, Y = np.arange(4, dtype="float32"), np.full(4, 10, "float32")
+
+
+def test_call_tir_inplace_writes_its_argument() -> None:
+    mod = module(
+        'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
+        "z = R.call_tir_inplace(Module.add_into, (a, y), inplace_indices=[0], "
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+    )
+    ex = tvmlite.build(mod, cache=False)
+    x = X.copy()
+    np.testing.assert_array_equal(ex["main"](x, Y), X + 2 * Y)
+    np.testing.assert_array_equal(x, X)  # only the intermediate was written
+    # One allocation (a); z is a, returned without a copy.
+    assert allocations(ex) == 1
+    plain = module(
+        'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
+        'z = R.call_tir(Module.add, (a, y), out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+    )
+    assert allocations(tvmlite.build(plain, cache=False)) == 2
+
+
+def test_an_inplace_parameter_is_the_callers_array() -> None:
+    mod = module(
+        "z = R.call_tir_inplace(Module.add_into, (x, y), inplace_indices=[0], "
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+    )
+    x = X.copy()
+    out = tvmlite.build(mod, cache=False)["main"](x, Y)
+    np.testing.assert_array_equal(x, X + Y)  # written where it is, as in TVM
+    np.testing.assert_array_equal(out, X + Y)
+
+
+def test_inplace_and_fresh_outputs_together() -> None:
+    mod = module(
+        "z = R.call_tir_inplace(Module.add_into_and_diff, (x, y), inplace_indices=[0, -1], "
+        'out_sinfo=[R.Tensor((4,), "float32"), R.Tensor((4,), "float32")])\nreturn z',
+        f"R.Tuple({T4}, {T4})",
+    )
+    x = X.copy()
+    total, diff = tvmlite.build(mod, cache=False)["main"](x, Y)
+    np.testing.assert_array_equal(total, X + Y)
+    np.testing.assert_array_equal(diff, X - Y)
+
+
+def test_inplace_argument_sharing_memory_is_refused_at_run_time() -> None:
+    mod = module(
+        "z = R.call_tir_inplace(Module.add_into, (x, y), inplace_indices=[0], "
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+    )
+    ex = tvmlite.build(mod, cache=False)
+    x = X.copy()
+    with pytest.raises(tvmlite.TVMLiteError, match="in-place argument 0 shares its memory with"):
+        ex["main"](x, x)
+
+
+def test_inplace_constant_is_refused() -> None:
+    mod = module(
+        'c = R.const(np_c, "float32")\n'
+        "z = R.call_tir_inplace(Module.add_into, (c, y), inplace_indices=[0], "
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'.replace("np_c", "[1.0, 2.0, 3.0, 4.0]")
+    )
+    with pytest.raises(tvmlite.TVMLiteError, match="in-place argument 0 is a constant"):
+        tvmlite.build(mod, cache=False)
+
+
+@pytest.fixture
+def add_into_packed():  # noqa: ANN201 - a fixture generator
+    def add_into(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a += b
+        return a
+
+    tvmlite.register_func("test.add_into", add_into, override=True)
+    yield
+    remove_global_func("test.add_into")
+
+
+def test_call_inplace_packed(add_into_packed: None) -> None:
+    mod = module(
+        'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
+        'z = R.call_inplace_packed("test.add_into", a, y, inplace_indices=[0], '
+        'sinfo_args=R.Tensor((4,), "float32"))\n'
+        'w = R.call_tir(Module.add, (z, a), out_sinfo=R.Tensor((4,), "float32"))\nreturn w'
+    )
+    ex = tvmlite.build(mod, cache=False)
+    # z is a: the packed function wrote a, so w = 2 * (x + 2y)
+    np.testing.assert_array_equal(ex["main"](X.copy(), Y), 2 * (X + 2 * Y))
+    with pytest.raises(tvmlite.TVMLiteError, match="shares its memory with argument 1"):
+        bad = module(
+            'z = R.call_inplace_packed("test.add_into", x, y, inplace_indices=[0], '
+            'sinfo_args=R.Tensor((4,), "float32"))\nreturn z'
+        )
+        x = X.copy()
+        tvmlite.build(bad, cache=False)["main"](x, x)
