@@ -269,26 +269,40 @@ class TIRToRuntime(Pass):
 
 
 def _run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
+    """TVM's RunCodegen: each function tagged `Compiler` or `Codegen` goes to the
+    `relax_to_tir` hook of the kind it names; a `Composite` function left outside
+    one is an error (nothing would compile its operators)."""
     from tvmlite.dsl import relax
+    from tvmlite.lowering.passes.partition_for_compiler import compiler_of
 
     tagged: dict[str, str] = {}
     for name, f in mod.functions.items():
-        if isinstance(f, relax.Function) and f.attr("Compiler"):
-            tagged.setdefault(str(f.attr("Compiler")), name)
+        compiler = compiler_of(f) if isinstance(f, relax.Function) else None
+        if compiler is not None:
+            tagged.setdefault(compiler, name)
     for compiler, example in tagged.items():
         kind = _KINDS.get(compiler)
         if kind is None or kind.relax_to_tir is None:
             why = "is registered" if kind is None else "has a relax_to_tir hook"
             raise TVMLiteError(
-                f"function '{example}' is tagged Compiler=\"{compiler}\", but no target kind "
-                f"'{compiler}' {why} (tvmlite.lowering.register_target_kind)"
+                f"function '{example}' is for the codegen \"{compiler}\" (Compiler/Codegen "
+                f"attribute), but no target kind '{compiler}' {why} "
+                "(tvmlite.lowering.register_target_kind)"
             )
         mod = kind.relax_to_tir(target)(mod)
         for name, f in mod.functions.items():
-            if isinstance(f, relax.Function) and f.attr("Compiler") == compiler:
+            if isinstance(f, relax.Function) and compiler_of(f) == compiler:
                 raise TVMLiteError(
                     f"relax_to_tir of target kind '{compiler}' left function '{name}' unlowered"
                 )
+    for name, f in mod.functions.items():
+        if isinstance(f, relax.Function) and f.attr("Composite"):
+            raise TVMLiteError(
+                f"function '{name}' is a Composite function (pattern "
+                f"'{f.attr('Composite')}') outside any Codegen function: no codegen consumes "
+                "it (wrap it in a function tagged Codegen, e.g. TVM's FuseOpsByPattern with "
+                "annotate_codegen=True, or drop the Composite attribute to legalize it)"
+            )
     return mod
 
 

@@ -33,7 +33,9 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, Legalize
 from tvmlite.lowering.transform import Pass, PassContext
 from tvmlite.printer.relax_expr import index_map_script
 
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
+# Functions another codegen consumes keep their operators (a `Primitive` function,
+# a fusion group TVM printed or a user wrote, is legalized like any other).
+SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 
 

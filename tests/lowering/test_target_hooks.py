@@ -205,5 +205,5 @@ def test_kinds_register_once_and_points_are_checked(toy: ToyLog) -> None:
 
 def test_compiler_function_without_a_kind_is_a_clear_error() -> None:
     mod = PartitionForCompiler("nowhere", ["relax.add"])(tvmlite.parse(ADD_RELU))
-    with pytest.raises(tvmlite.TVMLiteError, match='Compiler="nowhere".*no target kind'):
+    with pytest.raises(tvmlite.TVMLiteError, match='codegen "nowhere".*no target kind'):
         tvmlite.build(mod)
