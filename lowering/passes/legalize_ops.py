@@ -6,7 +6,7 @@ the Relax `ExprMutator`, replacing calls binding by binding (a rule may bind
 helper values first, through the mutator's emitter),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`. Functions marked
-`Primitive`, `Compiler` or `Codegen` are left alone, and so are calls that
+`Compiler`, `Codegen` or `Composite` are left alone, and so are calls that
 have no rule or already are `call_tir`, so running the pass twice changes
 nothing. A binding whose legalized value knows a shape its var does not (an
 output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
@@ -16,10 +16,12 @@ the operators after it can be legalized.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
@@ -37,26 +39,72 @@ from tvmlite.printer.relax_expr import index_map_script
 # a fusion group TVM printed or a user wrote, is legalized like any other).
 SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
+# Calls, closures and VM intrinsics: nothing to legalize, so no warning either.
+NOT_COMPUTATIONS = (
+    "relax.call_",
+    "relax.invoke_",
+    "relax.memory.",
+    "relax.vm.",
+    "relax.builtin.",
+    "relax.make_closure",
+    "relax.null_value",
+    "relax.print",
+    "relax.assert_op",
+)
 
 
 @dataclass(frozen=True)
 class LegalizeOps(Pass):
     """Does nothing when the PassContext config `relax.transform.apply_legalize_ops`
     is False (as in TVM, for tests that want unlegalized ops to fail the build).
-    `customize` maps operator names to rules tried before the built-in ones.
-    `dialect` is the spelling of the new kernels ("tvm-0.27": `s_tir`,
-    `tirx.noalias`, as TVM 0.27 prints them); by default the module's."""
+    TVM's parameters: `customize_legalize_map` maps operator names to rules tried
+    before the built-in ones, `skip_ops` names operators left as they are, and
+    `enable_warning` warns (Python `warnings`) about each call whose operator
+    has no legalization. `dialect` is the spelling of the new kernels
+    ("tvm-0.27": `s_tir`, `tirx.noalias`, as TVM 0.27 prints them); by default
+    the module's."""
 
-    customize: Mapping[str, LegalizeFn] | None = None
+    customize_legalize_map: Mapping[str, LegalizeFn] | None = None
+    skip_ops: Sequence[str] = ()
+    enable_warning: bool = False
     dialect: str | None = None
     name: str = "LegalizeOps"
+
+    def __post_init__(self) -> None:
+        custom = self.customize_legalize_map
+        if custom is not None and (
+            not isinstance(custom, Mapping)
+            or not all(isinstance(k, str) and callable(v) for k, v in custom.items())
+        ):
+            raise TVMLiteError(
+                "LegalizeOps: customize_legalize_map must map operator names to functions"
+            )
+        if isinstance(self.skip_ops, str) or not all(isinstance(n, str) for n in self.skip_ops):
+            raise TVMLiteError("LegalizeOps: skip_ops must be a list of operator names")
+        unknown = [n for n in self.skip_ops if lookup(n) is None]
+        if unknown:
+            raise TVMLiteError(
+                f"LegalizeOps: skip_ops names unknown operator '{unknown[0]}' "
+                "(operators are named as in TVM, e.g. 'relax.nn.conv2d')"
+            )
+        object.__setattr__(self, "skip_ops", tuple(self.skip_ops))
+        if not isinstance(self.enable_warning, bool):
+            raise TVMLiteError(
+                f"LegalizeOps: enable_warning must be True or False, got {self.enable_warning!r}"
+            )
 
     def run(self, mod: IRModule) -> IRModule:
         # TVM's switch: with the config False no LegalizeOps runs, explicit or in a pipeline
         if not PassContext.current().get(LEGALIZE_KEY, True):
             return mod
         dialect = self.dialect or mod.dialect
-        table = KernelTable(mod, dict(self.customize or {}), dialect == TVM027)
+        table = KernelTable(
+            mod,
+            dict(self.customize_legalize_map or {}),
+            dialect == TVM027,
+            frozenset(self.skip_ops),
+            self.enable_warning,
+        )
         functions: dict[str, Any] = {}
         for gname, func in mod.functions.items():
             if isinstance(func, relax.Function):
@@ -81,12 +129,19 @@ class KernelTable(ExprMutator):
     binding being rewritten."""
 
     def __init__(
-        self, mod: IRModule, customize: dict[str, LegalizeFn], s_tir: bool = False
+        self,
+        mod: IRModule,
+        customize: dict[str, LegalizeFn],
+        s_tir: bool = False,
+        skip: frozenset[str] = frozenset(),
+        warn: bool = False,
     ) -> None:
         super().__init__()
         self.mod = mod
         self.customize = customize
         self.s_tir = s_tir
+        self.skip = skip
+        self.warn = warn
         self.kernels: dict[str, tir.PrimFunc] = {}
         self._by_hash: dict[int, list[str]] = {}
 
@@ -141,9 +196,13 @@ class KernelTable(ExprMutator):
         if not (isinstance(expr, relax.Call) and isinstance(expr.op, relax.Op)):
             return expr
         name = expr.op.name
+        if name in self.skip:
+            return expr
         rule = self.customize.get(name) or registry.rule_for(name)
         op = lookup(name)
         if rule is None or op is None:
+            if self.warn and not name.startswith(NOT_COMPUTATIONS):
+                warnings.warn(f"LegalizeOps: no legalization for {name}", stacklevel=2)
             return expr
         emitted = self.emitted()
         mark = len(emitted)

@@ -140,7 +140,7 @@ def test_customize_mapping_overrides_builtin() -> None:
     def my_exp(ctx: LegalizeCtx) -> relax.Expr:
         return unary_kernel(ctx, "my_exp", lambda x: tir.Call(x.dtype, "exp2", (x,)))
 
-    out = LegalizeOps(customize={"relax.exp": my_exp})(tvmlite.parse(MARKED))
+    out = LegalizeOps(customize_legalize_map={"relax.exp": my_exp})(tvmlite.parse(MARKED))
     assert "my_exp" in out.functions and "tir_exp" not in out.functions
 
 
@@ -189,7 +189,9 @@ class Module:
         return gv
 """
     )
-    out = LegalizeOps(customize={"relax.square": square_via_multiply})(tvmlite.parse(src))
+    out = LegalizeOps(customize_legalize_map={"relax.square": square_via_multiply})(
+        tvmlite.parse(src)
+    )
     names = [c.args[0].name for c in _calls(out["main"])]
     assert names == ["add", "multiply"]
     assert isinstance(out["main"].body.blocks[0].bindings[0].var, relax.DataflowVar)
