@@ -1,9 +1,16 @@
 """IRModule: named functions (prim, graph, extern) plus module attributes,
-global infos and the metadata table of constants that have no text form."""
+global infos and the metadata table of constants that have no text form.
+
+A module is immutable: its tables are read-only mappings, and a pass makes a
+new module with `with_functions` (same attributes, new functions) or `replace`
+(any field), so a module a caller still holds never changes under it."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from tvmlite.diagnostics import Span
@@ -16,27 +23,45 @@ Function = tir.PrimFunc | relax.Function | relax.ExternFunc
 CLASSIC, TVM027 = "classic", "tvm-0.27"
 DIALECTS = (CLASSIC, TVM027)
 
+_TABLES = ("functions", "attrs", "global_infos", "metadata")
 
-@dataclass(eq=False, repr=False)  # Printable's one-line repr
+
+@dataclass(frozen=True, eq=False, repr=False)  # Printable's one-line repr
 class IRModule(Printable):
     """`functions` maps a function's global name to it, in definition order.
     `dialect` is the spelling the text came in (None when built in code: prints
-    classic)."""
+    classic). The tables are copied into read-only mappings on construction."""
 
-    functions: dict[str, Function] = field(default_factory=dict)
-    attrs: dict[str, Any] = field(default_factory=dict)
-    global_infos: dict[str, Any] = field(default_factory=dict)
-    metadata: dict[str, list[Any]] = field(default_factory=dict)
+    functions: Mapping[str, Function] = field(default_factory=dict)
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+    global_infos: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, list[Any]] = field(default_factory=dict)
     dialect: str | None = None
     span: Span | None = field(default=None, repr=False)
     # the comments of the text it was parsed from (dsl/comments.py); never compared
     comments: Comments | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in _TABLES:
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     def __getitem__(self, name: str) -> Function:
         return self.functions[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self.functions
+
+    def replace(self, **changes: Any) -> IRModule:
+        """A copy with the given fields replaced (`functions=`, `attrs=`, `dialect=`...)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_functions(self, functions: Mapping[str, Function]) -> IRModule:
+        """This module with `functions` instead of its own; itself when every
+        function is the one it already has (so "nothing changed" stays `is`)."""
+        same = list(functions) == list(self.functions) and all(
+            functions[name] is func for name, func in self.functions.items()
+        )
+        return self if same else self.replace(functions=functions)
 
 
 @dataclass(frozen=True, slots=True)

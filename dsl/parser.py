@@ -13,6 +13,7 @@ import dataclasses
 import gc
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tvmlite.diagnostics import ParseError, Source
@@ -27,23 +28,15 @@ from tvmlite.dsl.comments import (
     merged,
     take_head,
 )
-from tvmlite.dsl.module import CLASSIC, TVM027, IRModule, RawCall
+from tvmlite.dsl.dialect import detect_dialect
+from tvmlite.dsl.module import IRModule, RawCall
 from tvmlite.dsl.parse_relax import RelaxFunctionParser
 from tvmlite.dsl.parse_relax_sinfo import RelaxContext, bind_call, bool_literal, literal_value
 from tvmlite.dsl.parse_tir import parse_prim_func
 from tvmlite.dsl.scope import MAX_NESTING
 from tvmlite.dsl.verify_relax import prim_signature, verify_module
-from tvmlite.grammar import parse_syntax
+from tvmlite.grammar import parse_syntax, tokenize
 
-# Header comment lines TVM prints; the first one found decides the dialect.
-_HEADERS = {
-    "# from tvm.script import tirx as T": TVM027,
-    "# from tvm.tirx.layout import Axis": TVM027,
-    "# from typing import TypeVar": TVM027,
-    "# from tvm.script import tir as T": CLASSIC,
-    "from tvm.script import tirx as T": TVM027,
-    "from tvm.script import tir as T": CLASSIC,
-}
 # Imports a TVMScript file written as Python carries; they name what is predefined.
 _NAMESPACE_IMPORTS = {
     ("tvm.script", ("ir", "I")),
@@ -54,29 +47,8 @@ _NAMESPACE_IMPORTS = {
     ("typing", ("TypeVar", None)),
     ("__future__", ("annotations", None)),
 }
-# Spellings only one dialect has (SPELLINGS.md); any 0.27 one wins, else classic.
-MARKERS_027 = ("T.sblock", "out_ty=", "ty_args=", "s_tir=", "TypeVar(", "T.let[", '"tirx.')
-MARKERS_CLASSIC = ("T.block(", "out_sinfo=", "sinfo_args=", '"tir.')
-
 _UNSUPPORTED_DECORATORS = ("I.pyfunc", "T.macro", "T.inline", "R.macro", "R.inline")
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
-
-
-def detect_dialect(text: str) -> str:
-    """`tvm-0.27` or `classic`, from the header comments TVM prints, else from
-    spellings only one dialect uses."""
-    for line in text.splitlines():
-        stripped = " ".join(line.split())
-        if not stripped or stripped.startswith("from __future__"):
-            continue
-        if not stripped.startswith(("#", "from ", "import ")):
-            break
-        found = _HEADERS.get(stripped)
-        if found is not None:
-            return found
-    if any(marker in text for marker in MARKERS_027):
-        return TVM027
-    return CLASSIC
 
 
 Parsed = IRModule | tir.PrimFunc | relax.Function
@@ -154,8 +126,9 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.
 
 
 def _parse(text: str, filename: str) -> tuple[Parsed, syntax.Module]:
-    tree = parse_syntax(text, filename)
-    ctx = RelaxContext(detect_dialect(text), Source(text, filename))
+    tokens = tokenize(text)
+    tree = parse_syntax(text, filename, tokens)
+    ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename))
     if "metadata" in text:
         _reject_metadata(tree, ctx)
     return _ModuleParser(ctx).top(tree), tree
@@ -208,6 +181,17 @@ def _decorator_name(node: syntax.Node) -> str:
     return syntax.dotted(func) or ""
 
 
+@dataclass
+class _ModuleTables:
+    """What the first pass over a module class collects besides its functions
+    (the IRModule, immutable, is made once everything is parsed)."""
+
+    externs: dict[str, relax.ExternFunc] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    global_infos: dict[str, Any] = field(default_factory=dict)
+    comments: Comments | None = None  # the class's, and those of its module calls
+
+
 class _ModuleParser:
     def __init__(self, ctx: RelaxContext) -> None:
         self.ctx = ctx
@@ -242,8 +226,7 @@ class _ModuleParser:
         item = items[0]
         if isinstance(item, syntax.ClassDef):
             mod = self.module(item)
-            mod.comments = merged(mod.comments, self.file)
-            return mod
+            return mod.replace(comments=merged(mod.comments, self.file))
         func = self.lone_function(item)
         return dataclasses.replace(func, comments=merged(func.comments, self.file))
 
@@ -344,12 +327,12 @@ class _ModuleParser:
                 cdef.bases[0],
             )
         self.ctx.module_name = cdef.name
-        mod = IRModule(dialect=self.ctx.dialect, span=cdef.span, comments=cdef.comments)
+        tables = _ModuleTables(comments=cdef.comments)
         members: dict[str, syntax.Node] = {}
         pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in cdef.body:
             stmt.comments, pending = carried(pending, stmt.comments), ()  # type: ignore[attr-defined]
-            name = self.member(stmt, mod)
+            name = self.member(stmt, tables)
             if name is None:
                 pending = loose(stmt.comments)  # type: ignore[attr-defined]
                 continue
@@ -358,7 +341,7 @@ class _ModuleParser:
                 raise self.ctx.error(f"duplicate definition of {name} (first at line {line})", stmt)
             members[name] = stmt
         if pending:
-            self.after_members(mod, members, pending)
+            self.after_members(tables, members, pending)
         relax_parsers: dict[str, RelaxFunctionParser] = {}
         for name, stmt in members.items():
             if not isinstance(stmt, syntax.FunctionDef):
@@ -375,26 +358,33 @@ class _ModuleParser:
             elif isinstance(stmt, syntax.FunctionDef):
                 functions[name] = parse_prim_func(stmt, self.ctx)
             else:
-                functions[name] = mod.functions[name]
-        mod.functions = functions
+                functions[name] = tables.externs[name]
+        mod = IRModule(
+            functions,
+            tables.attrs,
+            tables.global_infos,
+            dialect=self.ctx.dialect,
+            span=cdef.span,
+            comments=tables.comments,
+        )
         verify_module(mod)
         return mod
 
     def after_members(
-        self, mod: IRModule, members: dict[str, syntax.Node], lines: tuple[str, ...]
+        self, tables: _ModuleTables, members: dict[str, syntax.Node], lines: tuple[str, ...]
     ) -> None:
         """Comments left at the end of the class body go after its last member (or
         end the class, when it has none)."""
         if not members:
-            mod.comments = add(mod.comments, "end", Remark(lines))
+            tables.comments = add(tables.comments, "end", Remark(lines))
             return
         name, last = list(members.items())[-1]
         if isinstance(last, syntax.FunctionDef):
             last.comments = add(last.comments, "after", Remark(lines))
         else:
-            extern = mod.functions[name]
+            extern = tables.externs[name]
             comments = add(extern.comments, "after", Remark(lines))
-            mod.functions[name] = dataclasses.replace(extern, comments=comments)
+            tables.externs[name] = dataclasses.replace(extern, comments=comments)
 
     def module_decorator(self, cdef: syntax.ClassDef) -> None:
         if len(cdef.decorators) != 1:
@@ -411,16 +401,16 @@ class _ModuleParser:
             for key, value in args.items():
                 bool_literal(self.ctx, value, key)
 
-    def member(self, stmt: syntax.Node, mod: IRModule) -> str | None:
+    def member(self, stmt: syntax.Node, tables: _ModuleTables) -> str | None:
         """First pass over one class member; returns the global name it defines."""
         if isinstance(stmt, syntax.FunctionDef):
             kind = self.kind(stmt)
             self.ctx.global_names.setdefault(stmt.name, kind)
             return stmt.name
         if isinstance(stmt, (syntax.Assign, syntax.AnnAssign)):
-            return self.extern(stmt, mod)
+            return self.extern(stmt, tables)
         if isinstance(stmt, syntax.ExprStmt):
-            self.module_call(stmt, mod)
+            self.module_call(stmt, tables)
             return None
         if isinstance(stmt, syntax.Pass):
             return None
@@ -436,7 +426,7 @@ class _ModuleParser:
         )
         return target.id if isinstance(target, syntax.Name) else None
 
-    def extern(self, stmt: syntax.Assign | syntax.AnnAssign, mod: IRModule) -> str:
+    def extern(self, stmt: syntax.Assign | syntax.AnnAssign, tables: _ModuleTables) -> str:
         value = stmt.value
         name = self._extern_name(stmt)
         if isinstance(stmt, syntax.Assign) and len(stmt.targets) != 1:
@@ -453,14 +443,14 @@ class _ModuleParser:
         sym = args["global_symbol"]
         if not isinstance(sym, syntax.Constant) or not isinstance(sym.value, str):
             raise self.ctx.error("R.ExternFunc takes a string literal", sym)
-        if name in mod.functions or name in self.ctx.global_names:
+        if name in tables.externs or name in self.ctx.global_names:
             return name  # reported as a duplicate by the caller
-        mod.functions[name] = relax.ExternFunc(sym.value, value.span, stmt.comments)
+        tables.externs[name] = relax.ExternFunc(sym.value, value.span, stmt.comments)
         self.ctx.global_names[name] = "extern"
         self.ctx.signatures[name] = _OPAQUE
         return name
 
-    def module_call(self, stmt: syntax.ExprStmt, mod: IRModule) -> None:
+    def module_call(self, stmt: syntax.ExprStmt, tables: _ModuleTables) -> None:
         call = stmt.value
         name = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
         if isinstance(call, syntax.Constant) and isinstance(call.value, str):
@@ -475,11 +465,11 @@ class _ModuleParser:
         if not isinstance(args["attrs"], syntax.Dict):
             raise self.ctx.error(f"{name} takes a dict", args["attrs"])
         if name == "I.module_attrs":
-            mod.attrs.update(literal_value(args["attrs"], self.ctx))
-            mod.comments = add(mod.comments, "module_attrs", take_head(stmt))
+            tables.attrs.update(literal_value(args["attrs"], self.ctx))
+            tables.comments = add(tables.comments, "module_attrs", take_head(stmt))
         else:
-            mod.global_infos.update(self.raw(args["attrs"]))
-            mod.comments = add(mod.comments, "global_infos", take_head(stmt))
+            tables.global_infos.update(self.raw(args["attrs"]))
+            tables.comments = add(tables.comments, "global_infos", take_head(stmt))
 
     def raw(self, node: syntax.Node) -> Any:
         """Global-info data as written; calls such as `I.vdevice(...)` stay `RawCall`s."""

@@ -36,7 +36,7 @@ def _fields(node: Any) -> list[tuple[str, Any]]:
 def _children(node: Any) -> list[Any] | None:
     """The parts of a container or node to compare in order; None for leaves."""
     if isinstance(node, IRModule):
-        return [node.functions, node.attrs, node.global_infos]
+        return [dict(node.functions), dict(node.attrs), dict(node.global_infos)]
     if isinstance(node, (tuple, list)):
         return list(node)
     if isinstance(node, dict):

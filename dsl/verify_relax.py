@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.relax_functor import ExprVisitor
 
@@ -48,7 +49,6 @@ IMPURE_OPS = frozenset(
     }
 )
 FORCE_PURE = "relax.force_pure"  # TVM's kForcePure: the function is pure whatever it calls
-CALL_TIR_OPS = frozenset({"relax.call_tir", "relax.call_tir_inplace"})
 VOID = relax.TupleStructInfo(())
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
@@ -448,7 +448,7 @@ class _FunctionChecker(ExprVisitor):
         raise self.error(f"{e.name} is used outside the scope that defines it", self.where, e)
 
     def visit_Call(self, e: relax.Call) -> None:
-        if isinstance(e.op, relax.Op) and e.op.name in CALL_TIR_OPS:
+        if isinstance(e.op, relax.Op) and e.op.name in KERNEL_CALLS:
             self._call_tir(e, self.where)
         elif isinstance(e.op, relax.GlobalVar):
             self._global_call(e, e.op, self.where)
@@ -490,14 +490,20 @@ class _FunctionChecker(ExprVisitor):
 
     def _call_tir(self, call: relax.Call, where: object) -> None:
         name = call.op.name.replace("relax.", "R.")  # type: ignore[union-attr]
-        callee = call.args[0] if call.args else None
-        if not isinstance(callee, relax.GlobalVar):
-            raise self.error(f"{name} needs a prim function of the module", call, where)
+        view = CallTIR.of(call, KERNEL_CALLS)
+        if view is None:
+            raise self.error(
+                f"{name} needs a prim function of the module, a tuple of arguments and the "
+                "output struct info",
+                call,
+                where,
+            )
         if self.mod is None:
             return
+        callee = view.callee
         if callee.name not in self.mod.functions:
             raise self.error(f"{name} of unknown function {callee.name}", callee, call, where)
-        if not isinstance(self.mod.functions[callee.name], tir.PrimFunc):
+        if view.kernel(self.mod.functions) is None:
             raise self.error(
                 f"{name} calls {callee.name}, which is not a prim function", callee, call, where
             )

@@ -16,14 +16,15 @@ from lark import Lark, LarkError
 
 from tvmlite.diagnostics import ParseError, Source, Span
 from tvmlite.dsl import syntax
+from tvmlite.grammar import lark_internals
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.comments import Found, attach
 from tvmlite.grammar.errors import convert
 from tvmlite.grammar.indenter import IndentationProblem, layout
 from tvmlite.grammar.lalr import LalrParser
-from tvmlite.grammar.lexer import TvmsLexer
+from tvmlite.grammar.lexer import Tok, TvmsLexer
 
-__all__ = ["comment_texts", "parse_expression", "parse_syntax"]
+__all__ = ["comment_texts", "parse_expression", "parse_syntax", "tokenize"]
 
 GRAMMAR = Path(__file__).with_name("tvms.lark")
 
@@ -49,17 +50,21 @@ def _parser() -> _Parser:
         maybe_placeholders=True,
         cache=True,
     )
+    lark_internals.check(lark)
     builder = SyntaxBuilder()
     lexer = TvmsLexer(lark.lexer_conf)
     return _Parser(lark, lexer, LalrParser(lark, builder, lexer.punctuation["."]), builder)
 
 
-def parse_syntax(text: str, filename: str | None = None) -> syntax.Module:
+def parse_syntax(
+    text: str, filename: str | None = None, tokens: list[Tok] | None = None
+) -> syntax.Module:
     """Parse a whole `.tvms` file into a `syntax.Module` whose span covers all of `text`,
-    its statements carrying the comments written around them."""
+    its statements carrying the comments written around them. `tokens`, when given,
+    are `tokenize(text)` (a caller that reads them too lexes once)."""
     source = Source(text, filename or "<string>")
     comments: list[Found] = []
-    body = _run(text, "module", Placement(source), None, comments)
+    body = _run(text, "module", Placement(source), None, comments, tokens)
     lines = text.split("\n")
     span = Span(source, 1, 1, len(lines), len(lines[-1]) + 1)
     module = syntax.Module(body, span)
@@ -107,17 +112,26 @@ def _placement_in_literal(text: str, span: Span) -> Placement | None:
     return Placement(span.source, span.line - 1, span.column)
 
 
+def tokenize(text: str) -> list[Tok]:
+    """The tokens of `text` as lexed, before layout: comments are inside the `_NEWLINE`
+    tokens, and a `DeferredError` ends the list where lexing failed."""
+    return _parser().lexer.tokenize(text)
+
+
 def _run(
     text: str,
     start: str,
     placement: Placement,
     quoted: tuple[str, Span] | None,
     comments: list[Found] | None = None,
+    tokens: list[Tok] | None = None,
 ) -> syntax.Node | tuple[syntax.Node, ...]:
     parser = _parser()
+    if tokens is None:
+        tokens = parser.lexer.tokenize(text)
     try:
         with parser.builder.parsing(placement):
-            return parser.lalr.parse(layout(parser.lexer.tokenize(text), comments), start)
+            return parser.lalr.parse(layout(tokens, comments), start)
     except ParseError as error:
         raise _requote(error, quoted) from None
     except (LarkError, IndentationProblem) as error:

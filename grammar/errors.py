@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from lark import Lark, LarkError
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
-from lark.lexer import PatternStr
 
 from tvmlite.diagnostics import ParseError, Span
 from tvmlite.grammar.builder import Placement
 from tvmlite.grammar.indenter import IndentationProblem
+from tvmlite.grammar.lark_internals import PatternStr
 from tvmlite.grammar.lexer import Tok
 
 _WHAT = {

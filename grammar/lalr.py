@@ -13,15 +13,17 @@ children reach the same `SyntaxBuilder` methods as under Lark's inline transform
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lark import Lark
 from lark.exceptions import UnexpectedToken
-from lark.grammar import Rule
-from lark.parsers.lalr_analysis import Shift
 
 from tvmlite.grammar.builder import SyntaxBuilder
+from tvmlite.grammar.lark_internals import Shift
 from tvmlite.grammar.lexer import DeferredError, Tok
+
+if TYPE_CHECKING:
+    from lark.grammar import Rule
 
 END = "$END"
 DOTTED_NAME = "DOTTED_NAME"

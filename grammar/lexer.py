@@ -16,10 +16,14 @@ which NAME also matches) or punctuation (which no regex terminal matches).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters
-from lark.lexer import PatternStr
+
+from tvmlite.grammar.lark_internals import PatternStr
+
+if TYPE_CHECKING:
+    from lark.common import LexerConf
 
 _PUNCTUATION = "PUNCTUATION"  # the group holding all literal punctuation terminals
 # Regex terminals tried first within their priority: each failed alternative costs time,

@@ -339,6 +339,7 @@ def _call_packed_instead(
     mod: IRModule, kind: str, funcs: Mapping[str, Any], code: Mapping[str, Any]
 ) -> IRModule:
     from tvmlite.dsl import relax
+    from tvmlite.dsl.call_tir import CallTIR
     from tvmlite.dsl.structural import structural_hash
     from tvmlite.lowering.passes.partition_for_compiler import map_bindings
     from tvmlite.runtime.registry import register_func
@@ -352,19 +353,18 @@ def _call_packed_instead(
         register_func(symbols[name], code[name], override=True)
 
     def rewrite(binding: relax.Binding) -> relax.Binding:
-        v = binding.value
-        if not (isinstance(v, relax.Call) and isinstance(v.op, relax.Op)):
+        view = CallTIR.of(binding.value)
+        symbol = symbols.get(view.callee.name) if view is not None else None
+        if view is None or symbol is None:
             return binding
-        if v.op.name != "relax.call_tir" or not isinstance(v.args[0], relax.GlobalVar):
-            return binding
-        symbol = symbols.get(v.args[0].name)
-        if symbol is None:
-            return binding
-        args = v.args[1]
-        if len(v.args) > 2:  # symbolic vars travel as one more (int64 shape) argument
-            args = relax.Tuple((*args.fields, v.args[2]))  # type: ignore[attr-defined]
+        # symbolic vars travel as one more (int64 shape) argument
+        extra = () if view.tir_vars is None else (view.tir_vars,)
+        args = relax.Tuple((*view.args, *extra))
         call = relax.Call(
-            relax.Op("relax.call_dps_packed"), (relax.ExternFunc(symbol), args), (), v.sinfo_args
+            relax.Op("relax.call_dps_packed"),
+            (relax.ExternFunc(symbol), args),
+            (),
+            (view.out_sinfo,),
         )
         return relax.VarBinding(binding.var, call, binding.span)
 
@@ -373,9 +373,7 @@ def _call_packed_instead(
         for n, f in mod.functions.items()
         if n not in symbols
     }
-    return IRModule(
-        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-    )
+    return mod.with_functions(functions)
 
 
 register_target_kind("llvm")

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 
@@ -145,14 +145,19 @@ _STACK: contextvars.ContextVar[tuple[PassContext, ...]] = contextvars.ContextVar
 class PassContext:
     """How passes run: `opt_level`, `config` options (e.g.
     `relax.transform.apply_legalize_ops`), `instruments`, names of passes to
-    skip or always run, and `verify` to check the module after every pass."""
+    skip or always run, and `verify` to check the module after every pass.
+
+    `verify` left at None takes the setting of the enclosing context (off at
+    the top), so one `PassContext(verify=True)` around a test or a session
+    verifies after every pass run inside it, including passes run under the
+    contexts that `build` or the caller enter for their own options."""
 
     opt_level: int = 2
     config: dict[str, Any] = field(default_factory=dict)
     instruments: Sequence[PassInstrument] = ()
     required_pass: Sequence[str] = ()
     disabled_pass: Sequence[str] = ()
-    verify: bool = False
+    verify: bool | None = None
     _token: Any = field(default=None, repr=False, compare=False)
     _derived: bool = field(default=False, repr=False, compare=False)
 
@@ -185,6 +190,16 @@ class PassContext:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
+
+    def verifies(self) -> bool:
+        """Whether passes verify their result: this context's `verify`, else the
+        innermost enclosing context's that says."""
+        if self.verify is not None:
+            return self.verify
+        for outer in reversed(_STACK.get()):
+            if outer.verify is not None:
+                return outer.verify
+        return False
 
     def should_run(self, info: PassInfo, mod: IRModule) -> bool:
         if info.name in self.disabled_pass:
@@ -244,8 +259,8 @@ class Pass:
         result = self.run(mod)
         for inst in ctx.instruments:
             inst.run_after_pass(result, info)
-        if ctx.verify:
-            verify(result)
+        if ctx.verifies():
+            verify(result, info.name)
         return result
 
 
@@ -285,8 +300,8 @@ class ModulePass(Pass):
 @dataclass(frozen=True)
 class FunctionPass(Pass):
     """A pass applying `func(function, mod) -> function` to every function of the
-    kinds in `kinds` ("relax", "prim"); functions marked Primitive, Compiler or
-    Codegen are skipped, as the design requires of function-level passes."""
+    kinds in `kinds` ("relax", "prim"); functions `is_external` says to leave alone
+    are skipped, as the design requires of function-level passes."""
 
     func: FunctionFn
     name: str
@@ -295,7 +310,7 @@ class FunctionPass(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         def one(name: str, f: Any) -> Any:
-            return self.func(f, mod) if _kind(f) in self.kinds and not _marked(f) else f
+            return self.func(f, mod) if _kind(f) in self.kinds and not is_external(f) else f
 
         return map_functions(mod, one)
 
@@ -323,16 +338,7 @@ class PrimFuncPass(Pass):
 def map_functions(mod: IRModule, fn: Callable[[str, Any], Any]) -> IRModule:
     """`mod` with every function replaced by `fn(name, function)`; `mod` itself
     when nothing changed."""
-    changed = False
-    functions: dict[str, Any] = {}
-    for name, f in mod.functions.items():
-        functions[name] = new = fn(name, f)
-        changed = changed or new is not f
-    if not changed:
-        return mod
-    return IRModule(
-        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-    )
+    return mod.with_functions({name: fn(name, f) for name, f in mod.functions.items()})
 
 
 def _kind(f: Any) -> str:
@@ -341,9 +347,20 @@ def _kind(f: Any) -> str:
     return "prim" if isinstance(f, tir.PrimFunc) else "extern"
 
 
-def _marked(f: Any) -> bool:
-    return isinstance(f, relax.Function) and any(
-        f.attr(k) for k in ("Primitive", "Compiler", "Codegen")
+# A fused group, which only FuseTIR lowers (into one kernel).
+PRIMITIVE = "Primitive"
+# A function an external compiler owns (the target kind's hook lowers it; Composite
+# marks the pattern functions inside such a one).
+EXTERNAL_COMPILER = ("Compiler", "Codegen", "Composite")
+
+
+def is_external(func: Any) -> bool:
+    """Whether graph-level passes leave `func` alone: a Relax function marked as a
+    fused group (`Primitive`) or as owned by an external compiler (`Compiler`,
+    `Codegen`, `Composite`). Such functions are lifted to module level and marked
+    rather than skipped by visitors (DESIGN.md); prim functions never are."""
+    return isinstance(func, relax.Function) and any(
+        func.attr(key) for key in (PRIMITIVE, *EXTERNAL_COMPILER)
     )
 
 
@@ -367,12 +384,20 @@ def function_pass(
     return wrap
 
 
-def verify(mod: IRModule) -> None:
-    """Check every function of `mod`; raises VerifyError (the between-pass hook)."""
+def verify(mod: IRModule, after: str | None = None) -> None:
+    """Check every function of `mod` with the TIR and Relax verifiers; raises
+    VerifyError, whose message starts with the pass named by `after` (the
+    between-pass hook)."""
     from tvmlite.dsl.verify_relax import verify_module
     from tvmlite.dsl.verify_tir import verify_prim_func
 
-    for f in mod.functions.values():
-        if isinstance(f, tir.PrimFunc):
-            verify_prim_func(f)
-    verify_module(mod)
+    try:
+        for f in mod.functions.values():
+            if isinstance(f, tir.PrimFunc):
+                verify_prim_func(f)
+        verify_module(mod)
+    except VerifyError as error:
+        if after is None:
+            raise
+        message = f"the module after pass {after} is invalid: {error.message}"
+        raise VerifyError(message, error.span, error.filename) from error

@@ -15,8 +15,9 @@ from collections import Counter
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import syntax
 from tvmlite.dsl.comments import HEADER_LINES, ROOT_MARKERS
-from tvmlite.dsl.parser import detect_dialect, parse_commented
-from tvmlite.grammar import comment_texts
+from tvmlite.dsl.dialect import detect_dialect
+from tvmlite.dsl.parser import parse_commented
+from tvmlite.grammar import comment_texts, tokenize
 from tvmlite.printer.context import METADATA_FOOTER
 
 PRINTERS_OWN = HEADER_LINES | set(ROOT_MARKERS) | {METADATA_FOOTER}
@@ -37,7 +38,7 @@ def format_text(text: str, filename: str | None = None, dialect: str | None = No
     if docstring is not None:
         message = "cannot keep this docstring: the printer writes none (make it a comment)"
         raise ParseError(f"{message}; the text is left unchanged", docstring.span, filename)
-    out = script(parsed, dialect=dialect or detect_dialect(text))
+    out = script(parsed, dialect=dialect or detect_dialect(text, tokenize(text)))
     written = Counter(line for line in comment_texts(out) if line not in PRINTERS_OWN)
     for note in tree.notes:
         if note.text in PRINTERS_OWN:

@@ -44,10 +44,10 @@ def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -
     notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
-        line = f"I.module_attrs({relax_printer.value(mod.attrs)})"
+        line = f"I.module_attrs({relax_printer.value(dict(mod.attrs))})"
         body.extend(indent(noted(line, role(notes, "module_attrs"))))
     if mod.global_infos:
-        line = f"I.module_global_infos({relax_printer.value(mod.global_infos)})"
+        line = f"I.module_global_infos({relax_printer.value(dict(mod.global_infos))})"
         body.extend(indent(noted(line, role(notes, "global_infos"))))
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):

@@ -41,6 +41,18 @@ def _private_compile_cache():
                 os.environ[key] = value
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _verify_between_passes():
+    """Every pass any test runs is followed by the TIR and Relax verifiers (a
+    `PassContext(verify=True)` around the session: contexts entered inside leave
+    `verify` at None and inherit it), so a pass that leaves inconsistent IR fails
+    the test that ran it, with the pass named in the error."""
+    from tvmlite.transform import PassContext
+
+    with PassContext(verify=True):
+        yield
+
+
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     """The compile cache on, in a directory of this test's own."""

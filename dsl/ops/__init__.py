@@ -29,12 +29,13 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
 )
 from tvmlite.dsl.ops.call import infer_struct_info, make_call
 from tvmlite.dsl.ops.context import sinfo_of
-from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, all_ops, lookup
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, OpPatternKind, all_ops, lookup
 
 __all__ = [
     "ArgDef",
     "AttrDef",
     "OpDef",
+    "OpPatternKind",
     "all_ops",
     "infer_struct_info",
     "lookup",

@@ -12,7 +12,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, Shape, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import BROADCAST, ELEMWISE, ArgDef, OpDef, register
+from tvmlite.dsl.ops.registry import ArgDef, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 ARITH_BINARY = (
     "add",
@@ -136,11 +137,13 @@ def infer_compare_binary(ctx: InferCtx) -> relax.StructInfo:
 
 for _name in ARITH_BINARY:
     register(
-        OpDef(f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), BROADCAST, infer_arith_binary)
+        OpDef(f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), K.kBroadcast, infer_arith_binary)
     )
 for _name in COMPARE_BINARY:
     register(
-        OpDef(f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), BROADCAST, infer_compare_binary)
+        OpDef(
+            f"relax.{_name}", (ArgDef("x1"), ArgDef("x2")), (), K.kBroadcast, infer_compare_binary
+        )
     )
 
 
@@ -157,7 +160,7 @@ register(
         "relax.where",
         (ArgDef("condition"), ArgDef("x1"), ArgDef("x2")),
         (),
-        BROADCAST,
+        K.kBroadcast,
         infer_where,
     )
 )
@@ -184,7 +187,7 @@ register(
         "relax.ewise_fma",
         (ArgDef("x1"), ArgDef("x2"), ArgDef("x3")),
         (),
-        ELEMWISE,
+        K.kElemWise,
         infer_ewise_fma,
     )
 )

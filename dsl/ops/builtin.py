@@ -13,14 +13,15 @@ from tvmlite.dsl import relax
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.calls import infer_void
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import ELEMWISE, OPAQUE, ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 register(
     OpDef(
         "relax.print",
         (ArgDef("format", "str", ""), ArgDef("values", "any", variadic=True)),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_void,
         keyword_args=("format",),
     )
@@ -46,19 +47,19 @@ register(
             ArgDef("format_args", "any", variadic=True),
         ),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_assert,
         keyword_args=("format",),
     )
 )
 
 
-@define("relax.null_value", (), (), OPAQUE)
+@define("relax.null_value", (), (), K.kOpaque)
 def infer_null_value(ctx: InferCtx) -> relax.StructInfo:
     return relax.ObjectStructInfo()
 
 
-@define("relax.shape_of", ("expr",), (), OPAQUE)
+@define("relax.shape_of", ("expr",), (), K.kOpaque)
 def infer_shape_of(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     shape = known_shape(data)
@@ -67,7 +68,7 @@ def infer_shape_of(ctx: InferCtx) -> relax.StructInfo:
     return relax.ShapeStructInfo(shape, len(shape))
 
 
-@define("relax.tensor_to_shape", ("expr",), (), OPAQUE)
+@define("relax.tensor_to_shape", ("expr",), (), K.kOpaque)
 def infer_tensor_to_shape(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     if ndim_of(data) not in (-1, 1):
@@ -79,7 +80,7 @@ def infer_tensor_to_shape(ctx: InferCtx) -> relax.StructInfo:
     return relax.ShapeStructInfo(None, -1 if length is None else length)
 
 
-@define("relax.shape_to_tensor", (ArgDef("expr", "shape"),), (), OPAQUE)
+@define("relax.shape_to_tensor", (ArgDef("expr", "shape"),), (), K.kOpaque)
 def infer_shape_to_tensor(ctx: InferCtx) -> relax.StructInfo:
     ndim = ctx.shape_ndim(0)
     if ndim < 0:
@@ -87,7 +88,7 @@ def infer_shape_to_tensor(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo((sa.const(ndim),), "int64")
 
 
-@define("relax.size", ("expr",), (), OPAQUE)
+@define("relax.size", ("expr",), (), K.kOpaque)
 def infer_size(ctx: InferCtx) -> relax.StructInfo:
     ctx.tensor(0)
     return tensor_sinfo((), "int64")
@@ -115,7 +116,7 @@ def _allocated(ctx: InferCtx, shape_index: int, dtype_index: int) -> relax.Struc
         ArgDef("storage_scope", "str", "global"),
     ),
     (),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_builtin_alloc_tensor(ctx: InferCtx) -> relax.StructInfo:
     return _allocated(ctx, 0, 1)
@@ -135,7 +136,7 @@ register(
             ArgDef("dtype", "dtype"),
         ),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_object,
     )
 )
@@ -149,7 +150,7 @@ register(
             ArgDef("storage_scope", "str", "global"),
         ),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_object,
     )
 )
@@ -171,7 +172,7 @@ for _ns in ("memory", "vm"):
                 ArgDef("runtime_device_ind", "prim", 0),
             ),
             (),
-            OPAQUE,
+            K.kOpaque,
             infer_storage_tensor,
         )
     )
@@ -180,7 +181,7 @@ for _name, _arg in (
     ("memory.kill_tensor", "tensor"),
     ("vm.kill_object", "obj"),
 ):
-    register(OpDef(f"relax.{_name}", (ArgDef(_arg, "any"),), (), OPAQUE, infer_void))
+    register(OpDef(f"relax.{_name}", (ArgDef(_arg, "any"),), (), K.kOpaque, infer_void))
 
 
 @define(
@@ -192,7 +193,7 @@ for _name, _arg in (
         ArgDef("relative_byte_offset", "prim", None),
     ),
     (),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_memory_view(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -205,7 +206,7 @@ def infer_memory_view(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(shape, dtype, ndim)
 
 
-@define("relax.memory.ensure_zero_offset", ("data",), (), OPAQUE)
+@define("relax.memory.ensure_zero_offset", ("data",), (), K.kOpaque)
 def infer_ensure_zero_offset(ctx: InferCtx) -> relax.StructInfo:
     return like(ctx.tensor(0))
 
@@ -223,7 +224,7 @@ register(
             AttrDef("index", kind="int"),
             AttrDef("memory_scope", "global", "str"),
         ),
-        OPAQUE,
+        K.kOpaque,
         infer_same,
     )
 )
@@ -232,7 +233,7 @@ register(
         "relax.to_vdevice",
         (ArgDef("data"),),
         (AttrDef("dst_vdevice", kind="object"),),
-        OPAQUE,
+        K.kOpaque,
         infer_same,
     )
 )
@@ -283,7 +284,7 @@ for _name, _dtype in (("quantize", "int8"), ("dequantize", "float32")):
             f"relax.{_name}",
             (ArgDef("data"), ArgDef("scale"), ArgDef("zero_point")),
             (AttrDef("out_dtype", _dtype, "dtype"), AttrDef("axis", -1, "int")),
-            ELEMWISE,
+            K.kElemWise,
             infer_qdq,
             signature=("data", "scale", "zero_point", "axis", "out_dtype"),
         )

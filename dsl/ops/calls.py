@@ -12,7 +12,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, sinfo_of
 from tvmlite.dsl.ops.convert import Fail
-from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, AttrDef, BuildCtx, OpDef, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 OUT_KEYWORDS = ("out_sinfo", "out_ty")
 TY_KEYWORDS = ("sinfo_args", "ty_args")
@@ -68,7 +69,7 @@ register(
         "relax.call_tir",
         (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
@@ -80,7 +81,7 @@ register(
         "relax.call_tir_inplace",
         (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
         INPLACE,
-        OPAQUE,
+        K.kOpaque,
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
@@ -92,7 +93,7 @@ register(
         "relax.call_tir_with_grad",
         (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
         (AttrDef("te_grad_name", kind="str"), AttrDef("te_grad_kwargs", None, "dict?")),
-        OPAQUE,
+        K.kOpaque,
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
@@ -104,7 +105,7 @@ register(
         "relax.call_dps_packed",
         FUNC_ARGS,
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_dps_call,
         build_dps_call,
         sinfo_keywords=OUT_KEYWORDS,
@@ -118,7 +119,7 @@ register(
         "relax.call_pure_packed",
         PACKED_ARGS,
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_from_sinfo_args,
         sinfo_keywords=TY_KEYWORDS,
     )
@@ -128,7 +129,7 @@ register(
         "relax.call_inplace_packed",
         PACKED_ARGS,
         INPLACE,
-        OPAQUE,
+        K.kOpaque,
         infer_from_sinfo_args,
         sinfo_keywords=TY_KEYWORDS,
     )
@@ -152,7 +153,7 @@ register(
         "relax.call_packed",
         PACKED_ARGS,
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_from_sinfo_args,
         build_call_packed,
         sinfo_keywords=TY_KEYWORDS,
@@ -164,7 +165,7 @@ for _name in ("call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure"):
             f"relax.{_name}",
             (ArgDef("closure" if "closure" in _name else "func", "func"), ArgDef("args", "tuple")),
             (),
-            OPAQUE,
+            K.kOpaque,
             infer_from_sinfo_args,
             build_tuple_args,
             sinfo_keywords=TY_KEYWORDS,
@@ -182,7 +183,7 @@ register(
         "relax.make_closure",
         (ArgDef("func", "func"), ArgDef("args", "tuple")),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_make_closure,
         build_tuple_args,
     )
@@ -198,7 +199,7 @@ register(
         "relax.vm.call_tir_dyn",
         (ArgDef("func", "func"), ArgDef("args", "tuple")),
         (),
-        OPAQUE,
+        K.kOpaque,
         infer_void,
         build_tuple_args,
     )

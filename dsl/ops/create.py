@@ -14,7 +14,8 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, like, ndim_of, sinfo_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import ELEMWISE, INJECTIVE, ArgDef, AttrDef, BuildCtx, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 DTYPE_OPT = (AttrDef("dtype", None, "dtype?"),)
 DTYPE_REQ = (AttrDef("dtype", kind="dtype"),)
@@ -27,7 +28,7 @@ def _fill_dtype(ctx: InferCtx, index: int) -> str:
     return fill.dtype
 
 
-@define("relax.full", (ArgDef("shape", "shape"), ArgDef("fill_value")), DTYPE_OPT, ELEMWISE)
+@define("relax.full", (ArgDef("shape", "shape"), ArgDef("fill_value")), DTYPE_OPT, K.kElemWise)
 def infer_full(ctx: InferCtx) -> relax.StructInfo:
     fill_dtype = _fill_dtype(ctx, 1)
     dtype = ctx.attr("dtype") or fill_dtype
@@ -35,7 +36,7 @@ def infer_full(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(values, dtype, ctx.shape_ndim(0))
 
 
-@define("relax.full_like", (ArgDef("x"), ArgDef("fill_value")), DTYPE_OPT, ELEMWISE)
+@define("relax.full_like", (ArgDef("x"), ArgDef("fill_value")), DTYPE_OPT, K.kElemWise)
 def infer_full_like(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     _fill_dtype(ctx, 1)
@@ -53,8 +54,8 @@ def infer_fill_like(ctx: InferCtx) -> relax.StructInfo:
 
 
 for _name in ("zeros", "ones"):
-    define(f"relax.{_name}", (ArgDef("shape", "shape"),), DTYPE_REQ, ELEMWISE)(infer_fill)
-    define(f"relax.{_name}_like", ("x",), DTYPE_OPT, ELEMWISE)(infer_fill_like)
+    define(f"relax.{_name}", (ArgDef("shape", "shape"),), DTYPE_REQ, K.kElemWise)(infer_fill)
+    define(f"relax.{_name}_like", ("x",), DTYPE_OPT, K.kElemWise)(infer_fill_like)
 
 
 def _scalar_dtype(expr: relax.Expr | None) -> str:
@@ -85,7 +86,7 @@ def _number(expr: tir.PrimExpr | None) -> int | float | None:
     "relax.arange",
     (ArgDef("start", "prim"), ArgDef("end", "prim", None), ArgDef("step", "prim", 1)),
     DTYPE_OPT,
-    INJECTIVE,
+    K.kInjective,
     build_arange,
 )
 def infer_arange(ctx: InferCtx) -> relax.StructInfo:
@@ -113,7 +114,7 @@ def build_eye(ctx: BuildCtx) -> None:
     "relax.eye",
     (ArgDef("n", "prim"), ArgDef("m", "prim", None), ArgDef("k", "prim", 0)),
     (AttrDef("dtype", "float32", "dtype"),),
-    INJECTIVE,
+    K.kInjective,
     build_eye,
 )
 def infer_eye(ctx: InferCtx) -> relax.StructInfo:
@@ -124,7 +125,7 @@ def infer_eye(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo((sa.to_index(n), sa.to_index(m)), ctx.attr("dtype"))
 
 
-@define("relax.eye_like", (ArgDef("x"), ArgDef("k", "prim", 0)), DTYPE_OPT, INJECTIVE)
+@define("relax.eye_like", (ArgDef("x"), ArgDef("k", "prim", 0)), DTYPE_OPT, K.kInjective)
 def infer_eye_like(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     if ndim_of(data) not in (-1, 2):
@@ -141,7 +142,9 @@ def infer_triangle(ctx: InferCtx) -> relax.StructInfo:
 
 
 for _name in ("tril", "triu"):
-    define(f"relax.{_name}", (ArgDef("x"), ArgDef("k", "prim", 0)), (), INJECTIVE)(infer_triangle)
+    define(f"relax.{_name}", (ArgDef("x"), ArgDef("k", "prim", 0)), (), K.kInjective)(
+        infer_triangle
+    )
 
 
 @define(
@@ -153,7 +156,7 @@ for _name in ("tril", "triu"):
         ArgDef("beta", "prim"),
     ),
     DTYPE_REQ,
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_hamming_window(ctx: InferCtx) -> relax.StructInfo:
     size = ctx.prim(0)

@@ -9,16 +9,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import (
-    INJECTIVE,
-    OPAQUE,
-    ArgDef,
-    AttrDef,
-    BuildCtx,
-    OpDef,
-    define,
-    register,
-)
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, OpDef, define, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def _resize_attrs(n: int, layout: str, rounding: str) -> tuple[AttrDef, ...]:
@@ -81,7 +73,7 @@ register(
         "relax.image.resize2d",
         (ArgDef("data"), ArgDef("size", "shape")),
         _resize_attrs(2, "NCHW", "round"),
-        INJECTIVE,
+        K.kInjective,
         infer_resize2d,
         build_resize2d,
     )
@@ -91,7 +83,7 @@ register(
         "relax.image.resize3d",
         (ArgDef("data"), ArgDef("size", "shape")),
         _resize_attrs(3, "NCDHW", ""),
-        INJECTIVE,
+        K.kInjective,
         infer_resize3d,
         build_resize3d,
     )
@@ -107,7 +99,7 @@ register(
         AttrDef("padding_mode", "zeros", "str"),
         AttrDef("align_corners", False, "bool"),
     ),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_grid_sample(ctx: InferCtx) -> relax.StructInfo:
     """TVM's: the grid is (N, 2, H_out, W_out) (or (N, 3, D_out, H_out, W_out)); the
@@ -129,7 +121,7 @@ def infer_grid_sample(ctx: InferCtx) -> relax.StructInfo:
     "relax.image.affine_grid",
     (ArgDef("data"), ArgDef("size", "shape")),
     (AttrDef("align_corners", True, "bool"),),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_affine_grid(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)

@@ -11,7 +11,8 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.binary import broadcast_shapes
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import INJECTIVE, OPAQUE, ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def _prim_items(ctx: InferCtx, index: int) -> list[tir.PrimExpr | None] | None:
@@ -67,7 +68,7 @@ def slice_length(
         ArgDef("strides", "prim_tuple", None),
     ),
     (AttrDef("assume_inbound", False, "bool"),),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -103,7 +104,7 @@ def infer_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(out), data.dtype)
 
 
-@define("relax.dynamic_strided_slice", ("x", "begin", "end", "strides"), (), INJECTIVE)
+@define("relax.dynamic_strided_slice", ("x", "begin", "end", "strides"), (), K.kInjective)
 def infer_dynamic_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     ndim = ndim_of(data)
@@ -123,7 +124,7 @@ def infer_dynamic_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     "relax.take",
     ("x", "indices"),
     (AttrDef("axis", None, "int?"), AttrDef("mode", "fast", "str")),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_take(ctx: InferCtx) -> relax.StructInfo:
     data, indices = ctx.tensor(0), ctx.tensor(1)
@@ -145,7 +146,7 @@ def infer_take(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(shape[:axis] + ishape + shape[axis + 1 :], data.dtype)
 
 
-@define("relax.gather_elements", ("data", "indices"), (AttrDef("axis", 0, "int"),), INJECTIVE)
+@define("relax.gather_elements", ("data", "indices"), (AttrDef("axis", 0, "int"),), K.kInjective)
 def infer_gather_elements(ctx: InferCtx) -> relax.StructInfo:
     data, indices = ctx.tensor(0), ctx.tensor(1)
     ctx.require_int(indices, "indices")
@@ -156,7 +157,7 @@ def infer_gather_elements(ctx: InferCtx) -> relax.StructInfo:
     return like(indices, data.dtype)
 
 
-@define("relax.gather_nd", ("data", "indices"), (AttrDef("batch_dims", 0, "int"),), INJECTIVE)
+@define("relax.gather_nd", ("data", "indices"), (AttrDef("batch_dims", 0, "int"),), K.kInjective)
 def infer_gather_nd(ctx: InferCtx) -> relax.StructInfo:
     data, indices = ctx.tensor(0), ctx.tensor(1)
     ctx.require_int(indices, "indices")
@@ -174,7 +175,7 @@ def infer_gather_nd(ctx: InferCtx) -> relax.StructInfo:
     "relax.scatter_elements",
     ("data", "indices", "updates"),
     (AttrDef("axis", 0, "int"), AttrDef("reduction", "update", "str")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_scatter_elements(ctx: InferCtx) -> relax.StructInfo:
     data, indices, updates = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
@@ -189,7 +190,7 @@ def infer_scatter_elements(ctx: InferCtx) -> relax.StructInfo:
     "relax.scatter_nd",
     ("data", "indices", "updates"),
     (AttrDef("reduction", "update", "str"),),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_scatter_nd(ctx: InferCtx) -> relax.StructInfo:
     data, indices, updates = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
@@ -208,7 +209,7 @@ def infer_scatter_nd(ctx: InferCtx) -> relax.StructInfo:
         ArgDef("step", "prim"),
     ),
     (AttrDef("axis", 0, "int"),),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_slice_scatter(ctx: InferCtx) -> relax.StructInfo:
     data, src = ctx.tensor(0), ctx.tensor(1)
@@ -222,7 +223,7 @@ def infer_slice_scatter(ctx: InferCtx) -> relax.StructInfo:
     "relax.index_put",
     (ArgDef("data"), ArgDef("indices", "tuple"), ArgDef("values")),
     (AttrDef("accumulate", False, "bool"),),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_index_put(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -232,7 +233,7 @@ def infer_index_put(ctx: InferCtx) -> relax.StructInfo:
     return like(data)
 
 
-@define("relax.index_tensor", (ArgDef("data"), ArgDef("indices", "tuple")), (), INJECTIVE)
+@define("relax.index_tensor", (ArgDef("data"), ArgDef("indices", "tuple")), (), K.kInjective)
 def infer_index_tensor(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     indices = ctx.tensors(1)
@@ -256,7 +257,7 @@ def infer_index_tensor(ctx: InferCtx) -> relax.StructInfo:
     # and annotates the result int32, so reading them back as int32 round-trips.
     (ArgDef("indices"), ArgDef("on_value", "prim32"), ArgDef("off_value", "prim32")),
     (AttrDef("depth", kind="int"), AttrDef("axis", -1, "int")),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_one_hot(ctx: InferCtx) -> relax.StructInfo:
     indices = ctx.tensor(0)

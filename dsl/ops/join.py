@@ -11,7 +11,8 @@ import itertools
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import INJECTIVE, ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def _common(ctx: InferCtx, tensors: list[relax.TensorStructInfo]) -> tuple[str, int]:
@@ -28,7 +29,7 @@ def _common(ctx: InferCtx, tensors: list[relax.TensorStructInfo]) -> tuple[str, 
     return dtype, ndim
 
 
-@define("relax.concat", (ArgDef("tensors", "tuple"),), (AttrDef("axis", 0, "int?"),), INJECTIVE)
+@define("relax.concat", (ArgDef("tensors", "tuple"),), (AttrDef("axis", 0, "int?"),), K.kInjective)
 def infer_concat(ctx: InferCtx) -> relax.StructInfo:
     tensors = ctx.tensors(0)
     dtype, ndim = _common(ctx, tensors)
@@ -61,7 +62,7 @@ def infer_concat(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(out), dtype)
 
 
-@define("relax.stack", (ArgDef("tensors", "tuple"),), (AttrDef("axis", 0, "int?"),), INJECTIVE)
+@define("relax.stack", (ArgDef("tensors", "tuple"),), (AttrDef("axis", 0, "int?"),), K.kInjective)
 def infer_stack(ctx: InferCtx) -> relax.StructInfo:
     tensors = ctx.tensors(0)
     dtype, ndim = _common(ctx, tensors)
@@ -97,7 +98,7 @@ def _split_sizes(dim: tir.PrimExpr, spec: int | tuple[int, ...]) -> list[tir.Pri
     "relax.split",
     ("x",),
     (AttrDef("indices_or_sections", kind="int|ints"), AttrDef("axis", 0, "int")),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_split(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -127,7 +128,7 @@ def infer_split(ctx: InferCtx) -> relax.StructInfo:
     "relax.meshgrid",
     (ArgDef("tensors", "tuple"),),
     (AttrDef("indexing", "ij", "str?"),),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_meshgrid(ctx: InferCtx) -> relax.StructInfo:
     tensors = ctx.tensors(0)

@@ -7,7 +7,8 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.binary import broadcast_shapes
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import OUT_EWISE_FUSIBLE, ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def _out_dtype(ctx: InferCtx, a: str, b: str) -> str:
@@ -17,7 +18,7 @@ def _out_dtype(ctx: InferCtx, a: str, b: str) -> str:
     return dtype or (a if a != "void" else b)
 
 
-@define("relax.matmul", ("x1", "x2"), (AttrDef("out_dtype", None, "dtype?"),), OUT_EWISE_FUSIBLE)
+@define("relax.matmul", ("x1", "x2"), (AttrDef("out_dtype", None, "dtype?"),), K.kOutEWiseFusable)
 def infer_matmul(ctx: InferCtx) -> relax.StructInfo:
     a, b = ctx.tensor(0), ctx.tensor(1)
     dtype = _out_dtype(ctx, a.dtype, b.dtype)
@@ -45,7 +46,7 @@ def infer_matmul(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(out), dtype)
 
 
-@define("relax.outer", ("x1", "x2"), (), OUT_EWISE_FUSIBLE)
+@define("relax.outer", ("x1", "x2"), (), K.kOutEWiseFusable)
 def infer_outer(ctx: InferCtx) -> relax.StructInfo:
     a, b = ctx.tensor(0), ctx.tensor(1)
     dtype = ctx.same_dtype(a.dtype, b.dtype)
@@ -74,7 +75,7 @@ def _einsum_terms(ctx: InferCtx, subscripts: str, count: int) -> tuple[list[str]
     "relax.einsum",
     (ArgDef("operands", "tuple"),),
     (AttrDef("subscripts", kind="str"),),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_einsum(ctx: InferCtx) -> relax.StructInfo:
     tensors = ctx.tensors(0)

@@ -20,15 +20,8 @@ from tvmlite.dsl.ops.context import (
     tensor_sinfo,
 )
 from tvmlite.dsl.ops.convert import Fail
-from tvmlite.dsl.ops.registry import (
-    BROADCAST,
-    INJECTIVE,
-    OPAQUE,
-    ArgDef,
-    AttrDef,
-    BuildCtx,
-    define,
-)
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def build_reshape(ctx: BuildCtx) -> None:
@@ -53,7 +46,7 @@ def build_reshape(ctx: BuildCtx) -> None:
     ctx.args[1] = relax.ShapeExpr(tuple(values), span=shape.span)
 
 
-@define("relax.reshape", (ArgDef("x"), ArgDef("shape", "shape")), (), INJECTIVE, build_reshape)
+@define("relax.reshape", (ArgDef("x"), ArgDef("shape", "shape")), (), K.kInjective, build_reshape)
 def infer_reshape(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     values = ctx.shape_arg(1)
@@ -73,7 +66,7 @@ def infer_reshape(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(values, data.dtype)
 
 
-@define("relax.permute_dims", ("x",), (AttrDef("axes", None, "ints?"),), INJECTIVE)
+@define("relax.permute_dims", ("x",), (AttrDef("axes", None, "ints?"),), K.kInjective)
 def infer_permute_dims(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     axes = ctx.attr("axes")
@@ -89,7 +82,7 @@ def infer_permute_dims(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(shape[i] for i in order), data.dtype)
 
 
-@define("relax.expand_dims", ("x",), (AttrDef("axis", kind="ints"),), INJECTIVE)
+@define("relax.expand_dims", ("x",), (AttrDef("axis", kind="ints"),), K.kInjective)
 def infer_expand_dims(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     axes = ctx.attr("axis")
@@ -107,7 +100,7 @@ def infer_expand_dims(ctx: InferCtx) -> relax.StructInfo:
     )
 
 
-@define("relax.squeeze", ("x",), (AttrDef("axis", None, "ints?"),), INJECTIVE)
+@define("relax.squeeze", ("x",), (AttrDef("axis", None, "ints?"),), K.kInjective)
 def infer_squeeze(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     axes = ctx.attr("axis")
@@ -127,7 +120,7 @@ def infer_squeeze(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(kept), data.dtype)
 
 
-@define("relax.flatten", ("x",), (), INJECTIVE)
+@define("relax.flatten", ("x",), (), K.kInjective)
 def infer_flatten(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     shape = known_shape(data)
@@ -136,7 +129,7 @@ def infer_flatten(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo((sa.product(shape),), data.dtype)
 
 
-@define("relax.broadcast_to", (ArgDef("x"), ArgDef("shape", "shape")), (), BROADCAST)
+@define("relax.broadcast_to", (ArgDef("x"), ArgDef("shape", "shape")), (), K.kBroadcast)
 def infer_broadcast_to(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     target = ctx.shape_arg(1)
@@ -153,7 +146,7 @@ def infer_broadcast_to(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(target, data.dtype)
 
 
-@define("relax.tile", ("data",), (AttrDef("repeats", kind="ints"),), INJECTIVE)
+@define("relax.tile", ("data",), (AttrDef("repeats", kind="ints"),), K.kInjective)
 def infer_tile(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     repeats = ctx.attr("repeats")
@@ -173,7 +166,7 @@ def infer_tile(ctx: InferCtx) -> relax.StructInfo:
     "relax.repeat",
     ("data",),
     (AttrDef("repeats", kind="int"), AttrDef("axis", None, "int?")),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_repeat(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -194,7 +187,7 @@ def infer_repeat(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(tuple(dims), data.dtype)
 
 
-@define("relax.flip", ("data",), (AttrDef("axis", kind="int"),), INJECTIVE)
+@define("relax.flip", ("data",), (AttrDef("axis", kind="int"),), K.kInjective)
 def infer_flip(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     if ndim_of(data) >= 0:
@@ -206,7 +199,7 @@ def infer_flip(ctx: InferCtx) -> relax.StructInfo:
     "relax.reverse_sequence",
     ("data", "seq_lengths"),
     (AttrDef("seq_axis", 1, "int"), AttrDef("batch_axis", 0, "int")),
-    INJECTIVE,
+    K.kInjective,
 )
 def infer_reverse_sequence(ctx: InferCtx) -> relax.StructInfo:
     data, lengths = ctx.tensor(0), ctx.tensor(1)
@@ -254,7 +247,7 @@ def build_layout_transform(ctx: BuildCtx) -> None:
         AttrDef("index_map", kind="object"),
         AttrDef("pad_value", None, "object?"),
     ),
-    INJECTIVE,
+    K.kInjective,
     build_layout_transform,
 )
 def infer_layout_transform(ctx: InferCtx) -> relax.StructInfo:
@@ -281,13 +274,13 @@ def infer_layout_transform(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(layout.shape, data.dtype)
 
 
-@define("relax.collapse_sum_like", ("data", "collapse_target"), (), OPAQUE)
+@define("relax.collapse_sum_like", ("data", "collapse_target"), (), K.kOpaque)
 def infer_collapse_sum_like(ctx: InferCtx) -> relax.StructInfo:
     data, target = ctx.tensor(0), ctx.tensor(1)
     return like(target, data.dtype)
 
 
-@define("relax.collapse_sum_to", (ArgDef("data"), ArgDef("shape", "shape")), (), OPAQUE)
+@define("relax.collapse_sum_to", (ArgDef("data"), ArgDef("shape", "shape")), (), K.kOpaque)
 def infer_collapse_sum_to(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     values = ctx.shape_arg(1)

@@ -11,23 +11,13 @@ from tvmlite.dsl import relax
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
 from tvmlite.dsl.ops.convert import prim_value
-from tvmlite.dsl.ops.registry import (
-    ELEMWISE,
-    INJECTIVE,
-    OPAQUE,
-    OUT_EWISE_FUSIBLE,
-    ArgDef,
-    AttrDef,
-    BuildCtx,
-    OpDef,
-    define,
-    register,
-)
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, OpDef, define, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 from tvmlite.dsl.ops.unary import infer_any_unary, infer_float_unary
 
-register(OpDef("relax.nn.relu", (ArgDef("data"),), (), ELEMWISE, infer_any_unary))
+register(OpDef("relax.nn.relu", (ArgDef("data"),), (), K.kElemWise, infer_any_unary))
 for _name in ("gelu", "gelu_tanh", "selu", "silu"):
-    register(OpDef(f"relax.nn.{_name}", (ArgDef("data"),), (), ELEMWISE, infer_float_unary))
+    register(OpDef(f"relax.nn.{_name}", (ArgDef("data"),), (), K.kElemWise, infer_float_unary))
 
 
 def build_relu6(ctx: BuildCtx) -> relax.Call:
@@ -36,13 +26,13 @@ def build_relu6(ctx: BuildCtx) -> relax.Call:
     )
 
 
-register(OpDef("relax.nn.relu6", (ArgDef("data"),), (), ELEMWISE, infer_any_unary, build_relu6))
+register(OpDef("relax.nn.relu6", (ArgDef("data"),), (), K.kElemWise, infer_any_unary, build_relu6))
 register(
     OpDef(
         "relax.nn.leakyrelu",
         (ArgDef("data"),),
         (AttrDef("alpha", 0.01, "float"),),
-        ELEMWISE,
+        K.kElemWise,
         infer_float_unary,
     )
 )
@@ -51,13 +41,13 @@ register(
         "relax.nn.softplus",
         (ArgDef("data"),),
         (AttrDef("beta", 1.0, "float"), AttrDef("threshold", 20.0, "float")),
-        ELEMWISE,
+        K.kElemWise,
         infer_float_unary,
     )
 )
 
 
-@define("relax.nn.prelu", ("data", "alpha"), (AttrDef("axis", 1, "int"),), ELEMWISE)
+@define("relax.nn.prelu", ("data", "alpha"), (AttrDef("axis", 1, "int"),), K.kElemWise)
 def infer_prelu(ctx: InferCtx) -> relax.StructInfo:
     data, alpha = ctx.tensor(0), ctx.tensor(1)
     ctx.require_float(data, "data")
@@ -76,12 +66,12 @@ def infer_softmax(ctx: InferCtx) -> relax.StructInfo:
 
 
 for _name in ("softmax", "log_softmax"):
-    define(f"relax.nn.{_name}", ("data",), (AttrDef("axis", -1, "int"),), OUT_EWISE_FUSIBLE)(
+    define(f"relax.nn.{_name}", ("data",), (AttrDef("axis", -1, "int"),), K.kOutEWiseFusable)(
         infer_softmax
     )
 
 
-@define("relax.nn.dropout", ("data",), (AttrDef("rate", 0.5, "float"),), OPAQUE)
+@define("relax.nn.dropout", ("data",), (AttrDef("rate", 0.5, "float"),), K.kOpaque)
 def infer_dropout(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     rate = ctx.attr("rate")
@@ -98,7 +88,7 @@ def infer_dropout(ctx: InferCtx) -> relax.StructInfo:
         AttrDef("pad_value", 0.0, "float"),
         AttrDef("pad_mode", "constant", "str"),
     ),
-    INJECTIVE,
+    K.kInjective,
     signature=("data", "pad_width", "pad_mode", "pad_value"),
 )
 def infer_pad(ctx: InferCtx) -> relax.StructInfo:
@@ -117,7 +107,7 @@ def infer_pad(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(out, data.dtype)
 
 
-@define("relax.nn.pixel_shuffle", ("data",), (AttrDef("upscale_factor", kind="int"),), INJECTIVE)
+@define("relax.nn.pixel_shuffle", ("data",), (AttrDef("upscale_factor", kind="int"),), K.kInjective)
 def infer_pixel_shuffle(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     r = ctx.attr("upscale_factor")
@@ -135,7 +125,7 @@ def infer_pixel_shuffle(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo(out, data.dtype)
 
 
-@define("relax.nn.batch_flatten", ("data",), (), INJECTIVE)
+@define("relax.nn.batch_flatten", ("data",), (), K.kInjective)
 def infer_batch_flatten(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     shape = known_shape(data)
@@ -146,7 +136,7 @@ def infer_batch_flatten(ctx: InferCtx) -> relax.StructInfo:
     return tensor_sinfo((shape[0], sa.product(shape[1:])), data.dtype)
 
 
-@define("relax.nn.cross_entropy_with_logits", ("predictions", "labels"), (), OPAQUE)
+@define("relax.nn.cross_entropy_with_logits", ("predictions", "labels"), (), K.kOpaque)
 def infer_cross_entropy(ctx: InferCtx) -> relax.StructInfo:
     pred, labels = ctx.tensor(0), ctx.tensor(1)
     dtype = ctx.same_dtype(pred.dtype, labels.dtype, "predictions and labels")
@@ -157,7 +147,7 @@ def infer_cross_entropy(ctx: InferCtx) -> relax.StructInfo:
     "relax.nn.nll_loss",
     (ArgDef("predictions"), ArgDef("targets"), ArgDef("weights", default=None)),
     (AttrDef("reduction", "mean", "str"), AttrDef("ignore_index", -100, "int")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_nll_loss(ctx: InferCtx) -> relax.StructInfo:
     pred, targets = ctx.tensor(0), ctx.tensor(1)
@@ -216,7 +206,7 @@ register(
         "relax.nn.attention",
         (ArgDef("query"), ArgDef("key"), ArgDef("value"), ArgDef("bias", default=None)),
         ATTENTION_ATTRS,
-        OUT_EWISE_FUSIBLE,
+        K.kOutEWiseFusable,
         infer_attention,
         build_attention,
     )
@@ -226,7 +216,7 @@ register(
         "relax.nn.attention_bias",
         (ArgDef("query"), ArgDef("key"), ArgDef("value"), ArgDef("bias")),
         ATTENTION_ATTRS,
-        OUT_EWISE_FUSIBLE,
+        K.kOutEWiseFusable,
         infer_attention,
     )
 )
@@ -244,7 +234,7 @@ register(
         ArgDef("max_seqlen_k", "prim"),
     ),
     ATTENTION_ATTRS,
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
     signature=(
         "queries",
         "keys",

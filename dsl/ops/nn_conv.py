@@ -13,15 +13,8 @@ from collections.abc import Callable
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import (
-    OUT_EWISE_FUSIBLE,
-    ArgDef,
-    AttrDef,
-    BuildCtx,
-    InferFn,
-    OpDef,
-    register,
-)
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, InferFn, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 DATA_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -210,7 +203,7 @@ for _n in (1, 2, 3):
                 f"relax.nn.conv{_d}{_suffix}",
                 (ArgDef("data"), ArgDef("weight")),
                 _conv_attrs(_n, _transpose),
-                OUT_EWISE_FUSIBLE,
+                K.kOutEWiseFusable,
                 _infer[_n],
                 build_out_layout,
             )
@@ -222,7 +215,7 @@ for _n in (1, 2, 3):
                 f"relax.nn.{_kind}_pool{_d}",
                 (ArgDef("data"),),
                 _pool_attrs(_n, _include_pad),
-                OUT_EWISE_FUSIBLE,
+                K.kOutEWiseFusable,
                 _POOL[_n],
                 build_out_layout,
                 signature=POOL_SIGNATURE,
@@ -237,7 +230,7 @@ for _n in (1, 2, 3):
                 AttrDef("layout", DATA_LAYOUT[_n], "str"),
                 AttrDef("out_layout", None, "str?"),
             ),
-            OUT_EWISE_FUSIBLE,
+            K.kOutEWiseFusable,
             _ADAPTIVE[_n],
             build_out_layout,
         )

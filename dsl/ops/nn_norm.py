@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of
-from tvmlite.dsl.ops.registry import OUT_EWISE_FUSIBLE, ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 EPS = AttrDef("epsilon", 1e-5, "float")
 CENTER_SCALE = (AttrDef("center", True, "bool"), AttrDef("scale", True, "bool"))
@@ -69,7 +70,7 @@ def _channel_axis(ctx: InferCtx, ndim: int) -> int:
         AttrDef("momentum", 0.1, "float"),
         AttrDef("training", True, "bool"),
     ),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_batch_norm(ctx: InferCtx) -> relax.StructInfo:
     data = _checked_data(ctx, 5, lambda _data, ndim: [ctx.axis(ctx.attr("axis"), ndim)])
@@ -81,7 +82,7 @@ def infer_batch_norm(ctx: InferCtx) -> relax.StructInfo:
     "relax.nn.layer_norm",
     ("data", "gamma", "beta"),
     (AttrDef("axes", kind="ints"), EPS, *CENTER_SCALE),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_layer_norm(ctx: InferCtx) -> relax.StructInfo:
     return like(_checked_data(ctx, 3, _attr_axes(ctx)))
@@ -97,7 +98,7 @@ def infer_layer_norm(ctx: InferCtx) -> relax.StructInfo:
         EPS,
         *CENTER_SCALE,
     ),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
     def group_channel(data: relax.TensorStructInfo, ndim: int) -> list[int]:
@@ -119,7 +120,7 @@ def infer_group_norm(ctx: InferCtx) -> relax.StructInfo:
     "relax.nn.instance_norm",
     ("data", "gamma", "beta"),
     (AttrDef("channel_axis", kind="int"), AttrDef("axes", kind="ints"), EPS, *CENTER_SCALE),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_instance_norm(ctx: InferCtx) -> relax.StructInfo:
     return like(_checked_data(ctx, 3, lambda _data, ndim: [_channel_axis(ctx, ndim)]))
@@ -129,7 +130,7 @@ def infer_instance_norm(ctx: InferCtx) -> relax.StructInfo:
     "relax.nn.rms_norm",
     (ArgDef("data"), ArgDef("weight")),
     (AttrDef("axes", (-1,), "ints"), EPS),
-    OUT_EWISE_FUSIBLE,
+    K.kOutEWiseFusable,
 )
 def infer_rms_norm(ctx: InferCtx) -> relax.StructInfo:
     return like(_checked_data(ctx, 2, _attr_axes(ctx)))

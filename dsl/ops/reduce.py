@@ -10,7 +10,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import COMM_REDUCE, OPAQUE, ArgDef, AttrDef, OpDef, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 STATISTICAL = ("max", "mean", "min", "prod", "std", "sum", "variance")
 STAT_ATTRS = (AttrDef("axis", None, "ints?"), AttrDef("keepdims", False, "bool"))
@@ -45,7 +46,7 @@ def infer_statistical(ctx: InferCtx) -> relax.StructInfo:
 
 
 for _name in STATISTICAL:
-    register(OpDef(f"relax.{_name}", (ArgDef("x"),), STAT_ATTRS, COMM_REDUCE, infer_statistical))
+    register(OpDef(f"relax.{_name}", (ArgDef("x"),), STAT_ATTRS, K.kCommReduce, infer_statistical))
 
 
 def infer_median(ctx: InferCtx) -> relax.StructInfo:
@@ -58,7 +59,7 @@ def infer_median(ctx: InferCtx) -> relax.StructInfo:
     return relax.TupleStructInfo((values, indices))
 
 
-register(OpDef("relax.median", (ArgDef("x"),), STAT_ATTRS, OPAQUE, infer_median))
+register(OpDef("relax.median", (ArgDef("x"),), STAT_ATTRS, K.kOpaque, infer_median))
 
 
 def infer_arg_reduce(ctx: InferCtx) -> relax.StructInfo:
@@ -73,7 +74,7 @@ for _name in ("argmax", "argmin"):
             f"relax.{_name}",
             (ArgDef("x"),),
             (AttrDef("axis", None, "int?"), AttrDef("keepdims", False, "bool")),
-            COMM_REDUCE,
+            K.kCommReduce,
             infer_arg_reduce,
         )
     )
@@ -100,4 +101,4 @@ SCAN_ATTRS = (
     AttrDef("exclusive", False, "bool"),
 )
 for _name in ("cumprod", "cumsum"):
-    register(OpDef(f"relax.{_name}", (ArgDef("data"),), SCAN_ATTRS, OPAQUE, infer_scan))
+    register(OpDef(f"relax.{_name}", (ArgDef("data"),), SCAN_ATTRS, K.kOpaque, infer_scan))

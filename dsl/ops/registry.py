@@ -11,20 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tvmlite.dsl import relax
     from tvmlite.dsl.ops.context import InferCtx
 
-# TVM's operator pattern kinds (relay-era `TOpPattern`), used by fusion.
-ELEMWISE = "elementwise"
-BROADCAST = "broadcast"
-INJECTIVE = "injective"
-COMM_REDUCE = "comm_reduce"
-OUT_EWISE_FUSIBLE = "out_ewise_fusible"
-OPAQUE = "opaque"
-PATTERNS = (ELEMWISE, BROADCAST, INJECTIVE, COMM_REDUCE, OUT_EWISE_FUSIBLE, OPAQUE)
+
+class OpPatternKind(IntEnum):
+    """TVM's `OpPatternKind`, the one vocabulary of fusion patterns: an operator's
+    (`OpDef.pattern`), a kernel's `op_pattern` attribute (the number) and its
+    `op_kind` attribute (the spelling). The order matters: a bigger kind fuses less."""
+
+    kElemWise = 0
+    kBroadcast = 1
+    kInjective = 2
+    kCommReduce = 3
+    kOutEWiseFusable = 4
+    kTuple = 7
+    kOpaque = 8
+
+    @property
+    def spelling(self) -> str:
+        """The `op_kind` attribute's text ("elementwise", "out_ewise_fusible", ...)."""
+        return _SPELLINGS[self]
+
+
+_SPELLINGS = {
+    OpPatternKind.kElemWise: "elementwise",
+    OpPatternKind.kBroadcast: "broadcast",
+    OpPatternKind.kInjective: "injective",
+    OpPatternKind.kCommReduce: "comm_reduce",
+    OpPatternKind.kOutEWiseFusable: "out_ewise_fusible",
+    OpPatternKind.kTuple: "tuple",
+    OpPatternKind.kOpaque: "opaque",
+}
 
 
 class _Required:
@@ -75,7 +97,7 @@ class OpDef:
     name: str
     arg_names: tuple[ArgDef, ...]
     attrs: tuple[AttrDef, ...]
-    pattern: str
+    pattern: OpPatternKind
     infer: InferFn
     build: BuildFn | None = None
     # Keywords that give the result struct info (`out_sinfo=`, `ty_args=`), stored
@@ -144,7 +166,7 @@ def define(
     name: str,
     args: tuple[ArgDef | str, ...] = (),
     attrs: tuple[AttrDef, ...] = (),
-    pattern: str = OPAQUE,
+    pattern: OpPatternKind = OpPatternKind.kOpaque,
     build: BuildFn | None = None,
     sinfo_keywords: tuple[str, ...] = (),
     keyword_args: tuple[str, ...] = (),

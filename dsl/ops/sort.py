@@ -10,7 +10,8 @@ from __future__ import annotations
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.registry import OPAQUE, ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
 def _check_axis(ctx: InferCtx, data: relax.TensorStructInfo) -> int | None:
@@ -22,7 +23,7 @@ def _check_axis(ctx: InferCtx, data: relax.TensorStructInfo) -> int | None:
     "relax.sort",
     ("x",),
     (AttrDef("axis", -1, "int"), AttrDef("descending", False, "bool")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_sort(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -38,7 +39,7 @@ def infer_sort(ctx: InferCtx) -> relax.StructInfo:
         AttrDef("descending", False, "bool"),
         AttrDef("dtype", "int32", "dtype?"),
     ),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_argsort(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -56,7 +57,7 @@ def infer_argsort(ctx: InferCtx) -> relax.StructInfo:
         AttrDef("largest", True, "bool"),
         AttrDef("dtype", "int32", "dtype?"),
     ),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_topk(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
@@ -93,7 +94,7 @@ def infer_topk(ctx: InferCtx) -> relax.StructInfo:
         ArgDef("axis", "prim", None),
     ),
     (),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_unique(ctx: InferCtx) -> relax.StructInfo:
     """The unique values (1-d, or the input's rank along `axis`), then an int64
@@ -118,7 +119,7 @@ def infer_unique(ctx: InferCtx) -> relax.StructInfo:
     return fields[0] if len(fields) == 1 else relax.TupleStructInfo(tuple(fields))
 
 
-@define("relax.nonzero", ("x",), (), OPAQUE)
+@define("relax.nonzero", ("x",), (), K.kOpaque)
 def infer_nonzero(ctx: InferCtx) -> relax.StructInfo:
     ctx.tensor(0)
     return tensor_sinfo(None, "int64", 2)
@@ -128,7 +129,7 @@ def infer_nonzero(ctx: InferCtx) -> relax.StructInfo:
     "relax.bucketize",
     ("input_tensor", "boundaries"),
     (AttrDef("out_int32", False, "bool"), AttrDef("right", False, "bool")),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_bucketize(ctx: InferCtx) -> relax.StructInfo:
     data, bounds = ctx.tensor(0), ctx.tensor(1)
@@ -141,7 +142,7 @@ def infer_bucketize(ctx: InferCtx) -> relax.StructInfo:
     "relax.multinomial_from_uniform",
     ("prob", "uniform_sample", "sample_indices"),
     (AttrDef("dtype", "int64", "dtype"),),
-    OPAQUE,
+    K.kOpaque,
 )
 def infer_multinomial(ctx: InferCtx) -> relax.StructInfo:
     ctx.tensor(0)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, like
-from tvmlite.dsl.ops.registry import ELEMWISE, ArgDef, AttrDef, OpDef, register
+from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, register
+from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 # Ops that require a float input (TVM's `require_float_dtype=true`).
 FLOAT_UNARY = (
@@ -74,11 +75,11 @@ def infer_check_unary(ctx: InferCtx) -> relax.StructInfo:
 
 
 for _name in FLOAT_UNARY:
-    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), ELEMWISE, infer_float_unary))
+    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), K.kElemWise, infer_float_unary))
 for _name in ANY_UNARY:
-    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), ELEMWISE, infer_any_unary))
+    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), K.kElemWise, infer_any_unary))
 for _name in CHECK_UNARY:
-    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), ELEMWISE, infer_check_unary))
+    register(OpDef(f"relax.{_name}", (ArgDef("x"),), (), K.kElemWise, infer_check_unary))
 
 
 def infer_clip(ctx: InferCtx) -> relax.StructInfo:
@@ -93,7 +94,7 @@ register(
         "relax.clip",
         (ArgDef("x"), ArgDef("min", "prim"), ArgDef("max", "prim")),
         (),
-        ELEMWISE,
+        K.kElemWise,
         infer_clip,
     )
 )
@@ -108,7 +109,7 @@ register(
         "relax.astype",
         (ArgDef("x"),),
         (AttrDef("dtype", kind="dtype"),),
-        ELEMWISE,
+        K.kElemWise,
         infer_astype,
     )
 )
@@ -117,7 +118,7 @@ register(
         "relax.wrap_param",
         (ArgDef("data"),),
         (AttrDef("dtype", "float32", "dtype"),),
-        ELEMWISE,
+        K.kElemWise,
         infer_astype,
     )
 )
@@ -133,7 +134,7 @@ register(
         "relax.builtin.stop_lift_params",
         (ArgDef("x"),),
         (),
-        ELEMWISE,
+        K.kElemWise,
         infer_identity,
         aliases=("relax.stop_lift_params",),
     )

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.lowering.analysis.op_pattern import OpPatternKind as K
+from tvmlite.dsl.ops import OpPatternKind as K
 
 MAX_FUSED_OPS = 256  # TVM's kMaxFusedOps, the default of relax.FuseOps.max_depth
 

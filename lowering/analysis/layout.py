@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.dsl import relax
-from tvmlite.dsl.ops import lookup, sinfo_of
-from tvmlite.dsl.ops.registry import BROADCAST, ELEMWISE
+from tvmlite.dsl.ops import OpPatternKind, lookup, sinfo_of
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,7 @@ def _reduce(attrs: dict[str, Any], layout: AxisOrder) -> Follow:
 def _is_elementwise(call: relax.Call) -> bool:
     """Elementwise or broadcasting over tensors, with no attribute naming axes."""
     op = lookup(call.op.name)  # type: ignore[union-attr]
-    if op is None or op.pattern not in (ELEMWISE, BROADCAST):
+    if op is None or op.pattern not in (OpPatternKind.kElemWise, OpPatternKind.kBroadcast):
         return False
     kinds_ok = all(a.kind in ("tensor", "prim") for a in op.arg_names)
     return kinds_ok and not any("axis" in a.name or "layout" in a.name for a in op.attrs)

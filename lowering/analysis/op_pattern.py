@@ -14,36 +14,10 @@ opaque (TVM would call the first elementwise and not look at the others).
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import free_vars
+from tvmlite.dsl.ops import OpPatternKind
 from tvmlite.dsl.tir_functor import StmtExprVisitor
-
-
-class OpPatternKind(IntEnum):
-    """TVM's `OpPatternKind`: the order matters (a bigger kind fuses less)."""
-
-    kElemWise = 0
-    kBroadcast = 1
-    kInjective = 2
-    kCommReduce = 3
-    kOutEWiseFusable = 4
-    kTuple = 7
-    kOpaque = 8
-
-
-# The spelling of each kind in LegalizeOps' `op_kind` attribute (dsl/ops/registry.py).
-KIND_NAMES: dict[OpPatternKind, str] = {
-    OpPatternKind.kElemWise: "elementwise",
-    OpPatternKind.kBroadcast: "broadcast",
-    OpPatternKind.kInjective: "injective",
-    OpPatternKind.kCommReduce: "comm_reduce",
-    OpPatternKind.kOutEWiseFusable: "out_ewise_fusible",
-    OpPatternKind.kTuple: "tuple",
-    OpPatternKind.kOpaque: "opaque",
-}
-KIND_BY_NAME: dict[str, OpPatternKind] = {name: kind for kind, name in KIND_NAMES.items()}
 
 # Calls into code the analysis cannot see: the kernel may do anything.
 OPAQUE_CALLS = frozenset(
@@ -251,8 +225,3 @@ def _is_pure_reduce(reduce_vars: list[tir.Var], indices: tuple[tir.PrimExpr, ...
         if used and index is not used[0]:
             return False
     return True
-
-
-def pattern_name(kind: int) -> str:
-    """`op_kind` spelling of a pattern number (`0` -> "elementwise")."""
-    return KIND_NAMES[OpPatternKind(kind)]

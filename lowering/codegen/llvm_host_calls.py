@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
@@ -164,28 +165,31 @@ class HostCalls:
         """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
         names are those arguments, written by the kernel where they are (the
         kernel's parameters are the arguments, then the other outputs)."""
-        gv = call.args[0]
-        kernel = self.ctx.kernels.get(gv.name) if isinstance(gv, relax.GlobalVar) else None
+        view = CallTIR.of(call, KERNEL_CALLS)
+        if view is None:
+            raise TVMLiteError(
+                f"{self.prefix}{what} needs a module function, a tuple of arguments "
+                "and its output struct info"
+            )
+        name = view.callee.name
+        kernel = self.ctx.kernels.get(name)
         if kernel is None:
-            raise TVMLiteError(f"{self.prefix}{what} target {gv} is not a prim function")
-        ins = val_leaves(self.value(call.args[1]))
-        out_sinfo = call.sinfo_args[0] if call.sinfo_args else None
-        if out_sinfo is None:
-            raise TVMLiteError(f"{self.prefix}{what} of '{gv.name}' has no output struct info")
-        out_leaves = leaves(out_sinfo, "output")
-        outs = self.inplace_outputs(call, ins, out_leaves, f"{what} of '{gv.name}'")
+            raise TVMLiteError(f"{self.prefix}{what} target {name} is not a prim function")
+        ins = [leaf for arg in view.args for leaf in val_leaves(self.value(arg))]
+        out_leaves = leaves(view.out_sinfo, "output")
+        outs = self.inplace_outputs(call, ins, out_leaves, f"{what} of '{name}'")
         fresh: list[Val] = []
         for k, leaf in enumerate(out_leaves):
             if outs[k] is None:
-                outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {gv.name}")
+                outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
                 fresh.append(outs[k])
         extra: list[Val] = []
-        if len(call.args) > 2:
-            tir_vars = self.value(call.args[2])
+        if view.tir_vars is not None:
+            tir_vars = self.value(view.tir_vars)
             dims = tir_vars.dims if isinstance(tir_vars, ShapeVal) else ()
             extra = [PrimVal(d, "int64") for d in dims]
         self.run_kernel(kernel, [*ins, *fresh, *extra])
-        return rebuild(out_sinfo, list(outs))
+        return rebuild(view.out_sinfo, list(outs))
 
     def inplace_outputs(
         self, call: relax.Call, ins: list[Val], out_leaves: list[Leaf], what: str

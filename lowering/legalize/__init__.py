@@ -10,7 +10,8 @@ which operators a fused kernel holds (FuseTIR's `op_names`, `op_attrs_list`,
 from typing import Any
 
 from tvmlite.dsl import tir
-from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern, pattern_name
+from tvmlite.dsl.ops import OpPatternKind
+from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register their rules)
     attention,
     binary,
@@ -40,6 +41,7 @@ from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,
     OP_KIND,
     OP_NAME,
+    KernelSink,
     LegalizeCtx,
     LegalizeUnsupported,
     legalized_ops,
@@ -62,7 +64,7 @@ def op_info(func: tir.PrimFunc) -> dict[str, Any]:
     if info is not None:
         return info
     pattern = func.attr("op_pattern")
-    kind = pattern_name(int(pattern) if pattern is not None else analyze_op_pattern(func))
+    kind = (OpPatternKind(pattern) if pattern is not None else analyze_op_pattern(func)).spelling
     names = func.attr("op_names")
     if names is None:
         return {"name": None, "kind": kind, "attrs": {}}
@@ -77,6 +79,7 @@ __all__ = [
     "OP_ATTRS",
     "OP_KIND",
     "OP_NAME",
+    "KernelSink",
     "LegalizeCtx",
     "LegalizeUnsupported",
     "legalized_ops",

@@ -28,6 +28,7 @@ given. A 0-d input is read as a 1-element vector (TVM's builtin calls
 from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops import OpPatternKind
 from tvmlite.dsl.ops.context import tensor_sinfo
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
@@ -181,7 +182,7 @@ def legalize_dynamic_strided_slice(ctx: LegalizeCtx) -> relax.Expr:
             "shape_func",
             shape_func,
             out_sinfo=tensor_sinfo((E.idx(ndim),), E.INDEX),
-            kind="opaque",
+            kind=OpPatternKind.kOpaque,
         )
     )
     dims = ctx.emit_shape(lengths, ["s"] * ndim)

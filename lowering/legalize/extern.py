@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.ops import sinfo_of
+from tvmlite.dsl.ops import OpPatternKind, sinfo_of
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported
 
@@ -148,7 +148,9 @@ def checked_indices(
         outs = [("out_buf", idx.shape, idx.dtype, False)]
         return kb.extern(name, outs, [idx], body)[0]
 
-    return ctx.emit(ctx.call_te(name, build, args=[arg], out_sinfo=sinfo, kind="opaque"))
+    return ctx.emit(
+        ctx.call_te(name, build, args=[arg], out_sinfo=sinfo, kind=OpPatternKind.kOpaque)
+    )
 
 
 def pragma_seq() -> tir.AttrStmt:

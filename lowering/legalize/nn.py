@@ -245,6 +245,9 @@ def legalize_nll_loss(ctx: LegalizeCtx) -> tir.PrimExpr:
             return losses
 
         def total(t: te.Tensor) -> te.Tensor:
+            if not t.shape:  # one target (1-d predictions): nothing to sum, as TVM's
+                return t
+
             def body() -> te.Reduce:
                 raxes = [te.reduce_axis(s, f"k{j}") for j, s in enumerate(t.shape)]
                 return te.sum_(t.load([r.var for r in raxes]), raxes)

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tvmlite.dsl import arith, relax, tir
 from tvmlite.dsl.analysis import free_vars, substitute
-from tvmlite.dsl.ops import OpDef, make_call, sinfo_of
+from tvmlite.dsl.call_tir import call_tir
+from tvmlite.dsl.index_map import IndexMap
+from tvmlite.dsl.ops import OpDef, OpPatternKind, make_call, sinfo_of
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize import te
-
-if TYPE_CHECKING:
-    from tvmlite.lowering.passes.legalize_ops import KernelTable
+from tvmlite.printer.relax_expr import index_map_script
 
 LegalizeFn = Callable[["LegalizeCtx"], "relax.Expr | None"]
 BuildFn = Callable[..., "te.Tensor | Sequence[te.Tensor]"]
@@ -53,6 +53,29 @@ def legalized_ops() -> list[str]:
     return sorted(_RULES)
 
 
+class KernelSink(Protocol):
+    """What a rule may emit into, through its `LegalizeCtx`: new kernels, and
+    bindings placed before the call being replaced. LegalizeOps' kernel table is
+    the one implementation; the rules know nothing else of the pass."""
+
+    s_tir: bool  # new kernels are spelled as TVM 0.27 prints them
+
+    def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
+        """Add `func` under a fresh name made from `name` (or reuse an identical
+        kernel); the GlobalVar to call it by."""
+        ...
+
+    def emit(self, value: relax.Expr) -> relax.Var:
+        """Bind `value` (legalized in turn) before the binding being rewritten."""
+        ...
+
+    def emit_match_cast(
+        self, value: relax.Expr, struct_info: relax.StructInfo, name: str
+    ) -> relax.Var:
+        """Bind `R.match_cast(value, struct_info)` before the binding being rewritten."""
+        ...
+
+
 @dataclass
 class LegalizeCtx:
     """One operator call being legalized, and the means to replace it."""
@@ -60,7 +83,7 @@ class LegalizeCtx:
     call: relax.Call
     op: OpDef
     out_sinfo: relax.StructInfo
-    table: KernelTable
+    table: KernelSink
     vmap: dict[tir.Var, tir.Var] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -118,7 +141,7 @@ class LegalizeCtx:
         args: Sequence[relax.Expr] | None = None,
         scalar_consts: bool = False,
         out_sinfo: relax.StructInfo | None = None,
-        kind: str | None = None,
+        kind: OpPatternKind | None = None,
     ) -> relax.Call:
         """Build a kernel with `fbuild(kb, *inputs)` and call it through call_tir.
 
@@ -137,16 +160,24 @@ class LegalizeCtx:
         params: list[te.Tensor | tir.Var] = [*placeholders, *outputs]
         extra = _undefined_vars(params)
         inverse = {kv: rv for rv, kv in self.vmap.items()}
-        attrs = self.table.kernel_attrs(self)
-        if kind is not None:
-            attrs = tuple((k, kind if k == OP_KIND else v) for k, v in attrs)
+        attrs = self.kernel_attrs(self.op.pattern if kind is None else kind)
         func = kb.build([*params, *extra], attrs, self.table.s_tir)
         gv = self.table.add_kernel(name, func)
-        call_args: list[relax.Expr] = [gv, relax.Tuple(tuple(tensor_args))]
-        if extra:
-            call_args.append(relax.ShapeExpr(tuple(inverse.get(v, v) for v in extra)))
+        scalars = relax.ShapeExpr(tuple(inverse.get(v, v) for v in extra)) if extra else None
         sinfo = self.out_sinfo if out_sinfo is None else out_sinfo
-        return relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (sinfo,))
+        return call_tir(gv, tensor_args, sinfo, scalars)
+
+    def kernel_attrs(self, kind: OpPatternKind) -> tuple[tuple[str, Any], ...]:
+        """The attributes of a kernel legalizing this call: the operator it came
+        from (name, kind, attributes) and no aliasing between its buffers."""
+        noalias = "tirx.noalias" if self.table.s_tir else "tir.noalias"
+        attrs = tuple((k, _attr_value(v)) for k, v in self.call.attrs)
+        return (
+            (OP_ATTRS, attrs),
+            (OP_KIND, kind.spelling),
+            (OP_NAME, self.op.name),
+            (noalias, True),
+        )
 
     def _input(
         self,
@@ -184,6 +215,16 @@ class LegalizeUnsupported(Exception):
     the pass leaves the call as it is."""
 
 
+def _attr_value(value: Any) -> Any:
+    """Operator attributes as function-attribute values (lists become tuples, an
+    index map its text)."""
+    if isinstance(value, IndexMap):
+        return index_map_script(value)
+    if isinstance(value, list):
+        return tuple(_attr_value(v) for v in value)
+    return value
+
+
 def _scalar(c: relax.Constant) -> tir.PrimExpr:
     dtype = "bool" if c.data.dtype.name == "bool" else str(c.data.dtype)
     return arith.const(c.data.item(), dtype)
@@ -213,5 +254,5 @@ def op_info(func: tir.PrimFunc) -> dict[str, Any] | None:
         return None
     kind = func.attr(OP_KIND)
     if kind is None and lookup(name) is not None:
-        kind = lookup(name).pattern
+        kind = lookup(name).pattern.spelling
     return {"name": name, "kind": kind, "attrs": dict(func.attr(OP_ATTRS, ()))}

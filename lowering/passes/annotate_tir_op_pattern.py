@@ -32,7 +32,6 @@ class AnnotateTIROpPattern(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         functions: dict[str, Any] = {}
-        changed = False
         for gname, func in mod.functions.items():
             if isinstance(func, tir.PrimFunc) and func.attr(OP_PATTERN) is None:
                 kind = int(analyze_op_pattern(func))
@@ -46,10 +45,5 @@ class AnnotateTIROpPattern(Pass):
                     func.s_tir,
                     func.span,
                 )
-                changed = True
             functions[gname] = func
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions(functions)

@@ -6,8 +6,8 @@ impure function, no in-place kernel, no print or assert); `match_cast` stays,
 since it checks shapes at run time. Dataflow blocks left empty disappear. At
 module level, private functions that no public function reaches (through calls
 or `call_tir`) are removed; a module with no public function keeps them all,
-since nothing says what its entry is. Functions marked `Primitive`, `Compiler`
-or `Codegen` are kept as they are inside. Fusion and legalization leave such
+since nothing says what its entry is. Functions `is_external` names (fused
+groups, external compilers') are kept as they are inside. Fusion and legalization leave such
 dead code behind, which is why this runs after them.
 """
 
@@ -22,9 +22,8 @@ from tvmlite.dsl.relax_functor import EXPR_NODES
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.tir_mutator import replace
 from tvmlite.lowering.analysis.relax_util import global_vars, used_vars
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import Pass, is_external
 
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 IMPURE_OPS = frozenset(
     {
         "relax.call_packed",
@@ -50,22 +49,12 @@ class DeadCodeElimination(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         functions: dict[str, Any] = {}
-        changed = False
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in SKIP_ATTRS):
-                new = _Liveness(mod).visit_expr(func)
-                changed = changed or new is not func
-                func = new
+            if isinstance(func, relax.Function) and not is_external(func):
+                func = _Liveness(mod).visit_expr(func)
             functions[gname] = func
         kept = _reachable(functions, self.entry_functions)
-        if len(kept) != len(functions):
-            functions = {k: v for k, v in functions.items() if k in kept}
-            changed = True
-        if not changed:
-            return mod
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions({k: v for k, v in functions.items() if k in kept})
 
 
 def _reachable(functions: dict[str, Any], extra: tuple[str, ...]) -> set[str]:

@@ -16,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.dsl import relax, tir
+from tvmlite.dsl import relax
+from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.ops import OpPatternKind as K
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.lowering.analysis.graph_partition import (
@@ -26,7 +28,6 @@ from tvmlite.lowering.analysis.graph_partition import (
     GraphPartitioner,
     Group,
 )
-from tvmlite.lowering.analysis.op_pattern import OpPatternKind as K
 from tvmlite.lowering.analysis.relax_util import (
     FunctionTable,
     defined_tir_vars,
@@ -34,9 +35,8 @@ from tvmlite.lowering.analysis.relax_util import (
     tir_vars,
     used_vars,
 )
-from tvmlite.lowering.transform import Pass, PassContext
+from tvmlite.lowering.transform import PRIMITIVE, Pass, PassContext, is_external
 
-SKIP_ATTRS = ("Primitive", "Compiler", "Codegen")
 MAX_DEPTH_CONFIG = "relax.FuseOps.max_depth"
 
 
@@ -58,42 +58,26 @@ class FuseOps(Pass):
         depth = self.max_depth or int(ctx.get(MAX_DEPTH_CONFIG, MAX_FUSED_OPS))
         table = FunctionTable(set(mod.functions))
         functions: dict[str, Any] = {}
-        changed = False
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in SKIP_ATTRS):
-                new = _FunctionFuser(mod, table, depth).rewrite(func)
-                changed = changed or new is not func
-                func = new
+            if isinstance(func, relax.Function) and not is_external(func):
+                func = _FunctionFuser(mod, table, depth).rewrite(func)
             functions[gname] = func
-        if not changed:
-            return mod
-        return IRModule(
-            {**table.added, **functions},
-            dict(mod.attrs),
-            dict(mod.global_infos),
-            dict(mod.metadata),
-            mod.dialect,
-        )
+        return mod.with_functions({**table.added, **functions})
 
 
 def binding_pattern(mod: IRModule, value: relax.Expr) -> tuple[K, list[relax.Expr]]:
     """The pattern of a bound value and the leaves its edges come from."""
     if isinstance(value, relax.Call):
-        if (
-            isinstance(value.op, relax.Op)
-            and value.op.name == "relax.call_tir"
-            and isinstance(value.args[0], relax.GlobalVar)
-            and isinstance(mod.functions.get(value.args[0].name), tir.PrimFunc)
-            and isinstance(value.args[1], relax.Tuple)
-        ):
-            kernel = mod.functions[value.args[0].name]
+        view = CallTIR.of(value)
+        kernel = view.kernel(mod.functions) if view is not None else None
+        if view is not None and kernel is not None:
             pattern = kernel.attr("op_pattern")
             # A kernel for another target kind (a relax_to_tir hook's) stays its own:
             # fused, it would be compiled by LLVM.
             kind = K(int(pattern)) if pattern is not None else K.kOpaque
             if kernel.attr("target") is not None:
                 kind = K.kOpaque
-            return kind, list(value.args[1].fields)
+            return kind, list(view.args)
         return K.kOpaque, list(value.args)
     if isinstance(value, relax.TupleGetItem):
         return K.kInjective, [value.tuple_value]
@@ -150,9 +134,10 @@ class GroupFunction:
 
     def append(self, binding: relax.VarBinding) -> None:
         value = binding.value
-        if isinstance(value, relax.Call) and isinstance(value.args[0], relax.GlobalVar):
-            self.name += "_" + value.args[0].name
-            for arg in value.args[1].fields:  # type: ignore[union-attr]
+        view = CallTIR.of(value)  # grouped bindings are kernel calls and tuple items
+        if view is not None:
+            self.name += "_" + view.callee.name
+            for arg in view.args:
                 self._use(arg)
         elif isinstance(value, relax.TupleGetItem):
             self._use(value.tuple_value)
@@ -223,7 +208,7 @@ class GroupFunction:
             relax.SeqExpr((block,), body_expr),
             ret,
             True,
-            (("Primitive", True),),
+            ((PRIMITIVE, True),),
         )
 
     def _split_tuple_params(self, vmap: dict[int, Any]) -> None:
@@ -363,10 +348,5 @@ class _FunctionFuser(ExprMutator):
 
 def group_members(func: relax.Function) -> list[str]:
     """Names of the kernels a lifted function calls, in order (for messages, tests)."""
-    names = []
-    for block in func.body.blocks:
-        for b in block.bindings:
-            v = b.value
-            if isinstance(v, relax.Call) and v.args and isinstance(v.args[0], relax.GlobalVar):
-                names.append(v.args[0].name)
-    return names
+    views = (CallTIR.of(b.value) for block in func.body.blocks for b in block.bindings)
+    return [view.callee.name for view in views if view is not None]

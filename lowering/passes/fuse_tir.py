@@ -23,6 +23,7 @@ from typing import Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.analysis import substitute
+from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.relax_functor import ExprVisitor
@@ -32,9 +33,8 @@ from tvmlite.lowering.analysis.kernel_inline import KernelInliner
 from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
 from tvmlite.lowering.legalize.registry import OP_ATTRS, op_name_of
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import EXTERNAL_COMPILER, PRIMITIVE, Pass
 
-SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
 INDEX = "int64"
 
 
@@ -63,17 +63,15 @@ class FuseTIR(Pass):
         for gname, func in mod.functions.items():
             if gname in fused:
                 functions[gname] = fused[gname].func
-            elif isinstance(func, relax.Function) and not func.attr("Primitive"):
+            elif isinstance(func, relax.Function) and not func.attr(PRIMITIVE):
                 functions[gname] = _CallRewriter(fused).visit_expr(func)
             else:
                 functions[gname] = func
-        return IRModule(
-            functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-        )
+        return mod.with_functions(functions)
 
 
 def _fusible(func: relax.Function) -> bool:
-    return bool(func.attr("Primitive")) and not any(func.attr(k) for k in SKIP_ATTRS)
+    return bool(func.attr(PRIMITIVE)) and not any(func.attr(k) for k in EXTERNAL_COMPILER)
 
 
 def _pinned(mod: IRModule) -> set[str]:
@@ -223,27 +221,20 @@ class FusedKernelBuilder:
                 raise FusionUnsupported("tuple item of something that is not a kernel result")
             self.env[id(b.var)] = bufs[v.index]
             return
-        if not (
-            isinstance(b, relax.VarBinding)
-            and isinstance(v, relax.Call)
-            and isinstance(v.op, relax.Op)
-            and v.op.name == "relax.call_tir"
-            and isinstance(v.args[0], relax.GlobalVar)
-            and isinstance(v.args[1], relax.Tuple)
-        ):
+        view = CallTIR.of(v) if isinstance(b, relax.VarBinding) else None
+        if view is None:
             raise FusionUnsupported("only call_tir bindings can be fused")
-        kernel = self.mod.functions.get(v.args[0].name)
-        if not isinstance(kernel, tir.PrimFunc):
-            raise FusionUnsupported(f"{v.args[0].name} is not a prim function")
-        self.kernels.append((v.args[0].name, kernel))
-        out_si = v.sinfo_args[0]
-        fields = out_si.fields if isinstance(out_si, relax.TupleStructInfo) else (out_si,)
+        kernel = view.kernel(self.mod.functions)
+        if kernel is None:
+            raise FusionUnsupported(f"{view.callee.name} is not a prim function")
+        self.kernels.append((view.callee.name, kernel))
+        fields = view.outputs
         results: list[tir.Buffer] = []
         for j, si in enumerate(fields):
             slot = outs.item_slot.get((id(b.var), j)) if len(fields) > 1 else None
             if len(fields) == 1:
                 slot = outs.slot_of.get(id(b.var))
-            name = _out_name(kernel, len(v.args[1].fields) + j)
+            name = _out_name(kernel, len(view.args) + j)
             buf = self._new_buffer(f"{name}_intermediate", si)
             if slot is None:
                 self.allocs.append(buf)
@@ -251,14 +242,14 @@ class FusedKernelBuilder:
                 out_buffers[slot] = buf
             results.append(buf)
         inputs = []
-        for arg in v.args[1].fields:
+        for arg in view.args:
             buf = self.env.get(id(arg))
             if not isinstance(buf, tir.Buffer):
                 raise FusionUnsupported("a kernel argument is not a tensor of the group")
             inputs.append(buf)
         scalars = []
-        if len(v.args) > 2 and isinstance(v.args[2], relax.ShapeExpr):
-            scalars = [self._dim(d) for d in v.args[2].values]
+        if isinstance(view.tir_vars, relax.ShapeExpr):
+            scalars = [self._dim(d) for d in view.tir_vars.values]
         self._inline(kernel, inputs + results, scalars)
         self.env[id(b.var)] = results[0] if len(results) == 1 else tuple(results)
 
@@ -346,11 +337,8 @@ class _CallRewriter(ExprMutator):
         if fk is None:
             return new
         args = tuple(v.args[i] for i in fk.tensor_params)
-        call_args: list[relax.Expr] = [relax.GlobalVar(v.op.name), relax.Tuple(args)]
-        if fk.scalar_vars:
-            call_args.append(relax.ShapeExpr(tuple(_bind_scalars(fk, v))))
-        sinfo = new.var.struct_info
-        call = relax.Call(relax.Op("relax.call_tir"), tuple(call_args), (), (sinfo,))
+        scalars = relax.ShapeExpr(tuple(_bind_scalars(fk, v))) if fk.scalar_vars else None
+        call = call_tir(relax.GlobalVar(v.op.name), args, new.var.struct_info, scalars)
         return replace(new, value=call)
 
 

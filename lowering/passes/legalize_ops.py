@@ -6,9 +6,9 @@ the Relax `ExprMutator`, replacing calls binding by binding (a rule may bind
 helper values first, through the mutator's emitter),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
 The kernels come from the rules in `lowering/legalize/`. Functions marked
-`Compiler`, `Codegen` or `Composite` are left alone, and so are calls that
-have no rule or already are `call_tir`, so running the pass twice changes
-nothing. A binding whose legalized value knows a shape its var does not (an
+`Compiler`, `Codegen` or `Composite` (another codegen's) are left alone, and
+so are calls that have no rule or already are `call_tir`, so running the pass
+twice changes nothing. A binding whose legalized value knows a shape its var does not (an
 output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
 later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
 the operators after it can be legalized.
@@ -23,7 +23,6 @@ from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
@@ -32,12 +31,8 @@ from tvmlite.dsl.tir_mutator import replace
 from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
-from tvmlite.lowering.transform import Pass, PassContext
-from tvmlite.printer.relax_expr import index_map_script
+from tvmlite.lowering.transform import EXTERNAL_COMPILER, Pass, PassContext
 
-# Functions another codegen consumes keep their operators (a `Primitive` function,
-# a fusion group TVM printed or a user wrote, is legalized like any other).
-SKIP_ATTRS = ("Compiler", "Codegen", "Composite")
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 # Calls, closures and VM intrinsics: nothing to legalize, so no warning either.
 NOT_COMPUTATIONS = (
@@ -112,14 +107,7 @@ class LegalizeOps(Pass):
             functions[gname] = func
         if not table.kernels:
             return mod
-        merged = {**table.kernels, **functions}
-        return IRModule(
-            merged, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), dialect
-        )
-
-
-def _skipped(func: relax.Function) -> bool:
-    return any(func.attr(key) for key in SKIP_ATTRS)
+        return mod.replace(functions={**table.kernels, **functions}, dialect=dialect)
 
 
 class KernelTable(ExprMutator):
@@ -144,16 +132,6 @@ class KernelTable(ExprMutator):
         self.warn = warn
         self.kernels: dict[str, tir.PrimFunc] = {}
         self._by_hash: dict[int, list[str]] = {}
-
-    def kernel_attrs(self, ctx: LegalizeCtx) -> tuple[tuple[str, Any], ...]:
-        noalias = "tirx.noalias" if self.s_tir else "tir.noalias"
-        attrs = tuple((k, _attr_value(v)) for k, v in ctx.call.attrs)
-        return (
-            (registry.OP_ATTRS, attrs),
-            (registry.OP_KIND, ctx.op.pattern),
-            (registry.OP_NAME, ctx.op.name),
-            (noalias, True),
-        )
 
     def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
         """Add `func` under a fresh name, or reuse an identical kernel's."""
@@ -189,7 +167,11 @@ class KernelTable(ExprMutator):
         return self.legalize_expr(super().visit_Call(e))
 
     def visit_Function(self, e: relax.Function) -> relax.Expr:
-        return e if _skipped(e) else super().visit_Function(e)
+        # Another codegen's functions keep their operators; a `Primitive` one (a
+        # fusion group TVM printed or a user wrote) is legalized like any other.
+        if any(e.attr(k) for k in EXTERNAL_COMPILER):
+            return e
+        return super().visit_Function(e)
 
     def legalize_expr(self, expr: relax.Expr) -> relax.Expr:
         """`expr` with its operator call replaced (helper bindings are emitted)."""
@@ -228,13 +210,3 @@ def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
         sharper = [_sharper(a, b) for a, b in pairs]
         return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
     return False
-
-
-def _attr_value(value: Any) -> Any:
-    """Operator attributes as function-attribute values (lists become tuples, an
-    index map its text)."""
-    if isinstance(value, IndexMap):
-        return index_map_script(value)
-    if isinstance(value, list):
-        return tuple(_attr_value(v) for v in value)
-    return value

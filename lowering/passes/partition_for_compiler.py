@@ -30,9 +30,8 @@ from tvmlite.lowering.analysis.relax_util import (
     tir_vars,
     used_vars,
 )
-from tvmlite.lowering.transform import Pass
+from tvmlite.lowering.transform import Pass, is_external
 
-MARKS = ("Primitive", "Compiler", "Codegen")
 CheckFn = Callable[[tuple[relax.VarBinding, ...]], bool]
 
 
@@ -64,19 +63,13 @@ class PartitionForCompiler(Pass):
         table = FunctionTable(set(mod.functions))
         functions: dict[str, Any] = {}
         for gname, func in mod.functions.items():
-            if isinstance(func, relax.Function) and not any(func.attr(k) for k in MARKS):
+            if isinstance(func, relax.Function) and not is_external(func):
                 func = _Partitioner(self, table).rewrite(func)
             functions[gname] = func
         if not table.added:
             return mod
         added = {name: _public(f, self.compiler, name) for name, f in table.added.items()}
-        return IRModule(
-            {**added, **functions},
-            dict(mod.attrs),
-            dict(mod.global_infos),
-            dict(mod.metadata),
-            mod.dialect,
-        )
+        return mod.with_functions({**added, **functions})
 
 
 def _public(func: relax.Function, compiler: str, name: str) -> relax.Function:
@@ -252,9 +245,7 @@ def lower_compiler_calls(mod: IRModule, compiler: str, lower: LowerCall) -> IRMo
         for name, f in mod.functions.items()
         if name not in targets
     }
-    return IRModule(
-        functions, dict(mod.attrs), dict(mod.global_infos), dict(mod.metadata), mod.dialect
-    )
+    return mod.with_functions(functions)
 
 
 def map_bindings(

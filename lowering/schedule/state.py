@@ -15,7 +15,6 @@ in. A primitive that raises leaves everything as it was.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,7 +133,7 @@ class State:
         old = self.mod  # keeps the old blocks alive: `reuse` is keyed by their ids
         functions = dict(old.functions)
         functions[func_name] = change.func
-        self.mod = dataclasses.replace(self.mod, functions=functions)
+        self.mod = self.mod.with_functions(functions)
         tree = self.tree(func_name)
         for entry in self.entries.values():
             if entry.func != func_name or entry.node is None:

@@ -60,8 +60,7 @@ class Case:
         call = dataclasses.replace(first.value, op=relax.Op(self.rename))
         block = dataclasses.replace(block, bindings=(dataclasses.replace(first, value=call), *rest))
         body = dataclasses.replace(main.body, blocks=(block, *blocks))
-        mod.functions["main"] = dataclasses.replace(main, body=body)
-        return mod
+        return mod.with_functions({**mod.functions, "main": dataclasses.replace(main, body=body)})
 
 
 def case(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import tvmlite
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import CallTIR
+from tvmlite.dsl.ops import OpPatternKind, lookup, sinfo_of
 from tvmlite.lowering.legalize import (
     LegalizeCtx,
     legalized_ops,
@@ -213,3 +215,42 @@ def test_dialects() -> None:
 
 def test_registry_coverage() -> None:
     assert len(legalized_ops()) >= 110
+
+
+class _RecordingSink:
+    """A KernelSink that is not LegalizeOps: rules need nothing else of the pass."""
+
+    s_tir = True
+
+    def __init__(self) -> None:
+        self.kernels: dict[str, tir.PrimFunc] = {}
+        self.bindings: list[tuple[relax.Var, relax.Expr]] = []
+
+    def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
+        self.kernels[name] = func
+        return relax.GlobalVar(name)
+
+    def emit(self, value: relax.Expr) -> relax.Var:
+        var = relax.Var(f"lv{len(self.bindings)}", sinfo_of(value))
+        self.bindings.append((var, value))
+        return var
+
+    def emit_match_cast(
+        self, value: relax.Expr, struct_info: relax.StructInfo, name: str
+    ) -> relax.Var:
+        var = relax.Var(name, struct_info)
+        self.bindings.append((var, value))
+        return var
+
+
+def test_rules_emit_into_any_kernel_sink() -> None:
+    call = tvmlite.parse(TWO_ADDS)["main"].body.blocks[0].bindings[0].value
+    sink = _RecordingSink()
+    ctx = LegalizeCtx(call, lookup("relax.add"), sinfo_of(call), sink)
+    result = registry.rule_for("relax.add")(ctx)
+    view = CallTIR.of(result)
+    assert view is not None and view.args == call.args
+    kernel = sink.kernels[view.callee.name]
+    assert kernel.attr("op_kind") == OpPatternKind.kBroadcast.spelling == "broadcast"
+    assert kernel.attr("tirx.noalias") is True and kernel.s_tir  # the sink's spelling
+    assert sink.bindings == []  # R.add binds no helper values

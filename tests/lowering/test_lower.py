@@ -166,9 +166,9 @@ def test_verify_checks_the_module_after_every_tir_pass(monkeypatch: pytest.Monke
         def run_after_pass(self, mod: tvmlite.IRModule, info: transform.PassInfo) -> None:
             verified.append(info.name)
 
-    def check(mod: tvmlite.IRModule) -> None:
+    def check(mod: tvmlite.IRModule, after: str | None = None) -> None:
         verified.append("verified")
-        real(mod)
+        real(mod, after)
 
     monkeypatch.setattr(transform, "verify", check)
     with PassContext(instruments=[Names()], verify=True):

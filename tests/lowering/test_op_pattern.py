@@ -8,7 +8,8 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl import tir
-from tvmlite.lowering.analysis import OpPatternKind, analyze_op_pattern, pattern_name
+from tvmlite.dsl.ops import OpPatternKind
+from tvmlite.lowering.analysis import analyze_op_pattern
 from tvmlite.lowering.passes.annotate_tir_op_pattern import AnnotateTIROpPattern
 from tvmlite.transform import LegalizeOps
 
@@ -154,8 +155,8 @@ def test_pattern_kind(text: str, kind: OpPatternKind) -> None:
 
 def test_enum_matches_tvm_numbers_and_names() -> None:
     assert [int(k) for k in OpPatternKind] == [0, 1, 2, 3, 4, 7, 8]
-    assert pattern_name(4) == "out_ewise_fusible"
-    assert pattern_name(OpPatternKind.kOpaque) == "opaque"
+    assert OpPatternKind(4).spelling == "out_ewise_fusible"
+    assert OpPatternKind.kOpaque.spelling == "opaque"
 
 
 RELAX = """# from tvm.script import ir as I
@@ -190,7 +191,7 @@ def test_annotates_legalized_kernels_consistently_with_op_kind() -> None:
     }
     for f in mod.functions.values():
         if isinstance(f, tir.PrimFunc):
-            assert pattern_name(f.attr("op_pattern")) == f.attr("op_kind")
+            assert OpPatternKind(f.attr("op_pattern")).spelling == f.attr("op_kind")
 
 
 def test_idempotent_and_keeps_existing_attribute() -> None:

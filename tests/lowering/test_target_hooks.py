@@ -12,6 +12,7 @@ import pytest
 
 import tvmlite
 from tvmlite.dsl import relax
+from tvmlite.dsl.call_tir import call_tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering import Target, register_target_kind, unregister_target_kind
 from tvmlite.lowering.passes.partition_for_compiler import (
@@ -132,11 +133,10 @@ def _toy_kind(log: ToyLog) -> None:
             kernel = tvmlite.parse(TOY_KERNEL)
 
             def call(func: relax.Function, args: tuple, sinfo: relax.StructInfo) -> relax.Expr:
-                gv = relax.GlobalVar("toy_add")
-                return relax.Call(relax.Op("relax.call_tir"), (gv, relax.Tuple(args)), (), (sinfo,))
+                return call_tir(relax.GlobalVar("toy_add"), args, sinfo)
 
             out = lower_compiler_calls(mod, "toy", call)
-            return IRModule({**out.functions, "toy_add": kernel}, dialect=out.dialect)
+            return out.with_functions({**out.functions, "toy_add": kernel})
 
         return ModulePass(lower, "toy_relax_to_tir")
 

@@ -143,8 +143,22 @@ def test_verify_between_passes_catches_broken_module() -> None:
         )
         return IRModule({"main": bad}, dialect=mod.dialect)
 
-    with PassContext(verify=True), pytest.raises(tvmlite.VerifyError):
-        break_it(tvmlite.parse(MOD))
+    mod = tvmlite.parse(MOD)
+    with PassContext(verify=True), pytest.raises(tvmlite.VerifyError) as caught:
+        break_it(mod)
+    assert "after pass Break" in str(caught.value) and "ghost" in str(caught.value)
+    # Contexts entered inside inherit the setting (the suite's autouse fixture
+    # relies on it); an explicit verify=False turns it off.
+    with PassContext(verify=True):
+        inner = PassContext(config={"relax.FuseOps.max_depth": 4})
+        with inner, pytest.raises(tvmlite.VerifyError, match="Break"):
+            Sequential([break_it], name="outer")(mod)
+        with PassContext(verify=False):
+            assert PassContext.current().verifies() is False
+            break_it(mod)
+    with PassContext(verify=False):
+        with PassContext(opt_level=3):
+            assert not PassContext.current().verifies()
 
 
 def test_legalize_under_verify() -> None:
@@ -185,3 +199,56 @@ def test_registered_config_option_is_accepted() -> None:
         assert PassContext.current().get("tests.transform.flag") is True
     with pytest.raises(tvmlite.TVMLiteError, match="already registered as bool"):
         register_config_option("tests.transform.flag", int)
+
+
+def test_suite_verifies_between_passes() -> None:
+    """tests/conftest.py turns verification on for the whole session."""
+    assert PassContext.current().verifies()
+    with PassContext(config={"relax.transform.apply_legalize_ops": False}):
+        assert PassContext.current().verifies()
+
+
+MARKED = """
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def marked(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({MARK})
+        with R.dataflow():
+            unused: R.Tensor((4,), dtype="float32") = R.negative(x)
+            lv: R.Tensor((4,), dtype="float32") = R.exp(x)
+            gv: R.Tensor((4,), dtype="float32") = R.exp(lv)
+            R.output(gv)
+        return gv
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        lv: R.Tensor((4,), dtype="float32") = Module.marked(x)
+        gv: R.Tensor((4,), dtype="float32") = R.sqrt(lv)
+        return gv
+"""
+
+
+@pytest.mark.parametrize(
+    "mark",
+    ['"Primitive": True', '"Compiler": "ext"', '"Codegen": "ext"', '"Composite": "ext.exp"'],
+)
+def test_every_graph_pass_leaves_external_functions_alone(mark: str) -> None:
+    from tvmlite.lowering.transform import is_external
+    from tvmlite.transform import DeadCodeElimination, FuseOps, LegalizeOps
+
+    mod = tvmlite.parse(MARKED.replace("MARK", mark))
+    assert is_external(mod["marked"]) and not is_external(mod["main"])
+    out = Sequential([LegalizeOps(), FuseOps(), DeadCodeElimination()])(mod)
+    if mark.startswith('"Primitive"'):
+        # A fusion group's operators are legalized (TVM's LegalizeOps does it too);
+        # FuseOps and DeadCodeElimination leave it alone (its unused binding stays).
+        legal = LegalizeOps()(mod)["marked"]
+        assert tvmlite.structural_equal(out["marked"], legal) and "tir_exp" in out
+        assert len(out["marked"].body.blocks[0].bindings) == 3
+        return
+    assert out["marked"] is mod["marked"]  # not legalized, fused or cleaned inside
+    assert "tir_sqrt" in out and "exp" not in out  # main legalized, the marked function not

@@ -802,14 +802,7 @@ def test_registry_contents():
         assert name in names
     assert ops.lookup("relax.nope") is None
     for op in ops.all_ops():
-        assert op.pattern in (
-            "elementwise",
-            "broadcast",
-            "injective",
-            "comm_reduce",
-            "out_ewise_fusible",
-            "opaque",
-        )
+        assert isinstance(op.pattern, ops.OpPatternKind) and op.pattern != ops.OpPatternKind.kTuple
 
 
 # ---------------------------------------------------------------- errors

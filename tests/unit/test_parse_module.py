@@ -9,8 +9,9 @@ import pytest
 
 from tvmlite import IRModule, ParseError, parse, parse_file, structural_equal
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.dialect import detect_dialect
 from tvmlite.dsl.module import CLASSIC, TVM027, RawCall
-from tvmlite.dsl.parser import detect_dialect
+from tvmlite.grammar import tokenize
 
 
 def src(text: str) -> str:
@@ -170,17 +171,55 @@ def test_decorator_variants_and_future_import():
 # ---------------------------------------------------------------- dialects
 
 
-def test_dialect_from_header_comments():
-    assert detect_dialect("# from tvm.script import tirx as T\n") == TVM027
-    assert detect_dialect("# from typing import TypeVar\n") == TVM027
-    assert detect_dialect("# from tvm.script import tir as T\nout_ty=\n") == CLASSIC
+def dialect(text: str) -> str:
+    return detect_dialect(text, tokenize(text))
+
+
+def test_dialect_from_header_comments_and_imports():
+    assert dialect("# from tvm.script import tirx as T\n") == TVM027
+    assert dialect("# from typing import TypeVar\n") == TVM027
+    assert dialect("# from tvm.script import tir as T\nout_ty=\n") == CLASSIC
+    assert (
+        dialect("from __future__ import annotations\nfrom  tvm.script import tirx as T\n") == TVM027
+    )
+    assert dialect("from tvm.script import tir as T  # tirx\nx = f(out_ty=1)\n") == CLASSIC
+    # A header comment after the first statement is an ordinary comment.
+    assert dialect("x = 1\n# from tvm.script import tirx as T\n") == CLASSIC
 
 
 def test_dialect_from_markers():
-    assert detect_dialect("x = R.call_tir(f, (a,), out_ty=R.Tensor)") == TVM027
-    assert detect_dialect('with T.sblock("b"):') == TVM027
-    assert detect_dialect('with T.block("b"):') == CLASSIC
-    assert detect_dialect("") == CLASSIC
+    assert dialect("x = R.call_tir(f, (a,), out_ty=R.Tensor)") == TVM027
+    assert dialect("x = R.call_tir(f, (a,),\n    out_ty = R.Tensor)") == TVM027
+    assert dialect('with T.sblock("b"):') == TVM027
+    assert dialect("A = T.sblock_alloc_buffer((4,))") == TVM027
+    assert dialect('T.func_attr({"tirx.noalias": True})') == TVM027
+    assert dialect('n = TypeVar("n")') == TVM027
+    assert dialect("x: T.let[T.int32] = 1") == TVM027
+    assert dialect("f(s_tir=True)") == TVM027
+    assert dialect('with T.block("b"):') == CLASSIC
+    assert dialect("") == CLASSIC
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'with T.block("b"):  # was T.sblock("b") in 0.27\n    pass\n',
+        '# T.sblock, out_ty=, "tirx.noalias": and TypeVar( are 0.27 spellings\nx = 1\n',
+        'x = "T.sblock"\n',
+        "x = 'out_ty=R.Tensor'\n",
+        'T.func_attr({"tir.noalias": True, "note": "tirx.noalias"})\n',
+        'doc = """with T.sblock("b"):\n    s_tir=True\n"""\n',
+        "out_ty = 1\nx = TypeVar\n",  # an assignment, not a keyword argument; no call
+    ],
+)
+def test_spellings_in_comments_and_strings_do_not_count(text: str) -> None:
+    assert dialect(text) == CLASSIC
+
+
+def test_a_comment_does_not_switch_a_parsed_function():
+    text = src(MIXED).replace("# from tvm.script import tir as T\n", "")
+    commented = text.replace("\n", "  # T.sblock s_tir=True\n", 3)
+    assert "T.sblock" in commented and parse(commented).dialect == CLASSIC
 
 
 def test_dialect_is_recorded_on_the_module():

@@ -104,8 +104,7 @@ def test_symbolic_dims_027_sorted_typevars():
 
 
 def test_module_dialect_is_the_default():
-    mod = dyn_take()
-    mod.dialect = TVM027
+    mod = dyn_take().replace(dialect=TVM027)
     assert script(mod) == script(mod, TVM027)
     assert "TypeVar" not in script(dyn_take())
 
@@ -221,8 +220,7 @@ def test_call_tir_empty_args_and_extern_func_order():
 
 
 def test_module_attrs_first():
-    mod = dyn_take()
-    mod.attrs = {"system_lib_prefix": "hi", "a": 1}
+    mod = dyn_take().replace(attrs={"system_lib_prefix": "hi", "a": 1})
     lines = script(mod, TVM027).splitlines()
     assert lines[lines.index("class Module:") + 1] == (
         '    I.module_attrs({"a": 1, "system_lib_prefix": "hi"})'

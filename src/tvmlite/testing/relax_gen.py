@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.call_tir import call_tir
 from tvmlite.dsl.ops.registry import REQUIRED
 from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
@@ -342,11 +343,7 @@ def _call_tir(gen: RelaxGen, static: list[relax.Var], module: dict[str, Any]) ->
     params = tuple((_shape_ints(a.struct_info), a.struct_info.dtype) for a in args)
     params += ((_shape_ints(out), out.dtype),)
     module[name] = draw_prim_func(gen.draw, gen.options, name, public=False, tensor_params=params)
-    call = relax.Call(
-        relax.Op("relax.call_tir"),
-        (relax.GlobalVar(name), relax.Tuple(tuple(args))),
-        sinfo_args=(out,),
-    )
+    call = call_tir(relax.GlobalVar(name), args, out)
     return relax.VarBinding(relax.Var(gen.name(), out), call)
 
 
