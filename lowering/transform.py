@@ -358,7 +358,8 @@ def is_external(func: Any) -> bool:
     """Whether graph-level passes leave `func` alone: a Relax function marked as a
     fused group (`Primitive`) or as owned by an external compiler (`Compiler`,
     `Codegen`, `Composite`). Such functions are lifted to module level and marked
-    rather than skipped by visitors (DESIGN.md); prim functions never are."""
+    rather than skipped by visitors (DESIGN.md); prim functions never are.
+    LegalizeOps alone still legalizes a `Primitive` one's operators, as TVM's does."""
     return isinstance(func, relax.Function) and any(
         func.attr(key) for key in (PRIMITIVE, *EXTERNAL_COMPILER)
     )

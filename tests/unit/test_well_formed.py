@@ -74,9 +74,16 @@ class Module:
         function('R.func_attr({"global_symbol": "main"})\nreturn x', "@R.function(private=True)"),
         r"m.tvms:5:1: error: private function main has a global_symbol",
     ),
-    "global_symbol other than the name": (
-        function('R.func_attr({"global_symbol": "other"})\nreturn x'),
-        r'function main has global_symbol "other"',
+    "module member whose global_symbol is not its name": (
+        HEAD
+        + f"""@I.ir_module
+class Module:
+    @R.function
+    def main(x: {T4}) -> {T4}:
+        R.func_attr({{"global_symbol": "other"}})
+        return x
+""",
+        r'm.tvms:7:5: error: function main has global_symbol "other"',
     ),
 }
 
@@ -93,6 +100,9 @@ VALID = {
     ),
     "force_pure function": function(
         f'R.func_attr({{"relax.force_pure": True}})\n{PACKED}\nreturn y'
+    ),
+    "lone function whose symbol is not its name (TVM prints it as main)": function(
+        'R.func_attr({"global_symbol": "my-func"})\nreturn x'
     ),
     "print in an impure function": function(
         'R.print(x, format="{}")\nreturn x', "@R.function(pure=False)"
