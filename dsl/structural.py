@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.printable import Printable
 
 # Identity nodes: matched by correspondence, their names do not count.
 _BOUND = (tir.Var, tir.Buffer, relax.Var)
@@ -33,17 +35,31 @@ def _fields(node: Any) -> list[tuple[str, Any]]:
     ]
 
 
-def _children(node: Any) -> list[Any] | None:
-    """The parts of a container or node to compare in order; None for leaves."""
+def _labelled(node: Any) -> list[tuple[Any, Any]] | None:
+    """The parts of a container or node to compare in order, each with its step
+    on a path (a field name, an index, or `(key,)` / `(key, "key")` for a dict's
+    value / key; `_path_text` spells them); None for leaves."""
     if isinstance(node, IRModule):
-        return [dict(node.functions), dict(node.attrs), dict(node.global_infos)]
+        return [
+            ("functions", dict(node.functions)),
+            ("attrs", dict(node.attrs)),
+            ("global_infos", dict(node.global_infos)),
+        ]
     if isinstance(node, (tuple, list)):
-        return list(node)
+        return list(enumerate(node))
     if isinstance(node, dict):
-        return [item for pair in sorted(node.items(), key=lambda kv: repr(kv[0])) for item in pair]
+        out: list[tuple[Any, Any]] = []
+        for key, value in sorted(node.items(), key=lambda kv: repr(kv[0])):
+            out += [((key, "key"), key), ((key,), value)]
+        return out
     if hasattr(node, "__dataclass_fields__"):
-        return [value for _, value in _fields(node)]
+        return _fields(node)
     return None
+
+
+def _children(node: Any) -> list[Any] | None:
+    parts = _labelled(node)
+    return None if parts is None else [value for _, value in parts]
 
 
 def _leaf_equal(a: Any, b: Any) -> bool:
@@ -60,38 +76,104 @@ def _leaf_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+@dataclass(frozen=True)
+class Difference:
+    """Where two programs first differ: `path` from the root (`.functions['main']
+    .body.seq[1].value`), the two values there and why they differ."""
+
+    path: str
+    left: Any
+    right: Any
+    reason: str
+
+
 def structural_equal(a: Any, b: Any) -> bool:
     """True when `a` and `b` are the same program up to renaming of variables."""
+    return first_difference(a, b) is None
+
+
+def first_difference(a: Any, b: Any) -> Difference | None:
+    """The first place, in program order, where `a` and `b` differ beyond a
+    renaming of variables; None when they are structurally equal."""
     left: dict[int, Any] = {}
     right: dict[int, Any] = {}
     keep: list[Any] = []  # keeps mapped objects alive so ids stay unique
-    stack = [(a, b)]
+    # Each entry: the pair and its path as (parent path, step) links, spelt out
+    # only for the difference reported.
+    stack: list[tuple[Any, Any, Any]] = [(a, b, None)]
     while stack:
-        x, y = stack.pop()
+        x, y, where = stack.pop()
         if type(x) is not type(y):
-            return False
+            why = f"a {type(x).__name__} against a {type(y).__name__}"
+            return Difference(_path_text(where), x, y, why)
         if isinstance(x, _BOUND):
             if id(x) in left or id(y) in right:
                 if left.get(id(x)) is not y or right.get(id(y)) is not x:
-                    return False
-                continue
+                    why = "variables that do not correspond (each side binds another here)"
+                    return Difference(_path_text(where), x, y, why)
+                continue  # met before: their fields were compared then
             left[id(x)], right[id(y)] = y, x
             keep.extend((x, y))
         if isinstance(x, dict) and set(map(repr, x)) != set(map(repr, y)):
-            return False
+            return Difference(_path_text(where), x, y, "different keys")
         if isinstance(x, relax.Constant):
             if not _leaf_equal(x.data, y.data):
-                return False
+                return Difference(_path_text(where), x, y, "constants of different data")
             continue
-        xs, ys = _children(x), _children(y)
+        xs, ys = _labelled(x), _labelled(y)
         if xs is None or ys is None:
             if not _leaf_equal(x, y):
-                return False
+                why = f"{_short(x)} against {_short(y)}"
+                return Difference(_path_text(where), x, y, why)
             continue
         if len(xs) != len(ys):
-            return False
-        stack.extend(zip(reversed(xs), reversed(ys), strict=True))
-    return True
+            return Difference(_path_text(where), x, y, f"{len(xs)} parts against {len(ys)}")
+        for (step, xi), (_, yi) in zip(reversed(xs), reversed(ys), strict=True):
+            stack.append((xi, yi, (where, step)))
+    return None
+
+
+def _path_text(where: Any) -> str:
+    steps: list[str] = []
+    while where is not None:
+        where, step = where
+        if isinstance(step, int):
+            steps.append(f"[{step}]")
+        elif isinstance(step, tuple):
+            steps.append(f"[{_key_text(step[0])}]" + (" (the key)" if len(step) == 2 else ""))
+        else:
+            steps.append(f".{step}")
+    return "".join(reversed(steps)) or "(the whole program)"
+
+
+def _key_text(key: Any) -> str:
+    name = getattr(key, "name_hint", None) or getattr(key, "name", None)
+    return repr(name if isinstance(name, str) else key)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def assert_structural_equal(a: Any, b: Any) -> None:
+    """Raise AssertionError naming the first difference between `a` and `b` (its
+    path, what differs) and printing both sides, unless they are structurally equal."""
+    found = first_difference(a, b)
+    if found is None:
+        return
+    raise AssertionError(
+        f"not structurally equal at {found.path}: {found.reason}\n"
+        f"left  {found.path}: {_short(found.left, 200)}\n"
+        f"right {found.path}: {_short(found.right, 200)}\n"
+        f"--- left\n{_printed(a)}\n--- right\n{_printed(b)}"
+    )
+
+
+def _printed(node: Any) -> str:
+    if isinstance(node, Printable):
+        return node.script()
+    return _short(node, 2000)
 
 
 def structural_hash(node: Any) -> int:

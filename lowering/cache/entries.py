@@ -42,7 +42,8 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.cache.directory import open_root
 from tvmlite.lowering.cache.size import evict, mark_used
-from tvmlite.lowering.codegen.objects import OptimizedIR
+from tvmlite.lowering.codegen.link import OptimizedIR
+from tvmlite.runtime.abi import PREFIX
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.export import write_atomic
 from tvmlite.runtime.loader import Library
@@ -217,7 +218,7 @@ def store(key: str, executable: Executable) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            executable.image.write_library(temp)
+            executable.image.write_library(temp, executable.manifest, PREFIX)
             # The digest of the bytes renamed below, whoever renames last.
             digest = hashlib.sha256(temp.read_bytes()).hexdigest()
             os.replace(temp, root.path / f"{key}.so")

@@ -17,6 +17,7 @@ threads at once is safe.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -65,9 +66,13 @@ class JitModule:
     def assembly(self) -> str:
         return target.host_target_machine(self.machine).emit_assembly(self.module)
 
-    def write_library(self, path: Path) -> None:
+    @property
+    def fixed_prefix(self) -> None:
+        return None  # the IR links with any prefix
+
+    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
         """The code as a self-contained shared library (`codegen/link.py`)."""
         # Imported here: linking needs the support helpers, which import this module.
         from tvmlite.lowering.codegen.link import link_library
 
-        link_library(self.llvm_ir(), path, self.machine)
+        link_library(self.llvm_ir(), path, self.machine, manifest, prefix)

@@ -1,49 +1,60 @@
 """Linking an exported library: the build's optimized code (kernels, host
 entries, fast-call wrappers, support helpers) as objects emitted by llvmlite,
-plus a few lines of C glue (binding packed functions by name), linked by the
-system C compiler into one self-contained shared library. It needs libc and
-libm at run time, nothing else: no Python, no LLVM, no tvmlite.
+plus a few lines of C glue (the manifest, binding packed functions by name),
+linked by the system C compiler into one self-contained shared library. It
+needs libc and libm at run time, nothing else: no Python, no LLVM, no tvmlite.
+
+The symbols a library exports (entries, tables, manifest, the C API) carry its
+prefix and every other symbol is hidden (`objects.py`), so two libraries linked
+into one program, or loaded into one process, never bind each other's code.
 """
 
 from __future__ import annotations
 
-import functools
+import json
 import os
 import shlex
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from string import Template
+from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.lowering.codegen.objects import emit_objects
-from tvmlite.lowering.codegen.target import MachineOptions
+from tvmlite.lowering.codegen.objects import emit_assembly, library_objects
+from tvmlite.lowering.codegen.target import HOST, MachineOptions
 from tvmlite.lowering.transform import stage
+from tvmlite.runtime.abi import exported_symbols
 from tvmlite.runtime.export import write_atomic
 
-GLUE_SOURCE = r"""
+# The C glue: the manifest as data and binding packed functions by name (`${p}`
+# is the library's prefix).
+GLUE_SOURCE = Template(r"""
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-extern const int32_t tvmlite_packed_count;
-extern const char* const tvmlite_packed_names[];
-extern void* tvmlite_packed_funcs[];
+extern const int32_t ${p}packed_count;
+extern const char* const ${p}packed_names[];
+extern void* ${p}packed_funcs[];
 
-int32_t tvmlite_bind_packed(const char* name, void* fn) {
+const char ${p}manifest[] = {${manifest}};
+
+int32_t ${p}bind_packed(const char* name, void* fn) {
   int32_t found = -1;
-  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
-    if (strcmp(tvmlite_packed_names[i], name) == 0) { tvmlite_packed_funcs[i] = fn; found = 0; }
+  for (int32_t i = 0; i < ${p}packed_count; ++i) {
+    if (strcmp(${p}packed_names[i], name) == 0) { ${p}packed_funcs[i] = fn; found = 0; }
   }
   return found;
 }
 
-const char* tvmlite_missing_packed(void) {
-  for (int32_t i = 0; i < tvmlite_packed_count; ++i) {
-    if (tvmlite_packed_funcs[i] == NULL) return tvmlite_packed_names[i];
+const char* ${p}missing_packed(void) {
+  for (int32_t i = 0; i < ${p}packed_count; ++i) {
+    if (${p}packed_funcs[i] == NULL) return ${p}packed_names[i];
   }
   return NULL;
 }
-"""
+""")
 
 
 def find_compiler() -> list[str]:
@@ -70,35 +81,57 @@ def _run(cmd: list[str], what: str) -> None:
         raise TVMLiteError(f"{what} with {cmd[0]} failed: " + " / ".join(detail))
 
 
-@functools.cache
-def _glue_object(compiler: tuple[str, ...]) -> bytes:
-    """The C glue compiled once per process (and compiler)."""
-    with tempfile.TemporaryDirectory(prefix="tvmlite-glue-") as tmp:
-        source, obj = Path(tmp) / "glue.c", Path(tmp) / "glue.o"
-        source.write_text(GLUE_SOURCE)
-        _run([*compiler, "-c", "-fPIC", "-O2", "-o", str(obj), str(source)], "compiling the glue")
-        return obj.read_bytes()
+def glue_source(manifest: dict[str, Any], prefix: str) -> str:
+    """The glue of a library with `manifest` (NUL-terminated JSON, as bytes)."""
+    data = json.dumps(manifest).encode() + b"\0"
+    return GLUE_SOURCE.substitute(p=prefix, manifest=",".join(map(str, data)))
 
 
-def link_shared(objects: list[bytes], out: Path) -> None:
-    """Link `objects` and the C glue into the shared library `out` (atomically)."""
-    compiler = tuple(find_compiler())
-    glue = _glue_object(compiler)
+def link_shared(objects: list[bytes], glue: str, out: Path) -> None:
+    """Link `objects` and the C source `glue` into the shared library `out`
+    (atomically)."""
+    compiler = find_compiler()
     with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
         paths = []
-        for k, data in enumerate([*objects, glue]):
+        for k, data in enumerate(objects):
             paths.append(Path(tmp) / f"part{k}.o")
             paths[-1].write_bytes(data)
+        source = Path(tmp) / "glue.c"
+        source.write_text(glue)
         built = Path(tmp) / "module.so"
         # -pthread: the thread pool's pthread calls (in libc itself since glibc 2.34).
-        cmd = [*compiler, "-shared", "-pthread", "-o", str(built), *map(str, paths), "-lm"]
+        flags = ["-shared", "-fPIC", "-O2", "-pthread"]
+        cmd = [*compiler, *flags, "-o", str(built), str(source), *map(str, paths), "-lm"]
         _run(cmd, f"linking {out.name}")
         write_atomic(out, built.read_bytes())
 
 
-def link_library(optimized_ir: str, out: Path, machine: MachineOptions) -> None:
-    """Emit the objects of a build for `machine` and link them into `out`."""
+def link_library(
+    optimized_ir: str, out: Path, machine: MachineOptions, manifest: dict[str, Any], prefix: str
+) -> None:
+    """Emit the objects of a build for `machine` and link them into `out`, a
+    library with `manifest` whose exported symbols start with `prefix`."""
+    exports = exported_symbols(manifest["functions"], prefix)
     with stage("object code"):
-        objects = emit_objects(optimized_ir, machine)
+        objects = library_objects(optimized_ir, machine, exports)
     with stage("link (C compiler)"):
-        link_shared(objects, out)
+        link_shared(objects, glue_source(manifest, prefix), out)
+
+
+class OptimizedIR:
+    """The text of a library's optimized LLVM IR, kept by the compile cache: the
+    `llvm_ir()` and `assembly()` a loaded library offers (runtime/loader.py), and
+    what it is linked from again for another prefix."""
+
+    def __init__(self, text: str, machine: MachineOptions = HOST) -> None:
+        self.text = text
+        self.machine = machine
+
+    def llvm_ir(self) -> str:
+        return self.text
+
+    def assembly(self) -> str:
+        return emit_assembly(self.text, self.machine)
+
+    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+        link_library(self.text, path, self.machine, manifest, prefix)

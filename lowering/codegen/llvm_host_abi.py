@@ -17,6 +17,7 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.runtime.abi import ALLOC
 
 I8, I16, I32, I64, PTR = ty.I8, ir.IntType(16), ty.I32, ty.I64, ty.PTR
 DEVICE = ir.LiteralStructType([I32, I32])
@@ -48,7 +49,6 @@ STATUS_RUNTIME = 2  # a check inside the body failed (match_cast, kernel assert)
 STATUS_OOM = 3
 STATUS_PACKED = 4  # a packed function reported an error (its message is kept)
 
-ALLOC = "tvmlite_alloc_tensor"
 RELEASE = "tvmlite_release"
 COPY = "tvmlite_copy_tensor"
 DTYPE_NAME = "tvmlite_dtype_name"

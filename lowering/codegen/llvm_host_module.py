@@ -1,6 +1,7 @@
 """One LLVM module for a whole IRModule: every prim function as a kernel, every
 graph function as a host entry (`tvmlite_entry_<name>`), the helpers, the
-constants, the packed-function callback table and a JSON manifest.
+constants and the packed-function callback table. The manifest is data for
+loaders of a library: linking one writes it (`link.py`).
 
 The callback table is data, not code: `tvmlite_packed_funcs` holds one function
 pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
@@ -10,7 +11,6 @@ pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,13 +27,11 @@ from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.runtime.abi import (
-    MANIFEST,
     PACKED_COUNT,
     PACKED_NAMES,
     KernelSignature,
     entry_symbol,
 )
-from tvmlite.runtime.manifest import manifest_info
 
 
 @dataclass
@@ -126,7 +124,6 @@ def build_host_module(
         ctx.entries[name] = fn
     for name, func in graphs.items():
         HostEmitter(ctx, name, func).emit()  # its errors name the function already
-    _manifest(module, graphs, names)
     return module, names
 
 
@@ -183,12 +180,3 @@ def _walk(node: Any, found: dict[str, None]) -> None:
         for f in dataclasses.fields(node):
             if f.name not in ("span", "sinfo_args", "struct_info", "ret_struct_info"):
                 _walk(getattr(node, f.name), found)
-
-
-def _manifest(module: ir.Module, graphs: Mapping[str, relax.Function], names: list[str]) -> None:
-    """A JSON description of the entries, for loaders of an exported library."""
-    info = manifest_info(graphs, names)
-    data = bytearray(json.dumps(info).encode()) + b"\0"
-    g = abi.global_var(module, ir.ArrayType(abi.I8, len(data)), MANIFEST)
-    g.initializer = ir.Constant(ir.ArrayType(abi.I8, len(data)), data)
-    g.global_constant = True

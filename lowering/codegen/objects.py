@@ -1,10 +1,12 @@
 """Native object code for an exported library: the optimized module of a build
-with the support helpers linked in, emitted by the process's target machine.
+and the support helpers, emitted by the process's target machine.
 
 The JIT resolves the support helpers from one shared copy per process; an
-exported library must stand alone, so its object carries its own copy (external
-names, so the C glue and a C caller see `tvmlite_alloc_tensor`); it is emitted
-once per process and linked next to each build's object. The target
+exported library must stand alone, so it carries its own copy, optimized once
+per process and emitted next to each build's object. The symbols the library
+exports are renamed to carry its prefix (`tvmlite_entry_main` becomes
+`mlp_entry_main`) and every other definition is hidden: two libraries in one
+program each call their own kernels, helpers and thread pool. The target
 machine is the host's (CPU name and features, `reloc=pic`): a library runs on
 machines with the same instruction-set extensions.
 """
@@ -12,6 +14,9 @@ machines with the same instruction-set extensions.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+
+import llvmlite.binding as llvm
 
 from tvmlite.lowering.codegen import target
 from tvmlite.lowering.codegen.llvm_host_support import support_module
@@ -19,35 +24,43 @@ from tvmlite.lowering.codegen.target import HOST, MachineOptions
 
 
 @functools.cache
-def support_object(machine: MachineOptions = HOST) -> bytes:
-    """The support functions as an object, emitted once per process and machine."""
+def _support_ir(machine: MachineOptions = HOST) -> str:
+    """The support functions, optimized once per process and machine."""
     module = target.parse_and_verify(str(support_module()))
     target.optimize(module, machine)
-    return target.host_target_machine(machine).emit_object(module)
+    return str(module)
 
 
-def emit_objects(optimized_ir: str, machine: MachineOptions = HOST) -> list[bytes]:
-    """Relocatable objects of a whole build (its code, then the support helpers),
-    for the machine the build's code was optimized for."""
+def library_objects(
+    optimized_ir: str, machine: MachineOptions, exports: Mapping[str, str]
+) -> list[bytes]:
+    """Relocatable objects of a whole library (the build's code, then the support
+    helpers) for the machine the build's code was optimized for; `exports` maps
+    each symbol the library exports to its name there."""
     tm = target.host_target_machine(machine)
-    return [tm.emit_object(target.parse_and_verify(optimized_ir)), support_object(machine)]
+    objects = []
+    for text in (optimized_ir, _support_ir(machine)):
+        module = target.parse_and_verify(text)
+        _publish(module, exports)
+        objects.append(tm.emit_object(module))
+    return objects
+
+
+def _publish(module: llvm.ModuleRef, exports: Mapping[str, str]) -> None:
+    """Rename the exported symbols; hide every other definition."""
+    for value in (*module.functions, *module.global_variables):
+        public = exports.get(value.name)
+        if public is not None:
+            value.name = public
+        elif not value.is_declaration and value.linkage == llvm.Linkage.external:
+            value.visibility = "hidden"
+
+
+def emit_object(optimized_ir: str, machine: MachineOptions = HOST) -> bytes:
+    """The build's own code as one object, its symbols as compiled."""
+    return target.host_target_machine(machine).emit_object(target.parse_and_verify(optimized_ir))
 
 
 def emit_assembly(optimized_ir: str, machine: MachineOptions = HOST) -> str:
     tm = target.host_target_machine(machine)
     return tm.emit_assembly(target.parse_and_verify(optimized_ir))
-
-
-class OptimizedIR:
-    """The text of a library's optimized LLVM IR, kept by the compile cache: the
-    `llvm_ir()` and `assembly()` a loaded library offers (runtime/loader.py)."""
-
-    def __init__(self, text: str, machine: MachineOptions = HOST) -> None:
-        self.text = text
-        self.machine = machine
-
-    def llvm_ir(self) -> str:
-        return self.text
-
-    def assembly(self) -> str:
-        return emit_assembly(self.text, self.machine)

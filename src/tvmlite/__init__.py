@@ -3,6 +3,7 @@
 mod = tvmlite.parse(text)          # IRModule (or a lone function)
 print(mod.script())                # canonical text, in the dialect it came in
 tvmlite.structural_equal(a, b)     # equal up to renaming of bound variables
+tvmlite.assert_structural_equal(a, b)  # else an AssertionError: first difference, both sides
 low = tvmlite.lower(mod)           # the module codegen consumes (lowered TIR)
 ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
@@ -14,7 +15,7 @@ from typing import Any
 from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.parser import parse, parse_file
-from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.dsl.structural import assert_structural_equal, structural_equal, structural_hash
 from tvmlite.runtime.registry import get_global_func, register_func
 
 __version__ = "0.1.0"
@@ -94,6 +95,7 @@ __all__ = [
     "TVMLiteError",
     "Target",
     "VerifyError",
+    "assert_structural_equal",
     "build",
     "get_global_func",
     "load_module",

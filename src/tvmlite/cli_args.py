@@ -117,11 +117,16 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "and its .h header, .o object, .ll LLVM IR, .s assembly, .tvms the module\n"
         "tvmlite.lower returns) or --emit; another suffix needs --emit.",
         "  tvms build model.tvms -o model.so\n  tvms build model.tvms -o - --emit ll -O2\n"
-        '  tvms build model.tvms -o model.so --target "llvm -mcpu=skylake"\n',
+        '  tvms build model.tvms -o model.so --target "llvm -mcpu=skylake"\n'
+        "  tvms build model.tvms -o libnet.so --prefix net_   # net_entry_main, ...\n",
     )
     p.add_argument("file", metavar="FILE", help=".tvms file, or - for stdin")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (- stdout)")
     p.add_argument("--emit", choices=EMITS, help="what to write (default: from OUT's suffix)")
+    p.add_argument(
+        "--prefix",
+        help="start of every symbol a library exports (default: from OUT, model_ for model.so)",
+    )
     p.add_argument(
         "--time-passes", action="store_true", help="time every pass and build stage (stderr)"
     )

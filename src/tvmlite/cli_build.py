@@ -95,6 +95,8 @@ def build_command(args: argparse.Namespace) -> int:
     from tvmlite.lowering.transform import stage
 
     emit = _what_to_emit(args)
+    if args.prefix is not None and emit != "so":
+        raise TVMLiteError(f"--prefix names the symbols of a library, not of --emit {emit}")
     to_stdout = args.output == "-"
     dump = sys.stderr if to_stdout else sys.stdout
     with pass_context(args, dump), progress(f"building {args.file}"):
@@ -143,15 +145,15 @@ def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | N
     cache = not args.no_cache and not (args.time_passes or args.print_after_all)
     ex = tvmlite.build(mod, target=target_of(args), pipeline=args.pipeline, cache=cache)
     if emit == "so":
-        ex.export_library(args.output)
+        ex.export_library(args.output, prefix=args.prefix)
         return None
     if emit == "ll":
         return ex.llvm_ir()
     if emit == "asm":
         return ex.assembly()
-    from tvmlite.lowering.codegen.objects import emit_objects
+    from tvmlite.lowering.codegen.objects import emit_object
 
-    return emit_objects(ex.llvm_ir(), target_of(args).machine_options())[0]
+    return emit_object(ex.llvm_ir(), target_of(args).machine_options())
 
 
 def prim_functions(mod: IRModule) -> IRModule:

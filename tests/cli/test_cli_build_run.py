@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,6 +39,18 @@ def test_build_so_is_silent_and_writes_header(tmp_path, add_file, capsys):
     out = tmp_path / "add.so"
     assert run(["build", add_file, "-o", out], capsys) == (0, "", "")
     assert out.read_bytes()[:4] == b"\x7fELF" and out.with_suffix(".h").exists()
+
+
+def test_build_prefix_names_the_library_symbols(tmp_path, add_file, capsys):
+    out = tmp_path / "libadd.so"
+    assert run(["build", add_file, "-o", out, "--prefix", "net_"], capsys) == (0, "", "")
+    assert "int32_t net_entry_main(" in out.with_suffix(".h").read_text()
+    code, text, _ = run(["run", out, "--random", "--dim", "n=2"], capsys)
+    assert code == 0 and "float32" in text
+    code, _, err = run(["build", add_file, "-o", "-", "--emit", "ll", "--prefix", "p"], capsys)
+    assert code == 1 and "tvms: error: --prefix names the symbols of a library" in err
+    code, _, err = run(["build", add_file, "-o", out, "--prefix", "9"], capsys)
+    assert code == 1 and "prefix='9' is not the start of a C identifier" in err
 
 
 @pytest.mark.parametrize(
@@ -156,17 +166,3 @@ def test_stdin_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(ADD))
     code, out, _ = run(["run", "-", "--random", "--dim", "n=2"], capsys)
     assert code == 0 and "float32 (2,)" in out
-
-
-def test_readme_command_in_a_subprocess(tmp_path):
-    """The README's first command, as a user runs it (the installed `tvms`)."""
-    env = dict(os.environ, TVMLITE_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("TVMLITE_NO_CACHE", None)
-    tvms = [sys.executable, "-m", "tvmlite"]
-    lib = tmp_path / "mlp.so"
-    subprocess.run([*tvms, "build", str(EXAMPLE), "-o", str(lib)], check=True, env=env)
-    done = subprocess.run(
-        [*tvms, "run", str(lib), "--random"], capture_output=True, text=True, env=env
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("result: float32 (4, 10)")

@@ -51,7 +51,7 @@ int main(void) {
   DLTensor* args[2] = {&x, &y};
   DLManagedTensorVersioned* out[1];
   char err[256];
-  if (tvmlite_entry_main(args, 2, out, 1, err, sizeof err) != TVMLITE_OK) {
+  if (add_entry_main(args, 2, out, 1, err, sizeof err) != TVMLITE_OK) {
     fprintf(stderr, "%s\n", err);
     return 1;
   }
@@ -59,7 +59,7 @@ int main(void) {
   for (int i = 0; i < 6; ++i) printf("%g\n", z[i]);
   out[0]->deleter(out[0]);
   yshape[0] = 4;  /* a wrong shape: a status and a message, never a crash */
-  int32_t status = tvmlite_entry_main(args, 2, out, 1, err, sizeof err);
+  int32_t status = add_entry_main(args, 2, out, 1, err, sizeof err);
   printf("status %d: %s\n", status, err);
   return 0;
 }
@@ -77,8 +77,8 @@ def test_header_declares_entries_and_dlpack(add_lib):
     header = add_lib.with_suffix(".h").read_text()
     for text in (
         "typedef struct DLManagedTensorVersioned",
-        "int32_t tvmlite_entry_main(",
-        "int32_t tvmlite_entry_pair(",
+        "int32_t add_entry_main(",
+        "int32_t add_entry_pair(",
         "x: float32 (n, 3)",
         "TVMLITE_ERR_ARGUMENT",
     ):

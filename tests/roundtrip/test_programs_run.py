@@ -23,8 +23,9 @@ import tvmlite
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering import compile_prim_funcs
-from tvmlite.testing import reference_ops
+from tvmlite.testing import random_arguments, reference_ops
 from tvmlite.testing import strategies as tst
+from tvmlite.testing.arguments import random_values
 from tvmlite.testing.reference import Interpreter, UndefinedBehavior, run_prim_func
 
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -34,76 +35,6 @@ SEEDS = st.integers(0, 2**32 - 1)
 
 
 # ---------------------------------------------------------------- harness
-
-
-def random_values(dtype: str, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Mostly small values (so that arithmetic stays in range), some edge cases."""
-    if dtype == "bool":
-        return rng.random(n) < 0.5
-    edge = rng.random(n) < 0.15
-    if dt.is_float(dtype):
-        values = rng.standard_normal(n) * rng.choice([1.0, 8.0, 300.0], n)
-        specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, -2.5]
-        values[edge] = rng.choice(specials, int(edge.sum()))
-        return values.astype(dtype)
-    low, high = reference_ops.int_range(dtype)
-    edges = [low, high, 0, 1]
-    small = rng.integers(-9, 10, n)
-    items = [
-        edges[int(rng.integers(0, 4))] if e else min(max(int(x), low), high)
-        for x, e in zip(small, edge, strict=True)
-    ]
-    return np.array(items, dtype=dtype)
-
-
-class Arguments:
-    """Random arguments of a static-shape function: for every buffer a flat base
-    array (strided buffers are views of it), for every scalar a value."""
-
-    def __init__(self, func: tir.PrimFunc, rng: np.random.Generator) -> None:
-        buffers = dict(func.buffer_map)
-        self.layouts: list[tuple[tuple[int, ...], tuple[int, ...]] | None] = []
-        self.bases: list[np.ndarray | None] = []
-        self.scalars: list[object] = []
-        for param in func.params:
-            buffer = buffers.get(param)
-            if buffer is None:
-                self.layouts.append(None)
-                self.bases.append(None)
-                self.scalars.append(random_values(param.dtype, rng, 1)[0].item())
-                continue
-            shape = tuple(_static(d) for d in buffer.shape)
-            strides = tuple(_static(s) for s in buffer.strides) or _row_major(shape)
-            size = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
-            self.layouts.append((shape, strides))
-            self.bases.append(random_values(buffer.dtype, rng, size))
-            self.scalars.append(None)
-
-    def fresh(self) -> tuple[list[np.ndarray | None], list[object]]:
-        """Copies of the bases, and the arguments that view them."""
-        bases = [None if b is None else b.copy() for b in self.bases]
-        args: list[object] = []
-        for base, layout, scalar in zip(bases, self.layouts, self.scalars, strict=True):
-            if base is None or layout is None:
-                args.append(scalar)
-                continue
-            shape, strides = layout
-            byte_strides = tuple(s * base.itemsize for s in strides)
-            args.append(np.lib.stride_tricks.as_strided(base, shape, byte_strides))
-        return bases, args
-
-
-def _static(e: tir.PrimExpr) -> int:
-    assert isinstance(e, tir.IntImm), "runnable programs have static shapes"
-    return e.value
-
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, running = [], 1
-    for n in reversed(shape):
-        strides.append(running)
-        running *= n
-    return tuple(reversed(strides))
 
 
 def ulps_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -134,7 +65,7 @@ def assert_same(got: np.ndarray, want: np.ndarray, ulps: int = 0) -> None:
 def check_program(func: tir.PrimFunc, seed: int, ulps: int = 0) -> None:
     """Compile `func`, run it and the reference on the same random arguments, and
     compare every buffer's whole memory (strided ones include the gaps)."""
-    arguments = Arguments(func, np.random.default_rng(seed))
+    arguments = random_arguments(func, seed)
     kernel = compile_prim_funcs({"main": func})["main"]
     kernel_bases, kernel_args = arguments.fresh()
     kernel(*kernel_args)

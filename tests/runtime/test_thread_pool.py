@@ -112,7 +112,7 @@ int main(void) {
   for (int call = 0; call < 4; ++call) {
     DLManagedTensorVersioned* out[2];
     char err[256];
-    if (tvmlite_entry_main(args, 1, out, 2, err, sizeof err) != TVMLITE_OK) {
+    if (probe_entry_main(args, 1, out, 2, err, sizeof err) != TVMLITE_OK) {
       fprintf(stderr, "%s\n", err);
       return 1;
     }

@@ -1,10 +1,14 @@
 """structural_equal / structural_hash: alpha-equivalence over hand-built IR."""
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+import tvmlite
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.dsl.structural import first_difference, structural_equal, structural_hash
 
 
 def _copy_loop(name_i: str, name_a: str, extent: int = 16, dtype: str = "float32"):
@@ -69,3 +73,28 @@ def test_deep_nesting_does_not_recurse():
         e2 = tir.BinaryOp("add", e2, tir.IntImm("int32", 1), "int32")
     assert structural_equal(e1, e2)
     assert structural_hash(e1) == structural_hash(e2)
+
+
+def test_first_difference_has_a_path_and_both_sides():
+    f = _copy_loop("i", "A")
+    found = first_difference(f, _copy_loop("j", "B", extent=8))
+    assert (found.path, found.reason) == (".buffer_map[0][1].shape[0].value", "16 against 8")
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    found = first_difference(tir.BinaryOp("add", x, x, "int32"), tir.BinaryOp("add", x, y, "int32"))
+    assert found.path == ".b" and "do not correspond" in found.reason
+    found = first_difference((1, 2), (1, 2, 3))
+    assert (found.path, found.reason) == ("(the whole program)", "2 parts against 3")
+    assert first_difference(f, _copy_loop("k", "C")) is None
+
+
+def test_assert_structural_equal_prints_the_difference_and_both_programs():
+    mod = tvmlite.parse_file(Path(__file__).parents[2] / "examples" / "mlp.tvms")
+    other = tvmlite.parse(mod.script().replace("T.float32(0.0)", "T.float32(1.0)"))
+    tvmlite.assert_structural_equal(mod, tvmlite.parse(mod.script()))
+    with pytest.raises(AssertionError) as err:
+        tvmlite.assert_structural_equal(mod, other)
+    message = str(err.value)
+    where = ".functions['bias_relu'].body.block.body.body.body.block.body.value.b.value"
+    assert message.startswith(f"not structurally equal at {where}: 0.0 against 1.0\n")
+    left, right = message.split("\n--- left\n")[1].split("\n--- right\n")
+    assert (left, right) == (mod.script(), other.script())

@@ -8,12 +8,17 @@ so calling a built library needs no compiler.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.analysis import free_vars
 
+# Every symbol of compiled code starts with PREFIX. An exported library replaces
+# it with its own prefix on the symbols it exports (`exported_symbols`) and hides
+# the rest, so several libraries link into one program.
+PREFIX = "tvmlite_"
 # Data a module defines for its loader: the JSON manifest, the packed-function
 # table (one pointer per name, in manifest order, filled by the loader), and the
 # table of CPython/NumPy addresses the fast-call wrappers read (`fastcall.py`).
@@ -22,6 +27,10 @@ PACKED_TABLE = "tvmlite_packed_funcs"
 PACKED_NAMES = "tvmlite_packed_names"
 PACKED_COUNT = "tvmlite_packed_count"
 PYTHON_API = "tvmlite_python_api"
+# Functions a C user of a library calls besides the entries (the header declares them).
+ALLOC = "tvmlite_alloc_tensor"
+BIND_PACKED = "tvmlite_bind_packed"
+MISSING_PACKED = "tvmlite_missing_packed"
 
 # Kernel status codes below this are asserts; the runtime owns the ones at and above.
 STATUS_OUT_OF_MEMORY = 1 << 20
@@ -35,15 +44,30 @@ def _c_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-def entry_symbol(name: str) -> str:
+def entry_symbol(name: str, prefix: str = PREFIX) -> str:
     """The C symbol of the graph function `name` (the only symbols a manifest may
     bind: a loader refuses any other)."""
-    return "tvmlite_entry_" + _c_name(name)
+    return f"{prefix}entry_{_c_name(name)}"
 
 
-def fastcall_symbol(name: str) -> str:
+def fastcall_symbol(name: str, prefix: str = PREFIX) -> str:
     """The symbol of the CPython fast-call wrapper of the graph function `name`."""
-    return "tvmlite_fastcall_" + _c_name(name)
+    return f"{prefix}fastcall_{_c_name(name)}"
+
+
+def with_prefix(symbol: str, prefix: str) -> str:
+    """`symbol` (spelt with PREFIX) as a library with `prefix` spells it."""
+    return prefix + symbol.removeprefix(PREFIX)
+
+
+def exported_symbols(functions: Iterable[str], prefix: str) -> dict[str, str]:
+    """What a library of the graph functions `functions` exports: each symbol of
+    the compiled code (spelt with PREFIX) and its name in the library."""
+    data = (MANIFEST, PACKED_TABLE, PACKED_NAMES, PACKED_COUNT, PYTHON_API)
+    symbols = [*data, ALLOC, BIND_PACKED, MISSING_PACKED]
+    for name in functions:
+        symbols += [entry_symbol(name), fastcall_symbol(name)]
+    return {symbol: with_prefix(symbol, prefix) for symbol in symbols}
 
 
 def kernel_symbol(name: str) -> str:

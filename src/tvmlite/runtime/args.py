@@ -1,6 +1,7 @@
 """Checking a prim function's arguments before the kernel touches memory.
 
-Every check happens in Python before the call: argument count, ndarray-ness,
+Every check happens in Python before the call: argument count, being a tensor
+(a NumPy array or a DLPack producer, imported as one, as graph functions do),
 dtype, ndim, alignment, writability of outputs, shape (with symbolic dims solved
 from their first occurrence and checked everywhere else), strides (C-contiguous
 unless the buffer declares strides) and, for `noalias` kernels, that no written
@@ -19,6 +20,7 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.runtime import dlpack
 from tvmlite.runtime.abi import KernelSignature, Param, buffer_vars
 from tvmlite.runtime.scalars import scalar_value
 
@@ -115,8 +117,10 @@ class ArgumentBinder:
         env: dict[tir.Var, int] = {}
         origin: dict[tir.Var, str] = {}
         values: list[Any] = []
+        args = list(args)
         for i, (p, arg) in enumerate(zip(params, args, strict=True)):
             if p.is_pointer:
+                args[i] = arg = dlpack.as_array(arg, f"{self.name}: parameter '{p.name}'")
                 self._check_array(i, p, arg)
                 values.append(arg.ctypes.data)
             else:
@@ -137,9 +141,7 @@ class ArgumentBinder:
 
     # ------------------------------------------------------------ pieces
 
-    def _check_array(self, i: int, p: Param, arg: Any) -> None:
-        if not isinstance(arg, np.ndarray):
-            raise self.error(p, f"expected a numpy.ndarray, got {type(arg).__name__}")
+    def _check_array(self, i: int, p: Param, arg: np.ndarray) -> None:
         b = p.buffer
         if b is None:
             return

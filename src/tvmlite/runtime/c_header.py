@@ -3,7 +3,10 @@
 The header defines the DLPack 1.0 structs itself (a C user needs no dlpack.h;
 one who includes dlpack.h first keeps its definitions), so `cc main.c lib.so`
 is all it takes. Each entry is declared with a comment listing its arguments
-and results, generated from the same manifest the Python loader reads.
+and results, generated from the same manifest the Python loader reads. What
+every library shares (the structs, status codes, the packed-function type) is
+defined once however many libraries' headers a program includes; what the
+library exports is declared under its prefix.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import Any
 from tvmlite.runtime.abi import leaves
 from tvmlite.runtime.manifest import signature_from_info
 
-_DLPACK = """\
+_COMMON = """\
+#ifndef TVMLITE_COMMON_DEFINED
+#define TVMLITE_COMMON_DEFINED
 #ifndef DLPACK_DLPACK_H_
 /* DLPack 1.0 (https://dmlc.github.io/dlpack), the subset this library uses. */
 typedef struct { int32_t device_type; int32_t device_id; } DLDevice;  /* kDLCPU = 1 */
@@ -37,9 +42,7 @@ typedef struct DLManagedTensorVersioned {
   DLTensor dl_tensor;
 } DLManagedTensorVersioned;
 #endif
-"""
 
-_API = """\
 /* Status codes of every entry (the message is in `err`). */
 enum {
   TVMLITE_OK = 0,
@@ -54,27 +57,32 @@ enum {
 typedef int32_t (*tvmlite_packed_fn)(DLTensor* const* args, int32_t num_args,
                                      DLManagedTensorVersioned** outs, int32_t num_outs,
                                      char* err, int64_t err_len);
+#endif  /* TVMLITE_COMMON_DEFINED */
+"""
+
+_API = """\
+/* Every symbol of this library starts with `{p}`. */
 
 /* Packed functions the module calls (R.call_packed): bind every name before
  * calling an entry that uses it. Returns 0, or -1 if the module does not use
- * `name`. `tvmlite_missing_packed` names one still unbound (NULL if none). */
-int32_t tvmlite_bind_packed(const char* name, tvmlite_packed_fn fn);
-const char* tvmlite_missing_packed(void);
-extern const int32_t tvmlite_packed_count;
-extern const char* const tvmlite_packed_names[];
+ * `name`. `{p}missing_packed` names one still unbound (NULL if none). */
+int32_t {p}bind_packed(const char* name, tvmlite_packed_fn fn);
+const char* {p}missing_packed(void);
+extern const int32_t {p}packed_count;
+extern const char* const {p}packed_names[];
 
 /* A tensor in the layout results use (dtype as code | bits << 8 | lanes << 16). */
-DLManagedTensorVersioned* tvmlite_alloc_tensor(int32_t ndim, const int64_t* shape,
-                                               int32_t dtype);
+DLManagedTensorVersioned* {p}alloc_tensor(int32_t ndim, const int64_t* shape, int32_t dtype);
 /* The JSON manifest: functions, their signatures, packed names. */
-extern const char tvmlite_manifest[];
+extern const char {p}manifest[];
 """
 
 
 HEADER_MARK = "compiled by tvmlite. Generated; do not edit. */"  # ends the first line
 
 
-def render_header(manifest: dict[str, Any], library: str, guard: str) -> str:
+def render_header(manifest: dict[str, Any], library: str, guard: str, prefix: str) -> str:
+    """The header of `library`, whose `manifest` and exported symbols carry `prefix`."""
     lines = [
         f"/* {library}: {HEADER_MARK}",
         f"#ifndef {guard}",
@@ -84,8 +92,8 @@ def render_header(manifest: dict[str, Any], library: str, guard: str) -> str:
         'extern "C" {',
         "#endif",
         "",
-        _DLPACK,
-        _API,
+        _COMMON,
+        _API.format(p=prefix),
     ]
     for name, info in manifest.get("functions", {}).items():
         lines.extend(_entry(name, info))

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
+from tvmlite.runtime.scalars import describe
 
 HEADER, ALIGN, KDL_CPU, TENSOR_OFFSET = 80, 64, 1, 32
 _CODES = {"i": 0, "u": 1, "f": 2, "b": 6}
@@ -80,6 +81,44 @@ def numpy_dtype(code: int, bits: int, lanes: int) -> np.dtype:
             f"DLPack dtype (code {code}, bits {bits}, lanes {lanes}) has no NumPy equivalent"
         )
     return np.dtype("bool") if kind == "b" else np.dtype(f"{kind}{bits // 8}")
+
+
+def as_array(arg: Any, where: str) -> np.ndarray:
+    """`arg` as a NumPy array: itself, or what its `__dlpack__` exports (zero-copy;
+    torch, JAX, CuPy on the CPU, ...). `where` starts the error message."""
+    if isinstance(arg, np.ndarray):
+        return arg
+    if not _producer(arg):
+        raise TVMLiteError(
+            f"{where}: expected a tensor (numpy.ndarray or an object with __dlpack__), "
+            f"got {describe(arg)}"
+        )
+    try:
+        return np.from_dlpack(arg)
+    except (BufferError, TypeError, ValueError, RuntimeError) as err:
+        raise TVMLiteError(f"{where}: cannot import via DLPack: {err}") from None
+
+
+def _producer(arg: Any) -> bool:
+    """Whether `arg` exports a tensor through DLPack (NumPy scalars are values)."""
+    return hasattr(arg, "__dlpack__") and not isinstance(arg, np.generic)
+
+
+def imported(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """`args` with every DLPack producer imported as a NumPy array, or None when
+    none is one or one cannot be imported (the caller's checks then report it)."""
+    found = None
+    for k, arg in enumerate(args):
+        if type(arg) is np.ndarray or not _producer(arg):
+            continue
+        try:
+            array = np.from_dlpack(arg)
+        except (BufferError, TypeError, ValueError, RuntimeError):
+            return None
+        if found is None:
+            found = list(args)
+        found[k] = array
+    return None if found is None else tuple(found)
 
 
 def fill_tensor(t: DLTensor, arr: np.ndarray, keep: list[Any]) -> None:

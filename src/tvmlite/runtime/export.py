@@ -3,6 +3,11 @@ target, then `os.replace`d, so a concurrent reader sees the old file or the new
 one, never half of one), with the header beside the library (`path` with the
 suffix `.h`), and never over a header tvmlite did not write. Linking the
 library itself is the compiler's (`lowering/codegen/link.py`).
+
+Every symbol a library exports starts with its prefix (`mlp_entry_main`,
+`mlp_manifest`; by default the file's name: `mlp_` for `mlp.so` or
+`libmlp.so`) and everything else is hidden, so several libraries link into one
+program (docs/abi.md).
 """
 
 from __future__ import annotations
@@ -59,3 +64,25 @@ def check_header_is_ours(header: Path) -> None:
 
 def guard_of(path: Path) -> str:
     return "TVMLITE_" + re.sub(r"[^A-Za-z0-9]", "_", path.stem).upper() + "_H"
+
+
+def library_prefix(path: Path) -> str:
+    """The default prefix of a library's symbols: its file name without a leading
+    `lib` and its suffix (`.so` with any version numbers after it), as a C
+    identifier, then `_` (`libmlp-2.so.1`: `mlp_2_`)."""
+    stem = re.sub(r"(\.so(\.[0-9]+)*|\.[^.]*)$", "", path.name)
+    if stem.startswith("lib") and len(stem) > 3:
+        stem = stem[3:]
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", stem)
+    if not stem or stem[0].isdigit():
+        stem = "m" + stem
+    return stem + "_"
+
+
+def check_prefix(prefix: object) -> str:
+    if not isinstance(prefix, str) or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix) is None:
+        raise TVMLiteError(
+            f"export_library: prefix={prefix!r} is not the start of a C identifier "
+            "(letters, digits and _, not starting with a digit)"
+        )
+    return prefix

@@ -93,7 +93,13 @@ class GraphFunction:
             return self._fast
 
     def call_python(self, *args: Any) -> Any:
-        """The ctypes path: any DLPack producer, strided views, tuples, scalars."""
+        """What the native wrapper does not take: DLPack producers (imported as
+        NumPy arrays, zero-copy, then back through the wrapper), and the ctypes
+        path for strided views, tuples, scalars and every error."""
+        if self._fast is not None:
+            arrays = dlpack.imported(args)
+            if arrays is not None:
+                return self._fast(*arrays)
         if len(args) != len(self.params):
             names = ", ".join(p.name for p in self.params)
             raise TVMLiteError(
@@ -143,18 +149,7 @@ def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray
 
 
 def _tensor(arg: Any, sinfo: relax.TensorStructInfo, label: str, fn: str) -> np.ndarray:
-    if not isinstance(arg, np.ndarray):
-        if not hasattr(arg, "__dlpack__") or isinstance(arg, np.generic):
-            raise TVMLiteError(
-                f"{fn}: parameter '{label}': expected a tensor (numpy.ndarray or an object "
-                f"with __dlpack__), got {describe(arg)}"
-            )
-        try:
-            arg = np.from_dlpack(arg)  # zero-copy
-        except (BufferError, TypeError, ValueError, RuntimeError) as err:
-            raise TVMLiteError(
-                f"{fn}: parameter '{label}': cannot import via DLPack: {err}"
-            ) from None
+    arg = dlpack.as_array(arg, f"{fn}: parameter '{label}'")
     if dlpack.dl_dtype(arg.dtype) is None:
         want = sinfo.dtype if sinfo.dtype != "void" else "a DLPack dtype"
         raise TVMLiteError(f"{fn}: parameter '{label}': expected dtype {want}, got {arg.dtype}")

@@ -4,10 +4,11 @@ with ctypes and called like the result of `build()`.
 Loading a library runs its code (its constructors run when it is mapped), as
 `ctypes.CDLL` does: only load libraries you trust. What can be checked first
 is checked before the library is mapped, from its bytes (`runtime/elf.py`):
-it is an ELF shared object with a `tvmlite_manifest`, the manifest is valid,
-every entry it names is `tvmlite_entry_<name>`, a function the library itself
-defines (never a symbol such as libc's `abort`), and every packed function it
-calls is registered.
+it is an ELF shared object with one manifest (`PREFIX_manifest`, the prefix
+export_library gave every exported symbol), the manifest is valid, every entry
+it names is `PREFIX_entry_<name>`, a function the library itself defines (never
+a symbol such as libc's `abort`), and every packed function it calls is
+registered.
 
 The library's manifest carries every entry's signature, so the callables flatten
 and check their arguments exactly as `build()`'s do. Packed functions are bound
@@ -33,7 +34,15 @@ from typing import Any, Protocol
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime import registry
-from tvmlite.runtime.abi import MANIFEST, PACKED_TABLE, PYTHON_API, entry_symbol, fastcall_symbol
+from tvmlite.runtime.abi import (
+    MANIFEST,
+    PACKED_TABLE,
+    PREFIX,
+    PYTHON_API,
+    entry_symbol,
+    fastcall_symbol,
+    with_prefix,
+)
 from tvmlite.runtime.elf import STT_FUNC, STT_OBJECT, SharedObject
 from tvmlite.runtime.export import write_atomic
 from tvmlite.runtime.fastcall import API_SLOTS
@@ -51,15 +60,21 @@ class Listing(Protocol):
 
     def assembly(self) -> str: ...
 
+    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+        """Link the code again, as a library whose symbols carry `prefix`."""
+        ...
+
 
 class SharedLibrary:
     """The code image of a mapped library: symbols from the dynamic linker. It is
     unmapped when the image is gone (every callable holds it through its module);
-    not at exit, where daemon threads or atexit handlers may still call in."""
+    not at exit, where daemon threads or atexit handlers may still call in.
+    `prefix` starts the symbols the library exports."""
 
-    def __init__(self, path: Path, dll: ctypes.CDLL, listing: Listing | None) -> None:
+    def __init__(self, path: Path, dll: ctypes.CDLL, listing: Listing | None, prefix: str) -> None:
         self.path = path
         self.listing = listing
+        self.prefix = prefix
         self._dll = dll
         weakref.finalize(self, dlclose, dll._handle).atexit = False
 
@@ -79,9 +94,18 @@ class SharedLibrary:
             raise TVMLiteError(f"{self.path.name}: a loaded library keeps no assembly")
         return self.listing.assembly()
 
-    def write_library(self, path: Path) -> None:
-        """A copy of the library's file."""
-        write_atomic(path, self.path.read_bytes())
+    @property
+    def fixed_prefix(self) -> str | None:
+        return None if self.listing is not None else self.prefix
+
+    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+        """A copy of the library's file, or (for another prefix) its listing linked."""
+        if prefix == self.prefix:
+            write_atomic(path, self.path.read_bytes())
+        elif self.listing is not None:
+            self.listing.write_library(path, manifest, prefix)
+        else:
+            raise TVMLiteError(f"{self.path.name}: its symbols start with {self.prefix!r}")
 
 
 class Library(CompiledModule):
@@ -92,7 +116,7 @@ class Library(CompiledModule):
     def __init__(self, path: str | os.PathLike, *, listing: Listing | None = None) -> None:
         self.path = Path(path)
         data, stamp = _read(self.path)
-        manifest = read_manifest(SharedObject(data, self.path))
+        prefix, manifest = read_manifest(SharedObject(data, self.path))
         missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
         if missing:
             names = ", ".join(f"'{n}'" for n in missing)
@@ -101,7 +125,8 @@ class Library(CompiledModule):
                 "registered: register them (tvmlite.register_func) before loading it"
             )
         # Checked: map it (this runs its constructors).
-        super().__init__(SharedLibrary(self.path, _open(self.path, data, stamp), listing), manifest)
+        image = SharedLibrary(self.path, _open(self.path, data, stamp), listing, prefix)
+        super().__init__(image, manifest, prefix=prefix)
 
     def _where(self) -> str:
         return self.path.name
@@ -115,7 +140,7 @@ def load_module(path: str | os.PathLike) -> Library:
 
     Loading runs the library's code (like `ctypes.CDLL`): only load libraries
     you trust. Before mapping it, tvmlite checks from the file's bytes that it
-    is a tvmlite library whose entries are its own `tvmlite_entry_*` functions
+    is a tvmlite library whose entries are its own `PREFIX_entry_*` functions
     and whose packed functions are registered; a file that fails is refused
     with a `TVMLiteError` and never mapped."""
     return Library(path)
@@ -154,11 +179,23 @@ def _dlopen(target: str, path: Path) -> ctypes.CDLL:
         raise TVMLiteError(f"{path}: cannot load the library: {err}") from None
 
 
-def read_manifest(image: SharedObject) -> dict[str, Any]:
-    """The manifest of the library `image`, checked against its symbol table."""
+def library_prefix(image: SharedObject) -> str:
+    """The prefix of the library's symbols: the one its manifest is named with."""
+    suffix = MANIFEST.removeprefix(PREFIX)
+    found = [n for n, s in image.symbols.items() if n.endswith(suffix) and s.kind == STT_OBJECT]
+    if len(found) != 1:
+        why = f"{len(found)} manifests ({', '.join(sorted(found))})" if found else "no manifest"
+        raise image.error(f"{why} in its symbol table (one {MANIFEST}, or PREFIX_{suffix})")
+    return found[0].removesuffix(suffix)
+
+
+def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
+    """The prefix of the library `image` and its manifest, checked against its
+    symbol table."""
     path = image.path
+    prefix = library_prefix(image)
     try:
-        manifest = json.loads(image.cstring(MANIFEST).decode())
+        manifest = json.loads(image.cstring(with_prefix(MANIFEST, prefix)).decode())
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise TVMLiteError(f"{path}: the library's manifest is not valid JSON") from None
     if not isinstance(manifest, dict) or manifest.get("abi") != ABI_VERSION:
@@ -169,28 +206,29 @@ def read_manifest(image: SharedObject) -> dict[str, Any]:
         raise TVMLiteError(f"{path}: the library's manifest lists no functions")
     for name, info in functions.items():
         symbol = info.get("symbol") if isinstance(info, dict) else None
-        if symbol != entry_symbol(name):
+        if symbol != entry_symbol(name, prefix):
             raise TVMLiteError(
                 f"{path}: the manifest binds function '{name}' to {symbol!r}, "
-                f"not its entry {entry_symbol(name)}"
+                f"not its entry {entry_symbol(name, prefix)}"
             )
         _require(image, symbol, STT_FUNC, 0)
         _signature(path, name, info)
         wrapper = info.get("fastcall")
         if wrapper is not None:
-            if wrapper != fastcall_symbol(name):
+            if wrapper != fastcall_symbol(name, prefix):
                 raise TVMLiteError(
                     f"{path}: the manifest binds the fast call of '{name}' to {wrapper!r}, "
-                    f"not {fastcall_symbol(name)}"
+                    f"not {fastcall_symbol(name, prefix)}"
                 )
             _require(image, wrapper, STT_FUNC, 0)
-            _require(image, PYTHON_API, STT_OBJECT, len(API_SLOTS) * 8)
+            _require(image, with_prefix(PYTHON_API, prefix), STT_OBJECT, len(API_SLOTS) * 8)
     packed = manifest.setdefault("packed", [])
     if not isinstance(packed, list) or not all(isinstance(n, str) for n in packed):
         raise TVMLiteError(f"{path}: the manifest's packed functions are not a list of names")
     if packed:
-        _require(image, PACKED_TABLE, STT_OBJECT, len(packed) * ctypes.sizeof(ctypes.c_void_p))
-    return manifest
+        size = len(packed) * ctypes.sizeof(ctypes.c_void_p)
+        _require(image, with_prefix(PACKED_TABLE, prefix), STT_OBJECT, size)
+    return prefix, manifest
 
 
 def _require(image: SharedObject, name: str, kind: int, size: int) -> None:

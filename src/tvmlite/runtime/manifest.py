@@ -1,4 +1,4 @@
-"""The manifest every compiled module carries (`tvmlite_manifest`, JSON):
+"""The manifest every compiled module carries (JSON; `PREFIX_manifest` in a library):
 its ABI version, its graph functions with their entry symbols and signatures,
 and the packed functions it calls (docs/abi.md).
 
@@ -125,3 +125,14 @@ def manifest_info(graphs: Mapping[str, relax.Function], packed: list[str]) -> di
         "functions": {name: function_info(name, f) for name, f in graphs.items()},
         "packed": packed,
     }
+
+
+def prefixed(manifest: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The manifest of a library whose symbols carry `prefix` (docs/abi.md)."""
+    functions = {}
+    for name, info in manifest["functions"].items():
+        info = {**info, "symbol": entry_symbol(name, prefix)}
+        if "fastcall" in info:
+            info["fastcall"] = fastcall_symbol(name, prefix)
+        functions[name] = info
+    return {**manifest, "functions": functions}

@@ -5,6 +5,7 @@ the dynamic linker loaded) are both a `CompiledModule` over a `CodeImage`.
     m["main"](x, w)          # a graph function: arrays in, arrays/tuples out
     m["add"](a, b, out)      # a public prim function: destination-passing
     m.functions              # public names; m.export_library("m.so")
+    m.with_output("torch")["main"](tx, tw)   # DLPack producers in, torch tensors out
 
 The image says where its symbols are and what can be done with its code; the
 module reads everything else from the manifest the code carries (docs/abi.md):
@@ -24,12 +25,27 @@ from typing import Any, Protocol
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime import fastcall, registry
-from tvmlite.runtime.abi import PACKED_TABLE, PYTHON_API, KernelSignature, kernel_symbol
+from tvmlite.runtime.abi import (
+    PACKED_TABLE,
+    PREFIX,
+    PYTHON_API,
+    KernelSignature,
+    kernel_symbol,
+    with_prefix,
+)
 from tvmlite.runtime.c_header import render_header
-from tvmlite.runtime.export import check_header_is_ours, guard_of, header_path, write_atomic
+from tvmlite.runtime.export import (
+    check_header_is_ours,
+    check_prefix,
+    guard_of,
+    header_path,
+    library_prefix,
+    write_atomic,
+)
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel
-from tvmlite.runtime.manifest import signature_from_info
+from tvmlite.runtime.manifest import prefixed, signature_from_info
+from tvmlite.runtime.outputs import ConvertedModule
 
 
 class CodeImage(Protocol):
@@ -46,8 +62,15 @@ class CodeImage(Protocol):
 
     def assembly(self) -> str: ...
 
-    def write_library(self, path: Path) -> None:
-        """Write the code as a self-contained shared library (no header)."""
+    @property
+    def fixed_prefix(self) -> str | None:
+        """The prefix of symbols this code is bound to (a library kept only as a
+        file), or None when it can be linked with any prefix."""
+        ...
+
+    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+        """Write the code as a self-contained shared library (no header) with
+        `manifest` whose exported symbols start with `prefix`."""
         ...
 
 
@@ -61,21 +84,23 @@ class CompiledModule:
         manifest: dict[str, Any],
         kernels: Mapping[str, KernelSignature] | None = None,
         public_kernels: frozenset[str] = frozenset(),
+        prefix: str = PREFIX,
     ) -> None:
         self.image = image
         self.manifest = manifest
+        self.prefix = prefix  # of the symbols of the code (docs/abi.md)
         self.timings: dict[str, float] = {}
         self.packed_names: list[str] = manifest["packed"]
         self._installed: list[Any] = []  # packed trampolines the table points to
         self._table = None
         if self.packed_names:
-            address = image.address(PACKED_TABLE)
+            address = image.address(with_prefix(PACKED_TABLE, prefix))
             self._table = (ctypes.c_void_p * len(self.packed_names)).from_address(address)
         self._missing = set(self.packed_names)
         self.resolve_packed()
         functions = manifest["functions"]
         fast = any("fastcall" in info for info in functions.values())
-        fast = fast and fastcall.fill_api_table(image.address(PYTHON_API))
+        fast = fast and fastcall.fill_api_table(image.address(with_prefix(PYTHON_API, prefix)))
         self._entries: dict[str, GraphFunction | PrimFuncKernel] = {}
         self._private: set[str] = set()
         for name, info in functions.items():
@@ -119,6 +144,11 @@ class CompiledModule:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.functions)}>"
 
+    def with_output(self, kind: str) -> ConvertedModule:
+        """This module with results returned as `kind` arrays: "numpy" (the
+        default of every call) or "torch" (zero-copy, through DLPack)."""
+        return ConvertedModule(self, kind)
+
     @property
     def total_ms(self) -> float:
         return sum(self.timings.values())
@@ -131,16 +161,31 @@ class CompiledModule:
     def assembly(self) -> str:
         return self.image.assembly()
 
-    def export_library(self, path: str | os.PathLike) -> Path:
+    def export_library(self, path: str | os.PathLike, *, prefix: str | None = None) -> Path:
         """Write a self-contained shared library of the graph functions and its C
         header (`path` with suffix `.h`); see docs/abi.md. Returns the path. A
-        header of that name that tvmlite did not write is never overwritten."""
+        header of that name that tvmlite did not write is never overwritten.
+
+        Every symbol the library exports starts with `prefix` (by default the file
+        name: `mlp_entry_main` in `mlp.so`), so several libraries link into one
+        program. A library loaded from a file can only be copied, with its own."""
         out = Path(path)
         if out.suffix in ("", ".h"):
             raise TVMLiteError(f"{out}: give the library a suffix such as .so")
+        fixed = self.image.fixed_prefix
+        if prefix is None:
+            prefix = fixed or library_prefix(out)
+        check_prefix(prefix)
+        if fixed is not None and prefix != fixed:
+            raise TVMLiteError(
+                f"export_library: prefix={prefix!r}: the symbols of {self._where()} "
+                f"start with {fixed!r}, and a library loaded from a file cannot be relinked"
+            )
         check_header_is_ours(header_path(out))
-        self.image.write_library(out)
-        write_atomic(header_path(out), render_header(self.manifest, out.name, guard_of(out)))
+        manifest = prefixed(self.manifest, prefix)
+        self.image.write_library(out, manifest, prefix)
+        header = render_header(manifest, out.name, guard_of(out), prefix)
+        write_atomic(header_path(out), header)
         return out
 
     # ------------------------------------------------------------ packed functions

@@ -169,7 +169,7 @@ class Interpreter:
         if buffer.strides:
             strides = tuple(self.index_value(s) for s in buffer.strides)
         else:
-            strides = _row_major(shape)
+            strides = ops.row_major(shape)
         offset = 0 if buffer.elem_offset is None else self.index_value(buffer.elem_offset)
         parts = (*buffer.shape, *buffer.strides, buffer.elem_offset)
         if all(p is None or isinstance(p, tir.IntImm) for p in parts):
@@ -491,14 +491,6 @@ class _Binding:
 
 
 _UNBOUND = object()
-
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, running = [], 1
-    for dim in reversed(shape):
-        strides.append(running)
-        running *= dim
-    return tuple(reversed(strides))
 
 
 def _flat_memory(arr: np.ndarray) -> np.ndarray:

@@ -336,3 +336,12 @@ def int_intrinsic(op: str, args: list[Scalar], dtype: str) -> Scalar:
 def reinterpret(value: Scalar, dtype: str) -> Scalar:
     """The same bits seen as `dtype`."""
     return np.array(value).view(np.dtype(dtype))[()]
+
+
+def row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides in elements of a compact row-major array of `shape`."""
+    strides, running = [], 1
+    for dim in reversed(shape):
+        strides.append(running)
+        running *= dim
+    return tuple(reversed(strides))
