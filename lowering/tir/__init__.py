@@ -1,6 +1,7 @@
 """TIR-to-TIR lowering: blocks to loops, buffers to flat pointers, composite
 intrinsics to primitive ones, as passes (see `pipeline.py` for the order)."""
 
+from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import InstrumentBoundCheckers
 from tvmlite.lowering.tir.lower_blocks import LowerBlocks
@@ -10,6 +11,7 @@ from tvmlite.lowering.tir.signature import kernel_signature
 from tvmlite.lowering.tir.simplify import Simplify
 
 __all__ = [
+    "CheckStaticBounds",
     "FlattenBuffers",
     "InstrumentBoundCheckers",
     "LowerBlocks",

@@ -197,7 +197,7 @@ class _BoundChecker(StmtExprMutator):
                 on_axis = f" on axis {axis}" if len(indices) > 1 else ""
                 # The values the index and a symbolic extent had when the check failed.
                 message: list[str | tir.PrimExpr] = [
-                    f"{what} buffer {buffer.name} out of bounds: index {_text(index)}{at} = ",
+                    f"{what} buffer {buffer.name} out of bounds: index {expr_text(index)}{at} = ",
                     self._in_scope(point, guards=False),
                     f"{on_axis} is outside [0, {show(extent)})",
                 ]
@@ -227,7 +227,7 @@ class _BoundChecker(StmtExprMutator):
                 return False
             return self._spans(x.a, extent)
         while True:
-            if isinstance(x, tir.Cast) and _widens(x.value.dtype, x.dtype):
+            if isinstance(x, tir.Cast) and widens(x.value.dtype, x.dtype):
                 x = x.value
             elif isinstance(x, tir.Var) and x in self.lets:
                 x = self.lets[x]
@@ -251,7 +251,7 @@ class _BoundChecker(StmtExprMutator):
         return e
 
 
-def _widens(source: str, target: str) -> bool:
+def widens(source: str, target: str) -> bool:
     """An integer cast that keeps every value."""
     if not (dt.is_integer_like(source) and dt.is_integer_like(target)):
         return False
@@ -277,7 +277,8 @@ def _points(index: tir.PrimExpr, buffer: tir.Buffer) -> list[tuple[int | None, t
         return [(k, _lane(index, k)) for k in range(lanes)]
     except TVMLiteError as err:
         raise TVMLiteError(
-            f"a checked build cannot check the index {_text(index)} of buffer {buffer.name}: {err}"
+            f"a checked build cannot check the index {expr_text(index)} "
+            f"of buffer {buffer.name}: {err}"
         ) from None
 
 
@@ -308,7 +309,7 @@ def _lane(e: tir.PrimExpr, k: int) -> tir.PrimExpr:
     raise TVMLiteError(f"its lanes cannot be told apart ({type(e).__name__} of {e.dtype})")
 
 
-def _text(e: tir.PrimExpr) -> str:
+def expr_text(e: tir.PrimExpr) -> str:
     text = ExprPrinter(CLASSIC, NameTable(reserved=())).expr(e)
     return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
 

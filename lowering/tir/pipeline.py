@@ -7,8 +7,9 @@ codegen maps directly; `buffer_map` and the function's attributes are kept as
 they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
 adds InstrumentBoundCheckers right after LowerBlocks, while buffers still have
-their dims; the passes of `inside` (a target kind's "lower_tir" passes) run
-there too, after it. Lowering a lowered module changes nothing.
+their dims; every build runs CheckStaticBounds there, which refuses an access
+that is out of bounds on every call, and the passes of `inside` (a target kind's
+"lower_tir" passes) run after them. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
     InstrumentBoundCheckers,
@@ -38,7 +40,7 @@ class LowerTIR(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
-        steps = [LowerBlocks(), *checks, *self.inside, FlattenBuffers()]
+        steps = [LowerBlocks(), CheckStaticBounds(), *checks, *self.inside, FlattenBuffers()]
         for step in [*steps, LowerIntrinsics(), Simplify()]:
             mod = step(mod)
         return mod

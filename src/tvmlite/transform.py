@@ -13,6 +13,7 @@ from tvmlite.lowering.passes import (
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
 from tvmlite.lowering.tir import (
+    CheckStaticBounds,
     FlattenBuffers,
     InstrumentBoundCheckers,
     LowerBlocks,
@@ -38,6 +39,7 @@ from tvmlite.lowering.transform import (
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "CheckStaticBounds",
     "ConvertLayout",
     "DeadCodeElimination",
     "FuseOps",

@@ -34,7 +34,7 @@ class Module:
             R.output(gv)
         return gv
 """
-TIR_STEPS = ["LowerBlocks", "FlattenBuffers", "LowerIntrinsics", "Simplify"]
+TIR_STEPS = ["LowerBlocks", "CheckStaticBounds", "FlattenBuffers", "LowerIntrinsics", "Simplify"]
 
 
 def inputs() -> list[np.ndarray]:
