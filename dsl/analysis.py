@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Mapping
 from typing import TypeVar
 
+from tvmlite.diagnostics import Span
 from tvmlite.dsl import tir
+from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 
@@ -168,3 +170,37 @@ def stores(node: Node) -> list[tir.BufferStore]:
     visitor = _Accesses(post_order=False)
     _walk(visitor, node)
     return visitor.stores
+
+
+class _Blocks(StmtExprVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Block(self, s: tir.Block) -> None:
+        self.found = True
+
+
+def contains_block(node: Node) -> bool:
+    """Whether `node` holds a block: what makes TVM add the implicit root block and
+    print `s_tir=True`."""
+    visitor = _Blocks()
+    _walk(visitor, node)
+    return visitor.found
+
+
+def with_root(
+    body: tir.Stmt,
+    allocs: tuple[tir.Buffer, ...] = (),
+    span: Span | None = None,
+    comments: Comments | None = None,
+) -> tir.Stmt:
+    """`body` wrapped in the implicit root block exactly where TVM puts one (its
+    parser and `te.create_prim_func` agree): when there are root allocations, or
+    blocks, unless the body already is one block without iter vars."""
+    if not allocs:
+        if not contains_block(body):
+            return body
+        if isinstance(body, tir.BlockRealize) and not body.block.iter_vars:
+            return body
+    root = tir.Block("root", (), (), (), body, alloc_buffers=allocs, comments=comments)
+    return tir.BlockRealize((), tir.IntImm("bool", 1), root, span)

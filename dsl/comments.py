@@ -171,6 +171,15 @@ def carried(lines: tuple[str, ...], comments: Comments | None) -> Comments | Non
     return Comments(roles, comments.imports)
 
 
+def printed_header_off(remark: Remark) -> Remark:
+    """`remark` less the header comment lines that end it: the printer writes TVM's
+    header again above a nested function (a user's copy earlier on stays)."""
+    above = list(remark.above)
+    while above and above[-1] in HEADER_LINES:
+        above.pop()
+    return Remark(tuple(above), remark.trailing)
+
+
 def take_head(node: object) -> Remark | None:
     """Take the `""` comments off a syntax statement whose line the printer writes as
     part of another node (a block's `T.reads`, a function's `T.func_attr`): the

@@ -11,7 +11,7 @@ mutable binding (`x: T.float32 = v`, a `Bind`) and the statement-level
 `T.alloc_buffer`. Printed in classic they come back as a let and a block
 allocation, which compute the same thing but are different IR. Nor can classic
 say `s_tir=True` of a function without blocks (classic derives the flag from the
-blocks). Everything else converts both ways without loss.
+blocks), nor tirx buffer layouts. Everything else converts both ways without loss.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import CLASSIC, TVM027
+from tvmlite.dsl.tir_layout import DefaultLayout
 from tvmlite.dsl.walk import walk
 from tvmlite.grammar.indenter import CLOSING, NEWLINE, OPENING
 
@@ -38,7 +39,7 @@ HEADERS = {
 }
 # Every spelling only 0.27 has contains one of these: a text without any is classic
 # without looking at its tokens (most classic texts), and a parse pays nothing.
-HINTS_027 = ("T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.")
+HINTS_027 = ("T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.", "R.Any")
 KEYWORDS_027 = frozenset({"out_ty", "ty_args", "s_tir"})  # as keyword arguments
 # (token, token after it) pairs that may spell 0.27: `out_ty=`, `TypeVar(`, `T.let[`, `"tirx.":`
 PAIRS_027 = frozenset(
@@ -79,7 +80,7 @@ def _header(tokens: Sequence[Tok]) -> str | None:
 
 def _spells_027(tokens: Sequence[Tok]) -> bool:
     """Whether code (not a comment, not inside a string) uses a 0.27-only spelling:
-    `T.sblock...`, `out_ty=` / `ty_args=` / `s_tir=` as keyword arguments,
+    `T.sblock...`, `R.Any`, `out_ty=` / `ty_args=` / `s_tir=` as keyword arguments,
     `TypeVar(`, `T.let[`, or a `"tirx.*"` dict key."""
     depth = 0  # of brackets: keyword arguments are inside some
     previous: Tok | None = None
@@ -89,7 +90,7 @@ def _spells_027(tokens: Sequence[Tok]) -> bool:
             depth += 1
         elif kind in CLOSING:
             depth -= 1
-        if kind == "DOTTED_NAME" and token.value.startswith("T.sblock"):
+        if kind == "DOTTED_NAME" and (token.value.startswith("T.sblock") or token.value == "R.Any"):
             return True
         if previous is not None and (previous.type, kind) in PAIRS_027:
             last = previous.value
@@ -109,6 +110,10 @@ def tvm027_only(root: Any) -> list[str]:
     for node in walk(root):
         if isinstance(node, tir.Bind):
             found.append(f"flat binding of '{node.var.name}' (classic has only lets)")
+        elif isinstance(node, tir.Buffer) and (
+            not isinstance(node.layout, DefaultLayout) or node.allocated_addr
+        ):
+            found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":
             found.append(f"statement-level T.alloc_buffer of '{node.buffer.name}'")
         elif isinstance(node, tir.PrimFunc) and node.s_tir and not _has_block(node.body):

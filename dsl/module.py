@@ -66,7 +66,8 @@ class IRModule(Printable):
 
 @dataclass(frozen=True, slots=True)
 class RawCall:
-    """A call inside `I.module_global_infos` data (`I.vdevice(...)`), kept as written."""
+    """A call inside `I.module_global_infos` data (`I.vdevice(...)`,
+    `R.device_mesh(...)`), kept as written."""
 
     func: str
     args: tuple[Any, ...]

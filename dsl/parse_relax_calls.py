@@ -108,6 +108,13 @@ class RelaxCallParser(RelaxExprParser):
         args = bind_call(self.ctx, node, "R.call_tir", params, required=2)
         return self._tir_call("relax.call_tir", "R.call_tir", args, node, ())
 
+    def _dist_call_tir(self, node: syntax.Call) -> relax.Call:
+        """`R.dist.call_tir` / `R.dist.call_tir_local_view`: call_tir's arguments."""
+        name = syntax.dotted(node.func) or ""
+        params = ("gvar", "args", "out_sinfo", "tir_vars", "out_ty")
+        args = bind_call(self.ctx, node, name, params, required=2)
+        return self._tir_call("relax." + name[2:], name, args, node, ())
+
     def _call_tir_inplace(self, node: syntax.Call) -> relax.Call:
         params = ("gvar", "args", "inplace_indices", "out_sinfo", "tir_vars", "out_ty")
         args = bind_call(self.ctx, node, "R.call_tir_inplace", params, required=3)
@@ -152,10 +159,9 @@ class RelaxCallParser(RelaxExprParser):
 
     def _call_packed(self, node: syntax.Call) -> relax.Call:
         callee, args, out, rest = self._packed(node, "R.call_packed")
-        if not out:
-            kw = "ty_args" if self.ctx.dialect == TVM027 else "sinfo_args"
-            raise self.ctx.error(f"R.call_packed needs {kw}=", node)
         call = relax.Call(callee, args, self._attr_pairs(rest), out, span=node.span)
+        if not out:  # the result is unknown to the IR: the binding's annotation says it
+            return self.typed(call, relax.ObjectStructInfo())
         return self.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
     def _call_pure_packed(self, node: syntax.Call) -> relax.Call:
@@ -225,6 +231,8 @@ class RelaxCallParser(RelaxExprParser):
             return value.value
         if isinstance(value, (bool, int, float)):
             return value
+        if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+            return float(value)  # TVM prints infinite and NaN scalars quoted
         raise self.ctx.error("R.const needs a number, a bool or a nested list of them", node)
 
     def _shape(self, node: syntax.Call) -> relax.ShapeExpr:
@@ -295,6 +303,20 @@ class RelaxCallParser(RelaxExprParser):
         call = relax.Call(relax.Op("relax.print"), (self._format(fmt), *values), span=node.span)
         return self.typed(call, relax.TupleStructInfo(()))
 
+    def _hint_on_device(self, node: syntax.Call) -> relax.Call:
+        """`R.hint_on_device(x, R.device(device_type=1, index=0), "global")`, as TVM
+        prints it; the device's fields become the call's attributes."""
+        params = ("data", "dst_vdevice", "memory_scope")
+        args = bind_call(self.ctx, node, "R.hint_on_device", params, required=2)
+        device = args["dst_vdevice"]
+        if not isinstance(device, syntax.Call) or syntax.dotted(device.func) != "R.device":
+            raise self.ctx.error("expected R.device(device_type=..., index=...)", device)
+        fields = bind_call(self.ctx, device, "R.device", ("device_type", "index"), required=2)
+        kwargs = {k: self.op_arg(v) for k, v in fields.items()}
+        if "memory_scope" in args:
+            kwargs["memory_scope"] = self.op_arg(args["memory_scope"])
+        return self.op_call("relax.hint_on_device", [self.op_arg(args["data"])], kwargs, node)
+
     def _assert_op(self, node: syntax.Call) -> relax.Call:
         params = ("condition", "format_args", "format")
         args = bind_call(self.ctx, node, "R.assert_op", params, required=1)
@@ -323,6 +345,8 @@ class RelaxCallParser(RelaxExprParser):
     _SPECIAL: ClassVar[dict[str, Callable[..., Value]]] = {
         "R.call_tir": _call_tir,
         "R.call_tir_inplace": _call_tir_inplace,
+        "R.dist.call_tir": _dist_call_tir,
+        "R.dist.call_tir_local_view": _dist_call_tir,
         "R.call_dps_packed": _call_dps_packed,
         "R.call_packed": _call_packed,
         "R.call_pure_packed": _call_pure_packed,
@@ -339,6 +363,7 @@ class RelaxCallParser(RelaxExprParser):
         "R.null_value": _null_value,
         "R.print": _print,
         "R.assert_op": _assert_op,
+        "R.hint_on_device": _hint_on_device,
         "R.match_cast": _match_cast_value,
         "R.output": _statement_only,
         "R.func_attr": _statement_only,

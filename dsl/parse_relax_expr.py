@@ -68,7 +68,6 @@ _UNSUPPORTED_CALLS = (
     "R.func_ret_type",
     "R.func_ret_ty",
 )
-_UNSUPPORTED_PREFIXES = ("R.dist.", "R.DTensor")
 
 
 def is_leaf(expr: relax.Expr) -> bool:
@@ -264,12 +263,24 @@ class RelaxExprParser(SinfoParser):
             return self.op_call(name, args, {}, node)
         return self.prim(node)
 
+    def _compare(self, node: syntax.Compare) -> Value:
+        """`N % 16 == 0` over symbolic vars is a TIR condition; Relax tensors
+        compare with R.equal, R.less and friends."""
+        for operand in (node.left, *node.comparators):
+            if isinstance(self.value(operand), relax.Expr):
+                raise self.ctx.error(
+                    "comparison operators take scalars; compare Relax values with R.equal, "
+                    "R.less, ...",
+                    operand,
+                )
+        return self.prim(node)
+
     def _call(self, node: syntax.Call) -> Value:
         name = syntax.dotted(node.func) or ""
         handler = self._SPECIAL.get(name)
         if handler is not None:
             return handler(self, node)
-        if name in _UNSUPPORTED_CALLS or name.startswith(_UNSUPPORTED_PREFIXES):
+        if name in _UNSUPPORTED_CALLS:
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)
@@ -352,6 +363,7 @@ class RelaxExprParser(SinfoParser):
         syntax.Subscript: _subscript,
         syntax.UnaryOp: _unary,
         syntax.BinOp: _binary,
+        syntax.Compare: _compare,
         syntax.Call: _call,
     }
 

@@ -247,6 +247,21 @@ class SinfoParser:
             raise self.ctx.error("ndim must be -1 (unknown) or a rank >= 0", args["ndim"])
         return relax.TensorStructInfo(shape, dtype, ndim, vdevice, call.span)
 
+    def _dtensor(self, call: syntax.Call) -> relax.StructInfo:
+        names = ("shape", "dtype", "device_mesh", "placement")
+        args = bind_call(self.ctx, call, "R.DTensor", names, required=4)
+        shape = self.shape_dims(args["shape"], "the shape of R.DTensor")
+        dtype = check_dtype(self.ctx, args["dtype"])
+        mesh, placement = (self._text_arg(args[k], k) for k in ("device_mesh", "placement"))
+        return relax.DTensorStructInfo(
+            shape, dtype, len(shape), None, call.span, device_mesh=mesh, placement=placement
+        )
+
+    def _text_arg(self, node: syntax.Node, name: str) -> str:
+        if not isinstance(node, syntax.Constant) or not isinstance(node.value, str):
+            raise self.ctx.error(f"{name} must be a string", node)
+        return node.value
+
     def _shape_var(self, node: syntax.Name) -> relax.Var:
         var = self.vars.lookup(node.id)
         if isinstance(var, relax.Var) and isinstance(var.struct_info, relax.ShapeStructInfo):
@@ -302,11 +317,14 @@ class SinfoParser:
                 raise self.ctx.error("the params of R.Callable must be a tuple", pnode)
             params = tuple(self.sinfo(e) for e in pnode.elts)
         ret = self.sinfo(args["ret"]) if "ret" in args else relax.ObjectStructInfo()
-        purity = bool_literal(self.ctx, args["purity"], "purity") if "purity" in args else True
+        # TVM's default: an opaque callable may be impure, one with a signature is pure
+        default = params is not None
+        purity = bool_literal(self.ctx, args["purity"], "purity") if "purity" in args else default
         return relax.FuncStructInfo(params, ret, purity, span=call.span)
 
     _FORMS: ClassVar[dict[str, Callable[..., relax.StructInfo]]] = {
         "R.Tensor": _tensor,
+        "R.DTensor": _dtensor,
         "R.Shape": _shape,
         "R.Tuple": _tuple,
         "R.Object": _object,
@@ -316,7 +334,7 @@ class SinfoParser:
     }
 
 
-UNSUPPORTED_SINFO = ("R.DTensor", "R.PackedFunc")
+UNSUPPORTED_SINFO = ("R.PackedFunc",)
 
 
 def _is_none(node: syntax.Node) -> bool:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
+from tvmlite.dsl.parse_tir_assign import declarations
+from tvmlite.dsl.parse_tir_buffer import implied_offset
 from tvmlite.dsl.parse_tir_expr import ExprParser
 from tvmlite.dsl.parse_tir_stmt import StmtParser
 from tvmlite.dsl.scope import ParseContext, Scope
@@ -62,6 +64,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     """Parse and verify one prim function."""
     options = decorator_options(fdef, ctx)
     parser = StmtParser(ctx, Scope())
+    parser.s_tir = options["s_tir"]
     parser.push()
     for name in fdef.type_params:
         parser.define(name, tir.Var(name, "int64", span=fdef.span))
@@ -69,12 +72,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    # TVM's parser adds the root block only where something needs it: block-free
-    # functions (`s_tir=True` or not) keep their body as written.
-    if parser.saw_block or parser.root_allocs:
-        allocs = tuple(parser.root_allocs)
-        root = tir.Block("root", (), (), (), body, None, allocs, comments=parser.root_comments)
-        body = tir.BlockRealize((), tir.IntImm("bool", 1), root, fdef.span)
+    body = with_root(body, tuple(parser.root_allocs), fdef.span, parser.root_comments)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
     attrs: list[tuple[str, Any]] = []
     if not options["private"] and "global_symbol" not in dict(parser.func_attrs):
@@ -94,12 +92,8 @@ def _predeclare(parser: StmtParser, body: tuple[syntax.Node, ...]) -> None:
     for stmt in body:
         if not (isinstance(stmt, syntax.Assign) and len(stmt.targets) == 1):
             continue
-        target, value = stmt.targets[0], stmt.value
-        if not isinstance(target, syntax.Name) or not isinstance(value, syntax.Call):
-            continue
-        name = syntax.dotted(value.func)
-        if name and name.startswith("T.") and dt.is_valid(name[2:]) and not value.args:
-            var = tir.Var(target.id, name[2:], span=target.span)
+        for target, dtype, _ in declarations(stmt.targets[0], stmt.value):
+            var = tir.Var(target.id, dtype, span=target.span)
             parser.predeclared[target.id] = var
             parser.define(target.id, var)
 
@@ -134,6 +128,8 @@ def _parse_params(parser: StmtParser, fdef: syntax.FunctionDef) -> list[tir.Var]
     for param, ann in buffers:
         named = parser.buffer_args(ann, ann.args, "T.Buffer")
         buffer = parser.make_buffer(param.name, named, ann)
+        if not parser.classic:
+            buffer = implied_offset(buffer, ann)
         parser.handles[params[param.name]] = buffer
         parser.define(param.name, buffer)
     # buffer_map follows parameter order.

@@ -13,6 +13,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_block import AXIS_KINDS, FUNCTION, BlockParser
 from tvmlite.dsl.parse_tir_expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse_tir_ops import make_const, materialize
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
 
@@ -37,6 +38,7 @@ class AssignParser(BlockParser):
     func_comments: Any
     handles: dict[tir.Var, tir.Buffer | None]
     predeclared: dict[str, tir.Var]
+    env_threads: dict[tir.Var, str]
 
     # ------------------------------------------------------------ assignments
 
@@ -56,15 +58,21 @@ class AssignParser(BlockParser):
                 return self.remap(target, value)
             if short in META_BUILTINS:
                 raise self.error(f"T.{short} is not supported: it needs Python evaluation", value)
+        declared = declarations(target, value)
+        if declared:
+            for name, dtype, call in declared:
+                self.declare(name, dtype, call)
+            return None
         if not isinstance(target, syntax.Name):
             raise self.error("only a name, a buffer element or block axes can be assigned", target)
+        if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
+            if value.func.attr == "view" and isinstance(value.func.value, syntax.Name):
+                return self.view(target, value)
         if name is not None and name.startswith("T."):
             assert isinstance(value, syntax.Call)
             handler = _ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
-            if dt.is_valid(name[2:]) and not value.args:
-                return self.declare(target, name[2:], value)
         return self.bind(target, None, value, node, let=self.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
@@ -221,6 +229,77 @@ class AssignParser(BlockParser):
         )
         return None
 
+    def view(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """0.27's `B = A.view(n, m)` / `B = A.view("float16")`: a declaration over
+        A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
+        assert isinstance(call.func, syntax.Attribute)
+        source = self.buffer(call.func.value)
+        if call.keywords or not call.args:
+            raise self.error("A.view takes a shape (dims) or a dtype string", call)
+        shape, dtype = source.shape, source.dtype
+        first = call.args[0]
+        if (
+            len(call.args) == 1
+            and isinstance(first, syntax.Constant)
+            and isinstance(first.value, str)
+        ):
+            dtype = self.dtype_arg(first)
+        else:
+            shape = tuple(self.dim(d, None) for d in call.args)
+        buffer = tir.Buffer(
+            target.id, source.data, dtype, shape, scope=source.scope, span=call.span
+        )
+        self.check_rebind(target)
+        self.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, "decl_buffer", call.span)
+
+    # ------------------------------------------------------------ GPU threads
+
+    def launch_thread(self, call: syntax.Call, target: syntax.Name | None) -> tir.AttrStmt:
+        """`T.launch_thread("threadIdx.x", n)` (a new thread var named by `target`) or
+        `T.launch_thread(tx, n)` (a var from `T.env_thread`): a `thread_extent`
+        attribute whose node is the thread's IterVar. Its body is filled by the caller."""
+        if len(call.args) != 2 or call.keywords:
+            raise self.error("T.launch_thread expects 2 arguments (thread, extent)", call)
+        thread, extent_node = call.args
+        extent = materialize(self.integer(extent_node, "a thread extent"))
+        if isinstance(thread, syntax.Constant) and isinstance(thread.value, str):
+            if target is None:
+                raise self.error(
+                    f'name the thread: `with T.launch_thread("{thread.value}", n) as tx:`', call
+                )
+            tag = thread.value
+            var = tir.Var(target.id, extent.dtype, span=target.span)
+            self.check_rebind(target)
+            self.define(target.id, var)
+        else:
+            var = self.value(thread)
+            if not isinstance(var, tir.Var) or var not in self.env_threads:
+                what = "T.launch_thread expects a thread tag or a T.env_thread var"
+                raise self.error(what, thread)
+            tag = self.env_threads[var]
+            if target is not None:
+                what = "T.launch_thread of a T.env_thread var does not bind a name"
+                raise self.error(what, target)
+        kind = "virtual_thread" if tag.startswith("vthread") else "thread_extent"
+        zero = make_const(0, extent.dtype, call.span)
+        iv = tir.IterVar(var, tir.Range(zero, extent, call.span), tir.THREAD, tag, call.span)
+        return tir.AttrStmt(iv, kind, extent, tir.Evaluate(zero), call.span)
+
+    def _launch_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        return Scoped(self.launch_thread(call, target))
+
+    def _env_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """`tx = T.env_thread("threadIdx.x")`: a thread var launched later, maybe twice."""
+        if len(call.args) != 1 or call.keywords:
+            raise self.error("T.env_thread expects 1 argument (the thread tag)", call)
+        tag = self.str_arg(call.args[0], "the thread tag")
+        var = tir.Var(target.id, "int32", span=target.span)
+        self.check_rebind(target)
+        self.define(target.id, var)
+        self.env_threads[var] = tag
+        return None
+
     def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
         if len(call.args) != 1:
             raise self.error(f"T.bind expects 1 argument, got {len(call.args)}", call)
@@ -236,4 +315,29 @@ _ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Resu
     "decl_buffer": AssignParser._alloc,
     "Buffer": AssignParser._buffer_alias,
     "bind": AssignParser._bind_call,
+    "launch_thread": AssignParser._launch_thread,
+    "env_thread": AssignParser._env_thread,
 }
+
+
+def declarations(
+    target: syntax.Node, value: syntax.Node
+) -> list[tuple[syntax.Name, str, syntax.Call]]:
+    """`n = T.int32()` or 0.27's `m, n = T.int32(), T.int32()`: (name, dtype, call)
+    for each var declared; empty when the statement is something else."""
+    names = target.elts if isinstance(target, syntax.Tuple) else (target,)
+    values = value.elts if isinstance(value, syntax.Tuple) else (value,)
+    if len(names) != len(values) or isinstance(target, syntax.Tuple) != isinstance(
+        value, syntax.Tuple
+    ):
+        return []
+    out = []
+    for name, call in zip(names, values, strict=True):
+        callee = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
+        if not isinstance(name, syntax.Name) or callee is None or not callee.startswith("T."):
+            return []
+        assert isinstance(call, syntax.Call)
+        if call.args or not dt.is_valid(callee[2:]):
+            return []
+        out.append((name, callee[2:], call))
+    return out

@@ -14,7 +14,7 @@ from typing import Any
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.comments import Comments, add, take_head
-from tvmlite.dsl.parse_tir_buffer import BufferParser
+from tvmlite.dsl.parse_tir_buffer import BufferParser, implied_offset
 from tvmlite.dsl.parse_tir_ops import Lit, difference, materialize
 from tvmlite.dsl.regions import infer_regions
 
@@ -57,7 +57,6 @@ class BlockParser(BufferParser):
     blocks: list[BlockFrame]
     loop_ranges: dict[tir.Var, tir.Range]
     root_allocs: list[tir.Buffer]
-    saw_block: bool
     node: syntax.Node | None
     root_comments: Comments | None
 
@@ -95,7 +94,6 @@ class BlockParser(BufferParser):
             elif kw.name != "no_realize":
                 raise self.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
         frame = BlockFrame(name, node)
-        self.saw_block = True
         saved = self.level
         self.blocks.append(frame)
         self.push()
@@ -271,7 +269,7 @@ class BlockParser(BufferParser):
         if "shape" not in named:
             shape = tuple(r.extent for r in source.region)
             dtype = source.buffer.dtype
-        buffer = self.make_buffer(name, named, call, shape=shape, dtype=dtype)
+        buffer = implied_offset(self.make_buffer(name, named, call, shape=shape, dtype=dtype), call)
         role = f"match:{len(frame.match_buffers)}"
         frame.comments = self.header_comments(frame.comments, role)
         frame.match_buffers.append(tir.MatchBufferRegion(buffer, source, call.span))

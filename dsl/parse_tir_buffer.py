@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from tvmlite.diagnostics import ParseError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir_expr import ExprParser
+from tvmlite.dsl.parse_tir_layout import allocated_addr, buffer_layout
 from tvmlite.dsl.parse_tir_ops import Lit, difference, make_const, materialize
 
 # Positional order of `T.Buffer` / `T.match_buffer` / `T.alloc_buffer` arguments
@@ -26,10 +28,14 @@ BUFFER_PARAMS = (
     "buffer_type",
     "axis_separators",
 )
+# tirx keywords (no position of their own: TVM's declarations order them differently)
+_KEYWORD_ONLY = ("layout", "allocated_addr")
 
 
 class BufferParser(ExprParser):
     """Adds buffer declarations, regions and attribute dictionaries."""
+
+    s_tir = False  # the function's `s_tir=True`: buffers there have no tirx layout
 
     def buffer_args(
         self, call: syntax.Call, args: tuple[syntax.Node, ...], what: str
@@ -41,7 +47,7 @@ class BufferParser(ExprParser):
             )
         named = dict(zip(BUFFER_PARAMS, args, strict=False))
         for kw in call.keywords:
-            if kw.name not in BUFFER_PARAMS:
+            if kw.name not in BUFFER_PARAMS and kw.name not in _KEYWORD_ONLY:
                 raise self.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
             if kw.name in named:
                 raise self.error(f"{what} got multiple values for argument '{kw.name}'", kw)
@@ -70,7 +76,9 @@ class BufferParser(ExprParser):
         data = self.data_var(named.get("data"), name, dtype, scope, node)
         strides: tuple[tir.PrimExpr, ...] = ()
         if "strides" in named and not _is_none(named["strides"]):
-            strides = tuple(self.dim(d, index_dtype) for d in self.dims(named["strides"]))
+            strides = tuple(
+                self.dim(d, index_dtype, define=False) for d in self.dims(named["strides"])
+            )
         elem_offset = None
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
             elem_offset = self.dim(named["elem_offset"], index_dtype)
@@ -84,9 +92,12 @@ class BufferParser(ExprParser):
                 raise self.error(f"buffer_type={kind!r} is not supported", named["buffer_type"])
         if "axis_separators" in named and self.dims(named["axis_separators"]):
             raise self.error("axis_separators are not supported", named["axis_separators"])
+        layout = buffer_layout(self, named.get("layout"), shape, scope, self.s_tir)
+        addr = allocated_addr(self, named["allocated_addr"]) if "allocated_addr" in named else ()
         return tir.Buffer(
-            name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span
-        )
+            name, data, dtype, shape, strides, elem_offset, scope, max(align, 0), factor, node.span,
+            layout, addr,
+        )  # fmt: skip
 
     def data_var(
         self, node: syntax.Node | None, name: str, dtype: str, scope: str, owner: syntax.Node
@@ -106,11 +117,13 @@ class BufferParser(ExprParser):
     def shape(self, node: syntax.Node) -> tuple[tir.PrimExpr, ...]:
         return tuple(self.dim(d, None) for d in self.dims(node))
 
-    def dim(self, node: syntax.Node, dtype: str | None) -> tir.PrimExpr:
+    def dim(self, node: syntax.Node, dtype: str | None, define: bool = True) -> tir.PrimExpr:
         """A shape/stride/offset entry; a quoted one (`"n"`, `"n * 4"`) is parsed as an
-        expression, and an unknown quoted name becomes a fresh var as in TVM."""
+        expression, and an unknown quoted name becomes a fresh var as in TVM. A quoted
+        stride name is always a fresh var that defines no name (`A.strides[0]` is how
+        the text refers to it), as in TVM."""
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
-            return self.quoted(node, dtype or "int32")
+            return self.quoted(node, dtype or "int32", define)
         value = self.value(node)
         if isinstance(value, Lit) and not isinstance(value.value, int):
             raise self.error("a buffer dimension must be an integer", node)
@@ -119,15 +132,16 @@ class BufferParser(ExprParser):
             raise self.error(f"a buffer dimension must be an integer, got {expr.dtype}", node)
         return expr
 
-    def quoted(self, node: syntax.Constant, dtype: str) -> tir.PrimExpr:
+    def quoted(self, node: syntax.Constant, dtype: str, define: bool = True) -> tir.PrimExpr:
         from tvmlite.grammar import parse_expression
 
         text = str(node.value)
         parsed = parse_expression(text, node.span, self.ctx.source.filename)
         fresh = isinstance(parsed, syntax.Name) and parsed.id not in self.ctx.type_vars
-        if fresh and self.scope.lookup(parsed.id) is None:
+        if fresh and (not define or self.scope.lookup(parsed.id) is None):
             var = tir.Var(parsed.id, dtype, span=node.span)
-            self.define(parsed.id, var)
+            if define:
+                self.define(parsed.id, var)
             return var
         try:
             return self.expr(parsed, dtype)
@@ -199,13 +213,17 @@ class BufferParser(ExprParser):
             if isinstance(inner, int | float) and not isinstance(inner, bool):
                 return -inner
         if isinstance(node, syntax.Dict):
-            return self.attr_dict(node)
+            return tir.AttrDict(self.attr_dict(node))
         if isinstance(node, syntax.List | syntax.Tuple):
             return tuple(self.attr_value(e) for e in node.elts)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
                 return found
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
+            if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], syntax.Dict):
+                raise self.error('T.target expects one dict such as {"kind": "llvm"}', node)
+            return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
             value = self.expr(node)
             if isinstance(value, tir.IntImm):
@@ -253,11 +271,50 @@ class BufferParser(ExprParser):
         raise self.error("a T.attr value must be a scalar or a string", node)
 
     def attr_node(self, node: syntax.Node) -> Any:
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.comm_reducer":
+            return self.comm_reducer(node)
         if isinstance(node, syntax.Name):
             return self.lookup(node.id, node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return tir.StringImm(node.value, span=node.span)
         return self.expr(node)
+
+    def comm_reducer(self, call: syntax.Call) -> tir.CommReducer:
+        """`T.comm_reducer(lambda x0, x1, y0, y1: (x0 + y0, x1 * y1), [zero, one])`:
+        the first half of the lambda's parameters are lhs, the rest rhs, typed by
+        the identity values."""
+        usage = "T.comm_reducer expects (lambda x, y: ..., [identity, ...])"
+        if len(call.args) != 2 or call.keywords or not isinstance(call.args[0], syntax.Lambda):
+            raise self.error(usage, call)
+        fn = call.args[0]
+        identity = tuple(self.expr(e) for e in self.dims(call.args[1]))
+        n = len(identity)
+        if len(fn.params) != 2 * n:
+            raise self.error(f"the reducer takes {2 * n} parameters for {n} identity values", fn)
+        params = [
+            tir.Var(name, identity[k % n].dtype, span=fn.span) for k, name in enumerate(fn.params)
+        ]
+        self.push()
+        for var in params:
+            self.define(var.name, var)
+        results = fn.body.elts if isinstance(fn.body, syntax.Tuple) else (fn.body,)
+        result = tuple(self.expr(e) for e in results)
+        self.pop()
+        if len(result) != n:
+            raise self.error(
+                f"the reducer returns {len(result)} values for {n} identities", fn.body
+            )
+        return tir.CommReducer(tuple(params[:n]), tuple(params[n:]), result, identity)
+
+
+def implied_offset(buffer: tir.Buffer, node: syntax.Node) -> tir.Buffer:
+    """As in TVM: an offset factor without an offset means a fresh offset var, which
+    0.27 text names `B.elem_offset`."""
+    if not buffer.offset_factor or buffer.elem_offset is not None:
+        return buffer
+    index = buffer.shape[0].dtype if buffer.shape else "int32"
+    offset = tir.Var(f"{buffer.name}_elem_offset", index, span=node.span)
+    return dataclasses.replace(buffer, elem_offset=offset)
 
 
 def _is_none(node: syntax.Node) -> bool:

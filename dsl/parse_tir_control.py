@@ -221,6 +221,18 @@ class ControlParser(AssignParser):
         assert isinstance(decl, tir.Stmt)
         return [decl, inner]
 
+    def _with_launch(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        """`with T.launch_thread("threadIdx.x", n) as tx:` / `with T.launch_thread(tx, n):`."""
+        if target is not None and not isinstance(target, syntax.Name):
+            raise self.error("a thread var must be a single name", target)
+        self.push()
+        try:
+            attr = self.launch_thread(call, target)
+            inner = self.nested_body(body, node.span)
+        finally:
+            self.pop()
+        return dataclasses.replace(attr, body=inner)
+
     def no_target(self, target: syntax.Node | None, what: str) -> None:
         if target is not None:
             raise self.error(f"{what} does not bind a name", target)
@@ -233,4 +245,5 @@ _WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.Wi
     "attr": ControlParser._with_attr,
     "LetStmt": ControlParser._with_let,
     "decl_buffer": ControlParser._with_decl,
+    "launch_thread": ControlParser._with_launch,
 }

@@ -32,7 +32,7 @@ from tvmlite.dsl.parse_tir_ops import (
 from tvmlite.dsl.scope import ParseContext, Scope
 
 # Names that need Python to run; rejected wherever they appear.
-META_BUILTINS = ("meta_var", "macro", "inline", "comm_reducer", "index_map", "iter_var")
+META_BUILTINS = ("meta_var", "macro", "inline", "index_map", "iter_var")
 # Looks like a dtype name, so a bad one gets "unknown dtype" rather than "unknown builtin".
 DTYPE_LIKE = re.compile(r"^(?:u?int|b?float)\d+(?:_\w+)?(?:x\d+)?$")
 
@@ -304,11 +304,24 @@ class ExprParser:
         return tir.Call(x.dtype, "if_then_else", (cond, x, y), node.span)
 
     def _subscript(self, node: syntax.Subscript) -> Value:
-        buffer = self.buffer_of(node.value)
+        owner = node.value
+        if isinstance(owner, syntax.Attribute) and owner.attr == "strides":
+            return self.stride_of(owner, node)
+        buffer = self.buffer_of(owner)
         indices = self.indices(buffer, node)
         lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
         dtype = dt.with_lanes(buffer.dtype, lanes * dt.lanes(buffer.dtype))
         return tir.BufferLoad(buffer, indices, dtype, node.span)
+
+    def stride_of(self, owner: syntax.Attribute, node: syntax.Subscript) -> tir.PrimExpr:
+        """`A.strides[k]`: how 0.27 names the k-th stride of a strided buffer."""
+        buffer = self.buffer(owner.value)
+        k = self.int_arg(node.indices[0], "a stride index") if len(node.indices) == 1 else -1
+        if not 0 <= k < len(buffer.strides):
+            n = len(buffer.strides)
+            have = f"{n} stride{'' if n == 1 else 's'}" if n else "no strides"
+            raise self.error(f"buffer '{buffer.name}' has {have}", node)
+        return buffer.strides[k]
 
     def buffer_of(self, node: syntax.Node) -> tir.Buffer:
         if isinstance(node, syntax.Name):

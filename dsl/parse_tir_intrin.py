@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import syntax, tir
+from tvmlite.dsl.parse_tir_device import DEVICE_BUILTINS
 from tvmlite.dsl.parse_tir_expr import DTYPE_LIKE, META_BUILTINS, ExprParser
 from tvmlite.dsl.parse_tir_math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse_tir_ops import Lit, Value, cast, make_const
@@ -42,6 +43,8 @@ STATEMENT_BUILTINS = frozenset(
         "break_loop",
         "continue_loop",
         "bind",
+        "launch_thread",
+        "env_thread",
         "axis.spatial",
         "axis.reduce",
         "axis.scan",
@@ -107,6 +110,8 @@ def call_builtin(p: ExprParser, name: str, node: syntax.Call) -> Value:
         return dtype_call(p, name, node, list(node.args), kwargs)
     if DTYPE_LIKE.match(name):
         raise p.error(f"unknown dtype '{name}'", node.func)
+    if name == "comm_reducer":
+        raise p.error('T.comm_reducer is the node of T.attr(..., "reduce_scope", ...)', node)
     entry = BUILTINS.get(name)
     if entry is None:
         if name in STATEMENT_BUILTINS:
@@ -242,6 +247,11 @@ def _address_of(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwa
     return tir.Call("handle", name, (load,), node.span)
 
 
+def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.type_annotation("float16")`: a value that only carries its dtype."""
+    return tir.Call(p.dtype_arg(args[0]), name, (), node.span)
+
+
 def _ret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
     return tir.Call(value.dtype, name, (value,), node.span)
@@ -267,6 +277,8 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "call_cpacked": (_extern, Sig(1, None)),
     "address_of": (_address_of, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),
+    "type_annotation": (_type_annotation, Sig(1, 1)),
 }
 BUILTINS.update(MATH_BUILTINS)
+BUILTINS.update(DEVICE_BUILTINS)
 BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})

@@ -66,10 +66,10 @@ class StmtParser(ControlParser):
         self.loop_ranges: dict[tir.Var, tir.Range] = {}
         self.loop_depth = 0
         self.root_allocs: list[tir.Buffer] = []
-        self.saw_block = False
         self.func_attrs: list[tuple[str, Any]] = []
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}
+        self.env_threads: dict[tir.Var, str] = {}
         self.node: syntax.Node | None = None  # the statement being parsed
         self.func_comments: Comments | None = None  # T.func_attr's
         self.root_comments: Comments | None = None  # root-level T.alloc_buffer's

@@ -314,7 +314,7 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), symbols=False)
+        verify_module(IRModule({fdef.name: func}), symbols=False, returns=False)
         return func
 
     # ------------------------------------------------------------ modules
@@ -367,7 +367,7 @@ class _ModuleParser:
             span=cdef.span,
             comments=tables.comments,
         )
-        verify_module(mod)
+        verify_module(mod, returns=False)
         return mod
 
     def after_members(
@@ -485,8 +485,10 @@ class _ModuleParser:
                 raise self.ctx.error("expected a call such as I.vdevice(...)", node.func)
             kwargs = tuple((kw.name, self.raw(kw.value)) for kw in node.keywords)
             return RawCall(func, tuple(self.raw(a) for a in node.args), kwargs)
-        if isinstance(node, (syntax.List, syntax.Tuple)):
+        if isinstance(node, syntax.Tuple):
             return tuple(self.raw(e) for e in node.elts)
+        if isinstance(node, syntax.List):  # kept apart from tuples: TVM prints both as written
+            return [self.raw(e) for e in node.elts]
         if isinstance(node, syntax.Dict):
             return {
                 literal_value(k, self.ctx): self.raw(v)

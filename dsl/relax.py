@@ -74,6 +74,18 @@ class TensorStructInfo(StructInfo):
             check_dims(self.shape, self.span, "relax.TensorStructInfo.shape")
 
 
+@dataclass(frozen=True, slots=True)
+class DTensorStructInfo(TensorStructInfo):
+    """`R.DTensor((128, 128), "float32", "mesh[0]", "S[0], R")`: a tensor of global
+    shape `shape` distributed over a device mesh of the module's global infos,
+    placed by `placement` (one "R" replica or "S[axis]" shard per mesh axis). The
+    mesh and placement are kept as written; tvmlite builds for one CPU and refuses
+    them there."""
+
+    device_mesh: str = ""
+    placement: str = ""
+
+
 def check_dims(
     dims: tuple[tir.PrimExpr, ...], span: Span | None, where: str, negative_ok: bool = False
 ) -> None:

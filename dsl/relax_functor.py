@@ -49,6 +49,7 @@ STRUCT_INFO_NODES: tuple[type[relax.StructInfo], ...] = (
     relax.PrimStructInfo,
     relax.ShapeStructInfo,
     relax.TensorStructInfo,
+    relax.DTensorStructInfo,
     relax.TupleStructInfo,
     relax.FuncStructInfo,
 )
@@ -217,6 +218,8 @@ class ExprVisitor(RelaxFunctor):
         else:
             for dim in si.shape or ():
                 self.visit_prim_expr(dim)
+
+    visit_DTensorStructInfo = visit_TensorStructInfo  # the global shape
 
     def visit_TupleStructInfo(self, si: relax.TupleStructInfo) -> None:
         for f in si.fields:

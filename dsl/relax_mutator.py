@@ -240,6 +240,8 @@ class ExprMutator(RelaxFunctor):
             return replace(si, shape=self.visit_expr(si.shape))
         return replace(si, shape=None if si.shape is None else self._prim_exprs(si.shape))
 
+    visit_DTensorStructInfo = visit_TensorStructInfo  # `replace` keeps mesh and placement
+
     def visit_TupleStructInfo(self, si: relax.TupleStructInfo) -> relax.StructInfo:
         return replace(si, fields=self._struct_infos(si.fields))
 

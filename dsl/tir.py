@@ -16,6 +16,7 @@ from tvmlite.diagnostics import ParseError, Span, TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.printable import Printable
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, DefaultLayout, Layout
 
 SPAN = field(default=None, compare=False, repr=False)
 # what the user wrote around the node's lines (dsl/comments.py); never compared
@@ -172,6 +173,10 @@ class Let(PrimExpr):
 
 @dataclass(frozen=True, slots=True)
 class Call(PrimExpr):
+    """`op` applied to `args`: expressions, and for tirx tile operators also buffer
+    regions and Python bools (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8],
+    C[0:8, 0:8], False, False, T.float32(1.0), T.float32(0.0))`)."""
+
     """An intrinsic or extern call. `op` is the intrinsic's name as written after
     `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...)."""
 
@@ -215,6 +220,8 @@ class Buffer:
     align: int = 0
     offset_factor: int = 0
     span: Span | None = SPAN
+    layout: Layout | DefaultLayout | None = DEFAULT_LAYOUT  # tirx (dsl/tir_layout.py)
+    allocated_addr: tuple[PrimExpr, ...] = ()  # tirx: addresses fixed by an allocator
 
     def __post_init__(self) -> None:
         for k, dim in enumerate(self.shape):
@@ -290,6 +297,42 @@ class IterVar:
     kind: str
     thread_tag: str = ""
     span: Span | None = SPAN
+
+
+# ---------------------------------------------------------------- attribute values
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDict:
+    """A dict literal nested in an attribute value (`{"op_attrs": {"axis": 0}}`),
+    kept apart from a list of pairs so that it prints back as a dict. Iterates over
+    its (key, value) pairs, so `dict(value)` reads it."""
+
+    items: tuple[tuple[str, Any], ...]
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetAttr:
+    """`T.target({...})` as an attribute value: the target's configuration as
+    printed (kind, keys, host, ...); tvmlite builds for its own target and only
+    carries this one."""
+
+    config: AttrDict
+
+
+@dataclass(frozen=True, slots=True)
+class CommReducer:
+    """`T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])`, the node of a
+    "reduce_scope" attribute: `result` combines `lhs` with `rhs` (one var each per
+    reduced value; the lambda defines them) and `identity` is its neutral value."""
+
+    lhs: tuple[Var, ...]
+    rhs: tuple[Var, ...]
+    result: tuple[PrimExpr, ...]
+    identity: tuple[PrimExpr, ...]
 
 
 # ---------------------------------------------------------------- statements

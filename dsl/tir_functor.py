@@ -162,6 +162,15 @@ class StmtExprVisitor(TIRFunctor):
         elif isinstance(value, tuple):
             for item in value:
                 self.visit_attr_value(item)
+        elif isinstance(value, tir.AttrDict):
+            self.visit_attr_value(value.items)
+        elif isinstance(value, tir.IterVar):  # a launched GPU thread defines its var
+            self.visit_iter_var(value)
+        elif isinstance(value, tir.CommReducer):  # its lambda defines lhs and rhs
+            for var in (*value.lhs, *value.rhs):
+                self.visit_var_def(var)
+            for e in (*value.result, *value.identity):
+                self.visit_expr(e)
 
     def visit_annotations(self, annotations: tuple[tuple[str, Any], ...]) -> None:
         for _, value in annotations:
@@ -210,7 +219,10 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_Call(self, e: tir.Call) -> None:
         for arg in e.args:
-            self.visit_expr(arg)
+            if isinstance(arg, tir.BufferRegion):  # tile operators take regions
+                self.visit_buffer_region(arg)
+            elif isinstance(arg, tir.PrimExpr):  # (and Python bools as flags)
+                self.visit_expr(arg)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
         self.visit_buffer(e.buffer)

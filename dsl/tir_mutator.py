@@ -147,6 +147,20 @@ class StmtExprMutator(TIRFunctor):
         if isinstance(value, tuple):
             items = tuple(self.visit_attr_value(item) for item in value)
             return items if changed(items, value) else value
+        if isinstance(value, tir.IterVar):
+            return self.visit_iter_var(value)
+        if isinstance(value, tir.AttrDict):
+            pairs = self.visit_attr_value(value.items)
+            return value if pairs is value.items else tir.AttrDict(pairs)
+        if isinstance(value, tir.CommReducer):
+            lhs = tuple(self._define(v) for v in value.lhs)
+            rhs = tuple(self._define(v) for v in value.rhs)
+            result = tuple(self.visit_expr(e) for e in value.result)
+            identity = tuple(self.visit_expr(e) for e in value.identity)
+            new = tir.CommReducer(lhs, rhs, result, identity)
+            parts = (*lhs, *rhs, *result, *identity)
+            old = (*value.lhs, *value.rhs, *value.result, *value.identity)
+            return new if changed(parts, old) else value
         return value
 
     def visit_annotations(
@@ -199,7 +213,16 @@ class StmtExprMutator(TIRFunctor):
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
-        return replace(e, args=self.visit_exprs(e.args))
+        if all(isinstance(arg, tir.PrimExpr) for arg in e.args):
+            return replace(e, args=self.visit_exprs(e.args))
+        args = tuple(self._call_arg(a) for a in e.args)
+        return replace(e, args=args if changed(args, e.args) else e.args)
+
+    def _call_arg(self, arg: Any) -> Any:
+        """Tile operators also take regions and Python bools (flags)."""
+        if isinstance(arg, tir.BufferRegion):
+            return self.visit_buffer_region(arg)
+        return self.visit_expr(arg) if isinstance(arg, tir.PrimExpr) else arg
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
         buffer = self.visit_buffer(e.buffer)

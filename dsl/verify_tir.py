@@ -1,5 +1,7 @@
 """Rules a parsed (or transformed) PrimFunc must keep, checked on the IR itself so
-that passes can run it too: variables and buffers used only where defined, region
+that passes can run it too: variables used only inside the scope that defines them
+(a var no statement defines is free, as TVM allows: `n = T.int32()` declares one),
+buffers used only inside the scope that declares them (or free), region
 ranks, loop extents, block domains and the reduction-axis rule of blocks with
 `T.init()`. Errors are located at the nearest node that has a span.
 
@@ -29,6 +31,7 @@ class _Verifier(StmtExprVisitor):
         self.filename = filename
         self.span = span  # of the innermost node being checked that has one
         self.vars: set[tir.Var] = set()
+        self.ended: set[tir.Var] = set()  # defined by a scope that has closed
         self.buffers: set[tir.Buffer] = set()
         self.loops: dict[tir.Var, tir.Range] = {}
 
@@ -53,6 +56,7 @@ class _Verifier(StmtExprVisitor):
         try:
             self._visit_here(s)
         finally:
+            self.ended |= self.vars - saved_vars
             self.vars, self.buffers = saved_vars, saved_buffers
 
     def _visit_here(self, s: tir.Stmt) -> None:
@@ -65,7 +69,10 @@ class _Verifier(StmtExprVisitor):
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
         for item in s.seq:  # Bind and AllocBuffer define names for the rest
-            self._visit_here(item)
+            if isinstance(item, tir.Bind | tir.AllocBuffer):
+                self._visit_here(item)
+            else:
+                self.visit_stmt(item)
 
     def visit_expr(self, e: tir.PrimExpr) -> None:
         if type(e) is tir.Var:  # a var's own span is its definition, not this use
@@ -87,8 +94,8 @@ class _Verifier(StmtExprVisitor):
         self.vars.add(var)
 
     def visit_Var(self, e: tir.Var) -> None:
-        if e not in self.vars:
-            raise self.fail(f"use of undefined variable '{e.name}'")
+        if e in self.ended and e not in self.vars:
+            raise self.fail(f"variable '{e.name}' is used outside its scope")
 
     def visit_buffer_def(self, buffer: tir.Buffer) -> None:
         for dim in (*buffer.shape, *buffer.strides):
@@ -101,14 +108,19 @@ class _Verifier(StmtExprVisitor):
         self.vars.add(buffer.data)
 
     def visit_buffer(self, buffer: tir.Buffer) -> None:
-        if buffer not in self.buffers and buffer.data not in self.vars:
-            raise self.fail(f"buffer '{buffer.name}' is used where it is not defined")
+        """A buffer no statement declares is free, as TVM allows (`B = T.Buffer(...)`
+        in a body names one); one whose declaration's scope has closed is an error."""
+        if buffer in self.buffers or buffer.data in self.vars:
+            return
+        if buffer.data in self.ended:
+            raise self.fail(f"buffer '{buffer.name}' is used outside its scope")
 
     def visit_Let(self, e: tir.Let) -> None:
         saved = set(self.vars)
         try:
             super().visit_Let(e)
         finally:
+            self.ended |= self.vars - saved
             self.vars = saved
 
     # ------------------------------------------------------------ statements

@@ -9,12 +9,17 @@ top to bottom as the flow they run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import gc
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_functor import ExprVisitor
+from tvmlite.dsl.verify_relax import verify_module
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
@@ -39,6 +44,10 @@ def lower(
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
+    verify_module(module)  # parsing lets a body disagree with its return annotation, as TVM
+    for func in module.functions.values():
+        if isinstance(func, relax.Function):
+            _OneDevice().visit_expr(func)
     module = _at(module, tgt, "before_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind (RFC: first)
     module = as_pass(relax_pipeline_of(pipeline, relax_pipeline, tgt), tgt)(module)
@@ -89,6 +98,11 @@ def build(
     tgt, module = Target.of(target), as_module(mod)
     pipeline = relax_pipeline_of(pipeline, relax_pipeline, tgt)
     tir_pipeline = tir_pipeline_of(tir_pipeline)
+    with collector_paused():
+        return _compile(module, tgt, pipeline, tir_pipeline, cache)
+
+
+def _compile(module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool) -> Any:
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
@@ -103,6 +117,39 @@ def build(
     if key is not None:
         store(key, executable)
     return executable
+
+
+class _CollectorPause:
+    """Python's cyclic garbage collector off while any build runs (if it was on).
+
+    A build makes millions of short-lived objects (IR nodes, llvmlite values)
+    while it holds hundreds of thousands: each collection walks all of those,
+    about a quarter of a large build's time, and finds next to nothing (a
+    build's objects die with it, by reference counts). Builds in several
+    threads share one pause; the collector is back on once the last ends."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.builds = 0
+        self.was_enabled = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            if self.builds == 0:
+                self.was_enabled = gc.isenabled()
+                gc.disable()
+            self.builds += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.builds -= 1
+                if self.builds == 0 and self.was_enabled:
+                    gc.enable()
+
+
+collector_paused = _CollectorPause()
 
 
 def compile_prim_funcs(funcs: Mapping[str, tir.PrimFunc], *, optimize: bool = True) -> Any:
@@ -157,3 +204,16 @@ class _Callable(Pass):
                 f"pipeline {self.name} returned {type(result).__name__}, not an IRModule"
             )
         return result
+
+
+class _OneDevice(ExprVisitor):
+    """tvmlite builds for one device: a distributed tensor (`R.DTensor`) is refused
+    where it is written."""
+
+    def visit_DTensorStructInfo(self, si: relax.DTensorStructInfo) -> None:
+        raise VerifyError(
+            f"distributed tensors (R.DTensor over {si.device_mesh!r}) cannot be built: "
+            "tvmlite compiles for one CPU",
+            si.span,
+            si.span.source.filename if si.span is not None else None,
+        )

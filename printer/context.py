@@ -43,7 +43,10 @@ class PrintContext:
     tir: TIRPrinter
     module_functions: frozenset[str] | None = None
     uses_tir: bool = False
-    typevars: set[str] = field(default_factory=set)
+    # 0.27's module-level symbolic vars: each function's new ones, sorted by name,
+    # after those of the functions printed before it (TVM's order)
+    typevars: dict[str, None] = field(default_factory=dict)
+    function_typevars: set[str] = field(default_factory=set)
     constants: list[relax.Constant] = field(default_factory=list)
     options: PrintOptions = field(default_factory=PrintOptions)
 
@@ -82,8 +85,14 @@ class PrintContext:
         lines.append("")
         return lines
 
+    def end_function(self) -> None:
+        """The symbolic vars the function just printed declared, in TVM's order."""
+        for name in sorted(self.function_typevars - self.typevars.keys()):
+            self.typevars[name] = None
+        self.function_typevars.clear()
+
     def typevar_lines(self) -> list[str]:
-        """0.27 declares symbolic variables once per module, sorted by name."""
+        """0.27 declares symbolic variables once per module."""
         if self.classic:
             return []
-        return [f'{name} = TypeVar("{name}")' for name in sorted(self.typevars)]
+        return [f'{name} = TypeVar("{name}")' for name in self.typevars]

@@ -101,9 +101,11 @@ def _function_lines(
     if isinstance(func, tir.PrimFunc):
         lines, typevars = ctx.tir.prim_func(name, func, module_level)
         ctx.uses_tir = True
-        ctx.typevars.update(typevars)
-        return lines
-    return relax_printer.function(name, func)
+        ctx.function_typevars.update(typevars)
+    else:
+        lines = relax_printer.function(name, func)
+    ctx.end_function()
+    return lines
 
 
 def _finish(ctx: PrintContext, lines: list[str]) -> str:

@@ -162,16 +162,17 @@ class RelaxPrinter(RelaxCallPrinter):
 
     def _nested_function(self, name: str, func: relax.Function) -> list[str]:
         """A local function: TVM repeats the header comments above it (then a
-        whitespace-only line), and it is never private."""
+        whitespace-only line; never the `ir` one), a blank line follows it, and it
+        is never private."""
         outer_vars = self.frame.func_vars
         self.frame.func_vars = set()
         try:
             lines = self._function(name, func, top_level=False)
         finally:
             self.frame.func_vars = outer_vars
-        header = self.ctx.header(self.ctx.module_functions is not None, uses_relax=True)
+        header = self.ctx.header(uses_ir=False, uses_relax=True)
         header = [line for line in header if "TypeVar" not in line]
-        return header + lines
+        return [*header, *lines, ""]
 
 
 class _BranchResult:

@@ -108,6 +108,13 @@ class RelaxCallPrinter(RelaxExprPrinter):
         args = [cond, *(self.expr(a) for a in call.args[2:]), f"format={fmt}"]
         return f"R.assert_op({', '.join(args)})"
 
+    def _hint_on_device_call(self, call: relax.Call) -> str:
+        """`R.hint_on_device(x, R.device(device_type=1, index=0), "global")`."""
+        attrs = dict(call.attrs)
+        device = f"R.device(device_type={attrs['device_type']}, index={attrs['index']})"
+        scope = string_text(attrs["memory_scope"])
+        return f"R.hint_on_device({self.expr(call.args[0])}, {device}, {scope})"
+
 
 def _first(item: tuple[str, Any]) -> str:
     return item[0]
@@ -116,4 +123,5 @@ def _first(item: tuple[str, Any]) -> str:
 _SPECIAL_OPS = dict.fromkeys(DPS_CALLS, "_dps_call") | {
     "relax.print": "_print_call",
     "relax.assert_op": "_assert_call",
+    "relax.hint_on_device": "_hint_on_device_call",
 }

@@ -25,9 +25,15 @@ from tvmlite.printer.names import NameTable, dotted_identifier, identifier
 from tvmlite.printer.tir_expr import ExprPrinter
 
 # Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
-DPS_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
+DPS_CALLS = (
+    "relax.call_tir",
+    "relax.call_tir_inplace",
+    "relax.call_dps_packed",
+    "relax.dist.call_tir",
+    "relax.dist.call_tir_local_view",
+)
 # Calls whose binding annotation TVM hides when it equals the output struct info.
-HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed")
+HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed", "relax.dist.call_tir")
 # Scalar constant dtypes TVM prints as `R.const(v, "dtype")`; others go to metadata.
 _CONST_DTYPES = ("int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool")
 
@@ -87,17 +93,21 @@ class RelaxExprPrinter:
 
     def define_tir_var(self, var: tir.Var) -> str:
         """First use of a symbolic var: classic declares it at the top of the function
-        (`n = T.int64()`), 0.27 at module level (`n = TypeVar("n")`)."""
+        (`n = T.int64()`); 0.27 too when the body defines it, but a var of the
+        signature at module level (`n = TypeVar("n")`)."""
         name = self.names.get(var)
         if name is not None:
             return name
         name = self.names.define(var, var.name or "v", self.frame.depth)
-        if self.frame.func_vars is not None:
+        in_signature = self.frame.func_vars is not None
+        if in_signature:
             self.frame.func_vars.add(id(var))
-        if self.ctx.classic:
-            self.frame.add(f"{name} = T.{dtype_text(var.dtype)}()", f"decl:{var.name}")
+        if in_signature and not self.ctx.classic:
+            self.ctx.function_typevars.add(name)
         else:
-            self.ctx.typevars.add(name)
+            # classic TVM prints `n = T.int64()` without importing T; 0.27 imports it
+            self.ctx.uses_tir = self.ctx.uses_tir or not self.ctx.classic
+            self.frame.add(f"{name} = T.{dtype_text(var.dtype)}()", f"decl:{var.name}")
         return name
 
     def prim(self, e: tir.PrimExpr) -> str:
@@ -152,6 +162,16 @@ class RelaxExprPrinter:
         if si.vdevice is not None:
             args.append(f"vdevice={string_text(si.vdevice)}")
         return f"R.Tensor({', '.join(args)})" if args else "R.Tensor"
+
+    def _dtensor_sinfo(self, si: relax.DTensorStructInfo) -> str:
+        shape = tuple_text([self.prim(v) for v in si.shape or ()])
+        args = (
+            shape,
+            string_text(si.dtype),
+            string_text(si.device_mesh),
+            string_text(si.placement),
+        )
+        return f"R.DTensor({', '.join(args)})"
 
     def _tuple_sinfo(self, si: relax.TupleStructInfo) -> str:
         if not si.fields:
@@ -257,13 +277,26 @@ class RelaxExprPrinter:
             return self.prim(v)
         if isinstance(v, relax.StructInfo):
             return self.sinfo(v)
-        if isinstance(v, RawCall):  # global-info data, kept as written
-            args = [self.value(a) for a in v.args]
-            args += [f"{identifier(k, 'the keyword')}={self.value(x)}" for k, x in v.kwargs]
-            return f"{dotted_identifier(v.func, 'the call')}({', '.join(args)})"
         if isinstance(v, IndexMap):
             return self.index_map(v)
+        if isinstance(v, RawCall):  # global-info data, kept as written
+            return self.raw_call(v)
         return self.expr(v)
+
+    def raw_call(self, call: RawCall) -> str:
+        """`I.vdevice(...)`, `R.device_mesh((2,), I.Range(0, 2))`: tuples and lists
+        inside print as written (attribute values print both as lists)."""
+
+        def arg(x: Any) -> str:
+            if isinstance(x, tuple):
+                return tuple_text([arg(e) for e in x])
+            if isinstance(x, list):
+                return f"[{', '.join(arg(e) for e in x)}]"
+            return self.value(x)
+
+        args = [arg(a) for a in call.args]
+        args += [f"{identifier(k, 'the keyword')}={arg(x)}" for k, x in call.kwargs]
+        return f"{dotted_identifier(call.func, 'the call')}({', '.join(args)})"
 
     def index_map(self, m: IndexMap) -> str:
         self.ctx.uses_tir = True
@@ -317,6 +350,7 @@ _SINFO = {
     relax.PrimStructInfo: "_prim_sinfo",
     relax.ShapeStructInfo: "_shape_sinfo",
     relax.TensorStructInfo: "_tensor_sinfo",
+    relax.DTensorStructInfo: "_dtensor_sinfo",
     relax.TupleStructInfo: "_tuple_sinfo",
     relax.FuncStructInfo: "_func_sinfo",
 }

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import contains_block
 from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
+from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
 
 __all__ = ["TIRPrinter"]
@@ -26,21 +29,6 @@ def buffer_exprs(buffer: tir.Buffer) -> Iterator[tir.PrimExpr]:
     yield from buffer.strides
     if buffer.elem_offset is not None:
         yield buffer.elem_offset
-
-
-def contains_block(stmt: object) -> bool:
-    """Whether a statement tree holds a block (drives root-block elision and
-    the 0.27 `s_tir=True` flag)."""
-    if isinstance(stmt, tir.BlockRealize | tir.Block):
-        return True
-    if isinstance(stmt, tir.SeqStmt):
-        return any(contains_block(s) for s in stmt.seq)
-    if isinstance(stmt, tir.Stmt):
-        for name in ("body", "then_case", "else_case"):
-            child = getattr(stmt, name, None)
-            if isinstance(child, tir.Stmt) and contains_block(child):
-                return True
-    return False
 
 
 def implicit_root(body: tir.Stmt) -> tir.Block | None:
@@ -101,7 +89,8 @@ class TIRPrinter(StmtPrinter):
         """Lines of the function at indent 0 and the module-level TypeVar names
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
-        self.frames, self.loops, self.inline = [[]], [], {}
+        self.frames, self.loops, self.inline, self.data_owner = [[]], [], {}, {}
+        self.buffer_named: set[int] = set()
         self.func_comments, self.declared = func.comments, set()
         self.names.push()
         try:
@@ -113,8 +102,10 @@ class TIRPrinter(StmtPrinter):
         buffers = {id(var): buf for var, buf in func.buffer_map}
         params = {id(p) for p in func.params}
         symbolic = self.symbolic_vars(func, buffers, params)
+        self.buffer_named = self.named_by_buffer(func, buffers) if self.modern else set()
         for var in reversed(symbolic):  # TVM names the last param's vars first
-            self.names.define(var, var.name)
+            if id(var) not in self.buffer_named:  # `A.strides[k]`, not a name in the body
+                self.names.define(var, var.name)
         inline = {
             id(p)
             for p in func.params
@@ -124,21 +115,23 @@ class TIRPrinter(StmtPrinter):
         for param in func.params:
             if id(param) not in buffers:
                 self.names.define(param, param.name)
-        printed: set[int] = set()
+        defined: set[int] = set()  # params and symbolic vars the signature has defined
         args = []
         for param in func.params:
-            args.append(self.param(param, buffers.get(id(param)), id(param) in inline, printed))
-            printed.add(id(param))
+            args.append(self.param(param, buffers.get(id(param)), id(param) in inline, defined))
+            defined.add(id(param))
         type_vars: list[str] = []
-        self.func_attrs(name, func)
         top = len(self.frames[-1])
-        if self.modern:
-            for var in symbolic:
-                if var.dtype == "int64":
-                    type_vars.append(self.names.get(var) or var.name)
-                else:
-                    self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+        if self.modern:  # TVM declares the function's own symbolic vars before its attrs
+            type_vars = [self.names.get(v) or v.name for v in symbolic if v.dtype == "int64"]
+            for group in self.declaration_groups(func, buffers, symbolic):
+                names = ", ".join(self.names.get(v) or v.name for v in group)
+                types = ", ".join(f"{type_text(v)}()" for v in group)
+                self.emit_declaration(f"{names} = {types}", group[0])
+            self.func_attrs(name, func)
         else:
+            self.func_attrs(name, func)
+            top = len(self.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
         matches = len(self.frames[-1])
@@ -171,6 +164,51 @@ class TIRPrinter(StmtPrinter):
                         seen.setdefault(id(var), var)
         return list(seen.values())
 
+    def named_by_buffer(self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer]) -> set[int]:
+        """Vars a param buffer introduces that 0.27 names through the buffer, when
+        nothing else in the signature uses them: a stride var (quoted there, then
+        `A.strides[k]`) and the offset var an `offset_factor` implies (`A.elem_offset`)."""
+        named: set[int] = set()
+        other: set[int] = set()
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None:
+                continue
+            for e in buffer.shape:
+                other.update(id(v) for v in iter_vars_of(e))
+            own = [e for e in buffer.strides]
+            if buffer.offset_factor and buffer.elem_offset is not None:
+                own.append(buffer.elem_offset)
+            elif buffer.elem_offset is not None:
+                other.update(id(v) for v in iter_vars_of(buffer.elem_offset))
+            for e in own:
+                if isinstance(e, tir.Var) and id(e) not in other and id(e) not in named:
+                    named.add(id(e))
+                else:
+                    other.update(id(v) for v in iter_vars_of(e))
+        return named - other
+
+    def declaration_groups(
+        self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], symbolic: list[tir.Var]
+    ) -> list[list[tir.Var]]:
+        """0.27's declarations: one line for the int32 vars each param buffer
+        introduces (`m, n = T.int32(), T.int32()`); stride vars the signature names
+        are `A.strides[k]` and need none."""
+        wanted = {id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.inline}
+        groups = []
+        for param in func.params:
+            buffer = buffers.get(id(param))
+            if buffer is None:
+                continue
+            group: dict[int, tir.Var] = {}
+            for e in buffer_exprs(buffer):
+                for var in iter_vars_of(e):
+                    if wanted.pop(id(var), None) is not None:
+                        group[id(var)] = var
+            if group:
+                groups.append(list(group.values()))
+        return groups
+
     def declaration_order(self, symbolic: list[tir.Var], buffers: object) -> list[tir.Var]:
         """Classic `n = T.int64()` lines: shape vars by name (the order of the
         module's TypeVars they stand for), then offset vars in first-use order."""
@@ -179,7 +217,7 @@ class TIRPrinter(StmtPrinter):
         return shape_vars + [v for v in symbolic if id(v) not in in_shape]
 
     def param(
-        self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, printed: set[int]
+        self, param: tir.Var, buffer: tir.Buffer | None, inline: bool, defined: set[int]
     ) -> str:
         if buffer is None:
             return f"{self.names.define(param, param.name)}: {type_text(param)}"
@@ -191,35 +229,49 @@ class TIRPrinter(StmtPrinter):
             return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
         self.inline[id(buffer.data)] = f"{name}.data"
-        shape = [self.signature_expr(e, printed) for e in buffer.shape]
+        self.data_owner[id(buffer.data)] = buffer
+        shape = [self.signature_expr(e, defined) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
         if buffer.strides:
-            strides = [self.signature_expr(e, printed) for e in buffer.strides]
+            strides = [self.param_stride(buffer, k, defined) for k in range(len(buffer.strides))]
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
         offset = buffer.elem_offset
-        if offset is not None and int_const(offset) != 0:
-            args.append(f"elem_offset={self.signature_expr(offset, printed)}")
+        if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
+            self.inline[id(offset)] = f"{name}.elem_offset"
+        elif offset is not None and int_const(offset) != 0:
+            text = self.signature_expr(offset, defined, quote_params=False)
+            args.append(f"elem_offset={text}")
         if buffer.scope != "global":
             args.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
             args.append(f"align={buffer.align}")
-        if buffer.offset_factor not in (0, 1):
+        if buffer.offset_factor:  # 0 stands for TVM's default (1, with a zero offset)
             args.append(f"offset_factor={buffer.offset_factor}")
+        args += layout_kwargs(buffer, lambda e: self.signature_expr(e, defined))
         return f"{name}: T.Buffer({', '.join(args)})"
 
-    def signature_expr(self, e: tir.PrimExpr, printed: set[int]) -> str:
-        """A shape entry in a 0.27 signature: int64 symbolic vars are TypeVars
-        (bare); other symbolic vars, params printed later, and compound
-        expressions over symbolic vars are quoted."""
+    def param_stride(self, buffer: tir.Buffer, k: int, defined: set[int]) -> str:
+        stride = buffer.strides[k]
+        if self.modern and self.fresh_stride(buffer, k):
+            defined.add(id(stride))
+            return f'"{sanitize(stride.name)}"'
+        return self.signature_expr(stride, defined, quote_params=False)
+
+    def signature_expr(self, e: tir.PrimExpr, defined: set[int], quote_params: bool = True) -> str:
+        """A shape entry in a 0.27 signature, quoted when it uses a var not defined
+        yet (a param printed later, a symbolic var met for the first time), which the
+        quoted text then defines. int64 symbolic vars are module-level TypeVars: bare
+        on their own, but never defined inside the function, so an expression over
+        one stays quoted. TVM writes a stride or offset that uses only params bare
+        (`quote_params=False`)."""
         text = self.text(e)
         used = list(iter_vars_of(e))
-        late = any(id(v) in self.param_ids and id(v) not in printed for v in used)
-        symbolic = any(id(v) not in self.param_ids for v in used)
-        if isinstance(e, tir.Var):
-            quoted = late or (symbolic and e.dtype != "int64")
-        else:
-            quoted = late or symbolic
+        type_vars = {id(v) for v in used if id(v) not in self.param_ids and v.dtype == "int64"}
+        known = defined if quote_params else defined | self.param_ids
+        undefined = any(id(v) not in known for v in used)
+        quoted = undefined and not (isinstance(e, tir.Var) and id(e) in type_vars)
+        defined.update(id(v) for v in used if id(v) not in type_vars)
         return f'"{text}"' if quoted else text
 
     def match_buffers(
@@ -273,9 +325,22 @@ class TIRPrinter(StmtPrinter):
 
     # ------------------------------------------------------------ body
 
+    def env_threads(self, body: tir.Stmt) -> None:
+        """A thread var launched more than once is declared first, as TVM does:
+        `tx = T.env_thread("threadIdx.x")`."""
+        launches: dict[int, list[tir.IterVar]] = {}
+        for node in walk(body):
+            if isinstance(node, tir.AttrStmt) and isinstance(node.node, tir.IterVar):
+                launches.setdefault(id(node.node.var), []).append(node.node)
+        for ivs in launches.values():
+            if len(ivs) > 1:
+                name = self.names.define(ivs[0].var, ivs[0].var.name)
+                self.emit(f"{name} = T.env_thread({string_text(ivs[0].thread_tag)})")
+
     def function_body(self, body: tir.Stmt, comments: Comments | None) -> None:
         """The body, under the comment line that stands for an implicit root block
         (the user's comments above that line are the function's "root" ones)."""
+        self.env_threads(body)
         above = role(comments, "root")
         if above is not None:
             self.frames[-1].extend(above.lines())

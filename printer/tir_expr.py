@@ -19,7 +19,7 @@ from tvmlite.printer.literals import (
     special_text,
     string_text,
 )
-from tvmlite.printer.names import NameTable, identifier
+from tvmlite.printer.names import NameTable, dotted_identifier
 
 # Python precedences (higher binds tighter), as in TVM's python_doc_printer.
 OR, AND, NOT, CMP, BIT_OR, BIT_XOR, BIT_AND, SHIFT, ADD, MUL, UNARY, ATOM = (
@@ -61,6 +61,7 @@ DTYPE_FIRST = frozenset(
         "call_llvm_intrin",
         "call_llvm_pure_intrin",
         "reinterpret",
+        "type_annotation",
         "max_value",
         "min_value",
         "infinity",
@@ -195,6 +196,7 @@ class ExprPrinter:
         self.modern = dialect != "classic"
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
+        self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
         self.declare: Callable[[tir.Var], str] | None = None
 
     def expr(self, e: tir.PrimExpr, relax_context: bool = False) -> str:
@@ -288,10 +290,10 @@ class ExprPrinter:
             return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
-        args = [self.text(a) for a in e.args]
+        args = [self.call_arg(a) for a in e.args]
         if e.op in DTYPE_FIRST:
             args.insert(0, f'"{dtype_text(e.dtype)}"')
-        return f"T.{identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
+        return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
@@ -327,6 +329,12 @@ class ExprPrinter:
             text += f":{self.text(ramp.stride)}"
         return text
 
+    def call_arg(self, arg: Any) -> str:
+        """An argument: an expression, or a tile operator's region or flag."""
+        if isinstance(arg, tir.BufferRegion):
+            return self.region(arg)
+        return str(arg) if isinstance(arg, bool) else self.text(arg)
+
     def region(self, region: tir.BufferRegion) -> str:
         """`A[vi, 0:16]`: an extent-1 range prints as its index."""
         parts = []
@@ -358,6 +366,10 @@ class ExprPrinter:
             return self.buffer_name(v)
         if isinstance(v, dict):
             return self.dict_text(tuple(v.items()))
+        if isinstance(v, tir.AttrDict):
+            return self.dict_text(v.items)
+        if isinstance(v, tir.TargetAttr):
+            return f"T.target({self.dict_text(v.config.items)})"
         if isinstance(v, list | tuple):
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))

@@ -14,7 +14,7 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
-from tvmlite.printer.names import NameTable
+from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
     ExprPrinter,
     int_const,
@@ -23,6 +23,7 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
+from tvmlite.printer.tir_layout import layout_kwargs
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -121,6 +122,8 @@ class StmtPrinter(ExprPrinter):
             if isinstance(item, tir.LetStmt):
                 self.visit_LetStmt(item, concise=last)
                 self.frames[-1].extend(after_lines(item.comments))
+            elif isinstance(item, tir.AttrStmt):  # TVM never launches a thread flat here
+                self.visit_AttrStmt(item, concise=False)
             else:
                 self.stmt(item)
 
@@ -179,27 +182,67 @@ class StmtPrinter(ExprPrinter):
             self.emit(f"with T.LetStmt({value}) as {name}:", s.comments)
             self.frames[-1].extend(indent(lines))
 
-    def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+    def visit_AttrStmt(self, s: tir.AttrStmt, concise: bool = True) -> None:
+        if isinstance(s.node, tir.IterVar) and s.body is not None:
+            self.launch_thread(s, s.node, concise)
+            return
         node = self.attr_node(s.node)
         value = self.text(s.value)
-        if self.modern and node == "0":
-            self.emit(f"T.attr({{{string_text(s.key)}: {value}}})", s.comments)
-            if s.body is not None:
-                self.stmt(s.body)
-            return
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
+        if self.modern and node == "0":  # flat only as the whole body of its parent
+            head = f"T.attr({{{string_text(s.key)}: {value}}})"
+            if s.body is None or concise:
+                self.emit(head, s.comments)
+                if s.body is not None:
+                    self.stmt(s.body)
+                return
         if s.body is None:
             self.emit(head, s.comments)
             return
         self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
 
+    def launch_thread(self, s: tir.AttrStmt, iv: tir.IterVar, concise: bool) -> None:
+        """`tx = T.launch_thread("threadIdx.x", n)` when it is the whole body of its
+        parent, else `with ... as tx:`; a var already named (`T.env_thread`) is
+        launched as `with T.launch_thread(tx, n):`."""
+        size, body = self.text(s.value), s.body
+        known = self.names.get(iv.var)
+        if known is not None:
+            self.emit(f"with T.launch_thread({known}, {size}):", s.comments)
+            self.frames[-1].extend(indent(self.body(body)))
+            return
+        call = f"T.launch_thread({string_text(iv.thread_tag)}, {size})"
+        if concise:
+            self.emit(f"{self.names.define(iv.var, iv.var.name)} = {call}", s.comments)
+            self.stmt(body)
+            return
+        self.open()
+        name = self.names.define(iv.var, iv.var.name)
+        self.stmt(body)
+        lines = self.close()
+        self.emit(f"with {call} as {name}:", s.comments)
+        self.frames[-1].extend(indent(lines))
+
     def attr_node(self, node: object) -> str:
         if node is None:
             return "0"
         if isinstance(node, tir.IntImm) and node.dtype == "int32":
             return str(node.value)
+        if isinstance(node, tir.CommReducer):
+            return self.comm_reducer(node)
         return self.value_text(node)
+
+    def comm_reducer(self, r: tir.CommReducer) -> str:
+        self.names.push()
+        try:
+            params = ", ".join(self.names.define(v, v.name) for v in (*r.lhs, *r.rhs))
+            results = [self.text(e) for e in r.result]
+        finally:
+            self.names.pop()
+        body = results[0] if len(results) == 1 else f"({', '.join(results)})"
+        identity = ", ".join(self.text(e) for e in r.identity)
+        return f"T.comm_reducer(lambda {params}: {body}, [{identity}])"
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
         self.emit(f"if {self.text(s.condition)}:", s.comments)
@@ -215,8 +258,27 @@ class StmtPrinter(ExprPrinter):
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        view = self.view_of(s.buffer) if self.modern and s.form == "decl_buffer" else None
         name = self.names.define(s.buffer, s.buffer.name)
-        self.emit(f"{name} = {self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
+        self.emit(f"{name} = {view or self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
+
+    def view_of(self, buffer: tir.Buffer) -> str | None:
+        """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
+        buffer's data that changes its shape or its dtype (not both)."""
+        owner = self.data_owner.get(id(buffer.data))
+        if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
+            return None
+        if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
+            return None
+        if buffer.align not in (0, 64) or buffer.offset_factor:
+            return None
+        same_shape = same_expr(buffer.shape, owner.shape)
+        if same_shape == (buffer.dtype == owner.dtype):
+            return None
+        source = self.buffer_name(owner)
+        if not same_shape:
+            return f"{source}.view({', '.join(self.text(d) for d in buffer.shape)})"
+        return f"{source}.view({string_text(buffer.dtype)})"
 
     # ------------------------------------------------------------ loops
 
@@ -384,15 +446,35 @@ class StmtPrinter(ExprPrinter):
             args.append(f'"{dtype_text(buffer.dtype)}"')
         data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
         fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
+        if fresh:
+            self.data_owner.setdefault(id(data), buffer)
         if not (own_data or fresh):
             args.append(f"data={self.text(data)}")
         args += self.buffer_kwargs(buffer, callee, region)
         return f"{callee}({', '.join(args)})"
 
+    def fresh_stride(self, buffer: tir.Buffer, k: int) -> bool:
+        """Whether the k-th stride is a var this declaration introduces: 0.27 quotes
+        it there and writes every use as `A.strides[k]` (which this records)."""
+        stride = buffer.strides[k]
+        if not isinstance(stride, tir.Var) or id(stride) in self.inline:
+            return False
+        if self.names.get(stride) is not None:
+            return False
+        self.inline[id(stride)] = f"{self.buffer_name(buffer)}.strides[{k}]"
+        return True
+
+    def stride_text(self, buffer: tir.Buffer, k: int) -> str:
+        stride = buffer.strides[k]
+        if self.modern and self.fresh_stride(buffer, k):
+            return f'"{sanitize(stride.name)}"'
+        return self.text(stride)
+
     def buffer_kwargs(self, buffer: tir.Buffer, callee: str, region: bool) -> list[str]:
         kwargs = []
         if buffer.strides:
-            kwargs.append(f"strides={self.shape_text(buffer.strides)}")
+            texts = [self.stride_text(buffer, k) for k in range(len(buffer.strides))]
+            kwargs.append(f"strides=({', '.join(texts)}{',' if len(texts) == 1 else ''})")
         force_factor = False
         offset = buffer.elem_offset
         fresh = isinstance(offset, tir.Var) and self.names.get(offset) is None
@@ -408,9 +490,9 @@ class StmtPrinter(ExprPrinter):
             kwargs.append(f"scope={string_text(buffer.scope)}")
         if buffer.align not in (0, 64):
             kwargs.append(f"align={buffer.align}")
-        if force_factor or buffer.offset_factor not in (0, 1):
+        if force_factor or buffer.offset_factor:
             kwargs.append(f"offset_factor={buffer.offset_factor or 1}")
-        return kwargs
+        return kwargs + layout_kwargs(buffer, self.text)
 
     def shape_text(self, shape: tuple[tir.PrimExpr, ...]) -> str:
         items = [self.text(e) for e in shape]

@@ -62,11 +62,13 @@ def infer_dps_call(ctx: InferCtx) -> relax.StructInfo:
 FUNC_ARGS = (ArgDef("func", "func"), ArgDef("args", "tuple"))
 INPLACE = (AttrDef("inplace_indices", kind="ints"),)
 
-# Classic signatures: `call_tir(gvar, args, out_sinfo, tir_vars=None)`; 0.27 spells
-# the third one `out_ty` and drops `tir_vars`.
-register(
-    OpDef(
-        "relax.call_tir",
+
+def call_tir_op(name: str) -> OpDef:
+    """call_tir's schema, for it and the distributed variants (`R.dist.call_tir`).
+    Classic signatures: `call_tir(gvar, args, out_sinfo, tir_vars=None)`; 0.27 spells
+    the third one `out_ty` and drops `tir_vars`."""
+    return OpDef(
+        name,
         (*FUNC_ARGS, ArgDef("tir_vars", "shape", None)),
         (),
         K.kOpaque,
@@ -75,7 +77,9 @@ register(
         sinfo_keywords=OUT_KEYWORDS,
         signature=("func", "args", "out_sinfo", "tir_vars"),
     )
-)
+
+
+register(call_tir_op("relax.call_tir"))
 register(
     OpDef(
         "relax.call_tir_inplace",

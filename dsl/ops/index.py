@@ -7,6 +7,7 @@ symbolic cases keep only the rank.
 
 from __future__ import annotations
 
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.binary import broadcast_shapes
@@ -127,7 +128,16 @@ def infer_dynamic_strided_slice(ctx: InferCtx) -> relax.StructInfo:
     K.kInjective,
 )
 def infer_take(ctx: InferCtx) -> relax.StructInfo:
-    data, indices = ctx.tensor(0), ctx.tensor(1)
+    """`indices` is an integer tensor or an integer scalar (`R.take(A, n - 1)`,
+    taken as a 0-d index)."""
+    data = ctx.tensor(0)
+    scalar = ctx.sinfo(1)
+    if isinstance(scalar, relax.PrimStructInfo):
+        if not dt.is_integer_like(scalar.dtype):
+            ctx.fail(f"indices must have an integer dtype, got {scalar.dtype}")
+        indices = relax.TensorStructInfo((), scalar.dtype, 0)
+    else:
+        indices = ctx.tensor(1)
     ctx.require_int(indices, "indices")
     if ctx.attr("mode") not in ("fast", "clip", "wrap"):
         ctx.fail(f"mode must be 'fast', 'clip' or 'wrap', got {ctx.attr('mode')!r}")

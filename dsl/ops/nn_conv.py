@@ -2,12 +2,14 @@
 
 Shapes are computed by layout letter (`N`, `C`, `D`, `H`, `W` for data; `O`,
 `I` and the spatial letters for kernels), so `NHWC`/`HWIO` work like `NCHW`/
-`OIHW`. Tiled layouts (`NCHW16c`) keep only the rank. An omitted `out_layout`
+`OIHW`. Pools take tiled layouts (`NCHW16c`: the sub-axis passes through);
+convolutions keep only their rank. An omitted `out_layout`
 becomes the data layout, as TVM's wrappers set it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from tvmlite.dsl import relax, tir
@@ -20,11 +22,25 @@ SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 DATA_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
 
-def _positions(layout: str, letters: str) -> dict[str, int] | None:
-    """Letter -> axis of a primal layout holding exactly `letters`; None otherwise."""
-    if sorted(layout) != sorted(letters):
+def layout_axes(layout: str) -> list[str] | None:
+    """`"NCHW16c"` -> `["N", "C", "H", "W", "16c"]`: the primal axes (upper case)
+    and the sub-axes split off them (a factor and the primal letter in lower case);
+    None for anything else."""
+    axes = re.findall(r"[A-Z]|[1-9][0-9]*[a-z]", layout)
+    if "".join(axes) != layout or any(a[-1].upper() not in axes for a in axes if a[-1].islower()):
         return None
-    return {c: i for i, c in enumerate(layout)}
+    return axes if len(set(axes)) == len(axes) else None
+
+
+def layout_positions(layout: str, letters: str) -> dict[str, int] | None:
+    """Axis -> position in a layout whose primal axes are exactly `letters`, sub-axes
+    of non-spatial axes (`16c`) included; None otherwise."""
+    axes = layout_axes(layout)
+    if axes is None or sorted(a for a in axes if a.isupper()) != sorted(letters):
+        return None
+    if any(a[-1].upper() in "DHW" for a in axes if a[-1].islower()):
+        return None  # a split spatial axis: windows over it are not computed here
+    return {a: i for i, a in enumerate(axes)}
 
 
 def build_out_layout(ctx: BuildCtx) -> None:
@@ -52,10 +68,10 @@ def _window(
 def _emit(
     ctx: InferCtx, dims: dict[str, tir.PrimExpr], data_layout: str, dtype: str, ndim: int
 ) -> relax.StructInfo:
-    out_layout = ctx.attr("out_layout") or data_layout
-    if _positions(out_layout, data_layout) is None:
+    out_axes = layout_axes(ctx.attr("out_layout") or data_layout)
+    if out_axes is None or sorted(out_axes) != sorted(dims):
         return tensor_sinfo(None, dtype, ndim)
-    return tensor_sinfo(tuple(dims[c] for c in out_layout), dtype)
+    return tensor_sinfo(tuple(dims[a] for a in out_axes), dtype)
 
 
 def _conv(ctx: InferCtx, n: int, transpose: bool) -> relax.StructInfo:
@@ -69,10 +85,11 @@ def _conv(ctx: InferCtx, n: int, transpose: bool) -> relax.StructInfo:
         if ndim_of(t) not in (-1, n + 2):
             ctx.fail(f"{name} must have rank {n + 2}, got {ndim_of(t)}")
     spatial = SPATIAL[n]
-    dpos = _positions(ctx.attr("data_layout"), "NC" + spatial)
-    kpos = _positions(ctx.attr("kernel_layout"), "OI" + spatial)
+    dpos = layout_positions(ctx.attr("data_layout"), "NC" + spatial)
+    kpos = layout_positions(ctx.attr("kernel_layout"), "OI" + spatial)
     dshape, kshape = known_shape(data), known_shape(weight)
-    if dpos is None or kpos is None or dshape is None or kshape is None:
+    primal = dpos is not None and kpos is not None and len(dpos) == len(kpos) == n + 2
+    if not primal or dshape is None or kshape is None:  # tiled layouts: rank only
         return tensor_sinfo(None, dtype, n + 2)
     groups = ctx.attr("groups")
     channels, k_in, k_out = dshape[dpos["C"]], kshape[kpos["I"]], kshape[kpos["O"]]
@@ -103,37 +120,39 @@ def _conv(ctx: InferCtx, n: int, transpose: bool) -> relax.StructInfo:
 
 def _pool(ctx: InferCtx, n: int) -> relax.StructInfo:
     data = ctx.tensor(0)
-    if ndim_of(data) not in (-1, n + 2):
-        ctx.fail(f"data must have rank {n + 2}, got {ndim_of(data)}")
     spatial = SPATIAL[n]
-    pos = _positions(ctx.attr("layout"), "NC" + spatial)
+    pos = layout_positions(ctx.attr("layout"), "NC" + spatial)
+    rank = len(pos) if pos is not None else n + 2
+    if ndim_of(data) not in (-1, rank):
+        ctx.fail(f"data must have rank {rank}, got {ndim_of(data)}")
     shape = known_shape(data)
     if pos is None or shape is None:
-        return tensor_sinfo(None, data.dtype, n + 2)
-    dims = {"N": shape[pos["N"]], "C": shape[pos["C"]]}
+        return tensor_sinfo(None, data.dtype, rank)
+    dims = {a: shape[i] for a, i in pos.items()}
     sizes = ctx.attr("pool_size")
     for i, letter in enumerate(spatial):
         dims[letter] = _window(
             ctx, shape[pos[letter]], sa.const(sizes[i]), i, n, bool(ctx.attr("ceil_mode"))
         )
-    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, n + 2)
+    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, rank)
 
 
 def _adaptive_pool(ctx: InferCtx, n: int) -> relax.StructInfo:
     data = ctx.tensor(0)
     spatial = SPATIAL[n]
-    pos = _positions(ctx.attr("layout"), "NC" + spatial)
+    pos = layout_positions(ctx.attr("layout"), "NC" + spatial)
+    rank = len(pos) if pos is not None else n + 2
     shape = known_shape(data)
     if pos is None or shape is None:
-        return tensor_sinfo(None, data.dtype, n + 2)
-    if len(shape) != n + 2:
-        ctx.fail(f"data must have rank {n + 2}, got {len(shape)}")
+        return tensor_sinfo(None, data.dtype, rank)
+    if len(shape) != rank:
+        ctx.fail(f"data must have rank {rank}, got {len(shape)}")
     sizes = ctx.attr("output_size")
-    dims = {c: shape[pos[c]] for c in "NC" + spatial}
+    dims = {a: shape[i] for a, i in pos.items()}
     if sizes is not None:
         for i, letter in enumerate(spatial):
             dims[letter] = sa.const(sizes[i])
-    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, n + 2)
+    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, rank)
 
 
 def _conv_attrs(n: int, transpose: bool) -> tuple[AttrDef, ...]:
@@ -155,7 +174,7 @@ def _conv_attrs(n: int, transpose: bool) -> tuple[AttrDef, ...]:
     )
 
 
-def _pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
+def pool_attrs(n: int, count_include_pad: bool) -> tuple[AttrDef, ...]:
     return (
         AttrDef("pool_size", (1,) * n, f"ints/{n}"),
         AttrDef("strides", (1,) * n, f"ints/{n}"),
@@ -214,7 +233,7 @@ for _n in (1, 2, 3):
             OpDef(
                 f"relax.nn.{_kind}_pool{_d}",
                 (ArgDef("data"),),
-                _pool_attrs(_n, _include_pad),
+                pool_attrs(_n, _include_pad),
                 K.kOutEWiseFusable,
                 _POOL[_n],
                 build_out_layout,

@@ -52,30 +52,6 @@ def _symbol(name: str) -> str:
     return name.replace(".", "_")
 
 
-class _Loop:
-    """`for i in range(start, stop, step)` in IR; `i` is the induction value."""
-
-    def __init__(self, b: ir.IRBuilder, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
-        self.b = b
-        self.pre = b.block
-        self.head = b.append_basic_block("head")
-        self.body = b.append_basic_block("body")
-        self.exit = b.append_basic_block("exit")
-        b.branch(self.head)
-        b.position_at_end(self.head)
-        self.i = b.phi(I64)
-        self.i.add_incoming(start, self.pre)
-        b.cbranch(b.icmp_signed("<", self.i, stop), self.body, self.exit)
-        b.position_at_end(self.body)
-        self.step = step
-
-    def close(self) -> None:
-        nxt = self.b.add(self.i, self.step)
-        self.i.add_incoming(nxt, self.b.block)
-        self.b.branch(self.head)
-        self.b.position_at_end(self.exit)
-
-
 def _define(module: ir.Module, gemm: Gemm, dtype: str, bias: bool) -> None:
     fty, size = ITEM[dtype]
     blasint = ir.IntType(gemm.int_bits)
@@ -113,7 +89,7 @@ def _define(module: ir.Module, gemm: Gemm, dtype: str, bias: bool) -> None:
         pd = abi.data_pointer(b, tensors[2])
         nbytes = b.mul(count, ir.Constant(I64, size))
         # Guard count == 0 (then total is 0 too): the loop would never advance.
-        loop = _Loop(b, zero, b.select(b.icmp_signed(">", count, zero), total, zero), count)
+        loop = abi.Loop(b, zero, b.select(b.icmp_signed(">", count, zero), total, zero), count)
         dest = b.gep(pc, [b.mul(loop.i, ir.Constant(I64, size))], source_etype=abi.I8)
         b.call(memcpy, [dest, pd, nbytes])
         loop.close()
@@ -126,7 +102,7 @@ def _define(module: ir.Module, gemm: Gemm, dtype: str, bias: bool) -> None:
     def lead(x: ir.Value) -> ir.Value:  # lda >= max(1, columns), as cblas requires
         return as_int(b.select(b.icmp_signed(">", x, one), x, one))
 
-    loop = _Loop(b, zero, batch, one)
+    loop = abi.Loop(b, zero, batch, one)
     offsets = [b.mul(loop.i, b.mul(s, ir.Constant(I64, size))) for s in (stride_a, stride_w)]
     offsets.append(b.mul(loop.i, b.mul(b.mul(m, n), ir.Constant(I64, size))))
     ptrs = [b.gep(p, [o], source_etype=abi.I8) for p, o in zip((pa, pw, pc), offsets, strict=True)]
@@ -144,7 +120,7 @@ def _numel(b: ir.IRBuilder, tensor: ir.Value, upto: ir.Value) -> ir.Value:
     """The product of the first `upto` dims of `tensor`."""
     acc = b.alloca(I64)
     b.store(ir.Constant(I64, 1), acc)
-    loop = _Loop(b, ir.Constant(I64, 0), upto, ir.Constant(I64, 1))
+    loop = abi.Loop(b, ir.Constant(I64, 0), upto, ir.Constant(I64, 1))
     dim = abi.load_dim_dynamic(b, tensor, loop.i)
     b.store(b.mul(b.load(acc, typ=I64), dim), acc)
     loop.close()

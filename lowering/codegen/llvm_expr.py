@@ -39,7 +39,10 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
     def visit_Var(self, e: tir.Var) -> Value:
         value = self.vars.get(e)
         if value is None:
-            raise TVMLiteError(f"variable '{e.name}' is used outside the scope that defines it")
+            raise TVMLiteError(
+                f"variable '{e.name}' has no value here: it is free (declared with "
+                f"`{e.name} = T.{e.dtype}()` and never bound) or used outside its scope"
+            )
         return value
 
     def visit_IntImm(self, e: tir.IntImm) -> Value:

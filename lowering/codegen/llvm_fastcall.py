@@ -28,11 +28,13 @@ from llvmlite import ir
 
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.runtime import fastcall as fc
 from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
+UNROLL = 16  # parameters up to which the wrapper's check loop is unrolled
 
 FN_TYPES = {
     "save_thread": ir.FunctionType(PTR, []),
@@ -98,26 +100,36 @@ class _Wrapper:
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
         self.guard(b.icmp_signed("==", nargs, ir.Constant(I64, n)))
         array_type = self.const("array_type")
-        for k, p in enumerate(spec.params):
-            arg = b.load(b.gep(args, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
-            self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
-            self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ir.Constant(I32, p.ndim)))
-            descr = self.load(arg, fc.AR_DESCR, PTR)
-            num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
-            ok = b.icmp_signed("==", num, ir.Constant(I32, p.type_nums[0]))
-            for other in p.type_nums[1:]:
-                ok = b.or_(ok, b.icmp_signed("==", num, ir.Constant(I32, other)))
-            big_endian = ir.Constant(I8, ord(">"))
-            ok = b.and_(
-                ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian)
-            )
-            flags = b.and_(
-                self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED)
-            )
-            self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
-            tensor = b.gep(tensors, [ir.Constant(I64, k)], source_etype=abi.DLTENSOR)
-            self.fill(tensor, arg, p)
-            b.store(tensor, b.gep(pointers, [ir.Constant(I64, k)], source_etype=PTR))
+        # One loop over a constant table of the parameters, not code per parameter:
+        # a function of a thousand parameters gets a wrapper of the same size (LLVM's
+        # time on one function grows faster than its size). The loop of a few
+        # parameters is unrolled by request (builds unroll nothing unasked), so that
+        # its table reads fold into constants, as code per parameter would have them.
+        kind, table = self.param_table()
+        loop = abi.Loop(b, ir.Constant(I64, 0), ir.Constant(I64, n), ir.Constant(I64, 1))
+        k, row = loop.i, b.gep(table, [loop.i], source_etype=kind)
+
+        def field(j: int) -> ir.Value:
+            at = b.gep(row, [ir.Constant(I32, 0), ir.Constant(I32, j)], source_etype=kind)
+            return b.load(at, typ=I32)
+
+        arg = b.load(b.gep(args, [k], source_etype=PTR), typ=PTR)
+        self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
+        ndim = field(0)
+        self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
+        descr = self.load(arg, fc.AR_DESCR, PTR)
+        num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
+        ok = b.icmp_signed("==", num, field(2))
+        for j in range(3, len(kind.elements)):
+            ok = b.or_(ok, b.icmp_signed("==", num, field(j)))
+        big_endian = ir.Constant(I8, ord(">"))
+        ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
+        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
+        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
+        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
+        self.fill(tensor, arg, ndim, field(1))
+        b.store(tensor, b.gep(pointers, [k], source_etype=PTR))
+        loop.close(ty.loop_hint(self.fn.module, "llvm.loop.unroll.full") if n <= UNROLL else None)
         for j in range(m):
             b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
         state = self.call("save_thread", [])
@@ -138,28 +150,48 @@ class _Wrapper:
         b.position_at_end(self.fallback)
         b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
 
-    def fill(self, tensor: ir.Value, arg: ir.Value, p: fc.ParamSpec) -> None:
+    def param_table(self) -> tuple[ir.LiteralStructType, ir.Value]:
+        """A private constant array, one record per parameter: its rank, its
+        packed DLDataType, then the NumPy type numbers its arrays may have (padded
+        with the first: int64 has two)."""
+        params = self.spec.params
+        width = max((len(p.type_nums) for p in params), default=1)
+        kind = ir.LiteralStructType([I32] * (2 + width))
+        rows = [
+            [p.ndim, abi.packed_dtype(p.dtype), *p.type_nums]
+            + [p.type_nums[0]] * (width - len(p.type_nums))
+            for p in params
+        ]
+        items = [ir.Constant(kind, [ir.Constant(I32, v) for v in row]) for row in rows]
+        array = ir.ArrayType(kind, max(1, len(items)))
+        table = abi.global_var(self.fn.module, array, f"{self.fn.name}.params")
+        table.initializer = ir.Constant(array, items or [ir.Constant(kind, None)])
+        table.global_constant = True
+        table.linkage = "private"
+        return kind, table
+
+    def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
+        """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed
+        DLDataType `dtype` (code | bits << 8 | lanes << 16)."""
         b = self.b
-        dtype = abi.packed_dtype(p.dtype)
         value = ir.Constant(
             abi.DLTENSOR,
             [
                 ir.Constant(PTR, None),
                 ir.Constant(abi.DEVICE, [ir.Constant(I32, abi.KDL_CPU), ir.Constant(I32, 0)]),
-                ir.Constant(I32, p.ndim),
-                ir.Constant(
-                    abi.DTYPE,
-                    [
-                        ir.Constant(I8, dtype & 0xFF),
-                        ir.Constant(I8, (dtype >> 8) & 0xFF),
-                        ir.Constant(abi.I16, dtype >> 16),
-                    ],
-                ),  # fmt: skip
+                ir.Constant(I32, 0),
+                ir.Constant(abi.DTYPE, None),
                 ir.Constant(PTR, None),
                 ir.Constant(PTR, None),
                 ir.Constant(I64, 0),
             ],
         )
+        parts = ir.Constant(abi.DTYPE, None)
+        for j, (shift, typ) in enumerate(((0, I8), (8, I8), (16, abi.I16))):
+            part = b.trunc(b.lshr(dtype, ir.Constant(I32, shift)), typ)
+            parts = b.insert_value(parts, part, j)
+        value = b.insert_value(value, ndim, abi.NDIM)
+        value = b.insert_value(value, parts, abi.DT)
         value = b.insert_value(value, self.load(arg, fc.AR_DATA, PTR), abi.DATA)
         value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)

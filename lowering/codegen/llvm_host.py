@@ -1,17 +1,24 @@
-"""A graph (Relax) function as native host code: one LLVM function with the
-entry ABI of docs/abi.md, built next to its kernels in the same module.
+"""A graph (Relax) function as native host code, built next to its kernels in
+the same module: an entry with the ABI of docs/abi.md that runs the function's
+code in chunks (`llvm_host_chunks.py`).
 
-The function checks its arguments, binds symbolic dims, walks the bindings
+The code checks the arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
-DLManagedTensors. Every tensor it allocates lives in a stack slot; a slot is
-released after the last top-level binding that can reach it, and whatever is
-left is released in the one cleanup block every exit goes through, so neither
-an error nor a return leaks.
+DLManagedTensors. Kernel calls whose shapes are known are not code but steps,
+data run by a support helper (`llvm_host_steps.py`). Every tensor it allocates
+lives in a slot of the frame (`llvm_host_frame.py`); a slot is released after
+the last top-level binding that can reach it, and the entry releases whatever
+is left whichever way the function ends, so neither an error nor a return leaks.
+
+Any other binding costs a few calls and branches: allocation, checks and error
+messages live in support helpers, and a failure returns its status at once.
+Host code is straight-line glue: its size, not its speed, is what matters.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir
@@ -19,53 +26,59 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
 from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
+from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
+from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
+from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
 from tvmlite.lowering.codegen.llvm_host_values import (
+    Arg,
     PrimVal,
     ShapeVal,
+    Slot,
     TensorVal,
     TupleVal,
     Val,
+    known_dims,
     rebuild,
     val_leaves,
 )
-from tvmlite.runtime.abi import leaves
+from tvmlite.runtime.abi import Leaf, leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_module import HostContext
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
-
-
+# A function of at most this many top-level bindings, in a module of at most
+# SMALL_MODULE graph functions, is one optimized function of code: what it costs
+# to build is small, and calls are cheapest (see docs/abi.md, "Host code").
+SMALL_FUNCTION = 32
 INPLACE = frozenset({"relax.call_tir_inplace", "relax.call_inplace_packed"})
 
 
-class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
+class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     """Emits one graph function into its (already declared) entry function."""
 
-    def __init__(self, ctx: HostContext, name: str, func: relax.Function) -> None:
+    def __init__(
+        self, ctx: HostContext, name: str, func: relax.Function, steps: bool = True
+    ) -> None:
         self.ctx = ctx
+        self.use_steps = steps
         self.func = func
-        self.fn = ctx.entries[name]
         self.prefix = f"{name}: "
         self.name = name
-        start = self.fn.append_basic_block("entry")
-        body = self.fn.append_basic_block("body")
-        super().__init__(ctx.module, ir.IRBuilder(body))
-        self.allocas = ir.IRBuilder(start)
-        self.cleanup = self.fn.append_basic_block("cleanup")
-        self.status = ir.IRBuilder(self.cleanup).phi(I32, "status")
-        self.args_ptr, self.num_args, self.outs_ptr, self.num_outs, self.err, self.err_len = (
-            self.fn.args
-        )
-        self.slots: list[ir.Value] = []
+        super().__init__(ctx.module, ir.IRBuilder())
+        self.chunks: list[ir.Function] = []  # none while it may be a program
+        self.touched: list[relax.Var] = []
+        self.start_steps()
+        self.slots = 0
         self.released: set[int] = set()
-        self.results: set[int] = set()  # slots of owned outputs (never given away twice)
+        self.slot_of: dict[int, int] = {}  # id of a DLTensor* value -> the slot of its block
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
@@ -85,68 +98,145 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     # ------------------------------------------------------------ function frame
 
     def emit(self) -> None:
-        self.bind_params()
+        """The function as code, in chunks (one optimized function, its chunk
+        inlined in the entry, when steps are off and it fits one)."""
+        self.start_chunks(self.ctx.entries[self.name])
+        flat = self.flat_params()
+        self.check_counts(len(flat))
+        self.bind_params(flat)
         result = self.emit_top(self.func.body)
+        assert result is not None
         self.emit_return(result)
-        self.allocas.branch(self.fn.blocks[1])
-        exit_b = ir.IRBuilder(self.cleanup)
-        release = self.module.globals[abi.RELEASE]
-        for slot in self.slots:
-            exit_b.call(release, [exit_b.load(slot, typ=PTR)])
-        exit_b.ret(self.status)
+        self.finish_chunks(self.slots, optimize=not self.use_steps)
+
+    def emit_program(self) -> bool:
+        """The function as a program, if it is one (`llvm_host_program.py`);
+        False, having emitted nothing, when it is not."""
+        try:
+            flat = self.flat_params()
+            ret = leaves(self.func.ret_struct_info, "result")
+        except TVMLiteError:
+            return False  # the code path says why
+        static = all(known_dims(leaf.sinfo) is not None for _, leaf in flat)
+        if not static or not isinstance(self.func.body, relax.SeqExpr):
+            return False
+        self.bind_params(flat)  # only steps, the parameters being static
+        body = self.emit_top(self.func.body, code=False)
+        results = [] if body is None else val_leaves(body)
+        if body is None or len(results) != len(ret):
+            return False
+        found = (Slot, Arg, ir.GlobalVariable)
+        if not all(isinstance(v, TensorVal) and isinstance(v.ptr, found) for v in results):
+            return False
+        entry = self.ctx.entries[self.name]
+        program = write_program(
+            self.module,
+            f"{entry.name}.program",
+            (len(flat), len(ret)),
+            self.count_texts(len(flat)),
+            self.write_run(),
+            [self._source(val) for val in results],  # type: ignore[arg-type]
+            [f"out of memory copying {leaf.label}" for leaf in ret],
+            self.slots,
+            self.prefix,
+        )
+        # One call: nothing for the optimizer, and the cheapest code generation.
+        entry.attributes.discard("optsize")
+        for attr in ("noinline", "optnone"):
+            entry.attributes.add(attr)
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        b.ret(b.call(self.module.globals[RUN_PROGRAM], [*entry.args, program], tail=True))
+        return True
+
+    def slot(self, index: int) -> ir.Value:
+        """The address of frame slot `index`, at the builder's position."""
+        return self.b.gep(self.frame, [ty.constant("int64", index)], source_etype=PTR)
 
     def propagate(self, status: ir.Value) -> None:
         """Leave with a callee's status (its message is in the buffer already)."""
-        good = self.fn.append_basic_block("call.ok")
-        bad = self.fn.append_basic_block("call.bad")
-        self.b.cbranch(self.b.icmp_signed("==", status, ty.constant("int32", 0)), good, bad)
-        self.status.add_incoming(status, bad)
-        ir.IRBuilder(bad).branch(self.cleanup)
-        self.b.position_at_end(good)
+        self.leave_if(self.b.icmp_signed("!=", status, ty.constant("int32", 0)), status)
 
-    def bind_params(self) -> None:
-        """Count, then every leaf's header and bare dims, then every dim."""
-        b = self.b
-        flat = [(p, leaf) for p in self.func.params for leaf in leaves(p.struct_info, p.name)]
-        names = ", ".join(p.name for p in self.func.params)
-        self.check(
-            b.icmp_signed("==", self.num_args, ty.constant("int32", len(flat))),
-            abi.STATUS_ARGUMENT,
-            f"expected {len(flat)} arguments ({names}), got %d",
-            self.num_args,
-        )
+    def leave(self, status: ir.Value) -> None:
+        """Return `status` (the entry releases the frame); ends the current block."""
+        self.b.ret(status)
+
+    def flat_params(self) -> list[tuple[relax.Var, Leaf]]:
+        return [(p, leaf) for p in self.func.params for leaf in leaves(p.struct_info, p.name)]
+
+    def count_texts(self, args: int) -> tuple[str, str]:
+        """The messages of a wrong number of arguments and of results (one %d)."""
+        names = literal(", ".join(p.name for p in self.func.params))  # formats: see literal
         count = len(leaves(self.func.ret_struct_info, "result"))
-        self.check(
-            b.icmp_signed("==", self.num_outs, ty.constant("int32", count)),
-            abi.STATUS_ARGUMENT,
+        return (
+            f"expected {args} arguments ({names}), got %d",
             f"returns {count} values, the caller made room for %d",
-            self.num_outs,
         )
-        vals: list[Val] = []
+
+    def check_counts(self, args: int) -> None:
+        results = len(leaves(self.func.ret_struct_info, "result"))
+        for got, want, text in zip(
+            (self.num_args, self.num_outs), (args, results), self.count_texts(args), strict=True
+        ):
+            ok = self.b.icmp_signed("==", got, ty.constant("int32", want))
+            self.check(ok, abi.STATUS_ARGUMENT, text, got)
+
+    def bind_params(self, flat: list[tuple[relax.Var, Leaf]]) -> None:
+        """Every leaf's header and bare dims, then every dim."""
+        # A tensor parameter is a reference (`Arg`): it costs no home across chunks,
+        # and checks of known types are steps (data, not code).
+        vals: list[Val | None] = []
         for k, (_, leaf) in enumerate(flat):
-            ptr = b.load(b.gep(self.args_ptr, [ty.constant("int64", k)], source_etype=PTR), typ=PTR)
+            vals = self.boundary(vals)
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
-                ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
-                self.check_header(ptr, sinfo.dtype, ndim, what, abi.STATUS_ARGUMENT)
-                self.bind_dims(ptr, sinfo, what)
-                vals.append(TensorVal(ptr, sinfo.dtype, ndim))
+                t = self.param(k, sinfo)
+                if self.use_steps:
+                    self.add_check(t, None, what, abi.STATUS_ARGUMENT)
+                else:
+                    ptr = self.load_ref(Arg(k))
+                    self.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
+                shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
+                if any(isinstance(d, tir.Var) and d not in self.vars for d in shape):
+                    self.flush_steps()  # its dims may be read once its header is checked
+                    self.bind_dims(self.load_ref(Arg(k)), sinfo, what)
+                vals.append(None)
             else:
+                self.flush_steps()
+                ptr = self.load_ref(Arg(k))
                 vals.append(self.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
-        for k, ((_, leaf), val) in enumerate(zip(flat, vals, strict=True)):
-            if isinstance(leaf.sinfo, relax.TensorStructInfo) and isinstance(val, TensorVal):
+        for k, (_, leaf) in enumerate(flat):
+            vals = self.boundary(vals)
+            sinfo = leaf.sinfo
+            if isinstance(sinfo, relax.TensorStructInfo):
                 what = f"parameter '{leaf.label}'"
-                dims = self.check_dims(val.ptr, leaf.sinfo, what, abi.STATUS_ARGUMENT)
-                vals[k] = TensorVal(val.ptr, val.dtype, val.ndim, dims)
+                dims = known_dims(sinfo)
+                if dims is not None and self.use_steps:
+                    if dims:
+                        self.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
+                    found = tuple(ty.constant("int64", d) for d in dims)
+                else:
+                    self.flush_steps()
+                    ptr = self.load_ref(Arg(k))
+                    found = self.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
+                vals[k] = replace(self.param(k, sinfo), dims=found)
         for p in self.func.params:
             self.values[p] = rebuild(p.struct_info, vals)
             self.roots[p] = set()
+            self.touched.append(p)
+
+    @staticmethod
+    def param(k: int, sinfo: relax.TensorStructInfo) -> TensorVal:
+        """Tensor argument `k` as its struct info describes it (dims unknown)."""
+        ndim = len(sinfo.shape) if isinstance(sinfo.shape, tuple) else sinfo.ndim
+        return TensorVal(Arg(k), sinfo.dtype, ndim)
 
     # ------------------------------------------------------------ bindings
 
-    def emit_top(self, seq: relax.SeqExpr) -> Val:
-        """Top-level bindings, releasing each owned tensor after its last use."""
+    def emit_top(self, seq: relax.SeqExpr, code: bool = True) -> Val | None:
+        """Top-level bindings (each a step or code), releasing each owned tensor
+        after its last use. Without `code`: steps only, None as soon as a binding
+        is not one, else the body's value unresolved."""
         bindings = [bd for block in seq.blocks for bd in block.bindings]
         last_use: dict[relax.Var, int] = {}
         for i, bd in enumerate(bindings):
@@ -154,24 +244,53 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
                 last_use[v] = i
         for v in referenced_vars(seq.body):
             last_use[v] = len(bindings)
+        dies_after: dict[int, list[relax.Var]] = {}
+        for v, last in last_use.items():
+            dies_after.setdefault(last, []).append(v)
         slot_last: dict[int, int] = {}
+        release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
-            first = len(self.slots)
-            self.emit_binding(bd)
-            new = set(range(first, len(self.slots)))
+            first = self.slots
+            if not (self.use_steps and self.add_step(bd)):
+                if not code:
+                    return None
+                self.flush_steps()
+                self.emit_binding(bd)
+            new = set(range(first, self.slots))
             roots = new | self.alias_roots(bd.value)
             self.roots[bd.var] = roots
             for s in roots:
                 slot_last[s] = max(slot_last.get(s, -1), last_use.get(bd.var, i))
-            for s, last in slot_last.items():
-                if last <= i and s not in self.released:
+                release_after.setdefault(slot_last[s], []).append(s)
+            for s in release_after.pop(i, ()):
+                if slot_last[s] == i and s not in self.released:
                     self.release_slot(s)
+            for v in dies_after.pop(i, ()):
+                self.values.pop(v, None)
+            if bd.var not in last_use:
+                self.values.pop(bd.var, None)
+            self.boundary([])
+        if not code:
+            return self.unresolved(seq.body)
+        self.flush_steps()
         return self.value(seq.body)
 
+    def unresolved(self, e: relax.Expr) -> Val | None:
+        """The value of a var, a constant or a tuple of them, references kept."""
+        if isinstance(e, relax.Var):
+            return self.values.get(e)
+        if isinstance(e, relax.Constant):
+            return self.visit_constant(e, None)
+        if isinstance(e, relax.Tuple):
+            fields = [self.unresolved(f) for f in e.fields]
+            return None if None in fields else TupleVal(tuple(fields))  # type: ignore[arg-type]
+        return None
+
     def release_slot(self, s: int) -> None:
-        slot = self.slots[s]
-        self.b.call(self.module.globals[abi.RELEASE], [self.b.load(slot, typ=PTR)])
-        self.b.store(NULL, slot)
+        if not self.defer_release(s):
+            assert self.chunks, "a program frees its slots after its steps"
+            release = frames.helper(self.module, frames.RELEASE_SLOT, not self.use_steps)
+            self.b.call(release, [self.frame, ty.constant("int64", s)])
         self.released.add(s)
 
     def alias_roots(self, e: relax.Expr) -> set[int]:
@@ -200,6 +319,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         return set()
 
     def emit_binding(self, bd: relax.Binding) -> None:
+        self.touched.append(bd.var)
         if isinstance(bd, relax.MatchCast):
             val = self.value(bd.value)
             self.values[bd.var] = self.match_cast(val, bd.struct_info, bd.var.name)
@@ -208,6 +328,12 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
 
     def value(self, e: relax.Expr, var: relax.Var | None = None) -> Val:
         visit = self._value.get(type(e))
+        if isinstance(e, relax.Function):
+            what = f"'{var.name}'" if var is not None else "a function value"
+            raise TVMLiteError(
+                f"{self.prefix}the local function (closure) {what} cannot be compiled: "
+                "lift it to a module-level function (TVM's LambdaLift does the same)"
+            )
         if visit is None:
             raise TVMLiteError(
                 f"{self.prefix}{type(e).__name__} values are not supported in compiled code"
@@ -218,7 +344,8 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         found = self.values.get(e)
         if found is None:
             raise TVMLiteError(f"{self.prefix}'{e.name}' is used outside the scope that defines it")
-        return found
+        # Not kept: a slot's load is valid where it is made, not everywhere after.
+        return self.resolve(found)
 
     def visit_tuple(self, e: relax.Tuple, var: relax.Var | None) -> Val:
         return TupleVal(tuple(self.value(f) for f in e.fields))
@@ -238,7 +365,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
     def visit_constant(self, e: relax.Constant, var: relax.Var | None) -> Val:
         data = e.data
         dims = tuple(ty.constant("int64", d) for d in data.shape)
-        return TensorVal(self.ctx.constant(data), str(data.dtype), data.ndim, dims, constant=True)
+        return TensorVal(self.ctx.constant(data), str(data.dtype), data.ndim, dims)
 
     # ------------------------------------------------------------ return
 
@@ -250,47 +377,44 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
             raise TVMLiteError(
                 f"{self.prefix}the body returns {len(flat)} values, the signature {len(ret)}"
             )
-        owned = []
-        for v, leaf in zip(flat, ret, strict=True):
-            owned.append(self.own(v, leaf.label))
-            self.results.add(len(self.slots) - 1)
-        for k, slot in enumerate(owned):
+        body_slots = self.slots  # an output takes its block from these, never from another output
+        owned = [self.own(v, leaf.label, body_slots) for v, leaf in zip(flat, ret, strict=True)]
+        for k, s in enumerate(owned):
             out = self.b.gep(self.outs_ptr, [ty.constant("int64", k)], source_etype=PTR)
+            slot = self.slot(s)
             self.b.store(self.b.load(slot, typ=PTR), out)
             self.b.store(NULL, slot)
-        self.status.add_incoming(ty.constant("int32", abi.STATUS_OK), self.b.block)
-        self.b.branch(self.cleanup)
+        self.leave(ty.constant("int32", abi.STATUS_OK))
 
-    def own(self, val: Val, label: str) -> ir.Value:
-        """A slot holding an owned block with `val`'s contents."""
+    def own(self, val: Val, label: str, body_slots: int) -> int:
+        """The slot of an owned block with `val`'s contents: a fresh one for prim
+        values and shapes; for a tensor, the body slot holding it (emptied), else
+        a copy."""
         if isinstance(val, PrimVal):
             block = self.allocate(val.dtype, [], label)
             value = self.b.zext(val.value, abi.I8) if val.dtype == "bool" else val.value
             self.b.store(value, abi.load_field(self.b, block, abi.DATA, PTR))
-            return self.slots[-1]
+            return self.slots - 1
         if isinstance(val, ShapeVal):
             block = self.allocate("int64", [ty.constant("int64", len(val.dims))], label)
             data = abi.load_field(self.b, block, abi.DATA, PTR)
             for k, d in enumerate(val.dims):
                 self.b.store(d, self.b.gep(data, [ty.constant("int64", k)], source_etype=I64))
-            return self.slots[-1]
+            return self.slots - 1
         assert isinstance(val, TensorVal)
         b = self.b
-        taken: ir.Value = ir.Constant(ty.I1, 0)
-        found: ir.Value = NULL
-        for s, slot in enumerate(self.slots):
-            if s in self.released or s in self.results:
-                continue
-            held = b.load(slot, typ=PTR)
-            same = b.icmp_unsigned("==", abi.tensor_of(b, held), val.ptr)
-            mine = b.and_(b.and_(same, b.icmp_unsigned("!=", held, NULL)), b.not_(taken))
-            b.store(b.select(mine, NULL, held), slot)
-            found = b.select(mine, held, found)
-            taken = b.or_(taken, mine)
+        known = self.slot_of.get(id(val.ptr))
+        if known is not None and known not in self.released:  # its slot, if still full
+            at = self.slot(known)
+            found = b.load(at, typ=PTR)
+            b.store(NULL, at)
+        else:
+            take = self.module.globals[frames.TAKE]
+            found = b.call(take, [self.frame, ty.constant("int64", body_slots), val.ptr])
         before = b.block
         copy = self.fn.append_basic_block("copy")
         done = self.fn.append_basic_block("owned")
-        b.cbranch(taken, done, copy)
+        b.cbranch(b.icmp_unsigned("!=", found, NULL), done, copy)
         b.position_at_end(copy)
         fresh = b.call(self.module.globals[abi.COPY], [val.ptr])
         self.check(
@@ -304,8 +428,19 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
         block = b.phi(PTR)
         block.add_incoming(found, before)
         block.add_incoming(fresh, after_copy)
-        slot = self.stack_slot(PTR)
-        self.allocas.store(NULL, slot)
-        b.store(block, slot)
-        self.slots.append(slot)
-        return slot
+        return self.new_slot(block)
+
+
+def emit_function(ctx: HostContext, name: str, func: relax.Function) -> None:
+    """The entry of graph function `name`: one optimized function of code when
+    it is small in a small module (calls cost least), else a program when it is
+    one, else code with steps (builds cost least)."""
+    if ctx.small_module and _bindings(func) <= SMALL_FUNCTION:
+        HostEmitter(ctx, name, func, steps=False).emit()
+    elif not HostEmitter(ctx, name, func).emit_program():
+        HostEmitter(ctx, name, func).emit()  # afresh: the attempt left its state
+
+
+def _bindings(func: relax.Function) -> int:
+    body = func.body
+    return sum(len(b.bindings) for b in body.blocks) if isinstance(body, relax.SeqExpr) else 0

@@ -64,6 +64,34 @@ class FnPtr(ir.PointerType):
         self.pointee = fnty
 
 
+class Loop:
+    """`for i in range(start, stop, step)` in IR: the builder is left in the body,
+    `i` is the induction value; `close()` steps and moves the builder past the loop."""
+
+    def __init__(self, b: ir.IRBuilder, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
+        self.b = b
+        self.pre = b.block
+        self.head = b.append_basic_block("head")
+        self.body = b.append_basic_block("body")
+        self.exit = b.append_basic_block("exit")
+        b.branch(self.head)
+        b.position_at_end(self.head)
+        self.i = b.phi(start.type)
+        self.i.add_incoming(start, self.pre)
+        b.cbranch(b.icmp_signed("<", self.i, stop), self.body, self.exit)
+        b.position_at_end(self.body)
+        self.step = step
+
+    def close(self, hint: ir.MDValue | None = None) -> None:
+        """End the body; `hint` is loop metadata for the back edge (`ty.loop_hint`)."""
+        nxt = self.b.add(self.i, self.step)
+        self.i.add_incoming(nxt, self.b.block)
+        back = self.b.branch(self.head)
+        if hint is not None:
+            back.set_metadata("llvm.loop", hint)
+        self.b.position_at_end(self.exit)
+
+
 def packed_dtype(dtype: str) -> int:
     """DLDataType as the i32 it is in memory (code | bits << 8 | lanes << 16)."""
     elem = dt.element_of(dtype)
@@ -140,6 +168,24 @@ def cstring(module: ir.Module, text: str, prefix: str = ".str") -> ir.GlobalVari
     g.global_constant = True
     g.linkage = "private"
     cache[bytes(data)] = g
+    return g
+
+
+def int64_constant(module: ir.Module, values: list[int]) -> ir.GlobalVariable:
+    """A private constant int64 array (shared between equal ones; one element at least)."""
+    values = values or [0]
+    cache: dict[tuple[int, ...], ir.GlobalVariable] = module.__dict__.setdefault(
+        "_tvmlite_int64_arrays", {}
+    )
+    found = cache.get(tuple(values))
+    if found is not None:
+        return found
+    kind = ir.ArrayType(I64, len(values))
+    g = global_var(module, kind, f".dims.{len(module.globals)}")
+    g.initializer = ir.Constant(kind, [ty.constant("int64", v) for v in values])
+    g.global_constant = True
+    g.linkage = "private"
+    cache[tuple(values)] = g
     return g
 
 

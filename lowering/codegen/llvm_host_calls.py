@@ -17,6 +17,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_check import literal
@@ -33,7 +34,6 @@ from tvmlite.lowering.codegen.llvm_host_values import (
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
-    STATUS_OUT_OF_MEMORY,
     KernelSignature,
     Leaf,
     leaves,
@@ -48,6 +48,7 @@ class Kernel:
     sig: KernelSignature
     fn: ir.Function
     errors: ir.GlobalVariable  # [n + 1 x ptr]: assert messages by status
+    can_fail: bool  # returns a status other than 0 (an assert, an allocation)
 
 
 class HostCalls:
@@ -56,6 +57,8 @@ class HostCalls:
     b: ir.IRBuilder
     module: ir.Module
     vars: dict[tir.Var, ir.Value]
+    slot_of: dict[int, int]
+    use_steps: bool  # else optimized: the frame helpers are inlined
 
     # ------------------------------------------------------------ storage
 
@@ -65,36 +68,44 @@ class HostCalls:
         slot.type = PTR
         return slot
 
-    def new_slot(self, value: ir.Value) -> ir.Value:
+    def new_slot(self, value: ir.Value) -> int:
         """An owned tensor: released at exit unless returned or freed earlier."""
-        slot = self.stack_slot(PTR)
-        self.allocas.store(NULL, slot)
-        self.b.store(value, slot)
-        self.slots.append(slot)
-        return slot
+        index = self.slots
+        self.slots += 1
+        self.b.store(value, self.slot(index))
+        return index
 
     def int64_array(self, values: list[ir.Value]) -> ir.Value:
+        """An array of the values: a shared constant when all are known, else
+        stack memory written here."""
+        if all(isinstance(v, ir.Constant) for v in values):
+            return abi.int64_constant(self.module, [int(v.constant) for v in values])
         array = self.stack_slot(ir.ArrayType(I64, max(1, len(values))))
         for k, v in enumerate(values):
             self.b.store(v, self.b.gep(array, [ty.constant("int64", k)], source_etype=I64))
         return array
 
     def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
-        """The DLTensor of a fresh owned block (the block's slot registered)."""
-        shape = self.int64_array(dims)
-        block = self.b.call(
-            self.module.globals[abi.ALLOC],
-            [ty.constant("int32", len(dims)), shape, ty.constant("int32", abi.packed_dtype(dtype))],
+        """The DLTensor of a fresh block in a new slot (leaves on failure)."""
+        index = self.slots
+        self.slots += 1
+        tensor = self.b.call(
+            frames.helper(self.module, frames.ALLOC_SLOT, not self.use_steps),
+            [
+                self.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                self.int64_array(dims),
+                ty.constant("int32", abi.packed_dtype(dtype)),
+                abi.cstring(self.module, f"{self.prefix}cannot allocate {what}"),
+                self.err,
+                self.err_len,
+            ],
         )
-        self.check(
-            self.b.icmp_unsigned("!=", block, NULL),
-            abi.STATUS_OOM,
-            f"cannot allocate {literal(what)} of shape {tuple_text(['%lld'] * len(dims))} "
-            f"and dtype {dtype}: out of memory, or a negative or too large size",
-            *dims,
-        )
-        self.new_slot(block)
-        return abi.tensor_of(self.b, block)
+        oom = ty.constant("int32", abi.STATUS_OOM)
+        self.leave_if(self.b.icmp_unsigned("==", tensor, NULL), oom)
+        self.slot_of[id(tensor)] = index
+        return tensor
 
     def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
         if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
@@ -103,7 +114,8 @@ class HostCalls:
             raise TVMLiteError(f"{self.prefix}{what} needs a known dtype")
         dims = [self.dim_value(d, what) for d in sinfo.shape]
         ptr = self.allocate(sinfo.dtype, dims, what)
-        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims))
+        data = abi.load_field(self.b, ptr, abi.DATA, PTR)  # a fresh block has no byte offset
+        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims), data)
 
     def as_dltensor(self, val: Val) -> ir.Value:
         """A DLTensor* for any leaf value (prims and shapes get one on the stack)."""
@@ -148,7 +160,7 @@ class HostCalls:
             block = self.b.load(
                 self.b.gep(outs, [ty.constant("int64", k)], source_etype=PTR), typ=PTR
             )
-            self.new_slot(block)
+            slot = self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.check(
                 self.b.icmp_unsigned("!=", block, NULL),
@@ -156,6 +168,7 @@ class HostCalls:
                 f"{literal(label)}: NULL",
             )
             ptr = abi.tensor_of(self.b, block)
+            self.slot_of[id(ptr)] = slot
             vals.append(self.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return vals
 
@@ -218,8 +231,9 @@ class HostCalls:
                 outs.append(None)
                 continue
             arg = ins[i]
-            if not isinstance(arg, TensorVal) or arg.constant:
-                kind = "a constant" if isinstance(arg, TensorVal) else "not a tensor"
+            constant = isinstance(arg, TensorVal) and isinstance(arg.ptr, ir.GlobalVariable)
+            if not isinstance(arg, TensorVal) or constant:  # module data: nothing may write it
+                kind = "a constant" if constant else "not a tensor"
                 raise TVMLiteError(f"{self.prefix}{what}: in-place argument {i} is {kind}")
             label = f"{what}: in-place argument {i}"
             data = abi.data_pointer(self.b, arg.ptr)
@@ -254,28 +268,16 @@ class HostCalls:
             self.b.store(ir.Constant(abi.I8, 0), reported)
             args += [reported, ty.constant("int64", MESSAGE_SIZE)]
         status = self.b.call(kernel.fn, args)
-        good = self.fn.append_basic_block("kernel.ok")
-        bad = self.fn.append_basic_block("kernel.bad")
-        self.b.cbranch(self.b.icmp_signed("==", status, ty.constant("int32", 0)), good, bad)
-        self.b.position_at_end(bad)
-        count = len(sig.errors)
-        in_range = self.b.and_(
-            self.b.icmp_signed(">", status, ty.constant("int32", 0)),
-            self.b.icmp_signed("<=", status, ty.constant("int32", count)),
+        if not kernel.can_fail:
+            return
+        count = ty.constant("int32", len(sig.errors))
+        where = abi.cstring(self.module, f"{self.prefix}R.call_tir of '{sig.name}'")
+        message = NULL if reported is None else reported
+        result = self.b.call(
+            self.module.globals[helpers.KERNEL_STATUS],
+            [status, kernel.errors, count, where, message, self.err, self.err_len],
         )
-        index = self.b.select(in_range, status, ty.constant("int32", 0))
-        slot = self.b.gep(
-            kernel.errors, [ty.constant("int32", 0), index], source_etype=kernel.errors.value_type
-        )
-        message = self.b.load(slot, typ=PTR)
-        if reported is not None:
-            written = self.b.icmp_unsigned("!=", self.b.load(reported, typ=abi.I8), abi.I8(0))
-            message = self.b.select(written, reported, message)
-        oom = self.b.icmp_signed("==", status, ty.constant("int32", STATUS_OUT_OF_MEMORY))
-        oom_text = abi.cstring(self.module, "out of memory in a kernel")
-        message = self.b.select(oom, oom_text, message)
-        self.fail_here(abi.STATUS_RUNTIME, f"{literal(where)}: %s (status %d)", message, status)
-        self.b.position_at_end(good)
+        self.propagate(result)
 
     def _kernel_args(
         self, kernel: Kernel, actuals: list[Val], env: dict, where: str
@@ -296,7 +298,7 @@ class HostCalls:
         for p, a in zip(sig.params, actuals, strict=True):
             if p.is_pointer:
                 assert isinstance(a, TensorVal)
-                args.append(abi.data_pointer(self.b, a.ptr))
+                args.append(a.data if a.data is not None else abi.data_pointer(self.b, a.ptr))
             elif p.var.dtype == "float16":
                 args.append(self.b.fpext(env[p.var], ty.abi_type("float16")))
             else:

@@ -4,7 +4,7 @@ path every failed check takes.
 
 A failed check formats one sentence into the caller's error buffer with
 `snprintf` (naming the parameter, what was expected and what was received) and
-leaves through the cleanup block with a status code; nothing after a failed
+leaves with a status code (releasing what the function owns); nothing after a failed
 check runs, so no kernel ever sees a tensor that does not fit it.
 """
 
@@ -40,7 +40,7 @@ def literal(text: str) -> str:
 
 class HostChecks:
     """Mixin of the host emitter: needs `b`, `fn`, `module`, `vars`, `expr`,
-    `cast`, `err`, `err_len`, `status`, `cleanup`, `prefix` and `origin`."""
+    `cast`, `err`, `err_len`, `leave`, `prefix` and `origin`."""
 
     b: ir.IRBuilder
     fn: ir.Function
@@ -50,8 +50,6 @@ class HostChecks:
     prefix: str
     err: ir.Value
     err_len: ir.Value
-    status: ir.PhiInstr
-    cleanup: ir.Block
 
     # ------------------------------------------------------------ error path
 
@@ -60,8 +58,7 @@ class HostChecks:
         fmt = abi.cstring(self.module, (literal(self.prefix) + text).replace("%lld", "%ld"))
         snprintf = abi.c_function(self.module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
         self.b.call(snprintf, [self.err, self.err_len, fmt, *args])
-        self.status.add_incoming(ty.constant("int32", status), self.b.block)
-        self.b.branch(self.cleanup)
+        self.leave(ty.constant("int32", status))
 
     def check(self, ok: ir.Value, status: int, text: str, *args: ir.Value) -> None:
         """Continue when `ok`, else fail with the message (args dominate the check)."""

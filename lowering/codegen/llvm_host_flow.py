@@ -18,7 +18,9 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_check import literal
 from tvmlite.lowering.codegen.llvm_host_values import (
+    UNIT,
     PrimVal,
     ShapeVal,
     TensorVal,
@@ -46,6 +48,14 @@ class HostFlow:
             "relax.call_pure_packed": self.op_call_pure_packed,
             "relax.call_packed": self.op_call_pure_packed,
             "relax.tensor_to_shape": self.op_tensor_to_shape,
+            "relax.assert_op": self.op_assert_op,
+            "relax.shape_of": self.op_shape_of,
+            "relax.null_value": self.op_null_value,
+            "relax.size": self.op_size,
+            "relax.grad.start_checkpoint": self.op_identity,
+            "relax.grad.end_checkpoint": self.op_identity,
+            "relax.builtin.stop_lift_params": self.op_identity,
+            "relax.hint_on_device": self.op_hint_on_device,
         }
 
     def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -69,6 +79,8 @@ class HostFlow:
         if isinstance(op, relax.ExternFunc):
             args = [leaf for a in e.args for leaf in val_leaves(self.value(a))]
             sinfo = e.sinfo_args[0] if e.sinfo_args else None
+            if sinfo is None and var is not None:  # R.call_packed without ty_args
+                sinfo = var.struct_info
             return self.call_packed(op.global_symbol, args, sinfo, dps=False)
         raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
 
@@ -111,6 +123,68 @@ class HostFlow:
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
+
+    def op_assert_op(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """A scalar condition checked at run time; the message is the format string
+        with its `{}` filled from integer scalars, as TVM's Python formatting does."""
+        cond = self.value(e.args[0])
+        fmt = e.args[1].value if isinstance(e.args[1], relax.StringImm) else ""
+        values = [self.value(a) for a in e.args[2:]]
+        if not isinstance(cond, PrimVal):
+            raise TVMLiteError(f"{self.prefix}R.assert_op needs a scalar condition (T.bool)")
+        pieces = fmt.split("{}")
+        if any(not isinstance(v, PrimVal) or not v.dtype.startswith(("int", "uint")) for v in
+               values) or len(pieces) != len(values) + 1:  # fmt: skip
+            raise TVMLiteError(
+                f"{self.prefix}R.assert_op: only integer scalars fill the format string, "
+                "one per '{}'"
+            )
+        text = "%ld".join(literal(p) for p in pieces)
+        args = [self.b.sext(v.value, ty.value_type("int64")) if v.value.type.width < 64 else v.value
+                for v in values]  # fmt: skip
+        ok = cond.value
+        if ok.type.width != 1:
+            ok = self.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
+        self.check(ok, abi.STATUS_RUNTIME, text, *args)
+        return UNIT
+
+    def op_shape_of(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The dims of a tensor of known rank, as a shape value."""
+        val = self.value(e.args[0])
+        if not isinstance(val, TensorVal) or val.ndim < 0:
+            raise TVMLiteError(f"{self.prefix}R.shape_of needs a tensor of known rank")
+        if val.dims is not None:
+            return ShapeVal(val.dims)
+        return ShapeVal(tuple(abi.load_dim(self.b, val.ptr, k) for k in range(val.ndim)))
+
+    def op_size(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The element count of a tensor, as a 0-d int64 tensor."""
+        shape = self.op_shape_of(e, var)
+        assert isinstance(shape, ShapeVal)
+        count: ir.Value = ty.constant("int64", 1)
+        for dim in shape.dims:
+            count = self.b.mul(count, dim)
+        ptr = self.allocate("int64", [], "the result of R.size")
+        self.b.store(count, abi.load_field(self.b, ptr, abi.DATA, abi.PTR))
+        return TensorVal(ptr, "int64", 0, ())
+
+    def op_null_value(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The null object: nothing to hold (an R.Any value cannot leave the code)."""
+        return UNIT
+
+    def op_hint_on_device(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """A placement hint: the CPU is where the value already is."""
+        device_type = dict(e.attrs)["device_type"]
+        if device_type != abi.KDL_CPU:
+            raise TVMLiteError(
+                f"{self.prefix}R.hint_on_device to device type {device_type}: this build "
+                "targets the CPU only"
+            )
+        return self.value(e.args[0])
+
+    def op_identity(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """Marks that compute nothing (gradient checkpoints, stop_lift_params)."""
+        return self.value(e.args[0])
 
     def op_tensor_to_shape(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The values of a 1-d int64 tensor as a shape (TVM's VM builtin of the same

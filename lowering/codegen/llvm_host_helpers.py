@@ -13,9 +13,11 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_abi import I32, I64, PTR, c_function, cstring
+from tvmlite.runtime.abi import STATUS_OUT_OF_MEMORY
 
 CHECK_TENSOR = "tvmlite_check_tensor"
 CHECK_SHAPE = "tvmlite_check_shape"
+KERNEL_STATUS = "tvmlite.kernel_status"  # dotted: no kernel symbol can take it
 FORMAT_DIMS = "tvmlite_format_dims"
 NULL = ir.Constant(PTR, None)
 
@@ -54,6 +56,7 @@ def add_check_helpers(module: ir.Module) -> None:
     _define_format_dims(module)
     _define_check_tensor(module)
     _define_check_shape(module)
+    _define_kernel_status(module)
 
 
 def _define_check_tensor(module: ir.Module) -> None:
@@ -193,3 +196,41 @@ def _define_check_shape(module: ir.Module) -> None:
     third = b.select(symbolic, texts[0], texts[1])
     b.call(h.snprintf, [err, n, message, what, second, third, texts[1]])
     b.ret(status)
+
+
+def _define_kernel_status(module: ir.Module) -> None:
+    """`int32 tvmlite.kernel_status(int32 status, const char* const* messages,
+    int32 count, const char* where, const char* reported, char* err, int64 len)`:
+    0 for a kernel that returned 0; else "WHERE: MESSAGE (status S)" and
+    STATUS_RUNTIME. The message is the one the kernel wrote in `reported` (an
+    assert reporting values; NULL or empty: none), else its assert message
+    `messages[status]` when 0 < status <= count."""
+    h = _Fn(module, KERNEL_STATUS, [I32, PTR, I32, PTR, PTR, PTR, I64])
+    status, messages, count, where, reported, err, n = h.fn.args
+    b = h.b
+    failed = h.fn.append_basic_block("failed")
+    done = h.fn.append_basic_block("done")
+    b.cbranch(b.icmp_signed("==", status, _c("int32", 0)), done, failed)
+    b.position_at_end(done)
+    b.ret(_c("int32", 0))
+    b.position_at_end(failed)
+    in_range = b.and_(
+        b.icmp_signed(">", status, _c("int32", 0)), b.icmp_signed("<=", status, count)
+    )
+    index = b.zext(b.select(in_range, status, _c("int32", 0)), I64)
+    listed = b.load(b.gep(messages, [index], source_etype=PTR), typ=PTR)
+    given = b.block
+    check, pick = h.fn.append_basic_block("reported"), h.fn.append_basic_block("pick")
+    b.cbranch(b.icmp_unsigned("!=", reported, NULL), check, pick)
+    b.position_at_end(check)
+    written = b.icmp_unsigned("!=", b.load(reported, typ=abi.I8), _c("int8", 0))
+    chosen = b.select(written, reported, listed)
+    b.branch(pick)
+    b.position_at_end(pick)
+    message = b.phi(PTR)
+    message.add_incoming(listed, given)
+    message.add_incoming(chosen, check)
+    oom = b.icmp_signed("==", status, _c("int32", STATUS_OUT_OF_MEMORY))
+    message = b.select(oom, cstring(module, "out of memory in a kernel"), message)
+    b.call(h.snprintf, [err, n, cstring(module, "%s: %s (status %d)"), where, message, status])
+    b.ret(_c("int32", abi.STATUS_RUNTIME))

@@ -51,13 +51,8 @@ class HostInvoke:
     def call_packed(
         self, symbol: str, args: list[Val], sinfo: relax.StructInfo | None, dps: bool
     ) -> Val:
-        index = self.ctx.packed_index(symbol)
-        table = self.module.globals[PACKED_TABLE]
-        entry = self.b.gep(
-            table,
-            [ty.constant("int32", 0), ty.constant("int32", index)],
-            source_etype=table.value_type,
-        )
+        index = ty.constant("int64", self.ctx.packed_index(symbol))
+        entry = self.b.gep(self.module.globals[PACKED_TABLE], [index], source_etype=abi.PTR)
         fn = self.b.load(entry, typ=abi.FnPtr(abi.ENTRY_TYPE))
         self.check(
             self.b.icmp_unsigned("!=", fn, NULL),

@@ -10,10 +10,8 @@ pointer per name in `tvmlite_packed_names`, filled by whoever loads the code
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from llvmlite import ir
@@ -22,7 +20,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen.llvm_host import HostEmitter
+from tvmlite.lowering.codegen.llvm_host import emit_function
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
@@ -33,6 +31,10 @@ from tvmlite.runtime.abi import (
     entry_symbol,
 )
 
+# At most this many graph functions and the small ones are optimized code (see
+# `emit_function`): beyond, a module of many functions builds them as programs.
+SMALL_MODULE = 16
+
 
 @dataclass
 class HostContext:
@@ -42,11 +44,13 @@ class HostContext:
     functions: dict[str, relax.Function]
     kernels: dict[str, Kernel] = field(default_factory=dict)
     entries: dict[str, ir.Function] = field(default_factory=dict)
+    small_module: bool = False  # few graph functions: small ones become optimized code
     packed: dict[str, int] = field(default_factory=dict)
     _constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
 
     def packed_index(self, symbol: str) -> int:
-        return self.packed[symbol]
+        """The table index of packed function `symbol` (in first-use order)."""
+        return self.packed.setdefault(symbol, len(self.packed))
 
     def constant(self, data: np.ndarray) -> ir.Value:
         """A DLTensor global for a tensor constant (data 64-byte aligned)."""
@@ -55,7 +59,8 @@ class HostContext:
             return found[1]
         m = self.module
         k = len(self._constants)
-        data = np.ascontiguousarray(data)
+        if not data.flags.c_contiguous:  # (ascontiguousarray would make a 0-d array 1-d)
+            data = data.copy()
         raw = data.astype(np.uint8) if data.dtype == np.bool_ else data
         blob = bytearray(raw.tobytes()) or bytearray(b"\0")
         store = abi.global_var(m, ir.ArrayType(abi.I8, len(blob)), f"tvmlite_const_data.{k}")
@@ -104,15 +109,14 @@ def build_host_module(
     functions; also returns the packed-function names, in table order."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
-    ctx = HostContext(module, dict(graphs))
+    ctx = HostContext(module, dict(graphs), small_module=len(graphs) <= SMALL_MODULE)
     for name, (lowered, sig) in prims.items():
-        fn = build_kernel(module, lowered, sig)
+        fn, can_fail = build_kernel(module, lowered, sig)
         # Inlining a kernel into host code would optimize its loops twice.
         fn.attributes.add("noinline")
-        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig))
-    names = collect_packed(graphs.values())
-    ctx.packed = {n: i for i, n in enumerate(names)}
-    _packed_table(module, names)
+        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig), can_fail)
+    # Sized once every graph function has said which packed functions it calls.
+    abi.global_var(module, ir.ArrayType(abi.PTR, 0), PACKED_TABLE)
     taken = {fn.name for fn in module.functions}
     for name in graphs:
         symbol = entry_symbol(name)
@@ -123,7 +127,9 @@ def build_host_module(
         fn.attributes.add("optsize")  # straight-line checks and calls: nothing to unroll
         ctx.entries[name] = fn
     for name, func in graphs.items():
-        HostEmitter(ctx, name, func).emit()  # its errors name the function already
+        emit_function(ctx, name, func)  # its errors name the function already
+    names = list(ctx.packed)
+    _packed_table(module, names)
     return module, names
 
 
@@ -142,8 +148,9 @@ def _packed_table(module: ir.Module, names: list[str]) -> None:
         if not _is_c_string(name):
             raise TVMLiteError(f"packed function name {name!r} cannot be written as a C string")
     count = max(1, len(names))
-    table = abi.global_var(module, ir.ArrayType(abi.PTR, count), PACKED_TABLE)
-    table.initializer = ir.Constant(ir.ArrayType(abi.PTR, count), [None] * count)
+    table = module.globals[PACKED_TABLE]
+    table.value_type = ir.ArrayType(abi.PTR, count)
+    table.initializer = ir.Constant(table.value_type, [None] * count)
     strings = [abi.cstring(module, n) for n in names] or [ir.Constant(abi.PTR, None)]
     table_names = abi.global_var(module, ir.ArrayType(abi.PTR, count), PACKED_NAMES)
     table_names.initializer = ir.Constant(ir.ArrayType(abi.PTR, count), strings)
@@ -159,24 +166,3 @@ def _is_c_string(text: str) -> bool:
     except UnicodeEncodeError:  # a lone surrogate
         return False
     return "\0" not in text
-
-
-def collect_packed(funcs: Any) -> list[str]:
-    """ExternFunc symbols called by graph functions, in first-use order."""
-    found: dict[str, None] = {}
-    _walk(tuple(funcs), found)
-    return list(found)
-
-
-def _walk(node: Any, found: dict[str, None]) -> None:
-    if isinstance(node, relax.ExternFunc):
-        found.setdefault(node.global_symbol)
-    elif isinstance(node, tuple):
-        for item in node:
-            _walk(item, found)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, relax.StructInfo | relax.Constant):
-        if isinstance(node, tir.PrimExpr):
-            return
-        for f in dataclasses.fields(node):
-            if f.name not in ("span", "sinfo_args", "struct_info", "ret_struct_info"):
-                _walk(getattr(node, f.name), found)

@@ -14,7 +14,11 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
+from tvmlite.lowering.codegen import llvm_host_program as program
+from tvmlite.lowering.codegen import llvm_host_runner as runner
+from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
@@ -27,6 +31,10 @@ EXPORTED: dict[str, ir.FunctionType] = {
     abi.COPY: ir.FunctionType(PTR, [PTR]),
     helpers.CHECK_TENSOR: ir.FunctionType(I32, [PTR, I32, I32, I32, PTR, PTR, I64]),
     helpers.CHECK_SHAPE: ir.FunctionType(I32, [PTR, I32, PTR, PTR, I32, PTR, PTR, I64]),
+    helpers.KERNEL_STATUS: ir.FunctionType(I32, [I32, PTR, I32, PTR, PTR, PTR, I64]),
+    **frame.TYPES,
+    steps.RUN_STEPS: steps.RUN_STEPS_TYPE,
+    program.RUN_PROGRAM: program.RUN_PROGRAM_TYPE,
     pool.LAUNCH: pool.LAUNCH_TYPE,
 }
 
@@ -36,6 +44,9 @@ def support_module() -> ir.Module:
     module = ir.Module(name="tvmlite_support")
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
+    frame.add_frame_helpers(module)
+    runner.add_steps_helper(module)
+    program.add_program_helper(module)
     pool.ThreadPool(module, host_triple().split("-")[0]).add()
     for name in EXPORTED:
         module.globals[name].linkage = ""

@@ -201,6 +201,11 @@ class KernelEmitter(ExprEmitter):
         self.vars[s.var] = self.expr(s.value)
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
+        if isinstance(s.node, tir.IterVar):
+            raise TVMLiteError(
+                f"T.launch_thread({s.node.thread_tag!r}) launches a GPU thread: "
+                "a CPU build cannot run it"
+            )
         if s.body is not None:
             self.visit_stmt(s.body)
 
@@ -322,23 +327,14 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(done)
 
     def _loop_hint(self, s: tir.For) -> ir.MDValue | None:
-        """Loop metadata for `T.vectorized` / `T.unroll` (a self-referencing node, as
-        LLVM requires)."""
+        """Loop metadata for `T.vectorized` / `T.unroll`."""
         if s.kind == tir.VECTORIZED:
-            ops = [
-                ir.MetaDataString(self.module, "llvm.loop.vectorize.enable"),
-                ir.Constant(ty.I1, 1),
-            ]
-        elif s.kind == tir.UNROLLED:
+            return ty.loop_hint(self.module, "llvm.loop.vectorize.enable", ir.Constant(ty.I1, 1))
+        if s.kind == tir.UNROLLED:
             full = isinstance(s.extent, tir.IntImm) and s.extent.value <= FULL_UNROLL
             key = "llvm.loop.unroll.full" if full else "llvm.loop.unroll.enable"
-            ops = [ir.MetaDataString(self.module, key)]
-        else:
-            return None
-        hint = self.module.add_metadata(ops)
-        node = ir.MDValue(self.module, [], name=str(len(self.module.metadata)))
-        node.operands = (node, hint)
-        return node
+            return ty.loop_hint(self.module, key)
+        return None
 
     def visit_While(self, s: tir.While) -> None:
         header = self.fn.append_basic_block("while.header")
@@ -392,8 +388,14 @@ def code_attributes(fn: ir.Function) -> None:
         set.add(fn.attributes, f'"prefer-vector-width"="{bits}"')
 
 
-def build_kernel(module: ir.Module, func: tir.PrimFunc, sig: KernelSignature) -> ir.Function:
-    """Add the kernel of lowered `func` to `module`."""
+def build_kernel(
+    module: ir.Module, func: tir.PrimFunc, sig: KernelSignature
+) -> tuple[ir.Function, bool]:
+    """Add the kernel of lowered `func` to `module`; also returns whether it can
+    fail (return a status other than 0: an assert, a failed allocation, a failed
+    parallel loop)."""
     fn = declare_kernel(module, sig)
-    KernelEmitter(module, fn, sig).emit(func)
-    return fn
+    emitter = KernelEmitter(module, fn, sig)
+    emitter.emit(func)
+    statuses = [value for value, _ in emitter.status.incomings]
+    return fn, any(not (isinstance(v, ir.Constant) and v.constant == 0) for v in statuses)

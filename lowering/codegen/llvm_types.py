@@ -7,6 +7,8 @@ because LLVM rejects a half literal that is not exactly representable.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 
@@ -62,6 +64,17 @@ def byte_size(dtype: str) -> int:
 
 def constant(dtype: str, value: float | int) -> ir.Constant:
     """A constant of `dtype` (splatted across lanes for vector dtypes)."""
+    if type(value) is int:  # indices, sizes, statuses: most constants; shared
+        return _int_constant(dtype, value)
+    return _constant(dtype, value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _int_constant(dtype: str, value: int) -> ir.Constant:
+    return _constant(dtype, value)
+
+
+def _constant(dtype: str, value: float | int) -> ir.Constant:
     elem = dt.element_of(dtype)
     scalar_type = _scalar(elem, memory=False)
     if dt.is_float(elem):
@@ -75,3 +88,12 @@ def constant(dtype: str, value: float | int) -> ir.Constant:
         scalar = ir.Constant(scalar_type, int(value) & ((1 << bits) - 1))
     n = dt.lanes(dtype)
     return scalar if n == 1 else ir.Constant(ir.VectorType(scalar_type, n), [scalar] * n)
+
+
+def loop_hint(module: ir.Module, key: str, *values: ir.Value) -> ir.MDValue:
+    """Loop metadata `key` (e.g. "llvm.loop.unroll.full") for a loop's back edge:
+    a node that refers to itself, as LLVM requires."""
+    hint = module.add_metadata([ir.MetaDataString(module, key), *values])
+    node = ir.MDValue(module, [], name=str(len(module.metadata)))
+    node.operands = (node, hint)
+    return node

@@ -49,16 +49,19 @@ def legalize_take(ctx: LegalizeCtx) -> relax.Expr:
     axis_attr = ctx.attrs.get("axis")
     axis = _axis(axis_attr or 0, len(xdims)) if axis_attr is not None else None
     args = ctx.args
-    if mode not in ("clip", "wrap"):  # "fast" reads unchecked in TVM
+    scalar = isinstance(args[1], relax.PrimValue)  # a 0-d index written as a scalar
+    if mode not in ("clip", "wrap") and not scalar:  # "fast" reads unchecked in TVM
         extent = (xdims[0] if len(xdims) == 1 else None) if axis is None else _dim(xdims, axis)
         args = (args[0], checked_indices(ctx, "take", args[1], [(axis or 0, extent)]))
 
-    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor) -> te.Tensor:
+    def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor | tir.PrimExpr) -> te.Tensor:
         def body(*ax: tir.Var) -> tir.PrimExpr:
             if axis is None:
-                return x.load([_bound(idx[ax], x.shape[0], mode)])
-            pick = idx.load(ax[axis : axis + idx.ndim])
-            index = [*ax[:axis], _bound(pick, x.shape[axis], mode), *ax[axis + idx.ndim :]]
+                pick = idx if scalar else idx[ax]
+                return x.load([_bound(pick, x.shape[0], mode)])
+            ndim = 0 if scalar else idx.ndim
+            pick = idx if scalar else idx.load(ax[axis : axis + ndim])
+            index = [*ax[:axis], _bound(pick, x.shape[axis], mode), *ax[axis + ndim :]]
             return x.load(index)
 
         return kb.compute(shape, body, "T_take")

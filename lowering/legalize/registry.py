@@ -171,7 +171,7 @@ class LegalizeCtx:
         """The attributes of a kernel legalizing this call: the operator it came
         from (name, kind, attributes) and no aliasing between its buffers."""
         noalias = "tirx.noalias" if self.table.s_tir else "tir.noalias"
-        attrs = tuple((k, _attr_value(v)) for k, v in self.call.attrs)
+        attrs = tuple((k, attr_value(v)) for k, v in self.call.attrs)
         return (
             (OP_ATTRS, attrs),
             (OP_KIND, kind.spelling),
@@ -215,13 +215,13 @@ class LegalizeUnsupported(Exception):
     the pass leaves the call as it is."""
 
 
-def _attr_value(value: Any) -> Any:
+def attr_value(value: Any) -> Any:
     """Operator attributes as function-attribute values (lists become tuples, an
     index map its text)."""
     if isinstance(value, IndexMap):
         return index_map_script(value)
     if isinstance(value, list):
-        return tuple(_attr_value(v) for v in value)
+        return tuple(attr_value(v) for v in value)
     return value
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.analysis import loads, substitute
+from tvmlite.dsl.analysis import loads, substitute, with_root
 from tvmlite.dsl.regions import infer_regions
 from tvmlite.lowering.legalize import texpr as E
 
@@ -255,8 +255,7 @@ class KernelBuilder:
         allocs = [o.buffer for s in stages for o in s.outputs if o.buffer not in out_buffers]
         nests = [emit_stage(s, n) for s, n in zip(stages, _block_names(stages), strict=True)]
         body = nests[0] if len(nests) == 1 else tir.SeqStmt(tuple(nests))
-        root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(allocs))
-        realize = tir.BlockRealize((), tir.IntImm("bool", 1), root)
+        realize = with_root(body, tuple(allocs))
         vars_: list[tir.Var] = []
         buffer_map: list[tuple[tir.Var, tir.Buffer]] = []
         for p in params:

@@ -22,7 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.analysis import substitute
+from tvmlite.dsl.analysis import substitute, with_root
 from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
@@ -154,8 +154,7 @@ class FusedKernelBuilder:
             buffer_map.append((handle, buf))
         scalar_vars = self._scalar_params([b for _, b in buffer_map])
         params.extend(self.fmap[v] for v in scalar_vars)  # type: ignore[misc]
-        root = tir.Block("root", (), (), (), tir.seq(self.body), None, tuple(self.allocs))
-        body = tir.BlockRealize((), tir.IntImm("bool", 1), root)
+        body = with_root(tir.seq(self.body), tuple(self.allocs))
         func = tir.PrimFunc(
             tuple(params),
             tuple(buffer_map),

@@ -5,13 +5,22 @@ This pass owns the Relax side of legalization: walking graph functions with
 the Relax `ExprMutator`, replacing calls binding by binding (a rule may bind
 helper values first, through the mutator's emitter),
 naming kernels as TVM does (`add`, `add1`, ...) and sharing identical ones.
-The kernels come from the rules in `lowering/legalize/`. Functions marked
-`Compiler`, `Codegen` or `Composite` (another codegen's) are left alone, and
-so are calls that have no rule or already are `call_tir`, so running the pass
-twice changes nothing. A binding whose legalized value knows a shape its var does not (an
-output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
-later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
-the operators after it can be legalized.
+The kernels come from the rules in `lowering/legalize/`.
+
+Models repeat themselves (layers, residual blocks), so most calls are the
+same operator on arguments of the same types as an earlier call. Such a call
+reuses the earlier call's result with its own arguments, without running the
+rule again: building a kernel and comparing it with the ones already made
+costs a thousand times more than the lookup, and a rule sees nothing of its
+arguments but their struct info (and the values of constants, shapes and
+prim values), so the kernel would be the same. Calls whose rule emitted helper
+bindings are always legalized afresh. Functions marked `Compiler`, `Codegen`
+or `Composite` (another codegen's) are left alone, and so are calls that have
+no rule or already are `call_tir`, so running the pass twice changes nothing.
+A binding whose legalized value knows a shape its var does not (an output
+sized at run time, as `R.nonzero`'s) gets a new var with that shape, and later
+uses see it (TVM's ExprMutator re-emits such bindings the same way), so the
+operators after it can be legalized.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
@@ -30,7 +40,12 @@ from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.dsl.tir_mutator import replace
 from tvmlite.dsl.verify_relax import compatible
 from tvmlite.lowering.legalize import registry
-from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeFn, LegalizeUnsupported
+from tvmlite.lowering.legalize.registry import (
+    LegalizeCtx,
+    LegalizeFn,
+    LegalizeUnsupported,
+    attr_value,
+)
 from tvmlite.lowering.transform import EXTERNAL_COMPILER, Pass, PassContext
 
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
@@ -132,6 +147,8 @@ class KernelTable(ExprMutator):
         self.warn = warn
         self.kernels: dict[str, tir.PrimFunc] = {}
         self._by_hash: dict[int, list[str]] = {}
+        self._counters: dict[str, int] = {}  # next suffix to try per kernel name
+        self._memo: dict[Any, _Replay] = {}
 
     def add_kernel(self, name: str, func: tir.PrimFunc) -> relax.GlobalVar:
         """Add `func` under a fresh name, or reuse an identical kernel's."""
@@ -139,10 +156,12 @@ class KernelTable(ExprMutator):
         for existing in self._by_hash.get(key, []):
             if structural_equal(self.kernels[existing], func):
                 return relax.GlobalVar(existing)
-        unique, n = name, 0
+        n = self._counters.get(name, 0)
+        unique = f"{name}{n}" if n else name
         while unique in self.kernels or unique in self.mod.functions:
             n += 1
             unique = f"{name}{n}"
+        self._counters[name] = n + 1
         self.kernels[unique] = func
         self._by_hash.setdefault(key, []).append(unique)
         return relax.GlobalVar(unique)
@@ -186,6 +205,10 @@ class KernelTable(ExprMutator):
             if self.warn and not name.startswith(NOT_COMPUTATIONS):
                 warnings.warn(f"LegalizeOps: no legalization for {name}", stacklevel=2)
             return expr
+        key = _call_key(rule, expr)
+        replay = self._memo.get(key) if key is not None else None
+        if replay is not None:
+            return replay.apply(expr)
         emitted = self.emitted()
         mark = len(emitted)
         try:
@@ -196,7 +219,12 @@ class KernelTable(ExprMutator):
         if result is None:
             del emitted[mark:]  # the helpers of a rule that gave up
             return expr
-        return self.legalize_expr(result) if result is not expr else expr
+        result = self.legalize_expr(result) if result is not expr else expr
+        if key is not None and len(emitted) == mark:
+            found = _Replay.of(result, expr)
+            if found is not None:
+                self._memo[key] = found
+        return result
 
 
 def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
@@ -210,3 +238,91 @@ def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
         sharper = [_sharper(a, b) for a, b in pairs]
         return any(sharper) and all(s or a == b for s, (a, b) in zip(sharper, pairs, strict=True))
     return False
+
+
+def _call_key(rule: LegalizeFn, call: relax.Call) -> Any:
+    """What a rule's result depends on: the operator, its attributes, the result's
+    and the arguments' struct info, the values of non-var arguments, which
+    arguments are the same var; None when an argument is of a kind the memo does
+    not handle."""
+    args = []
+    for a in call.args:
+        key = _arg_key(a)
+        if key is None:
+            return None
+        args.append(key)
+    leaves = [f for a in call.args for f in (a.fields if isinstance(a, relax.Tuple) else (a,))]
+    first: dict[int, int] = {}
+    same = tuple(first.setdefault(id(leaf), k) for k, leaf in enumerate(leaves))
+    key = (rule, call.op.name, tuple(args), same, attr_value(call.attrs), call.sinfo_args)
+    try:
+        hash(key)
+    except TypeError:  # an attribute value that is not hashable
+        return None
+    return key
+
+
+def _arg_key(a: relax.Expr) -> Any:
+    if isinstance(a, relax.Var):
+        return ("var", a.struct_info)
+    if isinstance(a, relax.Tuple):
+        fields = [_arg_key(f) for f in a.fields]
+        return None if any(f is None for f in fields) else ("tuple", tuple(fields))
+    if isinstance(a, relax.Constant | relax.ShapeExpr | relax.PrimValue):
+        return a  # compared by value
+    if isinstance(a, relax.StringImm | relax.DataTypeImm):
+        return a
+    return None
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """A `call_tir` legalization as a function of the call's arguments: each
+    tensor argument is a path into the call's arguments (or a fixed value)."""
+
+    call: CallTIR
+    paths: tuple[Any, ...]
+
+    @staticmethod
+    def of(result: relax.Expr, call: relax.Call) -> _Replay | None:
+        view = CallTIR.of(result)
+        if view is None:
+            return None
+        paths = []
+        for t in view.args:
+            path = _path(t, call.args)
+            if path is None:
+                return None
+            paths.append(path)
+        return _Replay(view, tuple(paths))
+
+    def apply(self, call: relax.Call) -> relax.Call:
+        args = [_follow(path, call.args) for path in self.paths]
+        old = self.call
+        return call_tir(old.callee, args, old.out_sinfo, old.tir_vars)
+
+
+def _path(t: relax.Expr, args: tuple[relax.Expr, ...]) -> Any:
+    for k, a in enumerate(args):
+        if t is a:
+            return ("arg", k)
+        if isinstance(a, relax.Tuple):
+            for j, f in enumerate(a.fields):
+                if t is f:
+                    return ("field", k, j)
+        if isinstance(t, relax.TupleGetItem) and t.tuple_value is a:
+            return ("item", k, t.index)
+    if isinstance(t, relax.Constant):
+        return ("fixed", t)
+    return None
+
+
+def _follow(path: Any, args: tuple[relax.Expr, ...]) -> relax.Expr:
+    kind = path[0]
+    if kind == "arg":
+        return args[path[1]]
+    if kind == "field":
+        return args[path[1]].fields[path[2]]
+    if kind == "item":
+        return relax.TupleGetItem(args[path[1]], path[2])
+    return path[1]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
+from tvmlite.dsl.tir_layout import ComposeLayout, TileLayout
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.transform import PrimFuncPass
 
@@ -91,6 +92,11 @@ def product(items: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
 
 def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
     """Element strides as int64 expressions: the declared ones, else row-major."""
+    if isinstance(b.layout, TileLayout | ComposeLayout):
+        kind = type(b.layout).__name__
+        raise TVMLiteError(
+            f"buffer '{b.name}' has a tirx layout (T.{kind}): a CPU build cannot place it"
+        )
     if b.strides:
         if len(b.strides) != len(b.shape):
             raise TVMLiteError(

@@ -34,6 +34,8 @@ class _IntrinsicLowerer(StmtExprMutator):
     """Expand composite intrinsics of one PrimFunc."""
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        if not all(isinstance(a, tir.PrimExpr) for a in e.args):
+            return super().visit_Call(e)  # a tile operator: the backend refuses it by name
         args = self.visit_exprs(e.args)
         op = e.op
         if op == "likely":

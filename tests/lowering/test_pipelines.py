@@ -148,3 +148,40 @@ def test_op_info_round_trips_through_text() -> None:
             assert op_info(again[name]) == op_info(func)
     assert tvmlite.structural_equal(again, fused)
     assert isinstance(again["main"], relax.Function)
+
+
+def test_builds_pause_the_garbage_collector_and_restore_it() -> None:
+    """Off during a build (also nested and in threads), back on after, even when
+    the build fails; left off when the caller had turned it off."""
+    import gc
+    import threading
+
+    seen: list[bool] = []
+
+    def probe(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        seen.append(gc.isenabled())
+        return LegalizeOps()(mod)
+
+    def fail(mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        raise tvmlite.TVMLiteError("stop")
+
+    assert gc.isenabled()
+    threads = [
+        threading.Thread(
+            target=tvmlite.build, args=(tvmlite.parse(MLP),), kwargs={"pipeline": probe}
+        )
+        for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with pytest.raises(tvmlite.TVMLiteError, match="stop"):
+        tvmlite.build(tvmlite.parse(MLP), pipeline=fail)
+    assert seen == [False] * 3 and gc.isenabled()
+    gc.disable()
+    try:
+        tvmlite.build(tvmlite.parse(MLP), pipeline=probe)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

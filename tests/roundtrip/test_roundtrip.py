@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import example, given
 
 import tvmlite
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.dialect import tvm027_only
 from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
@@ -162,6 +163,8 @@ def _bump(node: Any) -> Any:
     buffers are identities shared by reference, so the walk does not enter them."""
     if isinstance(node, tir.IntImm):
         value = 1 - node.value if node.dtype == "bool" else node.value + 1
+        if dt.range_error(node.dtype, value) is not None:  # the dtype's largest value
+            value = node.value - 1
         return dataclasses.replace(node, value=value)
     if isinstance(node, tir.FloatImm):
         value = node.value

@@ -174,6 +174,40 @@ def test_header_comment_lines_are_the_printers() -> None:
     assert format_text(out) == out
 
 
+CLOSURE = """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        # above the closure
+        # from tvm.script import relax as R
+        \n\
+        @R.function
+        # after its decorator
+        def twice(a: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+            b: R.Tensor((2,), dtype="float32") = R.add(a, a)  # in the closure
+            return b
+            # after the closure's return
+        \n\
+        # above the call
+        c: R.Tensor((2,), dtype="float32") = twice(x)
+        return c
+"""
+
+
+def test_a_nested_function_keeps_its_comments_under_one_header() -> None:
+    """TVM prints its header again above a nested function: the parser takes that
+    copy off (the printer writes it), and keeps the user's comments around it."""
+    assert script(tvmlite.parse(CLOSURE)) == CLOSURE
+    assert format_text(CLOSURE) == CLOSURE
+    mark = "        # above the closure\n"
+    copied = CLOSURE.replace(mark, "        # from tvm.script import relax as R\n" + mark)
+    assert format_text(copied) == copied  # a copy above the user's comment is the user's
+
+
 def test_imports_are_printed_as_imports() -> None:
     out = format_text(RELAX)
     assert out.startswith(

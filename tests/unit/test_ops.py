@@ -200,6 +200,32 @@ CORPUS = [
         {},
         "R.Tensor((1, 3, 4, 4), 'float32')",
     ),
+    (  # a tiled layout: the channel block passes through
+        (
+            "pool_size=[3, 3], strides=[1, 1], dilation=[1, 1], padding=[0, 0, 0, 0], "
+            'ceil_mode=False, count_include_pad=False, layout="NCHW16c", out_layout="NCHW16c"'
+        ),
+        "relax.nn.max_pool2d",
+        {"x": ((4, 4, 112, 112, 16), F32)},
+        ("x", [3, 3]),
+        {"layout": "NCHW16c"},
+        "R.Tensor((4, 4, 110, 110, 16), 'float32')",
+    ),
+    (
+        'roi=[T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0)], layout="NCHW16c", '
+        'method="nearest_neighbor", coordinate_transformation_mode="asymmetric", '
+        'rounding_method="round", cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, '
+        "out_dtype=None",
+        "relax.image.resize2d",
+        {"x": ((1, 2, 4, 3, 16), F32)},
+        ("x", (8, 6)),
+        {
+            "layout": "NCHW16c",
+            "method": "nearest_neighbor",
+            "coordinate_transformation_mode": "asymmetric",
+        },
+        "R.Tensor((1, 2, 8, 6, 16), 'float32')",
+    ),
     (
         'output_size=[3, 2], layout="NCHW", out_layout="NCHW"',
         "relax.nn.adaptive_avg_pool2d",

@@ -152,7 +152,7 @@ def test_extern_func_attrs_and_global_infos():
         """)
     )
     assert mod.attrs == {"system_lib_prefix": "hi", "n": 3}
-    assert mod.global_infos["vdevice"] == (RawCall("I.vdevice", ({"kind": "llvm"}, 0, "global")),)
+    assert mod.global_infos["vdevice"] == [RawCall("I.vdevice", ({"kind": "llvm"}, 0, "global"))]
     assert mod["ext"] == relax.ExternFunc("my_ext")
     # printed as written (it used to be an internal KeyError in the printer)
     line = 'I.module_global_infos({"vdevice": [I.vdevice({"kind": "llvm"}, 0, "global")]})'

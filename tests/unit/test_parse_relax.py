@@ -9,7 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from tvmlite import ParseError, parse
+from tvmlite import ParseError, build, parse
+from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.verify_relax import verify_function
 
@@ -68,7 +69,12 @@ def i64(*values: int) -> tuple[tir.IntImm, ...]:
             ),
         ),
         ("R.Tuple", relax.TupleStructInfo(())),
-        ("R.Callable", relax.FuncStructInfo(None, relax.ObjectStructInfo())),
+        ("R.Callable", relax.FuncStructInfo(None, relax.ObjectStructInfo(), False)),  # TVM's
+        ("R.Callable(purity=True)", relax.FuncStructInfo(None, relax.ObjectStructInfo())),
+        (
+            "R.Callable((R.Object,), R.Object)",
+            relax.FuncStructInfo((relax.ObjectStructInfo(),), relax.ObjectStructInfo(), True),
+        ),
         (
             'R.Callable((R.Object,), R.Prim("bool"), False)',
             relax.FuncStructInfo((relax.ObjectStructInfo(),), relax.PrimStructInfo("bool"), False),
@@ -415,10 +421,39 @@ def test_body_errors(body: str, message: str, line: int, col: int):
     assert (got_line, got_col) == (line, col + 4), msg  # the body is indented by 4
 
 
-def test_return_annotation_mismatch():
-    msg, line, col = error_at(func("return (x, x)", ret='R.Tensor((4, 16), "float32")'))
-    assert msg.startswith("the function returns R.Tuple(") and "return annotation" in msg
-    assert (line, col) == (3, 5)
+def test_return_annotation_mismatch_is_kept_and_refused_by_a_build():
+    """TVM parses a body its return annotation does not fit and keeps the
+    annotation; building it is the error."""
+    text = func("return (x, x)", ret='R.Tensor((4, 16), dtype="float32")')
+    f = parse(text, "t.tvms")
+    assert f.ret_struct_info == relax.TensorStructInfo(i64(4, 16), "float32", 2)
+    assert '-> R.Tensor((4, 16), dtype="float32"):' in f.script()
+    with pytest.raises(VerifyError) as info:
+        build(f)
+    assert info.value.message.startswith("the function returns R.Tuple(")
+    assert "return annotation is R.Tensor((4, 16)" in info.value.message
+    assert info.value.span.line == 3
+
+
+def test_distributed_tensor_sinfo_and_the_annotation_an_operator_needs():
+    dt = 'R.DTensor((4, 8), "float32", "mesh[0]", "S[1]")'
+    f = parse(func(f"y: {dt} = R.add(x, x)\nreturn y", params=f"x: {dt}", ret=dt))
+    y = bindings(f)[0].var.struct_info
+    assert y == relax.DTensorStructInfo(
+        i64(4, 8), "float32", 2, device_mesh="mesh[0]", placement="S[1]"
+    )
+    assert y != relax.TensorStructInfo(i64(4, 8), "float32", 2)  # the placement counts
+    msg, line, col = error_at(func("y = R.add(x, x)\nreturn y", params=f"x: {dt}"))
+    assert msg.startswith("R.add on distributed tensors needs the binding's R.DTensor annotation")
+    assert (line, col) == (3, 9)
+    other = dt.replace("S[1]", "R")
+    msg, _, _ = error_at(
+        func(
+            f'y: {other} = R.dist.redistribute(x, device_mesh="mesh[0]", placement="S[1]")\nreturn y',
+            params=f"x: {dt}",
+        )
+    )
+    assert msg.startswith("annotation R.DTensor") and "does not match" in msg
 
 
 def test_sinfo_args_rejected_in_0_27_module():

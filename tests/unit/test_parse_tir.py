@@ -12,6 +12,7 @@ from tvmlite.diagnostics import ParseError, Source, VerifyError
 from tvmlite.dsl import syntax, tir
 from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
 from tvmlite.dsl.scope import ParseContext, Scope
+from tvmlite.dsl.verify_tir import verify_prim_func
 from tvmlite.grammar import parse_expression, parse_syntax
 
 CLASSIC, NEW = "classic", "tvm-0.27"
@@ -188,7 +189,7 @@ def test_func_attr_values():
     assert func.attrs == (
         ("tirx.noalias", True),
         ("n", 3),
-        ("d", (("k", (1, "x")),)),
+        ("d", tir.AttrDict((("k", (1, "x")),))),  # a nested dict prints back as a dict
         ("s", tir.IntImm("int64", 2)),
     )
 
@@ -723,9 +724,36 @@ def test_verify_binding_out_of_domain():
     assert "ranges over [9, 9]" in error.message
 
 
-def test_verify_undefined_variable():
-    error = _verify_err("v = T.int32()\nA[v, 0] = T.float32(0)")
-    assert error.message == "use of undefined variable 'v'" and where(error) == (4, 5)
+def test_verify_free_variable_and_scope():
+    # a declared var that nothing binds is free, as in TVM
+    store = body_of("v = T.int32()\nA[v] = T.float32(0)")
+    assert isinstance(store, tir.BufferStore) and store.indices[0].name == "v"
+    # a loop var used after its loop only comes from IR built in code
+    i = tir.Var("i", "int32")
+    buf = tir.Buffer("A", tir.Var("A", "handle"), "float32", (tir.IntImm("int32", 4),))
+    zero = tir.FloatImm("float32", 0.0)
+    loop = tir.For(i, tir.IntImm("int32", 0), tir.IntImm("int32", 4), tir.SERIAL, tir.Evaluate(i))
+    after = tir.BufferStore(buf, zero, (i,))
+    handle = tir.Var("A_handle", "handle")
+    func = tir.PrimFunc((handle,), ((handle, buf),), tir.SeqStmt((loop, after)))
+    with pytest.raises(VerifyError, match="variable 'i' is used outside its scope"):
+        verify_prim_func(func)
+
+
+def test_verify_free_buffer_and_scope():
+    # `B = T.Buffer(...)` in a body names a buffer no statement declares: free, as in TVM
+    store = body_of("B = T.Buffer((4,))\nA[0] = B[1]", dialect=NEW)
+    assert isinstance(store, tir.BufferStore) and store.value.buffer.name == "B"
+    # an allocation used after the loop that holds it only comes from IR built in code
+    i, four = tir.Var("i", "int32"), tir.IntImm("int32", 4)
+    inner = tir.Buffer("B", tir.Var("B", "handle"), "float32", (four,))
+    zero = tir.FloatImm("float32", 0.0)
+    body = tir.SeqStmt((tir.AllocBuffer(inner), tir.BufferStore(inner, zero, (i,))))
+    loop = tir.For(i, tir.IntImm("int32", 0), four, tir.SERIAL, body)
+    after = tir.Evaluate(tir.BufferLoad(inner, (tir.IntImm("int32", 0),), "float32"))
+    func = tir.PrimFunc((), (), tir.SeqStmt((loop, after)))
+    with pytest.raises(VerifyError, match="buffer 'B' is used outside its scope"):
+        verify_prim_func(func)
 
 
 @pytest.mark.parametrize(
@@ -749,3 +777,75 @@ def test_s_tir_function_has_a_root_block_only_where_tvm_adds_one(body: str, root
     func = tvmlite.parse(text)
     assert func.s_tir and isinstance(func.body, tir.BlockRealize) == rooted
     assert func.script() == text
+
+
+@pytest.mark.parametrize(
+    "params, use, message",
+    [
+        ('A: T.Buffer((4,), "float32")', "A.strides[0]", "buffer 'A' has no strides"),
+        ('A: T.Buffer((4,), "float32", strides=("s",))', "A.strides[1]", "has 1 stride"),
+        ('A: T.Buffer((4,), "float32", strides=("s",))', "A.strides[0, 1]", "has 1 stride"),
+    ],
+)
+def test_bad_stride_reference(params: str, use: str, message: str):
+    error = _err(f'A[0] = T.Cast("float32", {use})', params, dialect=NEW)
+    assert message in error.message and where(error) == (3, 30)
+
+
+def test_tuple_declaration_and_quoted_strides():
+    func = parse(
+        '@T.prim_func\ndef f(A: T.Buffer(("m", "n"), "float32", strides=("s0", 1))):\n'
+        "    m, n = T.int32(), T.int64()\n"
+        '    A[0, 0] = T.Cast("float32", m + A.strides[0])\n',
+        NEW,
+    )
+    buffer = func.buffer_map[0][1]
+    m, n = buffer.shape
+    assert (m.name, m.dtype, n.dtype) == ("m", "int32", "int64")
+    value = func.body.value.value
+    assert value.b is buffer.strides[0] and value.a is m
+
+
+@pytest.mark.parametrize(
+    "reducer, message",
+    [
+        ("T.comm_reducer(lambda x: x, [T.float32(0)])", "takes 2 parameters for 1 identity"),
+        ("T.comm_reducer(lambda x, y: (x, y), [T.float32(0)])", "returns 2 values for 1"),
+        ("T.comm_reducer(1, [T.float32(0)])", "T.comm_reducer expects (lambda x, y: ...,"),
+    ],
+)
+def test_bad_comm_reducer(reducer: str, message: str):
+    error = _err(f'T.attr({reducer}, "reduce_scope", 0)\nA[0] = T.float32(0)', dialect=NEW)
+    assert message in error.message and error.span.line == 3
+
+
+def test_comm_reducer_outside_an_attribute():
+    error = _err("A[0] = T.comm_reducer(lambda x, y: x + y, [T.float32(0)])", dialect=NEW)
+    assert 'node of T.attr(..., "reduce_scope", ...)' in error.message
+
+
+def test_comm_reducer_lambda_defines_typed_vars():
+    stmt = body_of(
+        'T.attr(T.comm_reducer(lambda x, y: x * y, [T.int8(1)]), "reduce_scope", 0)\n'
+        "A[0] = T.float32(0)",
+        dialect=NEW,
+    )
+    reducer = stmt.seq[0].node
+    assert isinstance(reducer, tir.CommReducer)
+    assert [v.dtype for v in (*reducer.lhs, *reducer.rhs)] == ["int8", "int8"]
+    assert reducer.result[0].a is reducer.lhs[0] and reducer.result[0].b is reducer.rhs[0]
+
+
+def test_param_strides_and_offset_print_bare():
+    """TVM 0.27 quotes symbolic shape vars met first in a signature but writes
+    strides and offsets over scalar params (printed later) bare; a quoted stride
+    would be a fresh var, so quoting these would change the function."""
+    signature = (
+        'def f(A: T.Buffer(("m",), "float32", strides=(p,), elem_offset=q), m: T.int32, '
+        "p: T.int32, q: T.int32):"
+    )
+    text = f"# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n@T.prim_func\n{signature}\n    A[0] = T.float32(0.0)\n"
+    func = tvmlite.parse(text)
+    assert func.script(dialect=NEW) == text
+    buffer, params = func.buffer_map[0][1], func.params
+    assert buffer.strides[0] is params[2] and buffer.elem_offset is params[3]

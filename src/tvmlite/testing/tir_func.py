@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from tvmlite.dsl import arith, tir
+from tvmlite.dsl.analysis import with_root
 from tvmlite.testing import tir_runnable as runnable
 from tvmlite.testing.draws import BOOLS, ints, pick
 from tvmlite.testing.options import Options
@@ -124,9 +125,7 @@ def draw_prim_func(
         rest = body.seq if isinstance(body, tir.SeqStmt) else (body,)
         body = tir.SeqStmt((*fills, *rest))
     rooted = gen.saw_block or bool(allocs)
-    if rooted:
-        root = tir.Block("root", (), (), (), body, alloc_buffers=tuple(allocs))
-        body = tir.BlockRealize((), TRUE, root)
+    body = with_root(body, tuple(allocs))
     attrs: list[tuple[str, object]] = [("global_symbol", name)] if public else []
     if draw(BOOLS):
         # keys are stored as written, so in the dialect's own prefix

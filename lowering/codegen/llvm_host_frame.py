@@ -1,0 +1,182 @@
+"""The frame of a host function: one stack array of slots, each holding a tensor
+block the function owns (NULL once released or handed over), and the support
+helpers that work on it.
+
+Host code does per binding what these helpers do in a loop or behind one call
+(allocate into a slot, release a slot, release the whole frame, find the slot
+of a returned tensor), so a graph function of n bindings is n short call
+sequences: a size LLVM compiles in time linear in n. Stack variables per slot
+would not be: LLVM promotes them to registers, and each would then be live, as
+a value or a phi, from where it is made to every exit after it: n² in all.
+
+Optimized host code (small functions) inlines the two helpers every binding
+calls: it calls private `alwaysinline` copies made in its module (`helper`).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_abi import I32, I64, PTR, c_function, cstring
+from tvmlite.lowering.codegen.llvm_host_helpers import FORMAT_DIMS
+
+# Dotted names: no kernel symbol (`tvmlite_` + a prim function's name) can take them.
+ALLOC_SLOT = "tvmlite.alloc_slot"
+ALLOC_FAILED = "tvmlite.alloc_failed"
+RELEASE_SLOT = "tvmlite.release_slot"
+RELEASE_ALL = "tvmlite.release_all"
+TAKE = "tvmlite.take"
+NULL = ir.Constant(PTR, None)
+
+TYPES: dict[str, ir.FunctionType] = {
+    ALLOC_SLOT: ir.FunctionType(PTR, [PTR, I64, I32, PTR, I32, PTR, PTR, I64]),
+    ALLOC_FAILED: ir.FunctionType(PTR, [I32, PTR, I32, PTR, PTR, I64]),
+    RELEASE_SLOT: ir.FunctionType(ir.VoidType(), [PTR, I64]),
+    RELEASE_ALL: ir.FunctionType(ir.VoidType(), [PTR, I64]),
+    TAKE: ir.FunctionType(PTR, [PTR, I64, PTR]),
+}
+
+
+def add_frame_helpers(module: ir.Module) -> None:
+    """Define the frame helpers (after the ABI and check helpers they call)."""
+    if ALLOC_SLOT in module.globals:
+        return
+    _define_alloc_failed(module)
+    _define_alloc_slot(_new(module, ALLOC_SLOT))
+    _define_release_slot(_new(module, RELEASE_SLOT))
+    _define_release_all(module)
+    _define_take(module)
+
+
+def helper(module: ir.Module, name: str, inline: bool) -> ir.Function:
+    """The frame helper `name` for host code in `module`: the support library's,
+    or (`inline`, for optimized code) a private copy the optimizer inlines."""
+    if not inline or name not in INLINED:
+        return module.globals[name]
+    copy = module.globals.get(f"{name}.inline")
+    if copy is None:
+        copy = ir.Function(module, TYPES[name], f"{name}.inline")
+        copy.linkage = "internal"
+        copy.attributes.add("alwaysinline")
+        INLINED[name](copy)
+    return copy
+
+
+def _new(module: ir.Module, name: str) -> ir.Function:
+    fn = ir.Function(module, TYPES[name], name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    return fn
+
+
+def _define_alloc_slot(fn: ir.Function) -> None:
+    """`DLTensor* tvmlite.alloc_slot(DLManagedTensorVersioned** frame, int64 k,
+    int32 ndim, const int64* shape, int32 dtype, const char* what, char* err,
+    int64 err_len)`: a fresh block in slot `k`, returned as its DLTensor; NULL with
+    the message of `alloc_failed` in `err` when the allocation fails."""
+    module = fn.module
+    frame, k, ndim, shape, dtype, what, err, n = fn.args
+    entry, bad, good = (fn.append_basic_block(x) for x in ("entry", "bad", "good"))
+    b = ir.IRBuilder(entry)
+    block = b.call(module.globals[abi.ALLOC], [ndim, shape, dtype])
+    b.cbranch(b.icmp_unsigned("==", block, NULL), bad, good)
+    b.position_at_end(good)
+    b.store(block, b.gep(frame, [k], source_etype=PTR))
+    b.ret(abi.tensor_of(b, block))
+    b.position_at_end(bad)
+    b.ret(b.call(module.globals[ALLOC_FAILED], [ndim, shape, dtype, what, err, n]))
+
+
+def _define_alloc_failed(module: ir.Module) -> None:
+    """`DLTensor* tvmlite.alloc_failed(int32 ndim, const int64* shape, int32 dtype,
+    const char* what, char* err, int64 err_len)`: NULL, with "WHAT of shape (..)
+    and dtype D: out of memory, ..." in `err`."""
+    fn = _new(module, ALLOC_FAILED)
+    ndim, shape, dtype, what, err, n = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    texts = [b.alloca(ir.ArrayType(abi.I8, size)) for size in (256, 32)]
+    for buf in texts:
+        buf.type = PTR
+    b.call(module.globals[FORMAT_DIMS], [shape, ndim, texts[0], ty.constant("int64", 256)])
+    name = b.call(module.globals[abi.DTYPE_NAME], [dtype, texts[1]])
+    text = "%s of shape %s and dtype %s: out of memory, or a negative or too large size"
+    snprintf = c_function(module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
+    b.call(snprintf, [err, n, cstring(module, text), what, texts[0], name])
+    b.ret(NULL)
+
+
+def _frame_loop(
+    fn: ir.Function, count: ir.Value
+) -> tuple[ir.IRBuilder, ir.Value, ir.Block, ir.Block]:
+    """A loop over `k` in [0, count) in `fn`: the builder at the start of the
+    body, the address of slot `k`, the block stepping to the next `k`, the exit."""
+    frame = fn.args[0]
+    entry, loop, body, step, done = (
+        fn.append_basic_block(n) for n in ("entry", "loop", "body", "step", "done")
+    )
+    b = ir.IRBuilder(entry)
+    b.branch(loop)
+    b.position_at_end(loop)
+    k = b.phi(I64, "k")
+    k.add_incoming(ty.constant("int64", 0), entry)
+    b.cbranch(b.icmp_signed("<", k, count), body, done)
+    b.position_at_end(step)
+    k.add_incoming(b.add(k, ty.constant("int64", 1)), step)
+    b.branch(loop)
+    b.position_at_end(body)
+    return b, b.gep(frame, [k], source_etype=PTR), step, done
+
+
+def _define_release_slot(fn: ir.Function) -> None:
+    """`void tvmlite.release_slot(DLManagedTensorVersioned** frame, int64 k)`:
+    release slot `k` and empty it."""
+    module = fn.module
+    frame, k = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    slot = b.gep(frame, [k], source_etype=PTR)
+    b.call(module.globals[abi.RELEASE], [b.load(slot, typ=PTR)])
+    b.store(NULL, slot)
+    b.ret_void()
+
+
+def _define_release_all(module: ir.Module) -> None:
+    """`void tvmlite.release_all(DLManagedTensorVersioned** frame, int64 n)`:
+    release every slot of the frame (empty ones are NULL, which release skips)."""
+    fn = _new(module, RELEASE_ALL)
+    b, slot, step, done = _frame_loop(fn, fn.args[1])
+    release_held(b, module, slot)
+    b.branch(step)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+INLINED = {ALLOC_SLOT: _define_alloc_slot, RELEASE_SLOT: _define_release_slot}
+
+
+def release_held(b: ir.IRBuilder, module: ir.Module, slot: ir.Value) -> None:
+    """Release the block in `slot`, if there is one (most are released already)."""
+    held = b.load(slot, typ=PTR)
+    with b.if_then(b.icmp_unsigned("!=", held, NULL)):
+        b.call(module.globals[abi.RELEASE], [held])
+
+
+def _define_take(module: ir.Module) -> None:
+    """`DLManagedTensorVersioned* tvmlite.take(DLManagedTensorVersioned** frame,
+    int64 n, const DLTensor* t)`: the block of the first of the `n` slots holding
+    `t`, the slot emptied; NULL when no slot does (the caller copies `t`)."""
+    fn = _new(module, TAKE)
+    tensor = fn.args[2]
+    b, slot, step, done = _frame_loop(fn, fn.args[1])
+    held = b.load(slot, typ=PTR)
+    mine = b.and_(
+        b.icmp_unsigned("!=", held, NULL), b.icmp_unsigned("==", abi.tensor_of(b, held), tensor)
+    )
+    found = fn.append_basic_block("found")
+    b.cbranch(mine, found, step)
+    b.position_at_end(found)
+    b.store(NULL, slot)
+    b.ret(held)
+    b.position_at_end(done)
+    b.ret(NULL)

@@ -1,0 +1,185 @@
+"""The Relax constructs of the wider TVMScript surface (issue 12) that compute on a
+CPU build and run; their texts are the goldens in tests/golden/relax_surface (printed
+by TVM 0.27), the expected values what TVM 0.27 computes for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite.runtime.registry import remove_global_func
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "relax_surface"
+
+
+def _build(name: str) -> tvmlite.Executable:
+    return tvmlite.build(tvmlite.parse((GOLDEN / name).read_text()))
+
+
+@pytest.fixture
+def packed_funcs():  # noqa: ANN201 - a fixture generator
+    seen: list[np.ndarray] = []
+    tvmlite.register_func("my_reshape", lambda x, s: x.reshape(tuple(s)) * 2, override=True)
+    tvmlite.register_func("my_log", lambda y: seen.append(y.copy()), override=True)
+    yield seen
+    remove_global_func("my_reshape")
+    remove_global_func("my_log")
+
+
+def test_call_packed_without_ty_args_takes_the_binding_annotation(packed_funcs) -> None:
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    out = _build("call_packed_untyped.tvms")["main"](x)
+    np.testing.assert_array_equal(out, x.reshape(6) * 2)
+    assert len(packed_funcs) == 1  # the R.Any-typed call ran for its effect
+    np.testing.assert_array_equal(packed_funcs[0], x.reshape(6) * 2)
+
+
+def test_vdevice_annotated_module_runs_on_the_cpu() -> None:
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(_build("global_infos_vdevice.tvms")["main"](a, a), a + a)
+
+
+@pytest.mark.parametrize("pipeline", ["minimal", "default"])
+def test_gradient_checkpoint_marks_compute_the_identity(pipeline: str) -> None:
+    x = np.arange(9, dtype="float32").reshape(3, 3)
+    mod = tvmlite.parse((GOLDEN / "grad_checkpoint.tvms").read_text())
+    out = tvmlite.build(mod, pipeline=pipeline)["main"](x)
+    np.testing.assert_array_equal(out, x * x + x)  # TVM 0.27: [[0, 2, 6], [12, 20, 30], ...]
+
+
+def test_closure_build_names_the_local_function() -> None:
+    # TVM 0.27 rejects it too (VMShapeLower runs only after LambdaLift)
+    with pytest.raises(tvmlite.TVMLiteError, match=r"local function \(closure\) 'scale'"):
+        _build("closure.tvms")
+
+
+def test_symbolic_comparisons_branch_and_assert_at_run_time() -> None:
+    main = _build("compare_symbolic.tvms")["main"]
+    x = np.arange(6, dtype="float32") + 1
+    np.testing.assert_array_equal(main(x[:2]), x[:2] + x[:2])  # n < 4
+    np.testing.assert_array_equal(main(x), x * x)
+    with pytest.raises(tvmlite.TVMLiteError, match="main: n must be even"):  # TVM's message
+        main(np.ones(3, "float32"))
+
+
+ASSERT_WITH_VALUES = """
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        R.assert_op(n < 3, R.prim_value(n), format=R.str("{} is too long (100%)"))
+        return x
+"""
+
+
+def test_assert_op_fills_its_format_from_integer_scalars() -> None:
+    main = tvmlite.build(tvmlite.parse(ASSERT_WITH_VALUES))["main"]
+    np.testing.assert_array_equal(main(np.ones(2, "float32")), np.ones(2, "float32"))
+    with pytest.raises(tvmlite.TVMLiteError, match=r"main: 5 is too long \(100%\)"):
+        main(np.ones(5, "float32"))
+
+
+def test_comparing_relax_tensors_points_at_the_ops() -> None:
+    text = ASSERT_WITH_VALUES.replace("n < 3", "x < x")
+    with pytest.raises(tvmlite.ParseError, match="compare Relax values with R.equal"):
+        tvmlite.parse(text)
+
+
+def test_unit_statement_binds_the_empty_tuple() -> None:
+    y, unit = _build("unit_statement.tvms")["main"](np.ones(2, "float32"))
+    np.testing.assert_array_equal(y, [2.0, 2.0])  # TVM 0.27: (float32[2], ())
+    assert unit == ()
+
+
+def test_take_with_a_scalar_index_drops_the_axis() -> None:
+    a = np.arange(12, dtype="float32").reshape(3, 4)
+    out = _build("take_scalar_index.tvms")["main"](a)
+    np.testing.assert_array_equal(out, a[1] + a[2])  # TVM 0.27: [12, 14, 16, 18]
+
+
+def test_take_scalar_index_on_1d_data_gives_a_scalar_tensor() -> None:
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(A: R.Tensor((5,), dtype="int32")) -> R.Tensor((), dtype="int32"):
+        b: R.Tensor((), dtype="int32") = R.take(A, 3)
+        return b
+"""
+    out = tvmlite.build(tvmlite.parse(text))["main"](np.arange(5, dtype="int32") * 10)
+    assert out.shape == () and out == 30
+
+
+def test_0d_constants_come_back_0d() -> None:
+    c, d = _build("const_0d.tvms")["main"]()
+    assert c.shape == () and d.shape == ()  # TVM 0.27: array(1.5), array(7)
+    assert c.dtype == np.float32 and c == 1.5
+    assert d.dtype == np.int32 and d == 7
+
+
+def test_infinite_constants_compute() -> None:
+    x = np.array([1, -2, np.inf], "float32")
+    out = _build("const_infinite.tvms")["main"](x)
+    np.testing.assert_array_equal(out, x)  # TVM 0.27 on [1, -2, 3]: [1, -2, 3]
+
+
+def test_shape_of_size_and_null_value_lower_natively() -> None:
+    s, k, y = _build("builtins_shape_size_null.tvms")["main"](np.ones((4, 3), "float32"))
+    assert tuple(s) == (4, 3)  # TVM 0.27: (4, 3) 12 24.0
+    assert k.shape == () and k.dtype == np.int64 and k == 12
+    assert y.sum() == 24.0
+
+
+def test_hint_on_device_is_the_identity_on_the_cpu_and_an_error_elsewhere() -> None:
+    mod = tvmlite.parse((GOLDEN / "hint_on_device.tvms").read_text())
+    x = np.ones((2, 3), "float32")
+    cpu_only = tvmlite.IRModule({"main": mod["main"]})
+    np.testing.assert_array_equal(tvmlite.build(cpu_only)["main"](x), x + x)
+    with pytest.raises(tvmlite.TVMLiteError, match="R.hint_on_device to device type 2"):
+        tvmlite.build(mod)
+
+
+@pytest.mark.parametrize("name", ["grad_backward_ops.tvms", "grad_pool_backward.tvms"])
+def test_gradient_backward_ops_without_a_lowering_stop_the_build_by_name(name: str) -> None:
+    mod = tvmlite.parse((GOLDEN / name).read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.grad\.\w+_backward"):
+        tvmlite.build(mod)
+
+
+def test_distributed_tensors_are_refused_by_a_build_where_written() -> None:
+    text = (GOLDEN / "distributed.tvms").read_text()
+    mod = tvmlite.parse(text, filename="distributed.tvms")
+    with pytest.raises(tvmlite.TVMLiteError) as info:
+        tvmlite.build(mod)
+    line = next(k for k, s in enumerate(text.splitlines(), 1) if "def main(" in s)
+    assert str(info.value).startswith(f"distributed.tvms:{line}:")
+    assert "distributed tensors (R.DTensor over 'mesh[0]') cannot be built" in str(info.value)
+
+
+def test_tensor_inspection_stops_the_build_by_name() -> None:
+    mod = tvmlite.parse((GOLDEN / "inspect_fields.tvms").read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.inspect\.tensor_ndim"):
+        tvmlite.build(mod)
+
+
+def test_pools_in_a_tiled_layout_compute_per_channel_block() -> None:
+    """NCHW4c: channel c*4+k lives at [:, c, :, :, k]; the windows slide over H and W
+    (TVM 0.27 computes the same values for this module)."""
+    x = np.arange(200, dtype="float32").reshape(1, 2, 5, 5, 4) / 7
+    y, z, a = _build("pool_tiled_layout.tvms")["main"](x)
+    planar = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 5, 5)  # NCHW with 8 channels
+    windows = np.lib.stride_tricks.sliding_window_view(planar, (3, 3), axis=(2, 3))
+    expect_max = windows.max(axis=(4, 5))
+    expect_avg = planar[:, :, :4, :4].reshape(1, 8, 2, 2, 2, 2).mean(axis=(3, 5))
+
+    def tiled(t: np.ndarray) -> np.ndarray:  # back from NCHW4c to NCHW
+        n, c, h, w, k = t.shape
+        return t.transpose(0, 1, 4, 2, 3).reshape(n, c * k, h, w)
+
+    np.testing.assert_allclose(tiled(y), expect_max, rtol=1e-6)
+    np.testing.assert_allclose(tiled(z), expect_avg, rtol=1e-6)
+    np.testing.assert_allclose(tiled(a)[:, :, 0, 0], planar.mean(axis=(2, 3)), rtol=1e-6)

@@ -1,0 +1,86 @@
+"""Constructs of TVM's printed surface on a CPU build: those that compute run and
+match NumPy; those that cannot run as written (GPU threads, free variables) fail
+with a TVMLiteError that names the construct."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import tvmlite
+
+HEADER = "# from tvm.script import tirx as T\n\n"
+
+
+def _build_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> str:
+    text = HEADER + f"@T.prim_func\ndef main({params}):\n" + textwrap.indent(body, "    ")
+    mod = tvmlite.parse(text)
+    with pytest.raises(tvmlite.TVMLiteError) as info:
+        tvmlite.build(mod)
+    return str(info.value)
+
+
+def test_free_variable_has_no_value() -> None:
+    message = _build_error('n = T.int32()\nA[0] = T.Cast("float32", n)\n')
+    assert "variable 'n' has no value here" in message
+
+
+def test_launch_thread_names_the_thread() -> None:
+    body = 'tx = T.launch_thread("threadIdx.x", 4)\nA[tx] = T.float32(1.0)\n'
+    message = _build_error(body)
+    assert "T.launch_thread('threadIdx.x') launches a GPU thread" in message
+
+
+def test_buffer_views_run() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((2, 3), "float32"), B: T.Buffer((2, 3), "int32")):
+            A_flat = A.view(6)
+            A_bits = A.view("int32")
+            for i in range(6):
+                A_flat[i] = T.Cast("float32", i)
+            for i, j in T.grid(2, 3):
+                B[i, j] = A_bits[i, j]
+        """
+    )
+    a, b = np.zeros((2, 3), "float32"), np.zeros((2, 3), "int32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(a, np.arange(6, dtype="float32").reshape(2, 3))
+    np.testing.assert_array_equal(b, a.view("int32"))
+
+
+def test_device_intrinsic_is_named() -> None:
+    message = _build_error('A[0] = T.Cast("float32", T.vscale())\n')
+    assert "T.vscale is not supported by the LLVM backend" in message
+
+
+def test_tile_layout_is_refused_by_name() -> None:
+    body = (
+        "B = T.alloc_buffer((4,), layout=T.TileLayout(T.S[4:2]))\n"
+        "B[0] = T.float32(1.0)\nA[0] = B[0]\n"
+    )
+    assert "buffer 'B' has a tirx layout (T.TileLayout)" in _build_error(body)
+
+
+def test_default_and_absent_layouts_run() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((2, 3), "float32"), B: T.Buffer((2, 3), "float32", layout=None)):
+            C = T.alloc_buffer((2, 3), layout=T.TileLayout(T.S[(2, 3):(3, 1)]))
+            for i, j in T.grid(2, 3):
+                C[i, j] = A[i, j] * T.float32(2.0)
+                B[i, j] = C[i, j]
+        """
+    )
+    a, b = np.arange(6, dtype="float32").reshape(2, 3), np.zeros((2, 3), "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(b, a * 2)
+
+
+def test_tile_operator_is_refused_by_name() -> None:
+    body = "T.tile.add(A[0:4], A[0:4], T.float32(1.0))\n"
+    assert "T.tile.add is not supported by the LLVM backend" in _build_error(body)
