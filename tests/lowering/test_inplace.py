@@ -1,7 +1,9 @@
 """R.call_tir_inplace and R.call_inplace_packed build and run (issue 14 item 2):
 the outputs `inplace_indices` names are those arguments, written where they are
 (no allocation, no copy); run-time checks refuse an in-place argument sharing
-memory with another argument; constants are never written."""
+memory with another argument; constants are never written. Each holds in both
+forms of host code an in-place call can be in: one optimized function (a small
+module) and code among runs of steps (a module of many functions)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.runtime.registry import remove_global_func
 
 HEAD = (
@@ -44,10 +47,29 @@ class Module:
 T4 = 'R.Tensor((4,), "float32")'
 
 
-def module(main: str, ret: str = T4) -> tvmlite.IRModule:
+FILLER = f"""
+    @R.function
+    def filler{{0}}(a: {T4}) -> {T4}:
+        b = R.add(a, a)
+        return b
+"""
+FORMS = ("optimized", "steps")
+
+
+def module(main: str, ret: str = T4, form: str = "optimized") -> tvmlite.IRModule:
+    """`main(x, y)` over the kernels; in the "steps" form among enough other
+    functions that the module is not small (its kernel calls are steps)."""
     body = "\n".join("        " + line for line in main.strip().splitlines())
     sig = f"    @R.function\n    def main(x: {T4}, y: {T4}) -> {ret}:\n"
-    return tvmlite.parse(HEAD + KERNELS + "\n" + sig + body + "\n")
+    fillers = "".join(FILLER.format(k) for k in range(SMALL_MODULE)) if form == "steps" else ""
+    return tvmlite.parse(HEAD + KERNELS + "\n" + sig + body + "\n" + fillers)
+
+
+def build(mod: tvmlite.IRModule, form: str) -> tvmlite.Executable:
+    ex = tvmlite.build(mod, cache=False)
+    steps = re.search(r'call i32 @"?tvmlite\.run_steps', ex.llvm_ir()) is not None
+    assert steps == (form == "steps")
+    return ex
 
 
 def allocations(ex: object) -> int:
@@ -57,18 +79,23 @@ def allocations(ex: object) -> int:
 X, Y = np.arange(4, dtype="float32"), np.full(4, 10, "float32")
 
 
-def test_call_tir_inplace_writes_its_argument() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_call_tir_inplace_writes_its_argument(form: str) -> None:
     mod = module(
         'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
         "z = R.call_tir_inplace(Module.add_into, (a, y), inplace_indices=[0], "
-        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z',
+        form=form,
     )
-    ex = tvmlite.build(mod, cache=False)
+    ex = build(mod, form)
     x = X.copy()
     np.testing.assert_array_equal(ex["main"](x, Y), X + 2 * Y)
     np.testing.assert_array_equal(x, X)  # only the intermediate was written
-    # One allocation (a); z is a, returned without a copy.
-    assert allocations(ex) == 1
+    # The in-place call allocates nothing: the one allocation in code is a's (a
+    # step's output among steps); z is a, returned without a copy.
+    assert allocations(ex) == (1 if form == "optimized" else 0)
+    if form == "steps":
+        return
     plain = module(
         'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
         'z = R.call_tir(Module.add, (a, y), out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
@@ -76,45 +103,53 @@ def test_call_tir_inplace_writes_its_argument() -> None:
     assert allocations(tvmlite.build(plain, cache=False)) == 2
 
 
-def test_an_inplace_parameter_is_the_callers_array() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_an_inplace_parameter_is_the_callers_array(form: str) -> None:
     mod = module(
         "z = R.call_tir_inplace(Module.add_into, (x, y), inplace_indices=[0], "
-        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z',
+        form=form,
     )
     x = X.copy()
-    out = tvmlite.build(mod, cache=False)["main"](x, Y)
+    out = build(mod, form)["main"](x, Y)
     np.testing.assert_array_equal(x, X + Y)  # written where it is, as in TVM
     np.testing.assert_array_equal(out, X + Y)
 
 
-def test_inplace_and_fresh_outputs_together() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_inplace_and_fresh_outputs_together(form: str) -> None:
     mod = module(
         "z = R.call_tir_inplace(Module.add_into_and_diff, (x, y), inplace_indices=[0, -1], "
         'out_sinfo=[R.Tensor((4,), "float32"), R.Tensor((4,), "float32")])\nreturn z',
         f"R.Tuple({T4}, {T4})",
+        form,
     )
     x = X.copy()
-    total, diff = tvmlite.build(mod, cache=False)["main"](x, Y)
+    total, diff = build(mod, form)["main"](x, Y)
     np.testing.assert_array_equal(total, X + Y)
     np.testing.assert_array_equal(diff, X - Y)
 
 
-def test_inplace_argument_sharing_memory_is_refused_at_run_time() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_inplace_argument_sharing_memory_is_refused_at_run_time(form: str) -> None:
     mod = module(
         "z = R.call_tir_inplace(Module.add_into, (x, y), inplace_indices=[0], "
-        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z',
+        form=form,
     )
-    ex = tvmlite.build(mod, cache=False)
+    ex = build(mod, form)
     x = X.copy()
     with pytest.raises(tvmlite.TVMLiteError, match="in-place argument 0 shares its memory with"):
         ex["main"](x, x)
 
 
-def test_inplace_constant_is_refused() -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_inplace_constant_is_refused(form: str) -> None:
     mod = module(
         'c = R.const(np_c, "float32")\n'
         "z = R.call_tir_inplace(Module.add_into, (c, y), inplace_indices=[0], "
-        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'.replace("np_c", "[1.0, 2.0, 3.0, 4.0]")
+        'out_sinfo=R.Tensor((4,), "float32"))\nreturn z'.replace("np_c", "[1.0, 2.0, 3.0, 4.0]"),
+        form=form,
     )
     with pytest.raises(tvmlite.TVMLiteError, match="in-place argument 0 is a constant"):
         tvmlite.build(mod, cache=False)
@@ -131,20 +166,23 @@ def add_into_packed():  # noqa: ANN201 - a fixture generator
     remove_global_func("test.add_into")
 
 
-def test_call_inplace_packed(add_into_packed: None) -> None:
+@pytest.mark.parametrize("form", FORMS)
+def test_call_inplace_packed(add_into_packed: None, form: str) -> None:
     mod = module(
         'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
         'z = R.call_inplace_packed("test.add_into", a, y, inplace_indices=[0], '
         'sinfo_args=R.Tensor((4,), "float32"))\n'
-        'w = R.call_tir(Module.add, (z, a), out_sinfo=R.Tensor((4,), "float32"))\nreturn w'
+        'w = R.call_tir(Module.add, (z, a), out_sinfo=R.Tensor((4,), "float32"))\nreturn w',
+        form=form,
     )
-    ex = tvmlite.build(mod, cache=False)
+    ex = build(mod, form)
     # z is a: the packed function wrote a, so w = 2 * (x + 2y)
     np.testing.assert_array_equal(ex["main"](X.copy(), Y), 2 * (X + 2 * Y))
     with pytest.raises(tvmlite.TVMLiteError, match="shares its memory with argument 1"):
         bad = module(
             'z = R.call_inplace_packed("test.add_into", x, y, inplace_indices=[0], '
-            'sinfo_args=R.Tensor((4,), "float32"))\nreturn z'
+            'sinfo_args=R.Tensor((4,), "float32"))\nreturn z',
+            form=form,
         )
         x = X.copy()
-        tvmlite.build(bad, cache=False)["main"](x, x)
+        build(bad, form)["main"](x, x)
