@@ -1,6 +1,6 @@
 """One contender of benchmarks/run.py in its own process, driven over a pipe.
 
-  python benchmarks/_worker.py numpy|tvmlite|tvm
+  python benchmarks/_worker.py numpy|tvmlite|tvmlite-unplanned|tvm
 
 A process of its own gives each contender its own environment (NumPy's BLAS
 thread count is read once, when OpenBLAS loads: OPENBLAS_NUM_THREADS), its own
@@ -17,12 +17,14 @@ cannot be imported), then answers each request {"cmd": ..., ...} with
   run {out}         one call, output saved to the .npy file `out`
   calibrate {min_ms} choose the calls per timed run; value: that number
   time              one timed run; value: ms per call
+  memory {reset}    resident and peak MB, minor page faults (benchmarks/memory.py)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -69,6 +71,26 @@ class TVMLite(Contender):
         return lambda: main(*inputs)
 
 
+class TVMLiteUnplanned(TVMLite):
+    """tvmlite with every kernel output allocated on its own (no memory plan)."""
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        from tvmlite.lowering.codegen.memory_plan import PLAN_KEY  # noqa: PLC0415
+
+        with self.tvmlite.transform.PassContext(config={PLAN_KEY: False}):
+            return super().compile(w, inputs)
+
+
+class TVMLiteUnscheduled(TVMLite):
+    """The default build with DefaultCPUSchedule off: plain loop nests."""
+
+    def compile(self, w: Workload, inputs: list[np.ndarray]) -> Callable[[], Any]:
+        from tvmlite.transform import PassContext  # noqa: PLC0415
+
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            return super().compile(w, inputs)
+
+
 class TVM(Contender):
     def __init__(self) -> None:
         import tvm  # noqa: PLC0415 - optional, benchmark only
@@ -94,7 +116,30 @@ class TVM(Contender):
         return out.numpy()
 
 
-KINDS: dict[str, type[Contender]] = {"numpy": NumPy, "tvmlite": TVMLite, "tvm": TVM}
+KINDS: dict[str, type[Contender]] = {
+    "numpy": NumPy,
+    "tvmlite": TVMLite,
+    "tvmlite-unplanned": TVMLiteUnplanned,
+    "tvmlite-unscheduled": TVMLiteUnscheduled,
+    "tvm": TVM,
+}
+
+
+def memory(reset: bool) -> dict[str, float]:
+    """This process's resident and peak resident MB and its minor page faults so
+    far (Linux); `reset` first sets the peak to the current size (clear_refs 5),
+    so the peak read later is that of what ran in between."""
+    if reset:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return {"rss_mb": fields["VmRSS"], "peak_mb": fields["VmHWM"], "faults": faults}
 
 
 class Worker:
@@ -107,6 +152,8 @@ class Worker:
 
     def handle(self, request: dict[str, Any]) -> Any:
         cmd = request["cmd"]
+        if cmd == "memory":
+            return memory(request.get("reset", False))
         if cmd == "load":
             self.workload = by_name(request["name"])
             self.inputs = self.workload.make_inputs(request.get("seed", 0))

@@ -2,7 +2,7 @@
 anchor workloads (benchmarks/workloads/workloads.json), as ratios from one run.
 
   python benchmarks/run.py [--only NAME]... [--rounds 5] [--json out.json] [--no-tvm]
-                           [--tvm-python /tmp/tvmref/bin/python] [--peak GFLOPS]
+                           [--tvm-python /tmp/tvmref/bin/python] [--peak GFLOPS] [--unscheduled]
 
 Contenders, each in a worker process of its own (benchmarks/_worker.py):
 - NumPy on one BLAS thread and on every core (OPENBLAS_NUM_THREADS set before
@@ -10,6 +10,8 @@ Contenders, each in a worker process of its own (benchmarks/_worker.py):
   round by round. Workloads that call no BLAS run NumPy once (both would run
   the same code, and the faster of two draws would only flatter NumPy);
 - tvmlite: `tvmlite.build(tvmlite.parse(text))`, the default build;
+- with `--unscheduled`, "unscheduled": the same with DefaultCPUSchedule off
+  (the PassContext config `tir.default_cpu_schedule`), its plain loop nests;
 - TVM, when `--tvm-python` (default: this interpreter) can import tvm and
   `--no-tvm` is not given: `tvm.compile(mod, target=Target({"kind": "llvm",
   "mcpu": <host>}))` (TVM 0.27 refuses "llvm -mcpu=..." strings) run by the
@@ -189,6 +191,8 @@ def start_workers(args: argparse.Namespace, notes: list[str]) -> dict[str, Worke
         for n in threads
     ]
     specs.append(("tvmlite", "tvmlite", sys.executable, {}))
+    if args.unscheduled:
+        specs.append(("unscheduled", "tvmlite-unscheduled", sys.executable, {}))
     if args.no_tvm:
         notes.append("TVM: left out (--no-tvm)")
     else:
@@ -276,17 +280,22 @@ def heading(infos: dict[str, Any], notes: list[str], args: argparse.Namespace) -
 
 def report(results: list[Result], labels: list[str], args: argparse.Namespace) -> str:
     has_tvm = "tvm" in labels
+    plain = ["unscheduled"] if "unscheduled" in labels else []
     head = ["workload", "NumPy ms", "tvmlite ms"] + (["TVM ms"] if has_tvm else [])
+    head += [f"{label} ms" for label in plain]
     head += ["tvmlite / NumPy"] + (["TVM / NumPy", "tvmlite / TVM"] if has_tvm else [])
+    head += [f"{label} / NumPy" for label in plain]
     head += ["tvmlite speed", f"% of peak ({args.peak:.0f})", "target", "met"]
     rows = [head]
     for r in results:
         row = [r.workload.name, time_cell(r, "numpy"), time_cell(r, "tvmlite")]
         row += [time_cell(r, "tvm")] if has_tvm else []
+        row += [time_cell(r, label) for label in plain]
         row.append(fmt(r.ratio("tvmlite", r.numpy), "x"))
         if has_tvm:
             row.append(fmt(r.ratio("tvm", r.numpy), "x"))
             row.append(fmt(r.ratio("tvmlite", r.times.get("tvm")), "x"))
+        row += [fmt(r.ratio(label, r.numpy), "x") for label in plain]
         rows.append(row + [*speed_cells(r, args.peak), *verdict(r)])
     out = [table(rows), ""]
     rows = [["workload", "tvmlite build ms", "TVM build ms", "tvmlite / TVM", "target", "met"]]
@@ -339,6 +348,9 @@ def main() -> None:
     ap.add_argument("--min-ms", type=float, default=5.0, help="shortest timed run (a batch)")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write the results here")
     ap.add_argument("--no-tvm", action="store_true")
+    ap.add_argument(
+        "--unscheduled", action="store_true", help="also tvmlite without DefaultCPUSchedule"
+    )
     ap.add_argument("--tvm-python", metavar="PYTHON", help="interpreter that imports tvm")
     ap.add_argument("--peak", type=float, help="machine fp32 peak, GFLOP/s (default: measure)")
     ap.add_argument("--seed", type=int, default=0)

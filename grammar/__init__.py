@@ -1,4 +1,4 @@
-"""The `.tvms` grammar: text in, `dsl/syntax.py` nodes out, `ParseError` on any problem.
+"""The `.tvms` grammar: text in, `grammar/syntax.py` nodes out, `ParseError` on any problem.
 
 `tvms.lark` is compiled once per process, lazily (the first parse pays for it), and
 Lark's cache keeps the compiled LALR tables on disk so later processes load them
@@ -15,8 +15,7 @@ from pathlib import Path
 from lark import Lark, LarkError
 
 from tvmlite.diagnostics import ParseError, Source, Span
-from tvmlite.dsl import syntax
-from tvmlite.grammar import lark_internals
+from tvmlite.grammar import lark_internals, syntax
 from tvmlite.grammar.builder import Placement, SyntaxBuilder
 from tvmlite.grammar.comments import Found, attach
 from tvmlite.grammar.errors import convert

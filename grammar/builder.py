@@ -1,4 +1,4 @@
-"""The inline transformer: builds `dsl/syntax.py` nodes while the LALR parser reduces.
+"""The inline transformer: builds `grammar/syntax.py` nodes while the LALR parser reduces.
 
 Building during the parse (instead of transforming a Lark tree afterwards) means no
 recursion over the tree ever happens, so nesting depth is limited only by memory, and
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tvmlite.diagnostics import ParseError, Source, Span
-from tvmlite.dsl import syntax as S
+from tvmlite.grammar import syntax as S
 from tvmlite.grammar.lexer import Tok
 from tvmlite.grammar.operators import fold
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tvmlite.diagnostics import Source, Span
-from tvmlite.dsl import syntax as S
 from tvmlite.dsl.comments import Comments, Lost, Note, Remark
+from tvmlite.grammar import syntax as S
 from tvmlite.grammar.lexer import Tok
 
 OWN, TRAILING, INNER = "own", "trailing", "inner"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tvmlite.diagnostics import ParseError, Span
-from tvmlite.dsl import syntax as S
+from tvmlite.grammar import syntax as S
 from tvmlite.grammar.lexer import Tok
 
 # Binding strength, loosest first, as in the Python reference's precedence table.

@@ -19,7 +19,7 @@ from tvmlite.diagnostics import TVMLiteError, VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.relax_functor import ExprVisitor
-from tvmlite.dsl.verify_relax import verify_module
+from tvmlite.dsl.verify.relax import verify_module
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link

@@ -109,9 +109,11 @@ def schedule(target: Target) -> Pass:
     (split, reorder, parallel, vectorize...) and sets `tir.is_scheduled`; a
     function a pass before it (or its author) marked so is left alone. What it
     returns is lowered like any other prim function. It runs the passes each kind
-    of `target` registers at "schedule"; a built-in schedule belongs after them,
-    in this list, so kinds schedule first and it completes what they left."""
-    return _SchedulePoint(target.passes_at("schedule"), name="schedule")
+    of `target` registers at "schedule", then DefaultCPUSchedule: kinds schedule
+    first and the default schedule completes what they left."""
+    from tvmlite.lowering.passes import DefaultCPUSchedule
+
+    return _SchedulePoint([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
 
 
 class _SchedulePoint(Sequential):

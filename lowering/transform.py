@@ -111,6 +111,8 @@ CONFIG_OPTIONS: dict[str, type] = {
     "relax.transform.apply_legalize_ops": bool,
     "relax.FuseOps.max_depth": int,
     "tir.instrument_bound_checkers": bool,
+    "tir.default_cpu_schedule": bool,
+    "tvmlite.memory_plan": bool,
 }
 
 
@@ -389,8 +391,8 @@ def verify(mod: IRModule, after: str | None = None) -> None:
     """Check every function of `mod` with the TIR and Relax verifiers; raises
     VerifyError, whose message starts with the pass named by `after` (the
     between-pass hook)."""
-    from tvmlite.dsl.verify_relax import verify_module
-    from tvmlite.dsl.verify_tir import verify_prim_func
+    from tvmlite.dsl.verify.relax import verify_module
+    from tvmlite.dsl.verify.tir import verify_prim_func
 
     try:
         for f in mod.functions.values():

@@ -49,3 +49,10 @@ def string_text(value: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def tuple_text(items: list[str]) -> str:
+    """A Python tuple display: `()`, `(a,)`, `(a, b)`."""
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return f"({', '.join(items)})"

@@ -34,7 +34,7 @@ def _context(
 
     names = NameTable()
     tir_printer = TIRPrinter(dialect, names)
-    tir_printer.sugar = options.syntax_sugar
+    tir_printer.stmts.sugar = options.syntax_sugar
     return PrintContext(dialect, names, tir_printer, module_functions, options=options)
 
 
@@ -44,17 +44,17 @@ def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -
     notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
     if mod.attrs:
-        line = f"I.module_attrs({relax_printer.value(dict(mod.attrs))})"
+        line = f"I.module_attrs({relax_printer.exprs.value(dict(mod.attrs))})"
         body.extend(indent(noted(line, role(notes, "module_attrs"))))
     if mod.global_infos:
-        line = f"I.module_global_infos({relax_printer.value(dict(mod.global_infos))})"
+        line = f"I.module_global_infos({relax_printer.exprs.value(dict(mod.global_infos))})"
         body.extend(indent(noted(line, role(notes, "global_infos"))))
     uses_relax = False
     for name, func in sorted(mod.functions.items(), key=_sort_key):
         identifier(name, "the function name")
         if isinstance(func, relax.ExternFunc):
             uses_relax = True
-            line = f"{name} = {relax_printer.expr(func)}"
+            line = f"{name} = {relax_printer.exprs.expr(func)}"
             body.extend(indent(with_comments([line], func.comments)))
             continue
         body.extend(indent(_function_lines(ctx, relax_printer, name, func, module_level=True)))

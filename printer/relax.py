@@ -14,41 +14,47 @@ from typing import Any
 from tvmlite.dsl import relax
 from tvmlite.dsl.comments import Comments
 from tvmlite.printer.comments import after_lines, noted, role, with_comments
-from tvmlite.printer.context import INDENT
-from tvmlite.printer.relax_call import RelaxCallPrinter
-from tvmlite.printer.relax_expr import HIDDEN_ANNOTATION_CALLS, FunctionFrame
+from tvmlite.printer.context import INDENT, PrintContext
+from tvmlite.printer.relax_expr import HIDDEN_ANNOTATION_CALLS, FunctionFrame, RelaxExprPrinter
 
 
-class RelaxPrinter(RelaxCallPrinter):
-    """Prints Relax functions of one module; names come from the shared NameTable."""
+class RelaxPrinter:
+    """Prints Relax functions of one module; names come from the shared NameTable.
+    Holds the expression printer (`exprs`: expressions, struct info, attribute
+    values, and the frame of the function being printed)."""
+
+    def __init__(self, ctx: PrintContext) -> None:
+        self.ctx = ctx
+        self.names = ctx.names
+        self.exprs = RelaxExprPrinter(ctx)
 
     def function(self, name: str, func: relax.Function) -> list[str]:
         """A top-level function (module member or lone function), at indent 0."""
-        self.frame = FunctionFrame(func_vars=set(), comments=func.comments)
+        self.exprs.frame = FunctionFrame(func_vars=set(), comments=func.comments)
         return self._function(name, func, top_level=True)
 
     def _function(self, name: str, func: relax.Function, top_level: bool) -> list[str]:
-        outer_prelude = self.frame.prelude
+        outer_prelude = self.exprs.frame.prelude
         own_prelude = outer_prelude if top_level else []
         self.names.push()
         if top_level:
-            self.frame.depth = self.names.depth
+            self.exprs.frame.depth = self.names.depth
         try:
-            ret = self.sinfo(func.ret_struct_info)
+            ret = self.exprs.sinfo(func.ret_struct_info)
             params = []
             for param in func.params:
-                ann = self.sinfo(param.struct_info)
+                ann = self.exprs.sinfo(param.struct_info)
                 params.append(f"{self.names.define(param, param.name or 'v')}: {ann}")
-            self.frame.func_vars = None
+            self.exprs.frame.func_vars = None
             attrs = self._func_attrs(name, func, top_level)
             written = role(func.comments, "func_attr")
             if attrs:
-                own_prelude.extend(noted(f"R.func_attr({self.value(attrs)})", written))
+                own_prelude.extend(noted(f"R.func_attr({self.exprs.value(attrs)})", written))
             elif written is not None:
                 own_prelude.extend(written.lines())  # its attributes print elsewhere
             body = self._seq_expr_lines(func.body, self._return)
             if top_level:
-                own_prelude.extend(self.frame.unprinted())
+                own_prelude.extend(self.exprs.frame.unprinted())
         finally:
             self.names.pop()
         lines = noted(self._decorator(func, top_level), role(func.comments))
@@ -88,7 +94,7 @@ class RelaxPrinter(RelaxCallPrinter):
         return lines
 
     def _return(self, body: relax.Expr) -> str:
-        return f"return {self.expr(body)}"
+        return f"return {self.exprs.expr(body)}"
 
     def _block(self, block: relax.BindingBlock) -> list[str]:
         lines: list[str] = []
@@ -96,7 +102,7 @@ class RelaxPrinter(RelaxCallPrinter):
         for binding in block.bindings:
             lines.extend(with_comments(self._binding(binding), binding.comments))
             if block.is_dataflow and not isinstance(binding.var, relax.DataflowVar):
-                outputs.append(self.expr(binding.var))
+                outputs.append(self.exprs.expr(binding.var))
         if not block.is_dataflow:
             return lines
         notes = block.comments
@@ -117,14 +123,15 @@ class RelaxPrinter(RelaxCallPrinter):
         if isinstance(value, relax.Function):
             return self._nested_function(self._define(var), value)
         if _is_void(var.struct_info):
-            return [self.expr(value)]
+            return [self.exprs.expr(value)]
         rhs = self.rhs(value)
         ann = self._annotation(var, value)
         return [assign(self._define(var), ann, rhs)]
 
     def _match_cast(self, binding: relax.MatchCast) -> list[str]:
-        ann = self.sinfo(binding.var.struct_info)
-        rhs = f"R.match_cast({self.expr(binding.value)}, {self.sinfo(binding.struct_info)})"
+        ann = self.exprs.sinfo(binding.var.struct_info)
+        value, sinfo = self.exprs.expr(binding.value), self.exprs.sinfo(binding.struct_info)
+        rhs = f"R.match_cast({value}, {sinfo})"
         return [assign(self._define(binding.var), ann, rhs)]
 
     def _annotation(self, var: relax.Var, value: relax.Expr) -> str | None:
@@ -138,7 +145,7 @@ class RelaxPrinter(RelaxCallPrinter):
             and value.sinfo_args[0] == var.struct_info
         ):
             return None
-        return self.sinfo(var.struct_info)
+        return self.exprs.sinfo(var.struct_info)
 
     def _define(self, var: relax.Var) -> str:
         return self.names.define(var, var.name or "v")
@@ -146,12 +153,12 @@ class RelaxPrinter(RelaxCallPrinter):
     def rhs(self, value: relax.Expr) -> str:
         """A tuple of two or more fields prints without parentheses after `=`."""
         if isinstance(value, relax.Tuple) and len(value.fields) > 1:
-            return ", ".join(self.expr(f) for f in value.fields)
-        return self.expr(value)
+            return ", ".join(self.exprs.expr(f) for f in value.fields)
+        return self.exprs.expr(value)
 
     def _if(self, if_: relax.If, lhs: str, ann: str | None, comments: Comments | None) -> list[str]:
         """Both branches end by assigning the bound var (`r: ann = value`)."""
-        cond = self.expr(if_.condition)
+        cond = self.exprs.expr(if_.condition)
         lines = [f"if {cond}:"]
         for branch, keyword in ((if_.true_branch, None), (if_.false_branch, "else:")):
             if keyword:
@@ -164,12 +171,12 @@ class RelaxPrinter(RelaxCallPrinter):
         """A local function: TVM repeats the header comments above it (then a
         whitespace-only line; never the `ir` one), a blank line follows it, and it
         is never private."""
-        outer_vars = self.frame.func_vars
-        self.frame.func_vars = set()
+        outer_vars = self.exprs.frame.func_vars
+        self.exprs.frame.func_vars = set()
         try:
             lines = self._function(name, func, top_level=False)
         finally:
-            self.frame.func_vars = outer_vars
+            self.exprs.frame.func_vars = outer_vars
         header = self.ctx.header(uses_ir=False, uses_relax=True)
         header = [line for line in header if "TypeVar" not in line]
         return [*header, *lines, ""]

@@ -11,17 +11,27 @@ parser misreads (`max_seqlen_q` comes before `seqstart_k` in the signature).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops import lookup
-from tvmlite.printer.literals import string_text
+from tvmlite.printer.literals import string_text, tuple_text
 from tvmlite.printer.names import dotted_identifier, identifier
-from tvmlite.printer.relax_expr import DPS_CALLS, RelaxExprPrinter, tuple_text
+
+if TYPE_CHECKING:  # relax_expr.py builds this printer: a runtime import would be a cycle
+    from tvmlite.printer.relax_expr import RelaxExprPrinter
 
 
-class RelaxCallPrinter(RelaxExprPrinter):
-    def _call(self, call: relax.Call) -> str:
+class RelaxCallPrinter:
+    """Calls: operators (arguments by name where the signature puts them, attrs in
+    schema order), packed and call_tir forms, `R.print`, `R.assert_op`; everything
+    else through the expression printer that holds it (`exprs`)."""
+
+    def __init__(self, exprs: RelaxExprPrinter) -> None:
+        self.exprs = exprs
+        self.ctx = exprs.ctx
+
+    def call(self, call: relax.Call) -> str:
         op = call.op
         if isinstance(op, relax.Op):
             special = _SPECIAL_OPS.get(op.name)
@@ -33,22 +43,22 @@ class RelaxCallPrinter(RelaxExprPrinter):
         elif isinstance(op, relax.ExternFunc):
             prefix, args = "R.call_packed", [string_text(op.global_symbol)]
         else:
-            prefix, args = self.expr(op), []
+            prefix, args = self.exprs.expr(op), []
         if call.args:
             args.append(self.callee(call.args[0]))
-            args.extend(self.expr(a) for a in call.args[1:])
+            args.extend(self.exprs.expr(a) for a in call.args[1:])
             args[len(args) - len(call.args) :] = self._by_name(call, args[-len(call.args) :])
         args.extend(self._attr_kwargs(call))
         if call.sinfo_args:
             key = "sinfo_args" if self.ctx.classic else "ty_args"
-            args.append(f"{key}={tuple_text([self.sinfo(s) for s in call.sinfo_args])}")
+            args.append(f"{key}={tuple_text([self.exprs.sinfo(s) for s in call.sinfo_args])}")
         return f"{prefix}({', '.join(args)})"
 
     def callee(self, e: relax.Expr) -> str:
         """An ExternFunc in callee position prints as its bare symbol string."""
         if isinstance(e, relax.ExternFunc):
             return string_text(e.global_symbol)
-        return self.expr(e)
+        return self.exprs.expr(e)
 
     def _by_name(self, call: relax.Call, texts: list[str]) -> list[str]:
         """`texts` (the arguments), named from the first one a positional reading
@@ -74,38 +84,38 @@ class RelaxCallPrinter(RelaxExprPrinter):
             out.append('attrs_type_key="ir.DictAttrs"')
             attrs.sort(key=_first)
         out.extend(
-            f"{identifier(key, 'the attribute')}={self.value(value)}" for key, value in attrs
+            f"{identifier(key, 'the attribute')}={self.exprs.value(value)}" for key, value in attrs
         )
         return out
 
     def _dps_call(self, call: relax.Call) -> str:
         """`R.call_tir(f, (args), out_sinfo=...)`: several outputs print as a list."""
         name = call.op.name  # type: ignore[union-attr]
-        args = [self.callee(call.args[0]), self.expr(call.args[1])]
+        args = [self.callee(call.args[0]), self.exprs.expr(call.args[1])]
         out = call.sinfo_args[0]
         if isinstance(out, relax.TupleStructInfo):
-            out_text = f"[{', '.join(self.sinfo(f) for f in out.fields)}]"
+            out_text = f"[{', '.join(self.exprs.sinfo(f) for f in out.fields)}]"
         else:
-            out_text = self.sinfo(out)
+            out_text = self.exprs.sinfo(out)
         args.append(f"{'out_sinfo' if self.ctx.classic else 'out_ty'}={out_text}")
         if name == "relax.call_tir_inplace":
             indices = dict(call.attrs).get("inplace_indices", ())
             args.append(f"inplace_indices=[{', '.join(str(int(i)) for i in indices)}]")
         if name != "relax.call_dps_packed" and len(call.args) == 3:
-            args.append(f"tir_vars={self.expr(call.args[2])}")
+            args.append(f"tir_vars={self.exprs.expr(call.args[2])}")
         return f"R.{name[len('relax.') :]}({', '.join(args)})"
 
     def _print_call(self, call: relax.Call) -> str:
         """`R.print(x, format=R.str("..."))`: the format string is the first arg."""
-        args = [self.expr(a) for a in call.args[1:]]
-        args.append(f"format={self.expr(call.args[0])}")
+        args = [self.exprs.expr(a) for a in call.args[1:]]
+        args.append(f"format={self.exprs.expr(call.args[0])}")
         return f"R.print({', '.join(args)})"
 
     def _assert_call(self, call: relax.Call) -> str:
         """`R.assert_op(cond, x, format=R.str("..."))`: the format string is the second arg."""
-        cond = self.expr(call.args[0])
-        fmt = self.expr(call.args[1])
-        args = [cond, *(self.expr(a) for a in call.args[2:]), f"format={fmt}"]
+        cond = self.exprs.expr(call.args[0])
+        fmt = self.exprs.expr(call.args[1])
+        args = [cond, *(self.exprs.expr(a) for a in call.args[2:]), f"format={fmt}"]
         return f"R.assert_op({', '.join(args)})"
 
     def _hint_on_device_call(self, call: relax.Call) -> str:
@@ -113,12 +123,21 @@ class RelaxCallPrinter(RelaxExprPrinter):
         attrs = dict(call.attrs)
         device = f"R.device(device_type={attrs['device_type']}, index={attrs['index']})"
         scope = string_text(attrs["memory_scope"])
-        return f"R.hint_on_device({self.expr(call.args[0])}, {device}, {scope})"
+        return f"R.hint_on_device({self.exprs.expr(call.args[0])}, {device}, {scope})"
 
 
 def _first(item: tuple[str, Any]) -> str:
     return item[0]
 
+
+# Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
+DPS_CALLS = (
+    "relax.call_tir",
+    "relax.call_tir_inplace",
+    "relax.call_dps_packed",
+    "relax.dist.call_tir",
+    "relax.dist.call_tir_local_view",
+)
 
 _SPECIAL_OPS = dict.fromkeys(DPS_CALLS, "_dps_call") | {
     "relax.print": "_print_call",

@@ -20,18 +20,18 @@ from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.module import TVM027, RawCall
 from tvmlite.printer.comments import noted, role
 from tvmlite.printer.context import PrintContext
-from tvmlite.printer.literals import dtype_text, float_text, is_special, special_text, string_text
+from tvmlite.printer.literals import (
+    dtype_text,
+    float_text,
+    is_special,
+    special_text,
+    string_text,
+    tuple_text,
+)
 from tvmlite.printer.names import NameTable, dotted_identifier, identifier
+from tvmlite.printer.relax_call import RelaxCallPrinter
 from tvmlite.printer.tir_expr import ExprPrinter
 
-# Calls whose output struct info is the `out_sinfo` / `out_ty` keyword.
-DPS_CALLS = (
-    "relax.call_tir",
-    "relax.call_tir_inplace",
-    "relax.call_dps_packed",
-    "relax.dist.call_tir",
-    "relax.dist.call_tir_local_view",
-)
 # Calls whose binding annotation TVM hides when it equals the output struct info.
 HIDDEN_ANNOTATION_CALLS = ("relax.call_tir", "relax.call_dps_packed", "relax.dist.call_tir")
 # Scalar constant dtypes TVM prints as `R.const(v, "dtype")`; others go to metadata.
@@ -88,6 +88,7 @@ class RelaxExprPrinter:
         self.ctx = ctx
         self.names = ctx.names
         self.frame = FunctionFrame()
+        self.calls = RelaxCallPrinter(self)  # the call forms
 
     # ------------------------------------------------------------ TIR scalars
 
@@ -123,7 +124,7 @@ class RelaxExprPrinter:
         if isinstance(e, tir.Var):
             text = self.names.get(e) or e.name
             return string_text(text) if quote and self.ctx.classic else text
-        text = self.ctx.tir.expr(e, relax_context=True)
+        text = self.ctx.tir.exprs.expr(e, relax_context=True)
         if "T." in text:
             self.ctx.uses_tir = True
         return string_text(text) if quote else text
@@ -250,7 +251,7 @@ class RelaxExprPrinter:
         return f'R.dtype("{dtype_text(d.value)}")'
 
     def _call(self, call: relax.Call) -> str:
-        raise NotImplementedError  # RelaxCallPrinter
+        return self.calls.call(call)
 
     # ------------------------------------------------------------ attribute values
 
@@ -300,7 +301,9 @@ class RelaxExprPrinter:
 
     def index_map(self, m: IndexMap) -> str:
         self.ctx.uses_tir = True
-        return index_map_text(m, self.names, lambda e: self.ctx.tir.expr(e, relax_context=True))
+        return index_map_text(
+            m, self.names, lambda e: self.ctx.tir.exprs.expr(e, relax_context=True)
+        )
 
 
 def index_map_text(m: IndexMap, names: NameTable, expr: Callable[[tir.PrimExpr], str]) -> str:
@@ -327,13 +330,6 @@ def index_map_script(m: IndexMap) -> str:
     names = NameTable()
     printer = ExprPrinter(TVM027, names)
     return index_map_text(m, names, lambda e: printer.expr(e, relax_context=True))
-
-
-def tuple_text(items: list[str]) -> str:
-    """A Python tuple display: `()`, `(a,)`, `(a, b)`."""
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return f"({', '.join(items)})"
 
 
 def scalar_text(value: Any, dtype: str) -> str:

@@ -76,11 +76,16 @@ def is_simple(buffer: tir.Buffer) -> bool:
     return buffer.scope == "global" and buffer.align in (0, 64) and buffer.offset_factor in (0, 1)
 
 
-class TIRPrinter(StmtPrinter):
-    """Prints one prim function at a time; names come from the shared table."""
+class TIRPrinter:
+    """Prints one prim function at a time; names come from the shared table.
+    Holds the statement printer (`stmts`) and its expression printer (`exprs`,
+    which the Relax printer uses for TIR scalars)."""
 
     def __init__(self, dialect: str, names: NameTable) -> None:
-        super().__init__(dialect, names)
+        self.stmts = StmtPrinter(dialect, names)
+        self.exprs = self.stmts.exprs
+        self.names = names
+        self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
 
     def prim_func(
@@ -89,9 +94,14 @@ class TIRPrinter(StmtPrinter):
         """Lines of the function at indent 0 and the module-level TypeVar names
         it needs (0.27 only). `module_level` is accepted for the caller's
         symmetry with Relax; TIR prints the same either way."""
-        self.frames, self.loops, self.inline, self.data_owner = [[]], [], {}, {}
+        self.stmts.frames, self.stmts.loops, self.exprs.inline, self.exprs.data_owner = (
+            [[]],
+            [],
+            {},
+            {},
+        )
         self.buffer_named: set[int] = set()
-        self.func_comments, self.declared = func.comments, set()
+        self.stmts.func_comments, self.stmts.declared = func.comments, set()
         self.names.push()
         try:
             return self.function(name, func)
@@ -121,27 +131,27 @@ class TIRPrinter(StmtPrinter):
             args.append(self.param(param, buffers.get(id(param)), id(param) in inline, defined))
             defined.add(id(param))
         type_vars: list[str] = []
-        top = len(self.frames[-1])
+        top = len(self.stmts.frames[-1])
         if self.modern:  # TVM declares the function's own symbolic vars before its attrs
             type_vars = [self.names.get(v) or v.name for v in symbolic if v.dtype == "int64"]
             for group in self.declaration_groups(func, buffers, symbolic):
                 names = ", ".join(self.names.get(v) or v.name for v in group)
                 types = ", ".join(f"{type_text(v)}()" for v in group)
-                self.emit_declaration(f"{names} = {types}", group[0])
+                self.stmts.emit_declaration(f"{names} = {types}", group[0])
             self.func_attrs(name, func)
         else:
             self.func_attrs(name, func)
-            top = len(self.frames[-1])
+            top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
-        matches = len(self.frames[-1])
+                self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+        matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
         self.function_body(func.body, func.comments)
-        body = self.frames.pop()
+        body = self.stmts.frames.pop()
         body[matches:matches] = self.unprinted(func.comments, "match_buffer:")
         body[top:top] = self.unprinted(func.comments, "decl:")
-        self.frames = [[]]
+        self.stmts.frames = [[]]
         ret = f" -> T.{dtype_text(func.ret_type)}" if func.ret_type is not None else ""
         lines = noted(self.decorator(func), role(func.comments))
         lines += noted(f"def {name}({', '.join(args)}){ret}:", role(func.comments, "def"))
@@ -194,7 +204,9 @@ class TIRPrinter(StmtPrinter):
         """0.27's declarations: one line for the int32 vars each param buffer
         introduces (`m, n = T.int32(), T.int32()`); stride vars the signature names
         are `A.strides[k]` and need none."""
-        wanted = {id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.inline}
+        wanted = {
+            id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.exprs.inline
+        }
         groups = []
         for param in func.params:
             buffer = buffers.get(id(param))
@@ -228,8 +240,8 @@ class TIRPrinter(StmtPrinter):
             hint = param.name if param.name.startswith("var_") else "var_" + buffer.name
             return f"{self.names.define(param, hint)}: T.handle"
         name = self.names.define(buffer, buffer.name)
-        self.inline[id(buffer.data)] = f"{name}.data"
-        self.data_owner[id(buffer.data)] = buffer
+        self.exprs.inline[id(buffer.data)] = f"{name}.data"
+        self.exprs.data_owner[id(buffer.data)] = buffer
         shape = [self.signature_expr(e, defined) for e in buffer.shape]
         shape_text = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         args = [shape_text, f'"{dtype_text(buffer.dtype)}"']
@@ -238,7 +250,7 @@ class TIRPrinter(StmtPrinter):
             args.append(f"strides=({', '.join(strides)}{',' if len(strides) == 1 else ''})")
         offset = buffer.elem_offset
         if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
-            self.inline[id(offset)] = f"{name}.elem_offset"
+            self.exprs.inline[id(offset)] = f"{name}.elem_offset"
         elif offset is not None and int_const(offset) != 0:
             text = self.signature_expr(offset, defined, quote_params=False)
             args.append(f"elem_offset={text}")
@@ -253,7 +265,7 @@ class TIRPrinter(StmtPrinter):
 
     def param_stride(self, buffer: tir.Buffer, k: int, defined: set[int]) -> str:
         stride = buffer.strides[k]
-        if self.modern and self.fresh_stride(buffer, k):
+        if self.modern and self.stmts.fresh_stride(buffer, k):
             defined.add(id(stride))
             return f'"{sanitize(stride.name)}"'
         return self.signature_expr(stride, defined, quote_params=False)
@@ -265,7 +277,7 @@ class TIRPrinter(StmtPrinter):
         on their own, but never defined inside the function, so an expression over
         one stays quoted. TVM writes a stride or offset that uses only params bare
         (`quote_params=False`)."""
-        text = self.text(e)
+        text = self.exprs.text(e)
         used = list(iter_vars_of(e))
         type_vars = {id(v) for v in used if id(v) not in self.param_ids and v.dtype == "int64"}
         known = defined if quote_params else defined | self.param_ids
@@ -283,11 +295,11 @@ class TIRPrinter(StmtPrinter):
                 continue
             handle = self.names.get(param) or param.name
             name = self.names.define(buffer, buffer.name)
-            decl = self.buffer_decl(
+            decl = self.stmts.buffer_decl(
                 buffer, "T.match_buffer", [handle], dtype_always=True, own_data=True
             )
-            self.declared.add(f"match_buffer:{param.name}")
-            self.emit(f"{name} = {decl}", func.comments, f"match_buffer:{param.name}")
+            self.stmts.declared.add(f"match_buffer:{param.name}")
+            self.stmts.emit(f"{name} = {decl}", func.comments, f"match_buffer:{param.name}")
 
     def unprinted(self, comments: Comments | None, prefix: str) -> list[str]:
         """The comments of declarations (`prefix`: "decl:" or "match_buffer:") the
@@ -295,7 +307,7 @@ class TIRPrinter(StmtPrinter):
         in the signature): they stay where such lines are printed."""
         lines: list[str] = []
         for key, remark in comments.roles if comments is not None else ():
-            if key.startswith(prefix) and key not in self.declared:
+            if key.startswith(prefix) and key not in self.stmts.declared:
                 lines.extend(remark.lines())
         return lines
 
@@ -312,9 +324,11 @@ class TIRPrinter(StmtPrinter):
             (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
         )
         if attrs:
-            self.emit(f"T.func_attr({self.dict_text(attrs)})", func.comments, "func_attr")
+            self.stmts.emit(
+                f"T.func_attr({self.exprs.dict_text(attrs)})", func.comments, "func_attr"
+            )
         elif (written := role(func.comments, "func_attr")) is not None:
-            self.frames[-1].extend(written.lines())  # its attributes print elsewhere
+            self.stmts.frames[-1].extend(written.lines())  # its attributes print elsewhere
 
     def attr_key(self, key: str) -> str:
         """`tir.`/`tirx.` key prefixes follow the dialect printed."""
@@ -335,7 +349,7 @@ class TIRPrinter(StmtPrinter):
         for ivs in launches.values():
             if len(ivs) > 1:
                 name = self.names.define(ivs[0].var, ivs[0].var.name)
-                self.emit(f"{name} = T.env_thread({string_text(ivs[0].thread_tag)})")
+                self.stmts.emit(f"{name} = T.env_thread({string_text(ivs[0].thread_tag)})")
 
     def function_body(self, body: tir.Stmt, comments: Comments | None) -> None:
         """The body, under the comment line that stands for an implicit root block
@@ -343,11 +357,11 @@ class TIRPrinter(StmtPrinter):
         self.env_threads(body)
         above = role(comments, "root")
         if above is not None:
-            self.frames[-1].extend(above.lines())
+            self.stmts.frames[-1].extend(above.lines())
         root = implicit_root(body)
         if root is None:
-            self.stmt(redundant_root(body) or body)
+            self.stmts.stmt(redundant_root(body) or body)
             return
-        self.emit(f'# with {self.block_kw}("root"):')
-        self.block_allocs(root.alloc_buffers, root.comments)
-        self.stmt(root.body)
+        self.stmts.emit(f'# with {self.stmts.block_kw}("root"):')
+        self.stmts.block_allocs(root.alloc_buffers, root.comments)
+        self.stmts.stmt(root.body)

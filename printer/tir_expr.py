@@ -188,7 +188,9 @@ def type_text(var: tir.Var) -> str:
 
 class ExprPrinter:
     """Prints PrimExprs. `declare` is called for a var that has no name yet
-    (TVM defines such free vars with `n = T.int32()` before the statement)."""
+    (TVM defines such free vars with `n = T.int32()` before the statement), and
+    `undefined_buffer` for a buffer that has none: the statement printer that
+    holds this one sets both."""
 
     def __init__(self, dialect: str, names: NameTable) -> None:
         self.dialect = dialect
@@ -198,6 +200,8 @@ class ExprPrinter:
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
         self.declare: Callable[[tir.Var], str] | None = None
+        # a buffer used before any declaration; the statement printer declares it
+        self.undefined_buffer: Callable[[tir.Buffer], str] = self.define_buffer
 
     def expr(self, e: tir.PrimExpr, relax_context: bool = False) -> str:
         saved, self.relax_context = self.relax_context, relax_context
@@ -304,8 +308,8 @@ class ExprPrinter:
         name = self.names.get(buffer)
         return name if name is not None else self.undefined_buffer(buffer)
 
-    def undefined_buffer(self, buffer: tir.Buffer) -> str:
-        """Hook for statement printers: a buffer used before any declaration."""
+    def define_buffer(self, buffer: tir.Buffer) -> str:
+        """Names a buffer used before any declaration (expressions printed alone)."""
         return self.names.define(buffer, buffer.name)
 
     def indices(self, indices: tuple[tir.PrimExpr, ...], slices: bool) -> str:

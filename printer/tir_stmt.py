@@ -43,15 +43,20 @@ def is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 1
 
 
-class StmtPrinter(ExprPrinter):
-    """Statement half of the TIR printer; `TIRPrinter` adds functions."""
+class StmtPrinter:
+    """Prints TIR statements into frames of lines; holds the expression printer
+    (`exprs`) and declares, in the current frame, the vars and buffers it meets
+    undeclared. `TIRPrinter` holds one and prints functions."""
 
     def __init__(self, dialect: str, names: NameTable) -> None:
-        super().__init__(dialect, names)
+        self.exprs = ExprPrinter(dialect, names)
+        self.names = names
+        self.modern = self.exprs.modern
         self.frames: list[list[str]] = [[]]
         self.loops: list[tir.For] = []  # enclosing loops, for `T.axis.remap`
         self.sugar = True  # T.grid and T.axis.remap (script(syntax_sugar=False): neither)
-        self.declare = self.declare_var
+        self.exprs.declare = self.declare_var
+        self.exprs.undefined_buffer = self.undefined_buffer
         self.block_kw = "T.sblock" if self.modern else "T.block"
         # the function's comments, for the `n = T.int32()` lines it writes where a var
         # is first used; each role is printed once
@@ -128,15 +133,15 @@ class StmtPrinter(ExprPrinter):
                 self.stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
-        target = self.buffer_name(s.buffer) + self.indices(s.indices, slices=True)
-        self.emit(f"{target} = {self.text(s.value)}", s.comments)
+        target = self.exprs.buffer_name(s.buffer) + self.exprs.indices(s.indices, slices=True)
+        self.emit(f"{target} = {self.exprs.text(s.value)}", s.comments)
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
-        value = self.text(s.value)
+        value = self.exprs.text(s.value)
         self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})", s.comments)
 
     def visit_Return(self, s: tir.Return) -> None:
-        value = self.text(s.value)
+        value = self.exprs.text(s.value)
         self.emit(f"return {value}" if self.modern else f"T.evaluate(T.ret({value}))", s.comments)
 
     def visit_Break(self, s: tir.Break) -> None:
@@ -146,18 +151,18 @@ class StmtPrinter(ExprPrinter):
         self.emit("T.continue_loop()" if self.modern else "continue", s.comments)
 
     def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
-        cond = self.text(s.condition)
+        cond = self.exprs.text(s.condition)
         valued = any(not isinstance(m, str) for m in s.message)
         if self.modern or valued:  # the classic form has no place for a value
             parts = ", ".join(
-                string_text(m) if isinstance(m, str) else self.text(m) for m in s.message
+                string_text(m) if isinstance(m, str) else self.exprs.text(m) for m in s.message
             )
             self.emit(f"assert {cond}, ({string_text(s.error_kind)}, [{parts}])", s.comments)
         else:
             self.emit(f"assert {cond}, {string_text(''.join(s.message))}", s.comments)
 
     def visit_Bind(self, s: tir.Bind) -> None:
-        value = self.text(s.value)
+        value = self.exprs.text(s.value)
         name = self.names.get(s.var)
         if name is None:
             name = self.names.define(s.var, s.var.name)
@@ -166,7 +171,7 @@ class StmtPrinter(ExprPrinter):
             self.emit(f"{name} = {value}", s.comments)
 
     def visit_LetStmt(self, s: tir.LetStmt, concise: bool = True) -> None:
-        value = self.text(s.value)
+        value = self.exprs.text(s.value)
         self.open()
         name = self.names.define(s.var, s.var.name)
         self.stmt(s.body)
@@ -187,7 +192,7 @@ class StmtPrinter(ExprPrinter):
             self.launch_thread(s, s.node, concise)
             return
         node = self.attr_node(s.node)
-        value = self.text(s.value)
+        value = self.exprs.text(s.value)
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
         if self.modern and node == "0":  # flat only as the whole body of its parent
             head = f"T.attr({{{string_text(s.key)}: {value}}})"
@@ -206,7 +211,7 @@ class StmtPrinter(ExprPrinter):
         """`tx = T.launch_thread("threadIdx.x", n)` when it is the whole body of its
         parent, else `with ... as tx:`; a var already named (`T.env_thread`) is
         launched as `with T.launch_thread(tx, n):`."""
-        size, body = self.text(s.value), s.body
+        size, body = self.exprs.text(s.value), s.body
         known = self.names.get(iv.var)
         if known is not None:
             self.emit(f"with T.launch_thread({known}, {size}):", s.comments)
@@ -231,21 +236,21 @@ class StmtPrinter(ExprPrinter):
             return str(node.value)
         if isinstance(node, tir.CommReducer):
             return self.comm_reducer(node)
-        return self.value_text(node)
+        return self.exprs.value_text(node)
 
     def comm_reducer(self, r: tir.CommReducer) -> str:
         self.names.push()
         try:
             params = ", ".join(self.names.define(v, v.name) for v in (*r.lhs, *r.rhs))
-            results = [self.text(e) for e in r.result]
+            results = [self.exprs.text(e) for e in r.result]
         finally:
             self.names.pop()
         body = results[0] if len(results) == 1 else f"({', '.join(results)})"
-        identity = ", ".join(self.text(e) for e in r.identity)
+        identity = ", ".join(self.exprs.text(e) for e in r.identity)
         return f"T.comm_reducer(lambda {params}: {body}, [{identity}])"
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
-        self.emit(f"if {self.text(s.condition)}:", s.comments)
+        self.emit(f"if {self.exprs.text(s.condition)}:", s.comments)
         then = self.body(s.then_case)
         self.frames[-1].extend(indent(then))
         if s.else_case is not None:
@@ -254,7 +259,7 @@ class StmtPrinter(ExprPrinter):
             self.frames[-1].extend(indent(orelse))
 
     def visit_While(self, s: tir.While) -> None:
-        self.emit(f"while {self.text(s.condition)}:", s.comments)
+        self.emit(f"while {self.exprs.text(s.condition)}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
@@ -265,7 +270,7 @@ class StmtPrinter(ExprPrinter):
     def view_of(self, buffer: tir.Buffer) -> str | None:
         """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
         buffer's data that changes its shape or its dtype (not both)."""
-        owner = self.data_owner.get(id(buffer.data))
+        owner = self.exprs.data_owner.get(id(buffer.data))
         if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
             return None
         if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
@@ -275,9 +280,9 @@ class StmtPrinter(ExprPrinter):
         same_shape = same_expr(buffer.shape, owner.shape)
         if same_shape == (buffer.dtype == owner.dtype):
             return None
-        source = self.buffer_name(owner)
+        source = self.exprs.buffer_name(owner)
         if not same_shape:
-            return f"{source}.view({', '.join(self.text(d) for d in buffer.shape)})"
+            return f"{source}.view({', '.join(self.exprs.text(d) for d in buffer.shape)})"
         return f"{source}.view({string_text(buffer.dtype)})"
 
     # ------------------------------------------------------------ loops
@@ -288,7 +293,7 @@ class StmtPrinter(ExprPrinter):
         self.loops.extend(grid)
         if len(grid) > 1:
             targets = ", ".join(self.names.define(g.loop_var, g.loop_var.name) for g in grid)
-            extents = ", ".join(self.text(g.extent) for g in grid)
+            extents = ", ".join(self.exprs.text(g.extent) for g in grid)
             head = f"for {targets} in T.grid({extents}):"
         else:
             head = f"for {self.names.define(s.loop_var, s.loop_var.name)} in {self.loop_iter(s)}:"
@@ -320,17 +325,17 @@ class StmtPrinter(ExprPrinter):
     def loop_iter(self, s: tir.For) -> str:
         args = []
         if int_const(s.min) == 0:
-            args.append(self.text(s.extent))
+            args.append(self.exprs.text(s.extent))
         else:
-            args += [self.text(s.min), self.text(range_end(s.min, s.extent))]
+            args += [self.exprs.text(s.min), self.exprs.text(range_end(s.min, s.extent))]
         if s.step is not None and int_const(s.step) != 1:
             if len(args) == 1:
-                args.insert(0, self.text(s.min))
-            args.append(self.text(s.step))
+                args.insert(0, self.exprs.text(s.min))
+            args.append(self.exprs.text(s.step))
         if s.kind == tir.THREAD_BINDING:
             args.append(f"thread={string_text(s.thread)}")
         if s.annotations:
-            args.append(f"annotations={self.dict_text(s.annotations)}")
+            args.append(f"annotations={self.exprs.dict_text(s.annotations)}")
         if s.kind == tir.SERIAL:
             prefix = "T.serial" if s.annotations else "range"
         else:
@@ -350,15 +355,15 @@ class StmtPrinter(ExprPrinter):
         self.open()
         self.block_axes(b, realize)
         if realize is not None and not is_true(realize.predicate):
-            self.emit(f"T.where({self.text(realize.predicate)})", notes, "where")
-        self.emit(f"T.reads({', '.join(self.region(r) for r in b.reads)})", notes, "reads")
-        self.emit(f"T.writes({', '.join(self.region(r) for r in b.writes)})", notes, "writes")
+            self.emit(f"T.where({self.exprs.text(realize.predicate)})", notes, "where")
+        self.emit(f"T.reads({', '.join(self.exprs.region(r) for r in b.reads)})", notes, "reads")
+        self.emit(f"T.writes({', '.join(self.exprs.region(r) for r in b.writes)})", notes, "writes")
         if b.annotations:
             attr = "T.sblock_attr" if self.modern else "T.block_attr"
-            self.emit(f"{attr}({self.dict_text(b.annotations)})", notes, "attr")
+            self.emit(f"{attr}({self.exprs.dict_text(b.annotations)})", notes, "attr")
         self.block_allocs(b.alloc_buffers, notes)
         for i, match in enumerate(b.match_buffers):
-            source = self.region(match.source)
+            source = self.exprs.region(match.source)
             name = self.names.define(match.buffer, match.buffer.name)
             decl = self.buffer_decl(match.buffer, "T.match_buffer", [source], region=True)
             self.emit(f"{name} = {decl}", notes, f"match:{i}")
@@ -407,7 +412,7 @@ class StmtPrinter(ExprPrinter):
         elif run:
             assert realize is not None
             kinds = "".join("S" if b.iter_vars[i].kind == tir.SPATIAL else "R" for i in run)
-            values = ", ".join(self.text(realize.iter_values[i]) for i in run)
+            values = ", ".join(self.exprs.text(realize.iter_values[i]) for i in run)
             targets = ", ".join(
                 self.names.define(b.iter_vars[i].var, b.iter_vars[i].var.name) for i in run
             )
@@ -418,10 +423,11 @@ class StmtPrinter(ExprPrinter):
     def single_axis(self, b: tir.Block, realize: tir.BlockRealize | None, i: int) -> None:
         iv = b.iter_vars[i]
         if int_const(iv.dom.min) == 0:
-            dom = self.text(iv.dom.extent)
+            dom = self.exprs.text(iv.dom.extent)
         else:
-            dom = f"({self.text(iv.dom.min)}, {self.text(range_end(iv.dom.min, iv.dom.extent))})"
-        args = dom if realize is None else f"{dom}, {self.text(realize.iter_values[i])}"
+            end = range_end(iv.dom.min, iv.dom.extent)
+            dom = f"({self.exprs.text(iv.dom.min)}, {self.exprs.text(end)})"
+        args = dom if realize is None else f"{dom}, {self.exprs.text(realize.iter_values[i])}"
         name = self.names.define(iv.var, iv.var.name)
         self.emit(f"{name} = T.axis.{iv.kind}({args})", b.comments, f"axis:{i}")
 
@@ -444,12 +450,12 @@ class StmtPrinter(ExprPrinter):
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
             args.append(f'"{dtype_text(buffer.dtype)}"')
-        data, own = buffer.data, f"{self.buffer_name(buffer)}.data"
-        fresh = self.names.get(data) is None and self.inline.setdefault(id(data), own) == own
+        data, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
+        fresh = self.names.get(data) is None and self.exprs.inline.setdefault(id(data), own) == own
         if fresh:
-            self.data_owner.setdefault(id(data), buffer)
+            self.exprs.data_owner.setdefault(id(data), buffer)
         if not (own_data or fresh):
-            args.append(f"data={self.text(data)}")
+            args.append(f"data={self.exprs.text(data)}")
         args += self.buffer_kwargs(buffer, callee, region)
         return f"{callee}({', '.join(args)})"
 
@@ -457,18 +463,18 @@ class StmtPrinter(ExprPrinter):
         """Whether the k-th stride is a var this declaration introduces: 0.27 quotes
         it there and writes every use as `A.strides[k]` (which this records)."""
         stride = buffer.strides[k]
-        if not isinstance(stride, tir.Var) or id(stride) in self.inline:
+        if not isinstance(stride, tir.Var) or id(stride) in self.exprs.inline:
             return False
         if self.names.get(stride) is not None:
             return False
-        self.inline[id(stride)] = f"{self.buffer_name(buffer)}.strides[{k}]"
+        self.exprs.inline[id(stride)] = f"{self.exprs.buffer_name(buffer)}.strides[{k}]"
         return True
 
     def stride_text(self, buffer: tir.Buffer, k: int) -> str:
         stride = buffer.strides[k]
         if self.modern and self.fresh_stride(buffer, k):
             return f'"{sanitize(stride.name)}"'
-        return self.text(stride)
+        return self.exprs.text(stride)
 
     def buffer_kwargs(self, buffer: tir.Buffer, callee: str, region: bool) -> list[str]:
         kwargs = []
@@ -478,11 +484,13 @@ class StmtPrinter(ExprPrinter):
         force_factor = False
         offset = buffer.elem_offset
         fresh = isinstance(offset, tir.Var) and self.names.get(offset) is None
-        if fresh and id(offset) not in self.inline:
+        if fresh and id(offset) not in self.exprs.inline:
             force_factor = True  # a fresh offset var is implied by the declaration
-            self.inline.setdefault(id(offset), f"{self.buffer_name(buffer)}.elem_offset")
+            self.exprs.inline.setdefault(
+                id(offset), f"{self.exprs.buffer_name(buffer)}.elem_offset"
+            )
         elif offset is not None and int_const(offset) != 0:
-            kwargs.append(f"elem_offset={self.text(offset)}")
+            kwargs.append(f"elem_offset={self.exprs.text(offset)}")
         if region and offset is None and buffer.offset_factor:
             force_factor = True
         implied = ALLOC_SCOPES.get(callee.removeprefix("T."), "global")
@@ -492,8 +500,8 @@ class StmtPrinter(ExprPrinter):
             kwargs.append(f"align={buffer.align}")
         if force_factor or buffer.offset_factor:
             kwargs.append(f"offset_factor={buffer.offset_factor or 1}")
-        return kwargs + layout_kwargs(buffer, self.text)
+        return kwargs + layout_kwargs(buffer, self.exprs.text)
 
     def shape_text(self, shape: tuple[tir.PrimExpr, ...]) -> str:
-        items = [self.text(e) for e in shape]
+        items = [self.exprs.text(e) for e in shape]
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"

@@ -43,6 +43,7 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.cache.directory import open_root
 from tvmlite.lowering.cache.size import evict, mark_used
 from tvmlite.lowering.codegen.link import OptimizedIR
+from tvmlite.lowering.codegen.llvm_host_support import use_block_cache
 from tvmlite.runtime.abi import PREFIX
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.export import write_atomic
@@ -200,6 +201,7 @@ def lookup(key: str, target: Any) -> Library | None:
         library = Library(root.path / f"{key}.so", listing=listing)
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
+    use_block_cache(library)  # results recycled as a JIT build's are (docs/memory.md)
     mark_used(root.path, key)
     library.timings = {"cache": (time.perf_counter() - start) * 1e3}
     return library

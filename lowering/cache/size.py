@@ -43,22 +43,27 @@ class Entry:
 
 
 def size_cap() -> int:
-    """The cap in bytes: $TVMLITE_CACHE_SIZE, else DEFAULT_CAP (a bad value warns
+    """The cap in bytes: $TVMLITE_CACHE_SIZE, else DEFAULT_CAP."""
+    return size_from_env(SIZE_ENV, DEFAULT_CAP)
+
+
+def size_from_env(name: str, default: int) -> int:
+    """The size in environment variable `name`, else `default` (a bad value warns
     and keeps the default: a typo must not break builds)."""
-    text = os.environ.get(SIZE_ENV, "").strip()
+    text = os.environ.get(name, "").strip()
     if not text:
-        return DEFAULT_CAP
+        return default
     try:
-        return parse_size(text)
+        return parse_size(text, name)
     except TVMLiteError as err:
-        warnings.warn(f"tvmlite: {err}; using {format_size(DEFAULT_CAP)}", stacklevel=2)
-        return DEFAULT_CAP
+        warnings.warn(f"tvmlite: {err}; using {format_size(default)}", stacklevel=2)
+        return default
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str, name: str = SIZE_ENV) -> int:
     found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?", text.strip(), re.IGNORECASE)
     if found is None:
-        raise TVMLiteError(f"{SIZE_ENV}={text!r} is not a size such as 500M or 2G")
+        raise TVMLiteError(f"{name}={text!r} is not a size such as 500M or 2G")
     return int(float(found.group(1)) * _UNITS[found.group(2).upper()])
 
 

@@ -4,7 +4,9 @@ Integers: `div`/`mod` truncate, `floordiv`/`floormod` round toward -inf on signe
 types; add/sub/mul on signed types carry `nsw` (as TVM emits, so LLVM can widen
 int32 induction variables). Division by zero and INT_MIN / -1 would trap on x86
 and kill the process, so a divisor that is not a known safe constant is guarded:
-the result is then 0 (as NumPy gives) instead of a crash. Floats: `div` is fdiv,
+the result is then 0 (as NumPy gives) instead of a crash. Floats: add, sub and mul
+carry `contract`, so a multiply feeding an add may become one FMA (TVM builds with
+fp-contract=fast too: matmul and conv inner loops need it); `div` is fdiv,
 `mod` is fmod, `floordiv` is floor(a / b), `floormod` is a - floor(a / b) * b,
 min/max are TVM's selects, `!=` is unordered (true on NaN, as in C and NumPy).
 """
@@ -22,6 +24,7 @@ from tvmlite.lowering.codegen import llvm_types as ty
 
 _PRED = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 Value = ir.Value
+_CONTRACT = ("contract",)
 
 
 def category(dtype: str) -> str:
@@ -63,13 +66,13 @@ class Arith:
     # ------------------------------------------------------------ floats
 
     def _float_add(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
-        return self.b.fadd(a, b)
+        return self.b.fadd(a, b, flags=_CONTRACT)
 
     def _float_sub(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
-        return self.b.fsub(a, b)
+        return self.b.fsub(a, b, flags=_CONTRACT)
 
     def _float_mul(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
-        return self.b.fmul(a, b)
+        return self.b.fmul(a, b, flags=_CONTRACT)
 
     def _float_div(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
         return self.b.fdiv(a, b)

@@ -47,7 +47,11 @@ FN_TYPES = {
     "capsule_new": ir.FunctionType(PTR, [PTR, PTR, PTR]),
     "decref": ir.FunctionType(VOID, [PTR]),
     "tuple_new": ir.FunctionType(PTR, [I64]),
+    "clear_error": ir.FunctionType(VOID, []),
+    "exchange_dltensor": ir.FunctionType(I32, [PTR, PTR]),
 }
+# DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
+T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 
 
 def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
@@ -98,6 +102,7 @@ class _Wrapper:
         pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
         outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
+        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
         self.guard(b.icmp_signed("==", nargs, ir.Constant(I64, n)))
         array_type = self.const("array_type")
         # One loop over a constant table of the parameters, not code per parameter:
@@ -114,8 +119,16 @@ class _Wrapper:
             return b.load(at, typ=I32)
 
         arg = b.load(b.gep(args, [k], source_etype=PTR), typ=PTR)
-        self.guard(b.icmp_unsigned("==", self.load(arg, fc.OB_TYPE, PTR), array_type))
-        ndim = field(0)
+        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
+        ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
+        numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
+        filled = self.fn.append_basic_block("filled")
+        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
+        b.position_at_end(foreign)
+        self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
+        self.foreign_tensor(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(numpy)
         self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
         descr = self.load(arg, fc.AR_DESCR, PTR)
         num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
@@ -126,8 +139,9 @@ class _Wrapper:
         ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
         flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
         self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
-        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
         self.fill(tensor, arg, ndim, field(1))
+        b.branch(filled)
+        b.position_at_end(filled)
         b.store(tensor, b.gep(pointers, [k], source_etype=PTR))
         loop.close(ty.loop_hint(self.fn.module, "llvm.loop.unroll.full") if n <= UNROLL else None)
         for j in range(m):
@@ -169,6 +183,53 @@ class _Wrapper:
         table.global_constant = True
         table.linkage = "private"
         return kind, table
+
+    def foreign_tensor(
+        self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
+    ) -> None:
+        """Let the served producer type fill `tensor` (a view it keeps valid while
+        `arg` lives), then take it only as the NumPy path would take the array:
+        on the CPU, of rank `ndim` and packed DLDataType `dtype`, compact (size-1
+        axes may have any stride), aligned; its byte offset folded into the data
+        pointer. Anything else goes to the Python path, which reports it."""
+        b = self.b
+        status = self.call("exchange_dltensor", [arg, tensor])
+        refused = self.fn.append_basic_block("producer_refused")
+        with b.goto_block(refused):
+            self.call("clear_error", [])  # the Python path asks again and reports
+            b.branch(self.fallback)
+        self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
+        cpu = ir.Constant(I32, abi.KDL_CPU)
+        ok = b.icmp_signed("==", self.load(tensor, T_DEVICE_TYPE, I32), cpu)
+        ok = b.and_(ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ndim))
+        self.guard(b.and_(ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), dtype)))
+        shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
+        strided, compact = (
+            self.fn.append_basic_block("strided"),
+            self.fn.append_basic_block("compact"),
+        )
+        b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
+        b.position_at_end(strided)
+        b.store(ir.Constant(I64, 1), self.step)
+        rank = b.sext(ndim, I64)
+        axes = abi.Loop(b, ir.Constant(I64, 0), rank, ir.Constant(I64, 1))
+        axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
+        extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
+        stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
+        step = b.load(self.step, typ=I64)
+        one = b.icmp_signed("==", extent, ir.Constant(I64, 1))
+        self.guard(b.or_(one, b.icmp_signed("==", stride, step)))
+        b.store(b.mul(step, extent), self.step)
+        axes.close()
+        b.branch(compact)
+        b.position_at_end(compact)
+        data = abi.data_pointer(b, tensor)
+        item = b.lshr(b.and_(dtype, ir.Constant(I32, 0xFF00)), ir.Constant(I32, 11))  # bytes
+        mask = b.sub(b.zext(item, I64), ir.Constant(I64, 1))
+        self.guard(b.icmp_unsigned("==", b.and_(b.ptrtoint(data, I64), mask), ir.Constant(I64, 0)))
+        value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
+        value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
+        b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
     def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
         """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed

@@ -6,7 +6,10 @@ The code checks the arguments, binds symbolic dims, walks the bindings
 (kernels, calls, tuples, `R.If`, `R.match_cast`, constants) and returns owned
 DLManagedTensors. Kernel calls whose shapes are known are not code but steps,
 data run by a support helper (`llvm_host_steps.py`). Every tensor it allocates
-lives in a slot of the frame (`llvm_host_frame.py`); a slot is released after
+lives in a slot of the frame (`llvm_host_frame.py`); kernel outputs of static
+shape that do not escape live in one arena per call, placed by the memory plan
+(`memory_plan.py`: outputs whose lives do not overlap share bytes), their slots
+holding headers inside it that own nothing; a slot is released after
 the last top-level binding that can reach it, and the entry releases whatever
 is left whichever way the function ends, so neither an error nor a return leaks.
 
@@ -32,7 +35,7 @@ from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
 from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
-from tvmlite.lowering.codegen.llvm_host_flow import HostFlow, referenced_vars
+from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
 from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
@@ -48,6 +51,14 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     rebuild,
     val_leaves,
 )
+from tvmlite.lowering.codegen.memory_plan import (
+    PLAN_KEY,
+    MemoryPlan,
+    alias_roots,
+    last_uses,
+    plan_memory,
+)
+from tvmlite.lowering.transform import PassContext
 from tvmlite.runtime.abi import Leaf, leaves
 
 if TYPE_CHECKING:
@@ -58,7 +69,6 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # SMALL_MODULE graph functions, is one optimized function of code: what it costs
 # to build is small, and calls are cheapest (see docs/abi.md, "Host code").
 SMALL_FUNCTION = 32
-INPLACE = frozenset({"relax.call_tir_inplace", "relax.call_inplace_packed"})
 
 
 class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostChecks, ExprEmitter):
@@ -82,6 +92,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         self.values: dict[relax.Var, Val] = {}
         self.origin: dict[tir.Var, str] = {}
         self.roots: dict[relax.Var, set[int]] = {}
+        planned = PassContext.current().get(PLAN_KEY, True)
+        self.plan = plan_memory(func) if planned else MemoryPlan()
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,
@@ -103,6 +115,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         self.start_chunks(self.ctx.entries[self.name])
         flat = self.flat_params()
         self.check_counts(len(flat))
+        self.open_arena()
         self.bind_params(flat)
         result = self.emit_top(self.func.body)
         assert result is not None
@@ -120,6 +133,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         static = all(known_dims(leaf.sinfo) is not None for _, leaf in flat)
         if not static or not isinstance(self.func.body, relax.SeqExpr):
             return False
+        self.open_arena()
         self.bind_params(flat)  # only steps, the parameters being static
         body = self.emit_top(self.func.body, code=False)
         results = [] if body is None else val_leaves(body)
@@ -238,12 +252,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         after its last use. Without `code`: steps only, None as soon as a binding
         is not one, else the body's value unresolved."""
         bindings = [bd for block in seq.blocks for bd in block.bindings]
-        last_use: dict[relax.Var, int] = {}
-        for i, bd in enumerate(bindings):
-            for v in referenced_vars(bd.value):
-                last_use[v] = i
-        for v in referenced_vars(seq.body):
-            last_use[v] = len(bindings)
+        last_use = last_uses(bindings, seq.body)
         dies_after: dict[int, list[relax.Var]] = {}
         for v, last in last_use.items():
             dies_after.setdefault(last, []).append(v)
@@ -257,7 +266,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
                 self.flush_steps()
                 self.emit_binding(bd)
             new = set(range(first, self.slots))
-            roots = new | self.alias_roots(bd.value)
+            roots = new | alias_roots(bd.value, self.roots)
             self.roots[bd.var] = roots
             for s in roots:
                 slot_last[s] = max(slot_last.get(s, -1), last_use.get(bd.var, i))
@@ -292,31 +301,6 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             release = frames.helper(self.module, frames.RELEASE_SLOT, not self.use_steps)
             self.b.call(release, [self.frame, ty.constant("int64", s)])
         self.released.add(s)
-
-    def alias_roots(self, e: relax.Expr) -> set[int]:
-        """Slots a value may share with earlier values (not the ones it makes)."""
-        if isinstance(e, relax.Var):
-            return set(self.roots.get(e, set()))
-        if isinstance(e, relax.Tuple):
-            out: set[int] = set()
-            for f in e.fields:
-                out |= self.alias_roots(f)
-            return out
-        if isinstance(e, relax.TupleGetItem):
-            return self.alias_roots(e.tuple_value)
-        if isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
-            out = set()  # the in-place arguments are the result: their slots live on
-            args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
-            for i in dict(e.attrs).get("inplace_indices", ()):
-                if 0 <= int(i) < len(args):
-                    out |= self.alias_roots(args[int(i)])
-            return out
-        if isinstance(e, relax.If | relax.SeqExpr):
-            out = set()
-            for v in referenced_vars(e):
-                out |= self.roots.get(v, set())
-            return out
-        return set()
 
     def emit_binding(self, bd: relax.Binding) -> None:
         self.touched.append(bd.var)

@@ -7,7 +7,8 @@ loaded from C and fed by any DLPack producer. Tensors the host allocates are
 one `aligned_alloc` block: a `DLManagedTensorVersioned` header (DLPack 1.0, so
 NumPy imports them writable), the shape, then the data at a 64-byte boundary;
 the deleter is libc `free`, so a block outlives the code that made it (NumPy may
-free it long after the JIT engine is gone).
+free it long after the JIT engine is gone), or, in the JIT's support code (which
+lives as long as the process), the block cache's (llvm_block_cache.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.runtime.abi import ALLOC
+from tvmlite.runtime.abi import ALLOC, BLOCK_HOOKS
 
 I8, I16, I32, I64, PTR = ty.I8, ir.IntType(16), ty.I32, ty.I64, ty.PTR
 DEVICE = ir.LiteralStructType([I32, I32])
@@ -53,6 +54,13 @@ RELEASE = "tvmlite_release"
 COPY = "tvmlite_copy_tensor"
 DTYPE_NAME = "tvmlite_dtype_name"
 IS_COMPACT = "tvmlite_is_compact"
+# The block cache (llvm_block_cache.py); a support module that defines it allocates
+# through it. One without it (an exported library's) allocates through the cache
+# whose take and give functions its `tvmlite_block_hooks` hold, libc while NULL.
+BLOCK_TAKE = "tvmlite_block_take"
+BLOCK_GIVE = "tvmlite_block_give"
+TAKE_TYPE = ir.FunctionType(PTR, [I64, PTR])  # void* take(int64 bytes, int64* tag)
+GIVE_TYPE = ir.FunctionType(ir.VoidType(), [PTR])  # void give(block): the deleter
 
 
 class FnPtr(ir.PointerType):
@@ -238,18 +246,16 @@ def _define_alloc(module: ir.Module) -> None:
     data_bytes = _round_up(b, size)
     too_big = b.icmp_signed("<", data_bytes, size)  # the round-up overflowed
     total = b.add(head, data_bytes)
-    alloc = c_function(module, "aligned_alloc", PTR, [I64, I64])
-    block = b.call(alloc, [ty.constant("int64", ALIGN), total])
-    null = b.icmp_unsigned("==", block, ir.Constant(PTR, None))
-    ok = fn.append_basic_block("ok")
-    b.cbranch(b.or_(null, too_big), fail, ok)
+    sized, ok = fn.append_basic_block("sized"), fn.append_basic_block("ok")
+    b.cbranch(too_big, fail, sized)
+    b.position_at_end(sized)
+    block, tag, deleter = _take_block(b, total)
+    b.cbranch(b.icmp_unsigned("==", block, ir.Constant(PTR, None)), fail, ok)
     b.position_at_end(ok)
-    _advise_huge_pages(b, block, total)
     shape_ptr = b.gep(block, [ty.constant("int64", HEADER_BYTES)], source_etype=I8)
     data = b.gep(block, [head], source_etype=I8)
     memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
     b.call(memcpy, [shape_ptr, shape, shape_bytes, ir.Constant(ty.I1, 0)])
-    free = c_function(module, "free", ir.VoidType(), [PTR])
     null_ptr = ir.Constant(PTR, None)
     version = ir.Constant(
         VERSION, [ty.constant("int32", DLPACK_MAJOR), ty.constant("int32", DLPACK_MINOR)]
@@ -266,7 +272,9 @@ def _define_alloc(module: ir.Module) -> None:
             ty.constant("int64", 0),
         ],
     )
-    b.store(ir.Constant(MANAGED, [version, null_ptr, free, ty.constant("int64", 0), tensor]), block)
+    header = ir.Constant(MANAGED, [version, null_ptr, null_ptr, ty.constant("int64", 0), tensor])
+    header = b.insert_value(b.insert_value(header, tag, 1), deleter, 2)
+    b.store(header, block)
     t = tensor_of(b, block)
     b.store(data, field_ptr(b, t, DATA))
     b.store(ndim, field_ptr(b, t, NDIM))
@@ -275,7 +283,47 @@ def _define_alloc(module: ir.Module) -> None:
     b.ret(block)
 
 
-def _advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:
+def _take_block(b: ir.IRBuilder, total: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """(block, manager_ctx, deleter) of a fresh block of `total` bytes: from the
+    block cache when the module has one or its hooks name one (the block's class
+    in manager_ctx, its give as the deleter), else from libc with `free`."""
+    module = b.module
+    slot = b.alloca(I64)
+    take = module.globals.get(BLOCK_TAKE)
+    if take is not None:
+        block = b.call(take, [total, slot])
+        return block, b.inttoptr(b.load(slot, typ=I64), PTR), module.globals[BLOCK_GIVE]
+    hooks = global_var(module, ir.ArrayType(PTR, 2), BLOCK_HOOKS)
+    hooks.initializer = ir.Constant(ir.ArrayType(PTR, 2), None)
+    hook = b.load_atomic(hooks, "acquire", 8, typ=FnPtr(TAKE_TYPE))
+    fn = b.function
+    hooked, libc, done = (fn.append_basic_block(n) for n in ("hooked", "libc", "taken"))
+    b.cbranch(b.icmp_unsigned("!=", hook, ir.Constant(PTR, None)), hooked, libc)
+    b.position_at_end(hooked)
+    from_hook = b.call(hook, [total, slot])
+    tag = b.inttoptr(b.load(slot, typ=I64), PTR)
+    give = b.load(b.gep(hooks, [ty.constant("int64", 1)], source_etype=PTR), typ=PTR)
+    b.branch(done)
+    b.position_at_end(libc)
+    alloc = c_function(module, "aligned_alloc", PTR, [I64, I64])
+    from_libc = b.call(alloc, [ty.constant("int64", ALIGN), total])
+    with b.if_then(b.icmp_unsigned("!=", from_libc, ir.Constant(PTR, None))):
+        advise_huge_pages(b, from_libc, total)
+    free = c_function(module, "free", ir.VoidType(), [PTR])
+    libc_end = b.block
+    b.branch(done)
+    b.position_at_end(done)
+    merged = []
+    for kind, a, c in ((PTR, from_hook, from_libc), (PTR, tag, ir.Constant(PTR, None)),
+                       (PTR, give, free)):  # fmt: skip
+        phi = b.phi(kind)
+        phi.add_incoming(a, hooked)
+        phi.add_incoming(c, libc_end)
+        merged.append(phi)
+    return merged[0], merged[1], merged[2]
+
+
+def advise_huge_pages(b: ir.IRBuilder, block: ir.Value, size: ir.Value) -> None:
     """Ask for transparent huge pages on the whole pages of a block of HUGE_PAGES
     bytes or more (as NumPy does): a fresh 64 MB result otherwise costs 16384
     page faults on first touch, most of a memory-bound kernel's time."""

@@ -26,11 +26,13 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     ShapeVal,
     TensorVal,
     Val,
+    known_dims,
     rebuild,
     shape_text,
     tuple_text,
     val_leaves,
 )
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
@@ -59,6 +61,7 @@ class HostCalls:
     vars: dict[tir.Var, ir.Value]
     slot_of: dict[int, int]
     use_steps: bool  # else optimized: the frame helpers are inlined
+    plan: MemoryPlan
 
     # ------------------------------------------------------------ storage
 
@@ -174,10 +177,37 @@ class HostCalls:
 
     # ------------------------------------------------------------ call_tir
 
-    def call_tir(self, call: relax.Call, what: str) -> Val:
+    def place(self, sinfo: relax.StructInfo, var: relax.Var, k: int) -> TensorVal:
+        """Output leaf `k` of `var`, which the memory plan put in the arena (slot
+        ARENA_SLOT): its header there, in a new slot (see `memory_plan.py`)."""
+        dims = known_dims(sinfo)
+        assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
+        arena = abi.tensor_of(self.b, self.b.load(self.slot(ARENA_SLOT), typ=PTR))
+        index = self.slots
+        self.slots += 1
+        tensor = self.b.call(
+            frames.helper(self.module, frames.PLACE_SLOT, not self.use_steps),
+            [
+                self.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                abi.int64_constant(self.module, dims),
+                ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
+                abi.load_field(self.b, arena, abi.DATA, PTR),
+                ty.constant("int64", self.plan.offsets[var][k]),
+                ty.constant("int64", self.plan.headers[var][k]),
+            ],
+        )
+        self.slot_of[id(tensor)] = index
+        consts = tuple(ty.constant("int64", d) for d in dims)
+        data = abi.load_field(self.b, tensor, abi.DATA, PTR)
+        return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
+
+    def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
         """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
         names are those arguments, written by the kernel where they are (the
-        kernel's parameters are the arguments, then the other outputs)."""
+        kernel's parameters are the arguments, then the other outputs); the memory
+        plan places the other outputs of an `R.call_tir` bound to `var`."""
         view = CallTIR.of(call, KERNEL_CALLS)
         if view is None:
             raise TVMLiteError(
@@ -191,10 +221,14 @@ class HostCalls:
         ins = [leaf for arg in view.args for leaf in val_leaves(self.value(arg))]
         out_leaves = leaves(view.out_sinfo, "output")
         outs = self.inplace_outputs(call, ins, out_leaves, f"{what} of '{name}'")
+        offsets = self.plan.offsets.get(var, ()) if var is not None else ()
         fresh: list[Val] = []
         for k, leaf in enumerate(out_leaves):
             if outs[k] is None:
-                outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
+                if offsets and offsets[k] is not None:
+                    outs[k] = self.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
+                else:
+                    outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
                 fresh.append(outs[k])
         extra: list[Val] = []
         if view.tir_vars is not None:

@@ -196,7 +196,7 @@ class HostChunks:
         b.branch(done)
         b.position_at_end(done)
         if optimize and slots <= INLINE_RELEASES:  # a few loads, no call, to optimize
-            for k in range(slots):
+            for k in reversed(range(slots)):  # as release_all: slot 0 (an arena) last
                 slot = b.gep(self.frame_array, [ty.constant("int64", k)], source_etype=PTR)
                 frames.release_held(b, self.module, slot)
         else:

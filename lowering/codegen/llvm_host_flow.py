@@ -85,10 +85,10 @@ class HostFlow:
         raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
 
     def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
-        return self.call_tir(e, "R.call_tir")
+        return self.call_tir(e, "R.call_tir", var)
 
     def op_call_tir_inplace(self, e: relax.Call, var: relax.Var | None) -> Val:
-        return self.call_tir(e, "R.call_tir_inplace")
+        return self.call_tir(e, "R.call_tir_inplace", var)
 
     def op_call_inplace_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The packed function writes the in-place arguments where they are and

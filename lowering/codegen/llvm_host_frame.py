@@ -24,6 +24,7 @@ from tvmlite.lowering.codegen.llvm_host_helpers import FORMAT_DIMS
 
 # Dotted names: no kernel symbol (`tvmlite_` + a prim function's name) can take them.
 ALLOC_SLOT = "tvmlite.alloc_slot"
+PLACE_SLOT = "tvmlite.place_slot"
 ALLOC_FAILED = "tvmlite.alloc_failed"
 RELEASE_SLOT = "tvmlite.release_slot"
 RELEASE_ALL = "tvmlite.release_all"
@@ -33,6 +34,7 @@ NULL = ir.Constant(PTR, None)
 TYPES: dict[str, ir.FunctionType] = {
     ALLOC_SLOT: ir.FunctionType(PTR, [PTR, I64, I32, PTR, I32, PTR, PTR, I64]),
     ALLOC_FAILED: ir.FunctionType(PTR, [I32, PTR, I32, PTR, PTR, I64]),
+    PLACE_SLOT: ir.FunctionType(PTR, [PTR, I64, I32, PTR, I32, PTR, I64, I64]),
     RELEASE_SLOT: ir.FunctionType(ir.VoidType(), [PTR, I64]),
     RELEASE_ALL: ir.FunctionType(ir.VoidType(), [PTR, I64]),
     TAKE: ir.FunctionType(PTR, [PTR, I64, PTR]),
@@ -45,6 +47,7 @@ def add_frame_helpers(module: ir.Module) -> None:
         return
     _define_alloc_failed(module)
     _define_alloc_slot(_new(module, ALLOC_SLOT))
+    _define_place_slot(_new(module, PLACE_SLOT))
     _define_release_slot(_new(module, RELEASE_SLOT))
     _define_release_all(module)
     _define_take(module)
@@ -89,6 +92,37 @@ def _define_alloc_slot(fn: ir.Function) -> None:
     b.ret(b.call(module.globals[ALLOC_FAILED], [ndim, shape, dtype, what, err, n]))
 
 
+def _define_place_slot(fn: ir.Function) -> None:
+    """`DLTensor* tvmlite.place_slot(DLManagedTensorVersioned** frame, int64 k,
+    int32 ndim, const int64* shape, int32 dtype, uint8* arena, int64 data,
+    int64 header)`: an output the memory plan put in the arena (`memory_plan.py`):
+    a header without deleter at byte `header` of the arena, over the bytes at
+    `data`, held by slot `k` (releasing it does nothing; the arena, in its own
+    slot, is freed last). `shape` is a constant the header points to."""
+    frame, k, ndim, shape, dtype, arena, data, header = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    block = b.gep(arena, [header], source_etype=abi.I8)
+    version = ir.Constant(
+        abi.VERSION,
+        [ty.constant("int32", abi.DLPACK_MAJOR), ty.constant("int32", abi.DLPACK_MINOR)],
+    )
+    device = ir.Constant(abi.DEVICE, [ty.constant("int32", abi.KDL_CPU), ty.constant("int32", 0)])
+    empty = ir.Constant(abi.DTYPE, None)
+    tensor = ir.Constant(
+        abi.DLTENSOR,
+        [NULL, device, ty.constant("int32", 0), empty, NULL, NULL, ty.constant("int64", 0)],
+    )
+    whole = ir.Constant(abi.MANAGED, [version, NULL, NULL, ty.constant("int64", 0), tensor])
+    b.store(whole, block)
+    t = abi.tensor_of(b, block)
+    b.store(b.gep(arena, [data], source_etype=abi.I8), abi.field_ptr(b, t, abi.DATA))
+    b.store(ndim, abi.field_ptr(b, t, abi.NDIM))
+    b.store(dtype, abi.field_ptr(b, t, abi.DT))
+    b.store(shape, abi.field_ptr(b, t, abi.SHAPE))
+    b.store(block, b.gep(frame, [k], source_etype=PTR))
+    b.ret(t)
+
+
 def _define_alloc_failed(module: ir.Module) -> None:
     """`DLTensor* tvmlite.alloc_failed(int32 ndim, const int64* shape, int32 dtype,
     const char* what, char* err, int64 err_len)`: NULL, with "WHAT of shape (..)
@@ -108,10 +142,11 @@ def _define_alloc_failed(module: ir.Module) -> None:
 
 
 def _frame_loop(
-    fn: ir.Function, count: ir.Value
+    fn: ir.Function, count: ir.Value, backward: bool = False
 ) -> tuple[ir.IRBuilder, ir.Value, ir.Block, ir.Block]:
     """A loop over `k` in [0, count) in `fn`: the builder at the start of the
-    body, the address of slot `k`, the block stepping to the next `k`, the exit."""
+    body, the address of slot `k` (`backward`: of slot count - 1 - k), the block
+    stepping to the next `k`, the exit."""
     frame = fn.args[0]
     entry, loop, body, step, done = (
         fn.append_basic_block(n) for n in ("entry", "loop", "body", "step", "done")
@@ -126,7 +161,8 @@ def _frame_loop(
     k.add_incoming(b.add(k, ty.constant("int64", 1)), step)
     b.branch(loop)
     b.position_at_end(body)
-    return b, b.gep(frame, [k], source_etype=PTR), step, done
+    index = b.sub(b.sub(count, ty.constant("int64", 1)), k) if backward else k
+    return b, b.gep(frame, [index], source_etype=PTR), step, done
 
 
 def _define_release_slot(fn: ir.Function) -> None:
@@ -143,9 +179,10 @@ def _define_release_slot(fn: ir.Function) -> None:
 
 def _define_release_all(module: ir.Module) -> None:
     """`void tvmlite.release_all(DLManagedTensorVersioned** frame, int64 n)`:
-    release every slot of the frame (empty ones are NULL, which release skips)."""
+    release every slot of the frame (empty ones are NULL, which release skips),
+    the last first: the arena of the memory plan, slot 0, after the headers in it."""
     fn = _new(module, RELEASE_ALL)
-    b, slot, step, done = _frame_loop(fn, fn.args[1])
+    b, slot, step, done = _frame_loop(fn, fn.args[1], backward=True)
     release_held(b, module, slot)
     b.branch(step)
     b.position_at_end(done)

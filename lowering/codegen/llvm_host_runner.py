@@ -27,6 +27,7 @@ from tvmlite.lowering.codegen.llvm_host_steps import (
     SOURCE,
     STEP,
 )
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT
 from tvmlite.runtime.abi import MESSAGE_SIZE
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
@@ -129,21 +130,37 @@ def add_steps_helper(module: ir.Module) -> None:
     output = b.gep(outputs, [loop.i], source_etype=OUTPUT)
     slot, dims, what = (field_of(output, OUTPUT, k, t) for k, t in ((0, I64), (1, PTR), (2, PTR)))
     ndim, dtype = field_of(output, OUTPUT, 3, I32), field_of(output, OUTPUT, 4, I32)
-    alloc = module.globals[frames.ALLOC_SLOT]
-    tensor = b.call(alloc, [frame, slot, ndim, dims, dtype, what, err, err_len])
-    fail.unless(b, b.icmp_unsigned("!=", tensor, NULL), ty.constant("int32", abi.STATUS_OOM))
-    data = abi.load_field(b, tensor, abi.DATA, PTR)  # a fresh block has no byte offset
+    data_at, header_at = field_of(output, OUTPUT, 5, I64), field_of(output, OUTPUT, 6, I64)
+    with b.if_else(b.icmp_signed("<", data_at, zero)) as (fresh, planned):
+        with fresh:
+            alloc = module.globals[frames.ALLOC_SLOT]
+            allocated = b.call(alloc, [frame, slot, ndim, dims, dtype, what, err, err_len])
+            oom = ty.constant("int32", abi.STATUS_OOM)
+            fail.unless(b, b.icmp_unsigned("!=", allocated, NULL), oom)
+            from_alloc = b.block
+        with planned:
+            held = b.load(b.gep(frame, [_i64(ARENA_SLOT)], source_etype=PTR), typ=PTR)
+            arena = abi.load_field(b, abi.tensor_of(b, held), abi.DATA, PTR)
+            place = module.globals[frames.PLACE_SLOT]
+            placed = b.call(place, [frame, slot, ndim, dims, dtype, arena, data_at, header_at])
+            from_place = b.block
+    tensor = b.phi(PTR)
+    tensor.add_incoming(allocated, from_alloc)
+    tensor.add_incoming(placed, from_place)
+    data = abi.load_field(b, tensor, abi.DATA, PTR)  # no byte offset: a fresh block or placed
     b.store(data, word(argv, b.add(n_in, loop.i)))
     loop.close()
     kernel = field_of(step, STEP, 0, abi.FnPtr(ARGV_TYPE))
-    b.store(ty.constant("int8", 0), message)
-    status = b.call(kernel, [argv, message, _i64(MESSAGE_SIZE)])
-    errors, where = field_of(step, STEP, 1, PTR), field_of(step, STEP, 2, PTR)
-    failed = b.icmp_signed("!=", status, ty.constant("int32", 0))
-    with b.if_then(failed, likely=False):
-        report = module.globals[helpers.KERNEL_STATUS]
-        n_errors = field_of(step, STEP, 3, I32)
-        fail.now(b, b.call(report, [status, errors, n_errors, where, message, err, err_len]))
+    # A step without kernel only makes its outputs (the arena of the memory plan).
+    with b.if_then(b.icmp_unsigned("!=", kernel, NULL)):
+        b.store(ty.constant("int8", 0), message)
+        status = b.call(kernel, [argv, message, _i64(MESSAGE_SIZE)])
+        errors, where = field_of(step, STEP, 1, PTR), field_of(step, STEP, 2, PTR)
+        failed = b.icmp_signed("!=", status, ty.constant("int32", 0))
+        with b.if_then(failed, likely=False):
+            report = module.globals[helpers.KERNEL_STATUS]
+            n_errors = field_of(step, STEP, 3, I32)
+            fail.now(b, b.call(report, [status, errors, n_errors, where, message, err, err_len]))
     b.branch(after)
 
     b.position_at_end(after)

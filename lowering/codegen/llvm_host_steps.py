@@ -22,10 +22,11 @@ which checks at run time or reports the mismatch.
 An input is a tensor the helper can find without code: a parameter (`Arg`), a
 frame slot (`Slot`), a constant's DLTensor, or a spill word holding the
 DLTensor* of any other value (stored there before the run). An output is a
-fresh block in a new slot; its value is a `Slot` reference that later code
-loads where it uses it, after the run (`load_ref` flushes pending steps first).
-Steps are flushed before every binding that is not one, so effects and errors
-keep program order.
+fresh block in a new slot, or a header over the bytes the memory plan gave it
+in the arena (slot ARENA_SLOT, allocated by a step without kernel first); its
+value is a `Slot` reference that later code loads where it uses it, after the
+run (`load_ref` flushes pending steps first). Steps are flushed before every
+binding that is not one, so effects and errors keep program order.
 
 A kernel is called through a trampoline `i32 K.argv(ptr* argv, char* message,
 i64 size)` that passes the data pointers to it (and the buffer for the message
@@ -54,6 +55,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     known_dims,
     rebuild,
 )
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
 from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
@@ -67,7 +69,9 @@ RUN_STEPS = "tvmlite.run_steps"  # dotted: no kernel symbol can take it
 # array, or the DLTensor at `tensor`.
 FROM_SLOT, FROM_ARG, FROM_WORD, FROM_TENSOR = range(4)
 SOURCE = ir.LiteralStructType([I64, I64, PTR])  # kind, index, tensor
-OUTPUT = ir.LiteralStructType([I64, PTR, PTR, I32, I32])  # slot, dims, what, ndim, dtype
+# slot, dims, what, ndim, dtype, and where the memory plan put it in the arena:
+# the byte offsets of its data and its header (-1, -1: a fresh block).
+OUTPUT = ir.LiteralStructType([I64, PTR, PTR, I32, I32, I64, I64])
 # kernel trampoline, error table, "where" text, #errors, #inputs, #outputs, #releases,
 # check: 0 for a kernel call, else the status of a failed check of each input
 # against the output record of the same index (its dims NULL: device, rank,
@@ -106,6 +110,8 @@ class HostSteps:
     values: dict[relax.Var, Val]
     prefix: str
     slots: int
+    plan: MemoryPlan
+    use_steps: bool
 
     def start_steps(self) -> None:
         self.pending: list[Step] = []
@@ -121,14 +127,19 @@ class HostSteps:
         sources = [self._source(t) for t in ins]
         outputs: list[Row] = []
         vals: list[Val] = []
-        for leaf in leaves(out_sinfo, "output"):
+        offsets = self.plan.offsets.get(bd.var, ())
+        for k, leaf in enumerate(leaves(out_sinfo, "output")):
             sinfo = leaf.sinfo
             dims = known_dims(sinfo)
             assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
             what = f"cannot allocate {leaf.label} of {kernel.sig.name}"
             shape = abi.int64_constant(self.module, dims)
             dtype = abi.packed_dtype(sinfo.dtype)
-            outputs.append((self.slots, shape, abi.cstring(self.module, what), len(dims), dtype))
+            place = (-1, -1)
+            if offsets and offsets[k] is not None:
+                place = (offsets[k], self.plan.headers[bd.var][k])
+            text = abi.cstring(self.module, what)
+            outputs.append((self.slots, shape, text, len(dims), dtype, *place))
             consts = tuple(ty.constant("int64", d) for d in dims)
             vals.append(TensorVal(Slot(self.slots), sinfo.dtype, len(dims), consts))
             self.slots += 1
@@ -136,12 +147,29 @@ class HostSteps:
         self.values[bd.var] = rebuild(out_sinfo, vals)
         return True
 
+    def open_arena(self) -> None:
+        """Allocate the arena of the memory plan, if it has one, in slot
+        ARENA_SLOT: a step without kernel (code when steps are off)."""
+        if not self.plan.arena_bytes:
+            return
+        assert self.slots == ARENA_SLOT, "the arena is the first slot"
+        what = "the intermediates"
+        if not self.use_steps:
+            total = ty.constant("int64", self.plan.arena_bytes)
+            self.allocate("uint8", [total], what)  # type: ignore[attr-defined]
+            return
+        shape = abi.int64_constant(self.module, [self.plan.arena_bytes])
+        text = abi.cstring(self.module, f"cannot allocate {what}")
+        record = (self.slots, shape, text, 1, abi.packed_dtype("uint8"), -1, -1)
+        self.slots += 1
+        self.pending.append(Step(None, [], [record]))
+
     def add_check(self, t: TensorVal, dims: list[int] | None, what: str, status: int) -> None:
         """Check `t` against its own dtype and ndim (`dims` None), or against
         `dims`, failing with `status`."""
         shape = None if dims is None else abi.int64_constant(self.module, dims)
         dtype = abi.packed_dtype(t.dtype) if t.dtype != "void" else -1
-        expected = (0, shape, abi.cstring(self.module, what), t.ndim, dtype)
+        expected = (0, shape, abi.cstring(self.module, what), t.ndim, dtype, -1, -1)
         last = self.pending[-1] if self.pending else None
         shapes = dims is not None
         if last is None or (last.check, last.shapes) != (status, shapes) or last.releases:

@@ -10,9 +10,12 @@ module cost more than the host code itself. An exported shared library links
 
 from __future__ import annotations
 
+import ctypes
+
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from tvmlite.lowering.codegen import llvm_block_cache as block_cache
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frame
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
@@ -22,6 +25,8 @@ from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.target import HOST, host_triple, once
+from tvmlite.runtime.abi import BLOCK_HOOKS, with_prefix
+from tvmlite.runtime.module import CompiledModule
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # Functions host code calls, with their C types.
@@ -39,9 +44,12 @@ EXPORTED: dict[str, ir.FunctionType] = {
 }
 
 
-def support_module() -> ir.Module:
-    """The support functions as a fresh LLVM module (external linkage)."""
+def support_module(*, cached: bool = False) -> ir.Module:
+    """The support functions as a fresh LLVM module (external linkage); `cached`
+    allocates through the block cache (the JIT's copy, which outlives every block)."""
     module = ir.Module(name="tvmlite_support")
+    if cached:
+        block_cache.BlockCache(module).add()
     abi.add_helpers(module)
     helpers.add_check_helpers(module)
     frame.add_frame_helpers(module)
@@ -57,7 +65,12 @@ def support_module() -> ir.Module:
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
     modules call into it), its symbols published to the JIT linker."""
-    jit = JitModule(support_module(), machine=HOST)  # shared: never a build's -mcpu
+    # Imported here: the cache package imports this module.
+    from tvmlite.lowering.cache.size import size_from_env
+
+    jit = JitModule(support_module(cached=True), machine=HOST)  # shared: never a build's -mcpu
+    limit = ctypes.c_int64.from_address(jit.address(block_cache.LIMIT))
+    limit.value = size_from_env(block_cache.ENV, block_cache.DEFAULT_LIMIT)
     for name in EXPORTED:
         llvm.add_symbol(name, jit.address(name))
     return jit
@@ -68,3 +81,20 @@ def declare_support(module: ir.Module) -> None:
         if name not in module.globals:
             fn = ir.Function(module, fnty, name)
             fn.attributes.add("nounwind")
+
+
+def use_block_cache(library: CompiledModule) -> None:
+    """Make a loaded library allocate through this process's block cache (the
+    JIT's, which outlives every block it hands out) by filling its hooks: give
+    first, so a thread that sees take sees give too."""
+    jit = support_library()
+    where = library.image.address(with_prefix(BLOCK_HOOKS, library.prefix))
+    hooks = (ctypes.c_void_p * 2).from_address(where)
+    hooks[1] = jit.address(abi.BLOCK_GIVE)
+    hooks[0] = jit.address(abi.BLOCK_TAKE)
+
+
+def cached_bytes() -> int:
+    """The bytes the JIT's block cache holds now (docs/memory.md)."""
+    address = support_library().address(block_cache.HELD)
+    return ctypes.CFUNCTYPE(ctypes.c_int64)(address)()

@@ -2,8 +2,9 @@
 LLVM code.
 
 LLVM intrinsics where LLVM has one that every backend lowers (they vectorize and
-constant-fold); libm functions otherwise, declared by name and resolved by the JIT
-in the process (see target.py), called lane by lane on vectors. float16 math never
+constant-fold), except float32 exp (inline code that vectorizes, llvm_exp.py);
+libm functions otherwise, declared by name and resolved by the JIT in the
+process (see target.py), called lane by lane on vectors. float16 math never
 gets here: LowerIntrinsics computes it in float32.
 """
 
@@ -19,6 +20,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_exp import exp_f32
 from tvmlite.lowering.codegen.llvm_host_abi import c_function
 from tvmlite.lowering.codegen.target import resolves
 
@@ -184,6 +186,8 @@ class CallEmitter:
 
     def _llvm_intrinsic(self, e: tir.Call) -> Value:
         name = LLVM_UNARY.get(e.op) or LLVM_BINARY[e.op]
+        if e.op == "exp" and dt.element_of(e.dtype) == "float32":
+            return exp_f32(self.b, self._intrinsic, self.expr(e.args[0]))
         check_lane_count(dt.lanes(e.dtype), f"T.{e.op}")  # LLVM expands most per lane
         return self._intrinsic(name, self._args(e))
 

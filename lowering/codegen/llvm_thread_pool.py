@@ -82,6 +82,40 @@ def store_atomic(b: ir.IRBuilder, value: ir.Value, ptr: ir.Value, order: str) ->
     b.store_atomic(value, typed, order, _size(value.type))
 
 
+def acquire_pid_lock(
+    b: ir.IRBuilder, lock: ir.Value, getpid: ir.Function, yield_: ir.Function
+) -> ir.Value:
+    """Take the spin lock at `lock` (an i32 global, 0 when free), which holds its
+    holder's pid; returns an i1, true when the holder was another process: a
+    thread of the parent that held it across a fork, which this process does not
+    have, so the lock is taken over instead of waited for forever (whatever it
+    guards may be half updated). Leaves `b` after the lock is held."""
+    fn = b.function
+    spin, wait, stale, yielding, done = (
+        fn.append_basic_block(n)
+        for n in ("lock.spin", "lock.wait", "lock.stale", "lock.yield", "lock.held")
+    )
+    pid = b.call(getpid, [])
+    b.branch(spin)
+    b.position_at_end(spin)
+    taken = b.cmpxchg(lock, _c32(0), pid, ACQ, RELAXED)
+    b.cbranch(b.extract_value(taken, 1), done, wait)
+    b.position_at_end(wait)
+    holder = b.extract_value(taken, 0)
+    b.cbranch(b.icmp_signed("==", holder, pid), yielding, stale)
+    b.position_at_end(yielding)
+    b.call(yield_, [])
+    b.branch(spin)
+    b.position_at_end(stale)
+    over = b.cmpxchg(lock, holder, pid, ACQ, RELAXED)
+    b.cbranch(b.extract_value(over, 1), done, spin)
+    b.position_at_end(done)
+    forked = b.phi(ir.IntType(1))
+    forked.add_incoming(ir.Constant(ir.IntType(1), 0), spin)
+    forked.add_incoming(ir.Constant(ir.IntType(1), 1), stale)
+    return forked
+
+
 def _size(kind: ir.Type) -> int:
     """Bytes (and alignment) of the pool's field types: i32, i64, ptr."""
     return 4 if kind == I32 else 8
@@ -328,32 +362,12 @@ class ThreadPool:
         alloc = c_function(self.module, "aligned_alloc", PTR, [I64, I64])
         memset = c_function(self.module, "memset", PTR, [PTR, I32, I64])
         create = c_function(self.module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-        locking, locked, backoff, found, make, fill, spawn, next_, short, ready = (
+        found, make, fill, spawn, next_, short, ready = (
             fn.append_basic_block(n)
-            for n in (
-                "locking", "locked", "backoff", "found", "make", "fill", "spawn", "next",
-                "short", "ready",
-            )
-        )  # fmt: skip
-        pid = b.call(self.getpid, [])
-        b.branch(locking)
-        b.position_at_end(locking)
-        # The lock holds its holder's pid: a lock a forked-away parent thread held
-        # (another pid) is taken over instead of waited for forever.
-        taken = b.cmpxchg(self.lock, _c32(0), pid, ACQ, RELAXED)
-        b.cbranch(b.extract_value(taken, 1), locked, backoff)
-        b.position_at_end(backoff)
-        holder = b.extract_value(taken, 0)
-        b.cmpxchg(
-            self.lock,
-            holder,
-            b.select(b.icmp_signed("==", holder, pid), pid, _c32(0)),
-            ACQ,
-            RELAXED,
+            for n in ("found", "make", "fill", "spawn", "next", "short", "ready")
         )
-        b.call(self.yield_, [])
-        b.branch(locking)
-        b.position_at_end(locked)
+        # (a lock a forked-away parent thread held is taken over, not waited for)
+        acquire_pid_lock(b, self.lock, self.getpid, self.yield_)
         existing = b.load_atomic(self.pool, ACQ, 8, typ=PTR)
         b.cbranch(b.icmp_unsigned("!=", existing, ir.Constant(PTR, None)), found, make)
         b.position_at_end(found)

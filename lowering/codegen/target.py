@@ -21,6 +21,8 @@ from typing import ParamSpec, TypeVar
 
 import llvmlite.binding as llvm
 
+from tvmlite.lowering.codegen.llvm_diagnostics import quiet_missed_vectorization
+
 SPEED_LEVEL = 3
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -184,7 +186,8 @@ def optimize(module: llvm.ModuleRef, machine: MachineOptions | None = None) -> N
     builder = llvm.create_pass_builder(tm, options)
     manager = builder.getModulePassManager()
     try:
-        manager.run(module, builder)
+        with quiet_missed_vectorization():
+            manager.run(module, builder)
     finally:
         _free_pass_manager(manager)
 

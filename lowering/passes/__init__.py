@@ -2,8 +2,16 @@
 
 from tvmlite.lowering.passes.annotate_tir_op_pattern import AnnotateTIROpPattern
 from tvmlite.lowering.passes.dead_code_elimination import DeadCodeElimination
+from tvmlite.lowering.passes.default_cpu_schedule import DefaultCPUSchedule
 from tvmlite.lowering.passes.fuse_ops import FuseOps
 from tvmlite.lowering.passes.fuse_tir import FuseTIR
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 
-__all__ = ["AnnotateTIROpPattern", "DeadCodeElimination", "FuseOps", "FuseTIR", "LegalizeOps"]
+__all__ = [
+    "AnnotateTIROpPattern",
+    "DeadCodeElimination",
+    "DefaultCPUSchedule",
+    "FuseOps",
+    "FuseTIR",
+    "LegalizeOps",
+]

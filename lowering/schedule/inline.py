@@ -136,7 +136,12 @@ class _Inliner(ScheduleMutator):
         e = super().visit_BufferLoad(e)
         if e.buffer is not self.buffer:
             return e
-        mapping = dict(zip(self.params, e.indices, strict=True))
+        # The producer's axes may be narrower than the consumer's indices (int32
+        # axes read at int64 indices): the value sees indices of its own dtype.
+        mapping = {
+            p: i if i.dtype == p.dtype else arith.cast(p.dtype, i)
+            for p, i in zip(self.params, e.indices, strict=True)
+        }
         m = ScheduleMutator()
         m.var_remap.update(mapping)
         return m.visit_expr(self.value)

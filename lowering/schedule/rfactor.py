@@ -345,6 +345,12 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
     for lp in drop:
         if len(all_realizes(lp)) != 1:
             raise ScheduleError(f"rfactor: {loop_name(lp)} holds other blocks than '{block.name}'")
+    # The rfactor block goes before the whole nest: a block computed earlier in the
+    # nest (say under a compute_at) would then run after the partial results it feeds.
+    if realizes_under(loops[0].body)[0].block is not block:
+        raise ScheduleError(
+            f"rfactor: the first block under {loop_name(loops[0])} is not block '{block.name}'"
+        )
     nest, reuse = replace_in(loops[0], {id(realize): wb_realize})
     dropper = _DropLoops({lp.loop_var for lp in drop})
     nest = dropper.visit_stmt(nest)

@@ -15,7 +15,7 @@ from typing import Any
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import TVM027, IRModule
-from tvmlite.dsl.verify_tir import verify_prim_func
+from tvmlite.dsl.verify.tir import verify_prim_func
 from tvmlite.lowering.schedule import (
     annotate,
     blockize,

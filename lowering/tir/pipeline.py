@@ -6,10 +6,11 @@ buffer; allocations are `AllocBuffer` of 1-D buffers; intrinsics are the ones
 codegen maps directly; `buffer_map` and the function's attributes are kept as
 they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
-adds InstrumentBoundCheckers right after LowerBlocks, while buffers still have
-their dims; every build runs CheckStaticBounds there, which refuses an access
-that is out of bounds on every call, and the passes of `inside` (a target kind's
-"lower_tir" passes) run after them. Lowering a lowered module changes nothing.
+adds InstrumentBoundCheckers right after LowerBlocks and CompactBuffers, while
+buffers still have their dims; every build runs CheckStaticBounds right after
+LowerBlocks, which refuses an access that is out of bounds on every call, and
+the passes of `inside` (a target kind's "lower_tir" passes) run after them,
+buffers still with their dims. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
+from tvmlite.lowering.tir.compact_buffers import CompactBuffers
 from tvmlite.lowering.tir.flatten_buffers import FlattenBuffers
 from tvmlite.lowering.tir.instrument_bound_checkers import (
     InstrumentBoundCheckers,
@@ -26,6 +28,7 @@ from tvmlite.lowering.tir.instrument_bound_checkers import (
 from tvmlite.lowering.tir.lower_blocks import LowerBlocks
 from tvmlite.lowering.tir.lower_intrinsics import LowerIntrinsics
 from tvmlite.lowering.tir.simplify import Simplify
+from tvmlite.lowering.tir.simplify_indices import SimplifyIndices
 from tvmlite.lowering.transform import Pass
 
 
@@ -40,7 +43,17 @@ class LowerTIR(Pass):
 
     def run(self, mod: IRModule) -> IRModule:
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
-        steps = [LowerBlocks(), CheckStaticBounds(), *checks, *self.inside, FlattenBuffers()]
-        for step in [*steps, LowerIntrinsics(), Simplify()]:
+        steps = [
+            LowerBlocks(),
+            CheckStaticBounds(),  # on the accesses as written
+            CompactBuffers(),
+            *checks,  # before SimplifyIndices: messages show the indices as written
+            *self.inside,
+            SimplifyIndices(),
+            FlattenBuffers(),
+            LowerIntrinsics(),
+            Simplify(),
+        ]
+        for step in steps:
             mod = step(mod)
         return mod

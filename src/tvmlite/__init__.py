@@ -14,7 +14,7 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.parser import parse, parse_file
+from tvmlite.dsl.parse.module import parse, parse_file
 from tvmlite.dsl.structural import assert_structural_equal, structural_equal, structural_hash
 from tvmlite.runtime.registry import get_global_func, register_func
 

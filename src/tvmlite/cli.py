@@ -24,7 +24,7 @@ from typing import NoReturn
 
 from tvmlite.cli_args import USAGE, UsageError, parser
 from tvmlite.diagnostics import ParseError, TVMLiteError
-from tvmlite.dsl.parser import parse
+from tvmlite.dsl.parse.module import parse
 from tvmlite.printer import format_text, show
 
 OK, USER_ERROR, INTERNAL, INTERRUPTED = 0, 1, 3, 130

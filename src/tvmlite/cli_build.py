@@ -20,7 +20,7 @@ from typing import Any
 from tvmlite.cli_progress import progress
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.parser import parse
+from tvmlite.dsl.parse.module import parse
 
 _BY_SUFFIX = {".so": "so", ".o": "obj", ".ll": "ll", ".s": "asm", ".tvms": "relax"}
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"

@@ -6,6 +6,7 @@ from tvmlite.lowering.legalize import op_info, register_legalize
 from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
     DeadCodeElimination,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
@@ -14,12 +15,14 @@ from tvmlite.lowering.passes.convert_layout import ConvertLayout
 from tvmlite.lowering.passes.partition_for_compiler import PartitionForCompiler
 from tvmlite.lowering.tir import (
     CheckStaticBounds,
+    CompactBuffers,
     FlattenBuffers,
     InstrumentBoundCheckers,
     LowerBlocks,
     LowerIntrinsics,
     LowerTIR,
     Simplify,
+    SimplifyIndices,
 )
 from tvmlite.lowering.transform import (
     FunctionPass,
@@ -40,8 +43,10 @@ from tvmlite.lowering.transform import (
 __all__ = [
     "AnnotateTIROpPattern",
     "CheckStaticBounds",
+    "CompactBuffers",
     "ConvertLayout",
     "DeadCodeElimination",
+    "DefaultCPUSchedule",
     "FuseOps",
     "FuseTIR",
     "FlattenBuffers",
@@ -62,6 +67,7 @@ __all__ = [
     "PrintAfterAll",
     "Sequential",
     "Simplify",
+    "SimplifyIndices",
     "function_pass",
     "module_pass",
     "op_info",

@@ -14,6 +14,7 @@ import pytest
 
 import tvmlite
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
+from tvmlite.lowering.codegen.memory_plan import plan_memory
 from tvmlite.runtime.registry import remove_global_func
 
 HEAD = (
@@ -101,6 +102,26 @@ def test_call_tir_inplace_writes_its_argument(form: str) -> None:
         'z = R.call_tir(Module.add, (a, y), out_sinfo=R.Tensor((4,), "float32"))\nreturn z'
     )
     assert allocations(tvmlite.build(plain, cache=False)) == 2
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_an_inplace_result_keeps_its_arguments_planned_storage(form: str) -> None:
+    """`a` is an intermediate the memory plan places; `z` is `a` written in place,
+    read two bindings later. `b` is made after `a`'s last mention but while `z`
+    lives: it must get other bytes, or `b`'s kernel would overwrite `z`."""
+    mod = module(
+        'a = R.call_tir(Module.add, (x, y), out_sinfo=R.Tensor((4,), "float32"))\n'
+        "z = R.call_tir_inplace(Module.add_into, (a, y), inplace_indices=[0], "
+        'out_sinfo=R.Tensor((4,), "float32"))\n'
+        'b = R.call_tir(Module.add, (x, x), out_sinfo=R.Tensor((4,), "float32"))\n'
+        'c = R.call_tir(Module.add, (z, b), out_sinfo=R.Tensor((4,), "float32"))\nreturn c',
+        form=form,
+    )
+    func = tvmlite.lower(mod)["main"]
+    plan = plan_memory(func)
+    names = {bd.var.name: bd.var for block in func.body.blocks for bd in block.bindings}
+    assert plan.storage[names["a"]] != plan.storage[names["b"]]
+    np.testing.assert_array_equal(build(mod, form)["main"](X, Y), X + 2 * Y + 2 * X)
 
 
 @pytest.mark.parametrize("form", FORMS)

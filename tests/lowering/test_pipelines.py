@@ -15,6 +15,7 @@ from tvmlite.lowering.pipeline import PIPELINES
 from tvmlite.lowering.target import Target
 from tvmlite.transform import (
     AnnotateTIROpPattern,
+    DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
     LegalizeOps,
@@ -67,11 +68,15 @@ def test_minimal_only_legalizes_and_default_fuses() -> None:
 def test_workflow_1_user_passes_then_build_passes_through() -> None:
     mod = tvmlite.parse(MLP)
     mine = Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()])(mod)
-    # The graph passes leave it as it is: only its prim functions are lowered.
+    # The graph passes leave it as it is: only its prim functions are scheduled
+    # (DefaultCPUSchedule) and lowered.
     for pipeline in ("minimal", None):
         lowered = lower(mine, Target("llvm"), pipeline)
         assert lowered["main"] is mine["main"]
-        assert tvmlite.structural_equal(lowered, LowerTIR()(mine))
+        assert tvmlite.structural_equal(lowered, LowerTIR()(DefaultCPUSchedule()(mine)))
+        with PassContext(config={"tir.default_cpu_schedule": False}):
+            plain = lower(mine, Target("llvm"), pipeline)
+        assert tvmlite.structural_equal(plain, LowerTIR()(mine))
     np.testing.assert_allclose(
         tvmlite.build(mine)["main"](*inputs()), reference(*inputs()), rtol=1e-5
     )

@@ -103,18 +103,20 @@ def main(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 8), "float32")):
     T.func_attr({"tir.noalias": True})
     for i in range(8):
         for j in KIND(8):
-            B[i, j] = T.exp(A[i, j * 2])
+            B[i, j] = T.cos(A[i, j * 2])
 """
 
 
-def _exp_calls(source: str) -> int:
+def _cos_calls(source: str) -> int:
+    """Copies of the body: each calls llvm.cos once (float32 exp would not do:
+    it is inline arithmetic, lowering/codegen/llvm_exp.py)."""
     text = build(source).llvm_ir()
-    return len(re.findall(r"call [^@]*@llvm\.exp\.", text))
+    return len(re.findall(r"call [^@]*@llvm\.cos\.", text))
 
 
 def test_unroll_copies_the_body() -> None:
-    assert _exp_calls(UNROLL.replace("KIND", "T.unroll")) == 8
-    assert _exp_calls(UNROLL.replace("KIND", "range")) == 1  # a serial loop stays one loop
+    assert _cos_calls(UNROLL.replace("KIND", "T.unroll")) == 8
+    assert _cos_calls(UNROLL.replace("KIND", "range")) == 1  # a serial loop stays one loop
 
 
 @pytest.mark.parametrize("kind", ["T.unroll", "range"])
@@ -122,7 +124,7 @@ def test_unrolled_loop_computes_the_same(kind: str) -> None:
     a = np.random.default_rng(3).standard_normal((8, 16)).astype("float32")
     b = np.zeros((8, 8), "float32")
     build(UNROLL.replace("KIND", kind))["main"](a, b)
-    np.testing.assert_allclose(b, np.exp(a[:, ::2]), rtol=1e-6)
+    np.testing.assert_allclose(b, np.cos(a[:, ::2]), rtol=1e-6, atol=1e-7)
 
 
 UNROLL_SYMBOLIC = """

@@ -1,8 +1,10 @@
-"""RSS growth per `build()` and per `load_module()` of a rewritten library, in a
-fresh process (run by test_leaks.py with a small count, by hand with a large one):
+"""RSS growth per `build()`, per `load_module()` of a rewritten library and per
+call of compiled functions, in a fresh process (run by test_leaks.py with a small
+count, by hand with a large one):
 
     python tests/runtime/memory_growth.py build 1000
     python tests/runtime/memory_growth.py load 1000
+    python tests/runtime/memory_growth.py call 10000
 
 Prints "<KB per call> <MB total>". Each step also makes the first call of the
 function (through the fast-call wrapper compiled with it). Freed heap is handed back to
@@ -17,11 +19,14 @@ import gc
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import tvmlite
+from tvmlite.lowering.codegen.llvm_block_cache import DEFAULT_LIMIT
+from tvmlite.lowering.codegen.llvm_host_support import cached_bytes
 
 SOURCE = """
 @I.ir_module
@@ -30,6 +35,25 @@ class Module:
     def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
         z = R.add(x, y)
         return z
+"""
+# Calls: planned intermediates (one arena a call), a dynamic shape (blocks of
+# many sizes), results of a megabyte (the block cache).
+CALLED = """
+@I.ir_module
+class Module:
+    @R.function
+    def planned(x: R.Tensor((256, 1024), "float32"), y: R.Tensor((256, 1024), "float32")) -> R.Tensor((256, 1024), "float32"):
+        a = R.add(x, y)
+        b = R.multiply(a, x)
+        c = R.subtract(b, y)
+        d = R.nn.relu(c)
+        return d
+
+    @R.function
+    def dynamic(x: R.Tensor(("n", 1024), "float32")) -> R.Tensor(("n", 1024), "float32"):
+        a = R.add(x, x)
+        b = R.multiply(a, x)
+        return b
 """
 WARM_UP = 50
 
@@ -43,7 +67,39 @@ def rss_mb() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def calls() -> Callable[[int], None]:
+    """A step calling both functions of CALLED; results checked now and then (the
+    loop measures memory, not NumPy)."""
+    ex = tvmlite.build(tvmlite.parse(CALLED))
+    planned, dynamic = ex["planned"], ex["dynamic"]
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 256, 1024), dtype="float32")
+    want = np.maximum((x + y) * x - y, 0)
+
+    def step(k: int) -> None:
+        out = planned(x, y)
+        rows = 128 + k % 128  # a new shape now and then
+        twice = dynamic(x[:rows])
+        if k % 1000 == 0:
+            np.testing.assert_allclose(out, want, rtol=1e-6)
+            np.testing.assert_allclose(twice, 2 * x[:rows] * x[:rows], rtol=1e-6)
+
+    return step
+
+
 def main(what: str, count: int) -> None:
+    if what == "call":
+        step = calls()
+        for k in range(WARM_UP):
+            step(k)
+        start = rss_mb()
+        for k in range(count):
+            step(k)
+        grown = rss_mb() - start
+        held = cached_bytes()
+        assert 0 < held <= DEFAULT_LIMIT, held  # results went through the block cache
+        print(f"{grown * 1024 / count:.1f} {grown:.2f}")
+        return
     mod = tvmlite.parse(SOURCE)
     x = np.arange(4, dtype="float32")
     with tempfile.TemporaryDirectory(prefix="tvmlite-memory-") as tmp:

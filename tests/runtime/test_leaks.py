@@ -1,4 +1,4 @@
-"""No memory or temporary files left behind per build or per load.
+"""No memory or temporary files left behind per build, per load or per call.
 
 Memory is measured in a fresh process by memory_growth.py; the bound is
 generous (before the fixes a build kept ~220 KB and a load ~160 KB; now a few
@@ -34,6 +34,24 @@ def test_memory_stays_flat(what):
     assert done.returncode == 0, done.stderr[-2000:]
     per_call_kb, total_mb = map(float, done.stdout.split())
     assert per_call_kb < BOUND_KB, f"{what}: {per_call_kb} KB kept per call ({total_mb} MB)"
+
+
+CALLS = 10_000
+CALLS_BOUND_MB = 24  # generous: a block kept per call would be gigabytes
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads RSS from /proc")
+def test_calls_keep_memory_flat():
+    """10 000 calls of functions with planned intermediates, dynamic shapes and
+    results of a megabyte: the arenas, blocks and results all go back (to the
+    block cache, bounded, or to libc)."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "call", str(CALLS)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    _, total_mb = map(float, done.stdout.split())
+    assert total_mb < CALLS_BOUND_MB, f"RSS grew {total_mb} MB over {CALLS} calls"
 
 
 ADD = """

@@ -273,6 +273,12 @@ def rfactor_shared_loop(s: Schedule) -> None:
     s.rfactor(k1, 0)
 
 
+def rfactor_after_producer(s: Schedule) -> None:
+    # A copy of A computed first under i: the rfactor block would run before it.
+    s.compute_at(s.cache_read(s.get_sblock("B"), 0, "global"), loops(s, "B")[0])
+    s.rfactor(loops(s, "B")[1], 0)
+
+
 def merge_init_and_body(s: Schedule) -> None:
     i, k = loops(s, "B")
     s.blockize(s.fuse(i, k))
@@ -386,6 +392,7 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     ),
     (CHAIN, decompose_spatial, "block 'B' is not a reduction block"),
     (ROWSUM, rfactor_shared_loop, "rfactor: loop 'k_0' holds other blocks than 'B'"),
+    (ROWSUM, rfactor_after_producer, "the first block under loop 'i' is not block 'B'"),
     (REDUCE_EPILOGUE, decompose_loop_elsewhere, "loop 'i' is not a loop above block 'B'"),
     (REDUCE_EPILOGUE, decompose_under_repeat, "loop 'i' is bound to no axis of block 'B'"),
     # annotations

@@ -10,7 +10,7 @@ from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR, call_tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.verify_relax import verify_module
+from tvmlite.dsl.verify.relax import verify_module
 
 TEXT = """
 from tvm.script import ir as I

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from lark import Lark
 
 from tvmlite.diagnostics import ParseError, Source, Span
-from tvmlite.dsl import syntax as S
 from tvmlite.grammar import GRAMMAR, _parser, parse_expression, parse_syntax
+from tvmlite.grammar import syntax as S
 from tvmlite.grammar.indenter import UNSUPPORTED_KEYWORDS
 from tvmlite.grammar.lexer import TvmsLexer
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 import tvmlite
-from tvmlite.dsl.scope import MAX_NESTING
+from tvmlite.dsl.parse.scope import MAX_NESTING
 from tvmlite.printer import format_text
 
 PRIM = '@T.prim_func\ndef main(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "float32")):\n'

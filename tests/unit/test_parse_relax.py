@@ -12,7 +12,7 @@ import pytest
 from tvmlite import ParseError, build, parse
 from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.verify_relax import verify_function
+from tvmlite.dsl.verify.relax import verify_function
 
 
 def src(text: str) -> str:

@@ -9,11 +9,11 @@ import pytest
 
 import tvmlite
 from tvmlite.diagnostics import ParseError, Source, VerifyError
-from tvmlite.dsl import syntax, tir
-from tvmlite.dsl.parse_tir import parse_prim_func, parse_tir_expr
-from tvmlite.dsl.scope import ParseContext, Scope
-from tvmlite.dsl.verify_tir import verify_prim_func
-from tvmlite.grammar import parse_expression, parse_syntax
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.tir.func import parse_prim_func, parse_tir_expr
+from tvmlite.dsl.verify.tir import verify_prim_func
+from tvmlite.grammar import parse_expression, parse_syntax, syntax
 
 CLASSIC, NEW = "classic", "tvm-0.27"
 

@@ -10,6 +10,7 @@ import pytest
 from tvmlite.dsl import tir
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.tir import TIRPrinter
+from tvmlite.printer.tir_expr import ExprPrinter
 
 I64 = "int64"
 TRUE = tir.IntImm("bool", 1)
@@ -482,13 +483,12 @@ NOT_B = tir.Call("int32", "bitwise_not", (b_,))
     ],
 )
 def test_expressions(expr: tir.PrimExpr, text: str) -> None:
-    printer = TIRPrinter(MODERN, NameTable())
-    printer.declare = None  # free vars just get their names here
+    printer = ExprPrinter(MODERN, NameTable())  # free vars just get their names here
     assert printer.expr(expr) == text
 
 
 def test_relax_context_prints_ints_bare() -> None:
-    printer = TIRPrinter(MODERN, NameTable())
+    printer = ExprPrinter(MODERN, NameTable())
     n = var("n", I64)
     assert printer.expr(op("mul", n, i64(4)), relax_context=True) == "n * 4"
     assert printer.expr(op("mul", n, i64(4))) == "n * T.int64(4)"

@@ -8,7 +8,7 @@ import pytest
 from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.verify_relax import verify_function, verify_module
+from tvmlite.dsl.verify.relax import verify_function, verify_module
 
 TENSOR = relax.TensorStructInfo((tir.IntImm("int64", 4),), "float32", 1)
 FUNC = relax.FuncStructInfo((TENSOR,), TENSOR)

@@ -11,7 +11,7 @@ import tvmlite
 from tvmlite.diagnostics import VerifyError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
-from tvmlite.dsl.verify_relax import verify_function, verify_module
+from tvmlite.dsl.verify.relax import verify_function, verify_module
 
 HEAD = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n"
 T4 = 'R.Tensor((4,), "float32")'

@@ -3,8 +3,9 @@ DLManagedTensorVersioned blocks back as NumPy arrays (zero-copy too: NumPy calls
 the deleter when the array is collected; versioned, so the arrays are writable).
 
 Blocks made on the Python side (results of packed functions) use the same
-layout and deleter as the ones compiled code makes (header, shape, data at 64
-bytes; libc `free`), so the two are interchangeable and need no JIT code alive.
+layout as the ones compiled code makes (header, shape, data at 64 bytes) and
+libc `free` as the deleter, so the two are interchangeable (whoever releases a
+block calls its own deleter) and need no JIT code alive.
 """
 
 from __future__ import annotations

@@ -70,7 +70,22 @@ API_SLOTS = (
     "error_class",
     "capsule_name",
     "capsule_destructor",
+    "clear_error",
+    "exchange_type",
+    "exchange_dltensor",
 )
+# The last two are the one DLPack producer type whose tensors a module's wrappers
+# read themselves (through that type's C exchange API, `serve_producer`): empty
+# when loaded, set from Python the first time such a producer is passed.
+EXCHANGE_TYPE, EXCHANGE_DLTENSOR = (
+    API_SLOTS.index("exchange_type"),
+    API_SLOTS.index("exchange_dltensor"),
+)
+# The C exchange API (dlpack.h, DLPackExchangeAPI, version 1.2 on): a capsule on
+# the producer's type; after the header (version, previous API) come five function
+# pointers, of which the fourth fills a caller's DLTensor (no ownership moves).
+EXCHANGE_CAPSULE = b"dlpack_exchange_api"
+EXCHANGE_DLTENSOR_OFFSET = 16 + 3 * 8
 
 # Private prototypes: setting restype/argtypes on the shared `ctypes.pythonapi`
 # attributes would race with (and change the result type for) other callers.
@@ -197,6 +212,9 @@ def _python_api() -> dict[str, int]:
         "decref": _address(api.Py_DecRef),
         "tuple_new": _address(api.PyTuple_New),
         "error_class": id(TVMLiteError),  # a module-level class: lives as long as we do
+        "clear_error": _address(api.PyErr_Clear),
+        "exchange_type": 0,
+        "exchange_dltensor": 0,
     }
 
 
@@ -271,6 +289,77 @@ def fill_api_table(address: int) -> bool:
         return False
     (ctypes.c_void_p * len(API_SLOTS)).from_address(address)[:] = values
     return True
+
+
+# ------------------------------------------------------------ producers the wrappers read
+
+# Producer type -> the address of its exchange API's DLTensor function, 0 when the
+# type has none usable here. Holding the type keeps it alive while a table names it.
+_EXCHANGE: dict[type, int] = {}
+_DLTENSOR_FROM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
+
+
+def serve_producer(table_address: int, args: tuple[Any, ...]) -> bool:
+    """Let the wrappers of the module whose API table is at `table_address` read
+    the first producer type among `args` that has a usable C exchange API; True
+    when one was newly set (the caller then calls the wrapper again). A module
+    serves one such type, the first it sees; others keep the Python path."""
+    table = (ctypes.c_void_p * len(API_SLOTS)).from_address(table_address)
+    if table[EXCHANGE_TYPE]:
+        return False
+    for arg in args:
+        if type(arg) is np.ndarray:
+            continue
+        function = _exchange_function(arg)
+        if function:
+            table[EXCHANGE_DLTENSOR] = function  # before the type: a wrapper tests the type
+            table[EXCHANGE_TYPE] = id(type(arg))
+            return True
+    return False
+
+
+def _exchange_function(arg: Any) -> int:
+    cls = type(arg)
+    found = _EXCHANGE.get(cls)
+    if found is None:
+        found = _probe_exchange(arg)
+        if found is not None:
+            _EXCHANGE[cls] = found
+    return found or 0
+
+
+def _probe_exchange(arg: Any) -> int | None:
+    """The DLTensor function of `type(arg)`'s exchange API, checked on `arg`: it
+    must describe the memory `np.from_dlpack` finds. 0 when the type has no usable
+    API; None when `arg` cannot tell (it does not import: ask again next time)."""
+    try:
+        capsule = getattr(type(arg), "__dlpack_c_exchange_api__", None)
+        if capsule is None or type(capsule).__name__ != "PyCapsule":
+            return 0
+        api = _CAPSULE_POINTER(capsule, EXCHANGE_CAPSULE)
+        major, minor = (ctypes.c_uint32 * 2).from_address(api)
+        if major != 1 or minor < 2:
+            return 0
+        function = ctypes.c_void_p.from_address(api + EXCHANGE_DLTENSOR_OFFSET).value
+        if not function:
+            return 0
+        tensor = dlpack.DLTensor()
+        if _DLTENSOR_FROM(function)(arg, ctypes.addressof(tensor)) != 0:
+            return 0
+    except Exception:  # noqa: BLE001 - a producer's API that misbehaves is not used
+        return 0
+    try:
+        array = np.from_dlpack(arg)
+    except Exception:  # noqa: BLE001 - this one does not import; another may
+        return None
+    if not array.size:  # no memory to compare
+        return None
+    same = (
+        tensor.device.device_type == dlpack.KDL_CPU
+        and (tensor.data or 0) + tensor.byte_offset == array.__array_interface__["data"][0]
+        and tuple(tensor.shape[k] for k in range(tensor.ndim)) == array.shape
+    )
+    return function if same else 0
 
 
 # ------------------------------------------------------------ wrappers as builtins

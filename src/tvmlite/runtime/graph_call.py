@@ -93,10 +93,14 @@ class GraphFunction:
             return self._fast
 
     def call_python(self, *args: Any) -> Any:
-        """What the native wrapper does not take: DLPack producers (imported as
-        NumPy arrays, zero-copy, then back through the wrapper), and the ctypes
-        path for strided views, tuples, scalars and every error."""
+        """What the native wrapper does not take: DLPack producers (the first type
+        with a C exchange API is handed to the wrapper, which reads such tensors
+        itself from then on; others are imported as NumPy arrays, zero-copy, and
+        go back through the wrapper), and the ctypes path for strided views,
+        tuples, scalars and every error."""
         if self._fast is not None:
+            if self.executable.serve_producer(args):
+                return self._fast(*args)
             arrays = dlpack.imported(args)
             if arrays is not None:
                 return self._fast(*arrays)

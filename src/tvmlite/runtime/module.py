@@ -100,7 +100,9 @@ class CompiledModule:
         self.resolve_packed()
         functions = manifest["functions"]
         fast = any("fastcall" in info for info in functions.values())
-        fast = fast and fastcall.fill_api_table(image.address(with_prefix(PYTHON_API, prefix)))
+        api_address = image.address(with_prefix(PYTHON_API, prefix)) if fast else 0
+        fast = fast and fastcall.fill_api_table(api_address)
+        self._python_api = api_address if fast else 0  # the wrappers' table, 0 when unused
         self._entries: dict[str, GraphFunction | PrimFuncKernel] = {}
         self._private: set[str] = set()
         for name, info in functions.items():
@@ -114,6 +116,11 @@ class CompiledModule:
             self._entries[name] = PrimFuncKernel(self, sig, image.address(kernel_symbol(name)))
             if name not in public_kernels:
                 self._private.add(name)
+
+    def serve_producer(self, args: tuple[Any, ...]) -> bool:
+        """Let the wrappers read a producer type among `args` natively from now on
+        (`fastcall.serve_producer`); True when one was newly set."""
+        return bool(self._python_api) and fastcall.serve_producer(self._python_api, args)
 
     def _where(self) -> str:
         """How error messages name this module."""

@@ -1,0 +1,4 @@
+"""`@R.function` bodies, Relax expressions, calls and struct info to `relax` IR.
+
+Entry: `func.py`.
+"""

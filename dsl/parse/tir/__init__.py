@@ -1,0 +1,1 @@
+"""`@T.prim_func` bodies and TIR expressions to `tir` IR (entry: `func.py`)."""

@@ -1,0 +1,363 @@
+"""TIR assignments: buffer stores, scalar bindings (LetStmt or Bind, by dialect),
+variable declarations and the `T.*` calls that bind a name (`T.match_buffer`,
+`T.alloc_buffer` and friends, `T.axis.*`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.grammar import syntax
+
+if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
+    from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
+from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.ops import make_const, materialize
+
+_ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
+
+
+@dataclass(frozen=True, slots=True)
+class Scoped:
+    """A statement whose `body` is the rest of the enclosing sequence."""
+
+    stmt: tir.LetStmt | tir.AttrStmt
+
+
+Result = tir.Stmt | list[tir.Stmt] | Scoped | None
+
+
+class AssignParser:
+    """Assignments; the function parser's `handles` maps each `T.handle` parameter to the
+    buffer matched to it, `predeclared` holds the function's top-level
+    `n = T.int32()` vars, created before the signature is read."""
+
+    def __init__(self, fn: StmtParser) -> None:
+        self.fn = fn  # the function body being parsed: its state and other helpers
+        self.ctx = fn.ctx
+        self.exprs = fn.exprs
+
+    # ------------------------------------------------------------ assignments
+
+    def _assign(self, node: syntax.Assign) -> Result:
+        if len(node.targets) != 1:
+            raise self.ctx.error("chained assignment is not supported in TIR", node)
+        target, value = node.targets[0], node.value
+        if isinstance(target, syntax.Subscript):
+            return self.store(target, value, node)
+        name = syntax.dotted(value.func) if isinstance(value, syntax.Call) else None
+        if name is not None and name.startswith("T."):
+            assert isinstance(value, syntax.Call)
+            short = name[2:]
+            if short in AXIS_KINDS:
+                return self.fn.block.axis(AXIS_KINDS[short], target, value)
+            if short == "axis.remap":
+                return self.fn.block.remap(target, value)
+            if short in META_BUILTINS:
+                raise self.ctx.error(
+                    f"T.{short} is not supported: it needs Python evaluation", value
+                )
+        declared = declarations(target, value)
+        if declared:
+            for name, dtype, call in declared:
+                self.declare(name, dtype, call)
+            return None
+        if not isinstance(target, syntax.Name):
+            raise self.ctx.error(
+                "only a name, a buffer element or block axes can be assigned", target
+            )
+        if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
+            if value.func.attr == "view" and isinstance(value.func.value, syntax.Name):
+                return self.view(target, value)
+        if name is not None and name.startswith("T."):
+            assert isinstance(value, syntax.Call)
+            handler = _ASSIGN_CALLS.get(name[2:])
+            if handler is not None:
+                return handler(self, target, value)
+        return self.bind(target, None, value, node, let=self.fn.classic)
+
+    def _ann_assign(self, node: syntax.AnnAssign) -> Result:
+        if not isinstance(node.target, syntax.Name):
+            raise self.ctx.error("only a name can be annotated", node.target)
+        dtype, pointee, let = self.annotation(node.annotation)
+        if node.value is None:
+            if dtype is None:
+                raise self.ctx.error("T.let needs a value", node)
+            return self.declare(node.target, dtype, node, pointee)
+        return self.bind(
+            node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
+        )
+
+    def annotation(self, node: syntax.Node) -> tuple[str | None, tuple[str, str] | None, bool]:
+        """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`."""
+        if syntax.dotted(node) == "T.let":
+            return None, None, True
+        if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
+            if len(node.indices) != 1:
+                raise self.ctx.error("T.let[...] takes one type", node)
+            self.ctx.nest(node.indices[0], "type")
+            dtype, pointee, _ = self.annotation(node.indices[0])
+            self.ctx.depth -= 1
+            return dtype, pointee, True
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
+            return "handle", self.pointee(node), False
+        name = syntax.dotted(node)
+        if name is None or not name.startswith("T."):
+            raise self.ctx.error("expected a TIR type such as T.int32", node)
+        if not dt.is_valid(name[2:]) or name[2:] == "void":
+            raise self.ctx.error(f"unknown dtype '{name[2:]}'", node)
+        return name[2:], None, False
+
+    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        args = list(call.args)
+        dtype_node = args[0] if args else kwargs.get("dtype")
+        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
+        if dtype_node is None:
+            scope = self.exprs.str_arg(scope_node, "storage_scope") if scope_node else "global"
+            return ("void", scope) if scope_node else None
+        scope = (
+            self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
+        )
+        return self.exprs.dtype_arg(dtype_node), scope
+
+    def declare(
+        self, target: syntax.Name, dtype: str, node: syntax.Node, pointee: Any = None
+    ) -> Result:
+        """`n = T.int32()`: a var with no value (symbolic shape, or a `T.Let` key)."""
+        var = self.fn.predeclared.pop(target.id, None) if self.fn.level == FUNCTION else None
+        if var is None or var.dtype != dtype:
+            var = tir.Var(target.id, dtype, pointee, target.span)
+        self.check_rebind(target)
+        self.exprs.define(target.id, var)
+        if self.fn.level == FUNCTION:  # printed where the var is first used, as `decl:<name>`
+            self.fn.func_comments = self.fn.block.header_comments(
+                self.fn.func_comments, f"decl:{target.id}"
+            )
+        return None
+
+    def check_rebind(self, target: syntax.Name) -> None:
+        old = self.exprs.scope.lookup(target.id)
+        if isinstance(old, tir.Buffer):
+            raise self.ctx.error(
+                f"'{target.id}' is already a buffer and cannot be redefined", target
+            )
+
+    def bind(
+        self,
+        target: syntax.Name,
+        annotated: Any,
+        value_node: syntax.Node,
+        node: syntax.Node,
+        let: bool,
+    ) -> Result:
+        """Classic `x = v` / `x: T.f32 = v` and 0.27 `x: T.let[...] = v` scope over the
+        rest of the sequence (LetStmt); 0.27 `x = v` / `x: T.f32 = v` is a flat Bind."""
+        dtype, pointee = annotated if annotated is not None else (None, None)
+        value = self.exprs.typed(value_node, dtype) if dtype else self.exprs.expr(value_node)
+        self.check_rebind(target)
+        var = tir.Var(target.id, dtype or value.dtype, pointee, target.span)
+        self.exprs.define(target.id, var)
+        if let:
+            return Scoped(tir.LetStmt(var, value, tir.Evaluate(tir.IntImm("int32", 0)), node.span))
+        return tir.Bind(var, value, node.span)
+
+    def store(self, target: syntax.Subscript, value_node: syntax.Node, node: syntax.Node) -> Result:
+        if isinstance(target.value, syntax.Name):
+            found = self.exprs.lookup(target.value.id, target.value)
+            if not isinstance(found, tir.Buffer):
+                raise self.ctx.error(
+                    f"cannot store to '{target.value.id}': it is not a buffer", target
+                )
+        buffer = self.exprs.buffer_of(target.value)
+        indices = self.exprs.indices(buffer, target)
+        lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
+        value = self.exprs.typed(value_node, dt.with_lanes(buffer.dtype, lanes))
+        return tir.BufferStore(buffer, value, indices, node.span)
+
+    def _aug_assign(self, node: syntax.AugAssign) -> Result:
+        if not isinstance(node.target, syntax.Subscript):
+            raise self.ctx.error("augmented assignment is only supported on buffer elements", node)
+        kind = _ARITH.get(node.op)
+        load = self.exprs.value(node.target)
+        if node.op in _BITWISE:
+            new = self.exprs.bitwise(_BITWISE[node.op], load, self.exprs.value(node.value), node)
+        elif kind is not None:
+            new = self.exprs.binop(kind, load, self.exprs.value(node.value), node)
+        else:
+            raise self.ctx.error(f"operator '{node.op}=' is not supported in TIR", node)
+        assert isinstance(load, tir.BufferLoad)
+        return tir.BufferStore(load.buffer, new, load.indices, node.span)
+
+    # ------------------------------------------------------------ buffers from assignments
+
+    def _match_buffer(self, target: syntax.Name, call: syntax.Call) -> Result:
+        if not call.args:
+            raise self.ctx.error("T.match_buffer expects a handle or a buffer region first", call)
+        source = call.args[0]
+        if isinstance(source, syntax.Subscript):
+            self.check_rebind(target)
+            self.exprs.define(target.id, self.fn.block.match_region(target.id, call))
+            return None
+        if self.fn.level != FUNCTION:
+            raise self.ctx.error(
+                "T.match_buffer of a parameter must be at the function's top level", call
+            )
+        handle = self.exprs.value(source)
+        if not isinstance(handle, tir.Var) or handle not in self.fn.handles:
+            raise self.ctx.error("T.match_buffer expects a T.handle parameter", source)
+        if self.fn.handles[handle] is not None:
+            raise self.ctx.error(f"parameter '{handle.name}' is matched twice", source)
+        buffer = self.fn.buffers.make_buffer(
+            target.id, self.fn.buffers.buffer_args(call, call.args[1:], "T.match_buffer"), call
+        )
+        self.fn.handles[handle] = buffer
+        self.check_rebind(target)
+        self.exprs.define(target.id, buffer)
+        role = f"match_buffer:{handle.name}"
+        self.fn.func_comments = self.fn.block.header_comments(self.fn.func_comments, role)
+        return None
+
+    def _alloc(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """`T.alloc_buffer` is block-level in classic and a flat statement in 0.27;
+        `T.sblock_alloc_buffer` is always block-level."""
+        short = syntax.dotted(call.func)[2:]  # type: ignore[index]
+        self.check_rebind(target)
+        if short == "sblock_alloc_buffer" or (short == "alloc_buffer" and self.fn.classic):
+            self.exprs.define(target.id, self.fn.block.block_alloc(target.id, call))
+            return None
+        named = self.fn.buffers.buffer_args(call, call.args, f"T.{short}")
+        buffer = self.fn.buffers.make_buffer(
+            target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
+        )
+        self.exprs.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, short, call.span)
+
+    def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
+        self.check_rebind(target)
+        self.exprs.define(
+            target.id,
+            self.fn.buffers.make_buffer(
+                target.id, self.fn.buffers.buffer_args(call, call.args, "T.Buffer"), call
+            ),
+        )
+        return None
+
+    def view(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """0.27's `B = A.view(n, m)` / `B = A.view("float16")`: a declaration over
+        A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
+        assert isinstance(call.func, syntax.Attribute)
+        source = self.exprs.buffer(call.func.value)
+        if call.keywords or not call.args:
+            raise self.ctx.error("A.view takes a shape (dims) or a dtype string", call)
+        shape, dtype = source.shape, source.dtype
+        first = call.args[0]
+        if (
+            len(call.args) == 1
+            and isinstance(first, syntax.Constant)
+            and isinstance(first.value, str)
+        ):
+            dtype = self.exprs.dtype_arg(first)
+        else:
+            shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
+        buffer = tir.Buffer(
+            target.id, source.data, dtype, shape, scope=source.scope, span=call.span
+        )
+        self.check_rebind(target)
+        self.exprs.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, "decl_buffer", call.span)
+
+    # ------------------------------------------------------------ GPU threads
+
+    def launch_thread(self, call: syntax.Call, target: syntax.Name | None) -> tir.AttrStmt:
+        """`T.launch_thread("threadIdx.x", n)` (a new thread var named by `target`) or
+        `T.launch_thread(tx, n)` (a var from `T.env_thread`): a `thread_extent`
+        attribute whose node is the thread's IterVar. Its body is filled by the caller."""
+        if len(call.args) != 2 or call.keywords:
+            raise self.ctx.error("T.launch_thread expects 2 arguments (thread, extent)", call)
+        thread, extent_node = call.args
+        extent = materialize(self.exprs.integer(extent_node, "a thread extent"))
+        if isinstance(thread, syntax.Constant) and isinstance(thread.value, str):
+            if target is None:
+                raise self.ctx.error(
+                    f'name the thread: `with T.launch_thread("{thread.value}", n) as tx:`', call
+                )
+            tag = thread.value
+            var = tir.Var(target.id, extent.dtype, span=target.span)
+            self.check_rebind(target)
+            self.exprs.define(target.id, var)
+        else:
+            var = self.exprs.value(thread)
+            if not isinstance(var, tir.Var) or var not in self.fn.env_threads:
+                what = "T.launch_thread expects a thread tag or a T.env_thread var"
+                raise self.ctx.error(what, thread)
+            tag = self.fn.env_threads[var]
+            if target is not None:
+                what = "T.launch_thread of a T.env_thread var does not bind a name"
+                raise self.ctx.error(what, target)
+        kind = "virtual_thread" if tag.startswith("vthread") else "thread_extent"
+        zero = make_const(0, extent.dtype, call.span)
+        iv = tir.IterVar(var, tir.Range(zero, extent, call.span), tir.THREAD, tag, call.span)
+        return tir.AttrStmt(iv, kind, extent, tir.Evaluate(zero), call.span)
+
+    def _launch_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        return Scoped(self.launch_thread(call, target))
+
+    def _env_thread(self, target: syntax.Name, call: syntax.Call) -> Result:
+        """`tx = T.env_thread("threadIdx.x")`: a thread var launched later, maybe twice."""
+        if len(call.args) != 1 or call.keywords:
+            raise self.ctx.error("T.env_thread expects 1 argument (the thread tag)", call)
+        tag = self.exprs.str_arg(call.args[0], "the thread tag")
+        var = tir.Var(target.id, "int32", span=target.span)
+        self.check_rebind(target)
+        self.exprs.define(target.id, var)
+        self.fn.env_threads[var] = tag
+        return None
+
+    def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
+        if len(call.args) != 1:
+            raise self.ctx.error(f"T.bind expects 1 argument, got {len(call.args)}", call)
+        return self.bind(target, None, call.args[0], call, let=False)
+
+
+_ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Result]] = {
+    "match_buffer": AssignParser._match_buffer,
+    "alloc_buffer": AssignParser._alloc,
+    "sblock_alloc_buffer": AssignParser._alloc,
+    "alloc_local": AssignParser._alloc,
+    "alloc_shared": AssignParser._alloc,
+    "decl_buffer": AssignParser._alloc,
+    "Buffer": AssignParser._buffer_alias,
+    "bind": AssignParser._bind_call,
+    "launch_thread": AssignParser._launch_thread,
+    "env_thread": AssignParser._env_thread,
+}
+
+
+def declarations(
+    target: syntax.Node, value: syntax.Node
+) -> list[tuple[syntax.Name, str, syntax.Call]]:
+    """`n = T.int32()` or 0.27's `m, n = T.int32(), T.int32()`: (name, dtype, call)
+    for each var declared; empty when the statement is something else."""
+    names = target.elts if isinstance(target, syntax.Tuple) else (target,)
+    values = value.elts if isinstance(value, syntax.Tuple) else (value,)
+    if len(names) != len(values) or isinstance(target, syntax.Tuple) != isinstance(
+        value, syntax.Tuple
+    ):
+        return []
+    out = []
+    for name, call in zip(names, values, strict=True):
+        callee = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
+        if not isinstance(name, syntax.Name) or callee is None or not callee.startswith("T."):
+            return []
+        assert isinstance(call, syntax.Call)
+        if call.args or not dt.is_valid(callee[2:]):
+            return []
+        out.append((name, callee[2:], call))
+    return out

@@ -1,0 +1,285 @@
+"""`T.*` calls that build expressions: dtype constructors, casts, math intrinsics,
+explicit operator forms, limits, vectors and extern calls.
+
+Each name maps to a plain function and a signature; arity and keywords are checked
+before the function runs, so every error points at the call.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.dsl import tir
+from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
+from tvmlite.dsl.parse.tir.expr import DTYPE_LIKE, META_BUILTINS, ExprParser
+from tvmlite.dsl.parse.tir.math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
+from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const
+from tvmlite.grammar import syntax
+
+# `T.*` names that are statements; using one inside an expression is an error.
+STATEMENT_BUILTINS = frozenset(
+    [
+        "func_attr",
+        "reads",
+        "writes",
+        "where",
+        "block_attr",
+        "sblock_attr",
+        "evaluate",
+        "attr",
+        "match_buffer",
+        "alloc_buffer",
+        "sblock_alloc_buffer",
+        "alloc_local",
+        "alloc_shared",
+        "decl_buffer",
+        "init",
+        "block",
+        "sblock",
+        "grid",
+        "serial",
+        "parallel",
+        "vectorized",
+        "unroll",
+        "thread_binding",
+        "break_loop",
+        "continue_loop",
+        "bind",
+        "launch_thread",
+        "env_thread",
+        "axis.spatial",
+        "axis.reduce",
+        "axis.scan",
+        "axis.opaque",
+        "axis.S",
+        "axis.R",
+        "axis.remap",
+    ]
+)
+
+_EXPLICIT_BINARY = {
+    "Add": "add",
+    "Sub": "sub",
+    "Mul": "mul",
+    "Div": "div",
+    "Mod": "mod",
+    "FloorDiv": "floordiv",
+    "FloorMod": "floormod",
+    "Min": "min",
+    "Max": "max",
+    "EQ": "eq",
+    "NE": "ne",
+    "LT": "lt",
+    "LE": "le",
+    "GT": "gt",
+    "GE": "ge",
+    "And": "and",
+    "Or": "or",
+    "min": "min",
+    "max": "max",
+    "floordiv": "floordiv",
+    "floormod": "floormod",
+    "truncdiv": "div",
+    "truncmod": "mod",
+}
+
+
+def check_signature(p: ExprParser, name: str, sig: Sig, node: syntax.Call) -> Kwargs:
+    """Arity and keyword check with TVM-like messages; returns the keywords."""
+    n = len(node.args)
+    if n < sig.min_args or (sig.max_args is not None and n > sig.max_args):
+        if sig.max_args is None:
+            want = f"at least {sig.min_args}"
+        elif sig.min_args == sig.max_args:
+            want = str(sig.min_args)
+        else:
+            want = f"{sig.min_args} to {sig.max_args}"
+        plural = "" if want == "1" else "s"
+        raise p.error(f"T.{name} expects {want} argument{plural}, got {n}", node)
+    kwargs: Kwargs = {}
+    for kw in node.keywords:
+        if kw.name not in sig.keywords:
+            raise p.error(f"T.{name} got an unexpected keyword argument '{kw.name}'", kw)
+        kwargs[kw.name] = kw.value
+    return kwargs
+
+
+def call_builtin(p: ExprParser, name: str, node: syntax.Call) -> Value:
+    if name in META_BUILTINS:
+        raise p.error(f"T.{name} is not supported: it needs Python evaluation", node)
+    if dt.is_valid(name) and name not in ("handle", "void"):
+        kwargs = check_signature(p, name, Sig(0, 1, ("is_size_var",)), node)
+        return dtype_call(p, name, node, list(node.args), kwargs)
+    if DTYPE_LIKE.match(name):
+        raise p.error(f"unknown dtype '{name}'", node.func)
+    if name == "comm_reducer":
+        raise p.error('T.comm_reducer is the node of T.attr(..., "reduce_scope", ...)', node)
+    entry = BUILTINS.get(name)
+    if entry is None:
+        if name in STATEMENT_BUILTINS:
+            raise p.error(f"T.{name} is a statement, not an expression", node)
+        raise p.error(f"unknown TIR builtin T.{name}", node.func)
+    fn, sig = entry
+    kwargs = check_signature(p, name, sig, node)
+    return fn(p, name, node, list(node.args), kwargs)
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def dtype_call(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.float32(0.5)`, `T.float32("inf")`, `T.int64(n)` (a cast of an expression)."""
+    if not args:
+        raise p.error(f"T.{name}() declares a variable: write it as `n = T.{name}()`", node)
+    arg = args[0]
+    if isinstance(arg, syntax.Constant) and isinstance(arg.value, str):
+        if not dt.is_float(dt.element_of(name)):
+            raise p.error(f"T.{name} does not take a string", arg)
+        try:
+            number = float(arg.value)
+        except ValueError:
+            raise p.error(f"bad float literal {arg.value!r}", arg) from None
+        return make_const(number, name, node.span)
+    value = p.value(arg)
+    if isinstance(value, Lit):
+        return literal_const(p, value, name, arg)
+    return cast(name, value, node.span)
+
+
+def literal_const(p: ExprParser, lit: Lit, dtype: str, node: syntax.Node) -> tir.PrimExpr:
+    """An immediate of `dtype`; `make_const` checks that the value fits."""
+    elem = dt.element_of(dtype)
+    if dt.is_float(elem):
+        return make_const(lit.value, dtype, node.span)
+    if isinstance(lit.value, float):
+        raise p.error(f"T.{dtype} expects an integer, got {lit.value!r}", node)
+    value = int(lit.value)
+    if dt.is_bool(elem) and value not in (0, 1):
+        raise p.error(f"T.bool expects True or False, got {value}", node)
+    return make_const(value, dtype, node.span)
+
+
+def _cast_node(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.Cast("float32", x)` builds the node; `T.cast(x, "float32")` folds like TVM."""
+    if name == "Cast":
+        dtype, value = p.dtype_arg(args[0]), p.expr(args[1])
+        return tir.Cast(dtype, value, node.span)
+    dtype = p.dtype_arg(args[1])
+    return cast(dtype, p.expr(args[0]), node.span)
+
+
+def _select(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    cond = p.boolean(p.value(args[0]), args[0], f"condition of T.{name}")
+    x, y = p.matched(p.value(args[1]), p.value(args[2]), node)
+    if name == "Select":
+        return tir.Select(cond, x, y, x.dtype, node.span)
+    return tir.Call(x.dtype, "if_then_else", (cond, x, y), node.span)
+
+
+def _binary(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    kind = _EXPLICIT_BINARY[name]
+    a, b = p.value(args[0]), p.value(args[1])
+    if kind in ("and", "or"):
+        x = p.boolean(a, args[0], f"operand of T.{name}")
+        y = p.boolean(b, args[1], f"operand of T.{name}")
+        return tir.BinaryOp(kind, x, y, x.dtype, node.span)
+    result = p.binop(kind, a, b, node)
+    if name in ("truncdiv", "truncmod") and not dt.is_integer_like(result.dtype):
+        raise p.error(f"T.{name} expects integer operands, got {result.dtype}", node)
+    return result
+
+
+def _not(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    return tir.Not(p.boolean(p.value(args[0]), args[0], "operand of T.Not"), span=node.span)
+
+
+def _hint(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.likely(c)` keeps the condition's dtype; `T.assume(c)` is bool."""
+    if not args:
+        return tir.Call("bool", name, (), node.span)
+    cond = p.boolean(p.value(args[0]), args[0], f"argument of T.{name}")
+    return tir.Call(cond.dtype if name == "likely" else "bool", name, (cond,), node.span)
+
+
+def _let(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.Let(body, where={v: value})`: `v` comes from an earlier `v = T.int32()`."""
+    where = kw.get("where", args[1] if len(args) > 1 else None)
+    if not isinstance(where, syntax.Dict) or not where.keys:
+        raise p.error("T.Let needs where={var: value}", node)
+    bindings = []
+    for key, value_node in zip(where.keys, where.values, strict=True):
+        var = p.value(key)
+        if not isinstance(var, tir.Var):
+            raise p.error("keys of T.Let's where= must be variables", key)
+        bindings.append((var, p.typed(value_node, var.dtype)))
+    body = p.expr(args[0])
+    for var, value in reversed(bindings):
+        body = tir.Let(var, value, body, body.dtype, node.span)
+    return body
+
+
+def _ramp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    base, stride = p.matched(p.value(args[0]), p.value(args[1]), node)
+    lanes = p.lanes_arg(args[2], "the lanes of T.Ramp")
+    return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes), node.span)
+
+
+def _broadcast(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    value = p.expr(args[0])
+    lanes = p.lanes_arg(args[1], "the lanes of T.Broadcast")
+    return tir.Broadcast(value, lanes, dt.with_lanes(value.dtype, lanes), node.span)
+
+
+def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.call_extern("int32", "f", ...)` and friends: result dtype first, then the name.
+    `T.call_packed("f", ...)` has no dtype (int32)."""
+    if name in ("call_packed", "call_cpacked"):
+        dtype, rest = "int32", args
+    else:
+        dtype, rest = p.dtype_arg(args[0]), args[1:]
+    callee = tir.StringImm(p.str_arg(rest[0], f"the function name of T.{name}"), span=rest[0].span)
+    params = tuple(p.expr(arg) for arg in rest[1:])
+    return tir.Call(dtype, name, (callee, *params), node.span)
+
+
+def _address_of(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    load = p.expr(args[0])
+    if not isinstance(load, tir.BufferLoad):
+        raise p.error("T.address_of expects a buffer element such as A[i]", args[0])
+    return tir.Call("handle", name, (load,), node.span)
+
+
+def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.type_annotation("float16")`: a value that only carries its dtype."""
+    return tir.Call(p.dtype_arg(args[0]), name, (), node.span)
+
+
+def _ret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    value = p.expr(args[0])
+    return tir.Call(value.dtype, name, (value,), node.span)
+
+
+BUILTINS: dict[str, tuple[Builtin, Sig]] = {
+    "Cast": (_cast_node, Sig(2, 2)),
+    "cast": (_cast_node, Sig(2, 2)),
+    "Select": (_select, Sig(3, 3)),
+    "if_then_else": (_select, Sig(3, 3)),
+    "Not": (_not, Sig(1, 1)),
+    "likely": (_hint, Sig(1, 1)),
+    "assume": (_hint, Sig(0, 1)),
+    "Let": (_let, Sig(1, 2, ("where",))),
+    "Ramp": (_ramp, Sig(3, 3)),
+    "Broadcast": (_broadcast, Sig(2, 2)),
+    "call_extern": (_extern, Sig(2, None)),
+    "call_pure_extern": (_extern, Sig(2, None)),
+    "call_intrin": (_extern, Sig(2, None)),
+    "call_llvm_intrin": (_extern, Sig(2, None)),
+    "call_llvm_pure_intrin": (_extern, Sig(2, None)),
+    "call_packed": (_extern, Sig(1, None)),
+    "call_cpacked": (_extern, Sig(1, None)),
+    "address_of": (_address_of, Sig(1, 1)),
+    "ret": (_ret, Sig(1, 1)),
+    "type_annotation": (_type_annotation, Sig(1, 1)),
+}
+BUILTINS.update(MATH_BUILTINS)
+BUILTINS.update(DEVICE_BUILTINS)
+BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})

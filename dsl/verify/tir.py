@@ -1,0 +1,226 @@
+"""Rules a parsed (or transformed) PrimFunc must keep, checked on the IR itself so
+that passes can run it too: variables used only inside the scope that defines them
+(a var no statement defines is free, as TVM allows: `n = T.int32()` declares one),
+buffers used only inside the scope that declares them (or free), region
+ranks, loop extents, block domains and the reduction-axis rule of blocks with
+`T.init()`. Errors are located at the nearest node that has a span.
+
+The checker is a `StmtExprVisitor`: expressions and the statements without a
+rule of their own are walked by it. Scopes: a statement's definitions end with
+the statement that contains it, except that the items of a sequence (a `Bind`,
+an `AllocBuffer`) define names for the items after them.
+"""
+
+from __future__ import annotations
+
+from tvmlite.diagnostics import Span, VerifyError
+from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import uses
+from tvmlite.dsl.arith import const_int
+from tvmlite.dsl.tir_functor import StmtExprVisitor
+
+
+def verify_prim_func(func: tir.PrimFunc, ctx: object = None) -> None:
+    """Raise VerifyError at the first broken rule; `ctx` gives the file name."""
+    source = getattr(ctx, "source", None)
+    _Verifier(getattr(source, "filename", None), func.span).visit_prim_func(func)
+
+
+class _Verifier(StmtExprVisitor):
+    def __init__(self, filename: str | None, span: Span | None) -> None:
+        self.filename = filename
+        self.span = span  # of the innermost node being checked that has one
+        self.vars: set[tir.Var] = set()
+        self.ended: set[tir.Var] = set()  # defined by a scope that has closed
+        self.buffers: set[tir.Buffer] = set()
+        self.loops: dict[tir.Var, tir.Range] = {}
+
+    def fail(self, message: str, span: Span | None = None) -> VerifyError:
+        return VerifyError(message, span or self.span, self.filename)
+
+    def visit_prim_func(self, func: tir.PrimFunc) -> None:
+        self.vars.update(func.params)
+        for _, buffer in func.buffer_map:
+            for dim in (*buffer.shape, *buffer.strides, buffer.elem_offset):
+                if isinstance(dim, tir.Var):
+                    self.vars.add(dim)
+        for _, buffer in func.buffer_map:
+            self.visit_buffer_def(buffer)
+        self.visit_stmt(func.body)
+
+    # ------------------------------------------------------------ scopes and spans
+
+    def visit_stmt(self, s: tir.Stmt) -> None:
+        """A statement in a scope of its own (see the module docstring)."""
+        saved_vars, saved_buffers = set(self.vars), set(self.buffers)
+        try:
+            self._visit_here(s)
+        finally:
+            self.ended |= self.vars - saved_vars
+            self.vars, self.buffers = saved_vars, saved_buffers
+
+    def _visit_here(self, s: tir.Stmt) -> None:
+        outer = self.span
+        self.span = s.span or outer
+        try:
+            super().visit_stmt(s)
+        finally:
+            self.span = outer
+
+    def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        for item in s.seq:  # Bind and AllocBuffer define names for the rest
+            if isinstance(item, tir.Bind | tir.AllocBuffer):
+                self._visit_here(item)
+            else:
+                self.visit_stmt(item)
+
+    def visit_expr(self, e: tir.PrimExpr) -> None:
+        if type(e) is tir.Var:  # a var's own span is its definition, not this use
+            self.visit_Var(e)
+            return
+        span = getattr(e, "span", None)
+        if span is None:
+            super().visit_expr(e)
+            return
+        outer, self.span = self.span, span
+        try:
+            super().visit_expr(e)
+        finally:
+            self.span = outer
+
+    # ------------------------------------------------------------ definitions and uses
+
+    def visit_var_def(self, var: tir.Var) -> None:
+        self.vars.add(var)
+
+    def visit_Var(self, e: tir.Var) -> None:
+        if e in self.ended and e not in self.vars:
+            raise self.fail(f"variable '{e.name}' is used outside its scope")
+
+    def visit_buffer_def(self, buffer: tir.Buffer) -> None:
+        for dim in (*buffer.shape, *buffer.strides):
+            self.visit_expr(dim)
+        if isinstance(buffer.elem_offset, tir.Var):
+            self.vars.add(buffer.elem_offset)
+        elif buffer.elem_offset is not None:
+            self.visit_expr(buffer.elem_offset)
+        self.buffers.add(buffer)
+        self.vars.add(buffer.data)
+
+    def visit_buffer(self, buffer: tir.Buffer) -> None:
+        """A buffer no statement declares is free, as TVM allows (`B = T.Buffer(...)`
+        in a body names one); one whose declaration's scope has closed is an error."""
+        if buffer in self.buffers or buffer.data in self.vars:
+            return
+        if buffer.data in self.ended:
+            raise self.fail(f"buffer '{buffer.name}' is used outside its scope")
+
+    def visit_Let(self, e: tir.Let) -> None:
+        saved = set(self.vars)
+        try:
+            super().visit_Let(e)
+        finally:
+            self.ended |= self.vars - saved
+            self.vars = saved
+
+    # ------------------------------------------------------------ statements
+
+    def visit_For(self, s: tir.For) -> None:
+        extent = const_int(s.extent)
+        if extent is not None and extent < 0:
+            raise self.fail(f"loop extent of '{s.loop_var.name}' is negative ({extent})")
+        self.loops[s.loop_var] = tir.Range(s.min, s.extent)
+        super().visit_For(s)
+
+    def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
+        for value in s.iter_values:
+            self.visit_expr(value)
+        self.visit_expr(s.predicate)
+        block = s.block
+        if len(block.iter_vars) != len(s.iter_values):
+            raise self.fail(f"block '{block.name}' has a different number of axes and bindings")
+        for iv, value in zip(block.iter_vars, s.iter_values, strict=True):
+            self.span, outer = iv.span or self.span, self.span
+            self.visit_range(iv.dom)
+            if const_int(s.predicate) == 1:  # under T.where, out-of-domain values are masked
+                self.check_domain(block, iv, value, self.span)
+            self.span = outer
+        self.visit_stmt(block)
+
+    def check_domain(
+        self, block: tir.Block, iv: tir.IterVar, value: tir.PrimExpr, span: Span | None
+    ) -> None:
+        lo, extent = const_int(iv.dom.min), const_int(iv.dom.extent)
+        if lo is None or extent is None:
+            return
+        if isinstance(value, tir.Var) and value in self.loops:
+            r = self.loops[value]
+            vlo, vext = const_int(r.min), const_int(r.extent)
+            if vlo is None or vext is None or vext <= 0:
+                return
+            vhi = vlo + vext - 1
+        else:
+            vlo = vhi = const_int(value)
+            if vlo is None or vhi is None:
+                return
+        if vlo < lo or vhi >= lo + extent:
+            raise self.fail(
+                f"binding of block axis '{iv.var.name}' in block '{block.name}' ranges over "
+                f"[{vlo}, {vhi}], outside its domain [{lo}, {lo + extent})",
+                span,
+            )
+
+    def visit_Block(self, block: tir.Block) -> None:
+        self.vars.update(iv.var for iv in block.iter_vars)
+        for buffer in block.alloc_buffers:
+            self.visit_buffer_def(buffer)
+        for match in block.match_buffers:
+            self.region(match.source, match.span)
+            self.visit_buffer_def(match.buffer)
+        for region in (*block.reads, *block.writes):
+            self.region(region, region.span)
+        self.reduction_rule(block, self.span)
+        self.visit_annotations(block.annotations)
+        if block.init is not None:
+            self.visit_stmt(block.init)
+        self._visit_here(block.body)
+
+    def region(self, region: tir.BufferRegion, span: Span | None) -> None:
+        outer, self.span = self.span, span or self.span
+        try:
+            self.visit_buffer(region.buffer)
+            ndim, given = len(region.buffer.shape), len(region.region)
+            if ndim != given:
+                raise self.fail(
+                    f"region of buffer '{region.buffer.name}' has {given} "
+                    f"ind{'ex' if given == 1 else 'ices'} but the buffer has {ndim} "
+                    f"dimension{'' if ndim == 1 else 's'}"
+                )
+            for r in region.region:
+                self.visit_range(r)
+        finally:
+            self.span = outer
+
+    def reduction_rule(self, block: tir.Block, span: Span | None) -> None:
+        """With T.init(): an axis only read (never in a written index) is a reduction,
+        and the block must have one."""
+        if block.init is None:
+            return
+        if not any(iv.kind == tir.REDUCE for iv in block.iter_vars):
+            raise self.fail(f"block '{block.name}' has T.init() but no reduce axis", span)
+        for iv in block.iter_vars:
+            if iv.kind != tir.SPATIAL:
+                continue
+            var = {iv.var: None}
+            read = any(_region_uses(r, var) for r in block.reads)
+            written = any(_region_uses(r, var) for r in block.writes)
+            if read and not written:
+                raise self.fail(
+                    f"block axis '{iv.var.name}' of '{block.name}' is only read, never written: "
+                    "it must be a reduce axis (T.axis.reduce)",
+                    iv.span or span,
+                )
+
+
+def _region_uses(region: tir.BufferRegion, variables: dict[tir.Var, object]) -> bool:
+    return any(uses(r.min, variables) or uses(r.extent, variables) for r in region.region)

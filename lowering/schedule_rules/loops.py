@@ -1,0 +1,57 @@
+"""Loop recipes the rules share: how wide a vector is, when a loop is worth
+running in parallel, and the parallel-outer / vectorized-inner shape of a
+stage's spatial loops."""
+
+from __future__ import annotations
+
+from tvmlite.dsl import dtype as dt
+from tvmlite.lowering.schedule import LoopRV, Schedule
+
+VECTOR_BITS = 512  # AVX-512: 16 float32 lanes
+# A parallel loop costs a thread-pool launch (a few microseconds): below this
+# many block iterations a kernel runs faster on one thread.
+PARALLEL_MIN_WORK = 1 << 15
+
+
+def lanes(dtype: str) -> int:
+    """Elements of `dtype` in one vector register."""
+    return max(1, VECTOR_BITS // max(8, dt.bits(dtype)))
+
+
+def worth_parallel(work: int) -> bool:
+    return work >= PARALLEL_MIN_WORK
+
+
+def extent(sch: Schedule, loop: LoopRV) -> int:
+    return sch.get(loop).extent.value
+
+
+def vectorize_tail(sch: Schedule, loops: list[LoopRV], width: int) -> list[LoopRV]:
+    """Vectorize the innermost `width` iterations of the perfect nest `loops`:
+    trailing loops are fused until they hold at least `width` iterations, then
+    split so the inner loop has `width` lanes (a `T.where` guards the tail when
+    `width` does not divide). Returns the loops left outside the vector loop."""
+    if not loops:
+        return []
+    k, total = len(loops) - 1, extent(sch, loops[-1])
+    while total < width and k > 0:
+        k -= 1
+        total *= extent(sch, loops[k])
+    inner = sch.fuse(*loops[k:]) if k < len(loops) - 1 else loops[-1]
+    outer = list(loops[:k])
+    if total > width:
+        rest, inner = sch.split(inner, factors=[None, width])
+        outer.append(rest)
+    sch.vectorize(inner)
+    return outer
+
+
+def parallel_outer(sch: Schedule, loops: list[LoopRV], work: int) -> LoopRV | None:
+    """Fuse `loops` (a perfect nest) into one loop and run it in parallel when
+    the work under it is worth a thread-pool launch; the fused loop, or None."""
+    if not loops:
+        return None
+    fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
+    if worth_parallel(work):
+        sch.parallel(fused)
+    return fused

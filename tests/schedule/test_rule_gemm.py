@@ -1,0 +1,312 @@
+# ruff: noqa: E501  (TVMScript texts)
+"""The matmul rule of the default CPU schedule (lowering/schedule_rules/gemm.py):
+recognised from block structure (any operand order, batch axes, casts, epilogues,
+hand-written or legalized), scheduled into packed, register-tiled code that
+computes what NumPy computes, on shapes that do and do not divide the tiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rules_common import apply_rule, prim_funcs, random_inputs, run
+
+import tvmlite
+from tvmlite.lowering.build import lower
+from tvmlite.lowering.schedule.tree import Tree
+from tvmlite.lowering.schedule_rules.contraction import Roles, match_contraction
+from tvmlite.lowering.schedule_rules.gemm import Gemm
+from tvmlite.lowering.schedule_rules.microkernel import tile_sizes
+from tvmlite.lowering.target import Target
+from tvmlite.tir import Schedule
+
+GEMM = Gemm()
+AXES = {"b": "vb", "i": "vi", "j": "vj", "k": "vk"}
+
+
+def contraction(
+    spec: str, sizes: dict[str, int], dtype: str = "float32", epilogue: bool = False
+) -> str:
+    """A hand-written prim function computing `np.einsum(spec)` ("ik,kj->ij"), with
+    a bias-add + relu stage after it when `epilogue`."""
+    (a, b), c = spec.split("->")[0].split(","), spec.split("->")[1]
+    order = [x for x in "bijk" if x in a + b + c]
+    kinds = "".join("R" if x == "k" else "S" for x in order)
+
+    def shape(axes: str) -> str:
+        return "(" + ", ".join(str(sizes[x]) for x in axes) + ",)"
+
+    def at(name: str, axes: str) -> str:
+        return f"{name}[{', '.join(AXES[x] for x in axes)}]"
+
+    out = "T_mm" if epilogue else "C"
+    params = f'A: T.Buffer({shape(a)}, "{dtype}"), B: T.Buffer({shape(b)}, "{dtype}")'
+    alloc = ""
+    if epilogue:
+        params += f', bias: T.Buffer(({sizes["j"]},), "{dtype}")'
+        alloc = f'        T_mm = T.alloc_buffer({shape(c)}, "{dtype}")\n'
+    params += f', C: T.Buffer({shape(c)}, "{dtype}")'
+    grid = ", ".join(str(sizes[x]) for x in order)
+    loop_vars = ", ".join(order)
+    text = f"""
+@T.prim_func
+def main({params}):
+{alloc}        for {loop_vars} in T.grid({grid}):
+            with T.block("mm"):
+                {", ".join(AXES[x] for x in order)} = T.axis.remap("{kinds}", [{loop_vars}])
+                with T.init():
+                    {at(out, c)} = T.{dtype}(0)
+                {at(out, c)} = {at(out, c)} + {at("A", a)} * {at("B", b)}
+"""
+    if epilogue:
+        spatial = [x for x in order if x != "k"]
+        text += f"""        for {", ".join(spatial)} in T.grid({", ".join(str(sizes[x]) for x in spatial)}):
+            with T.block("bias_relu"):
+                {", ".join(AXES[x] for x in spatial)} = T.axis.remap("{"S" * len(spatial)}", [{", ".join(spatial)}])
+                {at("C", c)} = T.max({at("T_mm", c)} + bias[vj], T.{dtype}(0))
+"""
+    return text
+
+
+def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
+    func = tvmlite.parse(text)
+    sch = apply_rule(func, GEMM)
+    assert sch is not None, "the gemm rule did not take the block"
+    return func, sch
+
+
+CASES = [
+    (
+        "ik,kj->ij",
+        {"i": 37, "j": 45, "k": 19},
+    ),  # rows not divided: predicated; 45 columns in tiles of 15
+    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: tiles of 1 column
+    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns: tiles of 8, packed weight
+    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns, 48 rows: rows vectorized
+    ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
+    ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
+    ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
+    ("ki,jk->ij", {"i": 13, "j": 16, "k": 3}),  # both transposed
+    ("bik,bkj->bij", {"b": 3, "i": 10, "j": 64, "k": 6}),  # batch matmul
+    ("bik,kj->bij", {"b": 2, "i": 7, "j": 32, "k": 4}),  # batch on one side only
+    ("ik,kj->ij", {"i": 5, "j": 10, "k": 4}),  # narrower than a register
+]
+
+
+@pytest.mark.parametrize(("spec", "sizes"), CASES)
+def test_gemm_rule_matches_numpy(spec: str, sizes: dict[str, int]) -> None:
+    func, sch = scheduled(contraction(spec, sizes))
+    a, b = random_inputs(func)
+    got = run(sch.mod["main"], [a, b])
+    np.testing.assert_allclose(got, np.einsum(spec, a, b), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("sizes", [{"i": 20, "j": 64, "k": 9}, {"i": 7, "j": 21, "k": 3}])
+def test_epilogue_is_fused_into_the_write_back(sizes: dict[str, int]) -> None:
+    func, sch = scheduled(contraction("ik,kj->ij", sizes, epilogue=True))
+    names = [b.name for b in Tree(sch.mod["main"]).blocks]
+    assert "bias_relu" not in names  # inlined: C is written once, from the registers
+    assert "T.max(T_mm_local[" in sch.mod.script()
+    a, b, bias = random_inputs(func)
+    got = run(sch.mod["main"], [a, b, bias])
+    np.testing.assert_allclose(got, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_packed_micro_kernel_structure() -> None:
+    # w[j, k]: the 32 values of one reduction step are 16 floats apart: packed
+    _, sch = scheduled(contraction("ik,jk->ij", {"i": 48, "j": 64, "k": 16}))
+    text = sch.mod.script()
+    assert "B_global = T.alloc_buffer((2, 16, 32))" in text
+    assert "T.unroll(12)" in text and "T.vectorized(32)" in text and "T.parallel(" in text
+    assert '"mm_init"' in text and '"mm_update"' in text
+    assert 'scope="local"' in text
+
+
+@pytest.mark.parametrize(("n", "packed"), [(64, False), (1024, True)])
+def test_contiguous_operand_is_packed_when_its_rows_are_a_page_apart(n: int, packed: bool) -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 4, "j": n, "k": 3}))
+    assert ("B_global" in sch.mod.script()) == packed
+
+
+def test_legalized_matmul_and_mlp_layers() -> None:
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((6, 40), "float32"), w1: R.Tensor((40, 48), "float32"), b1: R.Tensor((48,), "float32"), w2: R.Tensor((48, 10), "float32")) -> R.Tensor((6, 10), "float32"):
+        with R.dataflow():
+            h = R.nn.relu(R.add(R.matmul(x, w1), b1))
+            gv = R.matmul(h, w2)
+            R.output(gv)
+        return gv
+"""
+    funcs = prim_funcs(text)
+    rng = np.random.default_rng(1)
+    x, w1, b1, w2 = (
+        rng.standard_normal(s).astype("float32") for s in [(6, 40), (40, 48), (48,), (48, 10)]
+    )
+    taken = 0
+    for func in funcs.values():
+        sch = apply_rule(func, GEMM)
+        if sch is None:
+            continue
+        taken += 1
+        if len(func.buffer_map) == 4:
+            np.testing.assert_allclose(
+                run(sch.mod["main"], [x, w1, b1]), np.maximum(x @ w1 + b1, 0), rtol=1e-4, atol=1e-4
+            )
+        else:
+            h = rng.standard_normal((6, 48)).astype("float32")
+            np.testing.assert_allclose(run(sch.mod["main"], [h, w2]), h @ w2, rtol=1e-4, atol=1e-4)
+    assert taken == 2
+
+
+def test_mixed_precision_cast_operands() -> None:
+    text = """
+@T.prim_func
+def main(A: T.Buffer((9, 5), "float16"), B: T.Buffer((5, 33), "float16"), C: T.Buffer((9, 33), "float32")):
+    for i, j, k in T.grid(9, 33, 5):
+        with T.block("mm"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + T.Cast("float32", A[vi, vk]) * T.Cast("float32", B[vk, vj])
+"""
+    func, sch = scheduled(text)
+    a, b = random_inputs(func)
+    got = run(sch.mod["main"], [a, b])
+    np.testing.assert_allclose(got, a.astype("float32") @ b.astype("float32"), rtol=1e-3, atol=1e-3)
+
+
+REJECTED = {
+    "elementwise": """
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32")):
+    for i, j in T.grid(4, 4):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] * T.float32(2)
+""",
+    "row sum": """
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 4):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+""",
+    "max instead of sum": """
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32")):
+    for i, j, k in T.grid(4, 4, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = T.max(C[vi, vj], A[vi, vk] * B[vk, vj])
+""",
+    "dot product (no output axis)": """
+@T.prim_func
+def main(x: T.Buffer((8,), "float32"), y: T.Buffer((8,), "float32"), C: T.Buffer((), "float32")):
+    for k in range(8):
+        with T.block("C"):
+            vk = T.axis.remap("R", [k])
+            with T.init():
+                C[()] = T.float32(0)
+            C[()] = C[()] + x[vk] * y[vk]
+""",
+    "matrix-vector (no row axis)": """
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), x: T.Buffer((8,), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 8):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk] * x[vk]
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_rule_leaves_other_computations_alone(name: str) -> None:
+    func = tvmlite.parse(REJECTED[name])
+    assert apply_rule(func, GEMM) is None
+
+
+def test_scheduled_block_is_not_taken_again() -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 8, "j": 32, "k": 4}))
+    assert not GEMM.accepts(sch, sch.get_sblock("mm_update"))
+
+
+@pytest.mark.parametrize(
+    ("n", "nr"),
+    [
+        (64, 32),
+        (48, 16),
+        (200, 8),
+        (100, 20),
+        (90, 15),
+        (24, 24),
+        (5, 5),
+        (511, 7),
+        (53, 1),
+        (1000, 8),
+    ],
+)
+def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
+    """NR divides the vector axis: no predicate in the micro-kernel."""
+    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 12, "j": n, "k": 4}))
+    sch = Schedule(func)
+    c = match_contraction(sch, sch.get_sblock("mm"))
+    assert c is not None
+    i, j = c.spatial
+    assert tile_sizes(c, Roles(vector=j, row=i))[1] == nr
+
+
+@pytest.mark.parametrize(("rows", "cols", "vector"), [(48, 90, "i"), (45, 90, "j"), (48, 96, "j")])
+def test_rows_are_vectorized_when_only_they_tile_into_registers(
+    rows: int, cols: int, vector: str
+) -> None:
+    func = tvmlite.parse(contraction("ik,kj->ij", {"i": rows, "j": cols, "k": 4}))
+    sch = Schedule(func)
+    c = match_contraction(sch, sch.get_sblock("mm"))
+    assert c is not None
+    roles = GEMM.roles(c)
+    assert roles is not None and roles.vector.name == f"v{vector}"
+
+
+def test_tile_sizes() -> None:
+    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 24, "j": 64, "k": 8}))
+    sch = Schedule(func)
+    c = match_contraction(sch, sch.get_sblock("mm"))
+    assert c is not None
+    i, j = c.spatial
+    assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
+    # 24 columns: one tile, 3 x 8 lanes a row, so 8 rows keep 24 registers
+    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)
+
+
+def test_default_build_schedules_matmul_with_the_rule() -> None:
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((20, 24), "float32"), b: R.Tensor((24, 64), "float32"), c: R.Tensor((64,), "float32")) -> R.Tensor((20, 64), "float32"):
+        with R.dataflow():
+            gv = R.nn.relu(R.add(R.matmul(a, b), c))
+            R.output(gv)
+        return gv
+"""
+    mod = tvmlite.parse(text)
+    lowered = lower(mod, Target("llvm"), pipeline="default")  # fused: one kernel
+    (func,) = [f for f in lowered.functions.values() if isinstance(f, tvmlite.dsl.tir.PrimFunc)]
+    script = func.script()
+    assert func.attr("tir.is_scheduled") and "T.unroll(T.int64(10))" in script
+    assert "T.max(" in script.split("T.vectorized(T.int64(32))")[-1]  # relu in the write-back
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(s).astype("float32") for s in [(20, 24), (24, 64), (64,)])
+    for pipeline in ("default", None):  # fused, and one kernel per operator
+        got = tvmlite.build(mod, pipeline=pipeline)["main"](a, b, c)
+        np.testing.assert_allclose(got, np.maximum(a @ b + c, 0), rtol=1e-4, atol=1e-4)
