@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from llvmlite import ir
 
 from tvmlite.dsl import relax
+from tvmlite.lowering.codegen import llvm_fastcall_foreign as foreign
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
@@ -66,17 +67,22 @@ FN_TYPES = {
     "tuple_new": ir.FunctionType(PTR, [I64]),
     "clear_error": ir.FunctionType(VOID, []),
     "exchange_dltensor": ir.FunctionType(I32, [PTR, PTR]),
+    "vectorcall_method": ir.FunctionType(PTR, [PTR, PTR, I64, PTR]),
+    "exception_matches": ir.FunctionType(I32, [PTR]),
+    "type_lookup": ir.FunctionType(PTR, [PTR, PTR]),
+    "capsule_is_valid": ir.FunctionType(I32, [PTR, PTR]),
+    "capsule_pointer": ir.FunctionType(PTR, [PTR, PTR]),
+    "capsule_set_name": ir.FunctionType(I32, [PTR, PTR]),
 }
-# DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
-T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 ENTRY = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
 # A function's record: its entry, its parameter table, its results' NumPy type
 # numbers (i32 each), the counts of parameters and results, whether the results
 # come back as a tuple.
 RECORD = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32])
 ENTRY_FIELD, PARAMS_FIELD, OUTS_FIELD, N_FIELD, M_FIELD, TUPLE_FIELD = range(6)
-# Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, result blocks.
-BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR])
+# Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, the
+# managed tensors taken from capsules (a tensor and its deleter each), result blocks.
+BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR, PTR])
 
 
 def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
@@ -126,8 +132,9 @@ def _stub(module: ir.Module, name: str, spec: fc.WrapperSpec, body: ir.Function,
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     tensors = b.alloca(abi.DLTENSOR, ir.Constant(I32, max(1, n)))
     pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
+    owned = b.alloca(PTR, ir.Constant(I32, 2 * max(1, n)))
     outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
-    b.ret(b.call(body, [*fn.args, record, tensors, pointers, outs]))
+    b.ret(b.call(body, [*fn.args, record, tensors, pointers, owned, outs]))
 
 
 class _Tables:
@@ -215,7 +222,7 @@ class _Body:
 
     def emit(self) -> ir.Function:
         b = self.b
-        self_, args, nargs, record, tensors, pointers, outs = self.fn.args
+        self_, args, nargs, record, self.tensors, pointers, self.owned, outs = self.fn.args
 
         def field(index: int, kind: ir.Type) -> ir.Value:
             at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
@@ -225,9 +232,11 @@ class _Body:
         out_nums, as_tuple = field(OUTS_FIELD, PTR), field(TUPLE_FIELD, I32)
         n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
-        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
+        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign.accept)
+        self.call_args = b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`
+        foreign.clear_owned(self, n)
         self.guard(b.icmp_signed("==", nargs, n))
-        self.check(args, n, params, tensors, pointers)
+        self.check(args, n, params, pointers)
         loop = self.loop(m)
         b.store(ir.Constant(PTR, None), self.at(outs, loop.i))
         self.close(loop)
@@ -235,6 +244,7 @@ class _Body:
         n32, m32 = b.trunc(n, I32), b.trunc(m, I32)
         status = b.call(entry, [pointers, n32, outs, m32, err, ir.Constant(I64, ERROR_BYTES)])
         self.call("restore_thread", [state])
+        foreign.release_owned(self, n)
         failed = self.fn.append_basic_block("failed")
         done = self.fn.append_basic_block("done")
         b.cbranch(b.icmp_signed("!=", status, ir.Constant(I32, 0)), failed, done)
@@ -244,14 +254,13 @@ class _Body:
         b.position_at_end(done)
         self.results(outs, m, out_nums, as_tuple)
         b.position_at_end(self.fallback)
+        foreign.release_owned(self, n)
         b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
         return self.fn
 
-    def check(
-        self, args: ir.Value, n: ir.Value, params: ir.Value, tensors: ir.Value, pointers: ir.Value
-    ) -> None:
-        """Every argument an array (or a served producer's tensor) as its
-        parameter's row says, described as a DLTensor."""
+    def check(self, args: ir.Value, n: ir.Value, params: ir.Value, pointers: ir.Value) -> None:
+        """Every argument an array (or another library's tensor, `foreign`) as
+        its parameter's row says, described as a DLTensor."""
         b = self.b
         row_kind = ir.LiteralStructType([I32] * (2 + self.width))
         array_type = self.const("array_type")
@@ -264,14 +273,13 @@ class _Body:
             return b.load(at, typ=I32)
 
         arg = b.load(self.at(args, k), typ=PTR)
-        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
+        tensor = b.gep(self.tensors, [k], source_etype=abi.DLTENSOR)
         ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
-        numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
+        numpy, other = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("other")
         filled = self.fn.append_basic_block("filled")
-        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
-        b.position_at_end(foreign)
-        self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
-        self.foreign_tensor(tensor, arg, ndim, field(1))
+        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, other)
+        b.position_at_end(other)
+        foreign.read_foreign(self, k, arg, ob_type, ndim, field(1))
         b.branch(filled)
         b.position_at_end(numpy)
         self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
@@ -289,53 +297,6 @@ class _Body:
         b.position_at_end(filled)
         b.store(tensor, self.at(pointers, k))
         self.close(loop)
-
-    def foreign_tensor(
-        self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
-    ) -> None:
-        """Let the served producer type fill `tensor` (a view it keeps valid while
-        `arg` lives), then take it only as the NumPy path would take the array:
-        on the CPU, of rank `ndim` and packed DLDataType `dtype`, compact (size-1
-        axes may have any stride), aligned; its byte offset folded into the data
-        pointer. Anything else goes to the Python path, which reports it."""
-        b = self.b
-        status = self.call("exchange_dltensor", [arg, tensor])
-        refused = self.fn.append_basic_block("producer_refused")
-        with b.goto_block(refused):
-            self.call("clear_error", [])  # the Python path asks again and reports
-            b.branch(self.fallback)
-        self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
-        cpu = ir.Constant(I32, abi.KDL_CPU)
-        ok = b.icmp_signed("==", self.load(tensor, T_DEVICE_TYPE, I32), cpu)
-        ok = b.and_(ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ndim))
-        self.guard(b.and_(ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), dtype)))
-        shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
-        strided, compact = (
-            self.fn.append_basic_block("strided"),
-            self.fn.append_basic_block("compact"),
-        )
-        b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
-        b.position_at_end(strided)
-        b.store(ir.Constant(I64, 1), self.step)
-        rank = b.sext(ndim, I64)
-        axes = self.loop(rank)
-        axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
-        extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
-        stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
-        step = b.load(self.step, typ=I64)
-        one = b.icmp_signed("==", extent, ir.Constant(I64, 1))
-        self.guard(b.or_(one, b.icmp_signed("==", stride, step)))
-        b.store(b.mul(step, extent), self.step)
-        axes.close()
-        b.branch(compact)
-        b.position_at_end(compact)
-        data = abi.data_pointer(b, tensor)
-        item = b.lshr(b.and_(dtype, ir.Constant(I32, 0xFF00)), ir.Constant(I32, 11))  # bytes
-        mask = b.sub(b.zext(item, I64), ir.Constant(I64, 1))
-        self.guard(b.icmp_unsigned("==", b.and_(b.ptrtoint(data, I64), mask), ir.Constant(I64, 0)))
-        value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
-        value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
-        b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
     def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
         """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed

@@ -93,17 +93,12 @@ class GraphFunction:
             return self._fast
 
     def call_python(self, *args: Any) -> Any:
-        """What the native wrapper does not take: DLPack producers (the first type
-        with a C exchange API is handed to the wrapper, which reads such tensors
-        itself from then on; others are imported as NumPy arrays, zero-copy, and
-        go back through the wrapper), and the ctypes path for strided views,
-        tuples, scalars and every error."""
-        if self._fast is not None:
-            if self.executable.serve_producer(args):
-                return self._fast(*args)
-            arrays = dlpack.imported(args)
-            if arrays is not None:
-                return self._fast(*arrays)
+        """What the native wrapper does not take: the first producer type with a
+        C exchange API (handed to the wrapper, which reads such tensors itself
+        from then on), and the ctypes path for strided views, tuples, scalars,
+        producers the wrapper refused and every error."""
+        if self._fast is not None and self.executable.serve_producer(args):
+            return self._fast(*args)
         if len(args) != len(self.params):
             names = ", ".join(p.name for p in self.params)
             raise TVMLiteError(
