@@ -222,7 +222,7 @@ class _Body:
 
     def emit(self) -> ir.Function:
         b = self.b
-        self_, args, nargs, record, self.tensors, pointers, self.owned, outs = self.fn.args
+        state_, args, nargs, record, self.tensors, pointers, self.owned, outs = self.fn.args
 
         def field(index: int, kind: ir.Type) -> ir.Value:
             at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
@@ -233,7 +233,12 @@ class _Body:
         n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
         self.step = b.alloca(I64)  # the compact stride of the next axis (foreign.accept)
-        self.call_args = b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`
+        self.call_args = b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`, of `convert`
+        # The builtin's state: (fallback,), or (fallback, convert) to hand every
+        # result to `convert` (`with_output`).
+        fallback = self.load(state_, fc.TUPLE_ITEMS, PTR)
+        two = b.icmp_signed("==", self.load(state_, fc.TUPLE_SIZE, I64), ir.Constant(I64, 2))
+        convert = b.select(two, self.load(state_, fc.TUPLE_ITEMS + 8, PTR), ir.Constant(PTR, None))
         foreign.clear_owned(self, n)
         self.guard(b.icmp_signed("==", nargs, n))
         self.check(args, n, params, pointers)
@@ -252,10 +257,10 @@ class _Body:
         self.call("set_error", [self.const("error_class"), err])
         b.ret(ir.Constant(PTR, None))
         b.position_at_end(done)
-        self.results(outs, m, out_nums, as_tuple)
+        self.results(outs, m, out_nums, as_tuple, convert)
         b.position_at_end(self.fallback)
         foreign.release_owned(self, n)
-        b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
+        b.ret(self.call("vectorcall", [fallback, args, nargs, ir.Constant(PTR, None)]))
         return self.fn
 
     def check(self, args: ir.Value, n: ir.Value, params: ir.Value, pointers: ir.Value) -> None:
@@ -324,15 +329,19 @@ class _Body:
         value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)
 
-    def results(self, outs: ir.Value, m: ir.Value, out_nums: ir.Value, as_tuple: ir.Value) -> None:
-        """Wrap every block as an array, in its place in `outs`; on a failure at
-        result j, release the arrays before it and the blocks after it."""
+    def results(
+        self, outs: ir.Value, m: ir.Value, out_nums: ir.Value, as_tuple: ir.Value, convert: ir.Value
+    ) -> None:
+        """Wrap every block as an array (as `convert(array)` unless `convert` is
+        NULL), in its place in `outs`; on a failure at result j, release the
+        results before it and the blocks after it."""
         b = self.b
         loop = self.loop(m)
         j = loop.i
         bad = self.fn.append_basic_block("wrap_failed")
         num = b.load(b.gep(out_nums, [j], source_etype=I32), typ=I32)
-        b.store(self.wrap(b.load(self.at(outs, j), typ=PTR), num, bad), self.at(outs, j))
+        array = self.wrap(b.load(self.at(outs, j), typ=PTR), num, bad)
+        b.store(self.converted(array, convert, bad), self.at(outs, j))
         self.close(loop)
         with b.goto_block(bad):
             self.release_from(outs, ir.Constant(I64, 0), j, "decref")
@@ -355,6 +364,27 @@ class _Body:
         b.store(b.load(self.at(outs, loop.i), typ=PTR), self.at(items, loop.i))
         self.close(loop)
         b.ret(result)
+
+    def converted(self, array: ir.Value, convert: ir.Value, fail: ir.Block) -> ir.Value:
+        """`convert(array)` (the array let go), or `array` when `convert` is NULL;
+        on a failure, branch to `fail` (a Python error is set)."""
+        b = self.b
+        start = b.block
+        call, join = self.fn.append_basic_block("convert"), self.fn.append_basic_block("converted")
+        b.cbranch(b.icmp_unsigned("==", convert, ir.Constant(PTR, None)), join, call)
+        b.position_at_end(call)
+        b.store(array, self.call_args)
+        one, null = ir.Constant(I64, 1), ir.Constant(PTR, None)
+        result = self.call("vectorcall", [convert, self.call_args, one, null])
+        self.call("decref", [array])
+        self.branch_unless(b.icmp_unsigned("!=", result, null), fail)
+        end = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        phi = b.phi(PTR)
+        phi.add_incoming(array, start)
+        phi.add_incoming(result, end)
+        return phi
 
     def release_from(self, outs: ir.Value, start: ir.Value, stop: ir.Value, how: str) -> None:
         """Let go of `outs[start:stop]`: arrays (`how` "decref") or result blocks."""

@@ -49,7 +49,7 @@ ARRAY_TYPE, DESCR_FROM_TYPE, NEW_FROM_DESCR, SET_BASE_OBJECT = 2, 45, 94, 282
 # checked against live objects before any wrapper is used.
 OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
 DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
-TUPLE_ITEMS = 24  # offsetof(PyTupleObject, ob_item)
+TUPLE_SIZE, TUPLE_ITEMS = 16, 24  # offsetof(PyTupleObject, ob_size / ob_item)
 C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
 CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
 # What the table `tvmlite_python_api` holds, in order: CPython and NumPy functions,
@@ -432,10 +432,18 @@ class PyMethodDef(ctypes.Structure):
 
 class FastCall:
     """A compiled wrapper turned into a builtin function. Holds the PyMethodDef
-    CPython points to, and (through the builtin's `self`) the Python fallback;
-    the caller holds the module whose code the wrapper is."""
+    CPython points to, and (through the builtin's `self`, a tuple) the Python
+    fallback and, when given, `convert`, which the wrapper hands every result
+    array to; the caller holds the module whose code the wrapper is."""
 
-    def __init__(self, address: int, fallback: Callable[..., Any], name: str) -> None:
+    def __init__(
+        self,
+        address: int,
+        fallback: Callable[..., Any],
+        name: str,
+        convert: Callable[[np.ndarray], Any] | None = None,
+    ) -> None:
         self.name = name.encode()
         self.method = PyMethodDef(self.name, address, METH_FASTCALL, None)
-        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), fallback, None)
+        state = (fallback,) if convert is None else (fallback, convert)
+        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), state, None)

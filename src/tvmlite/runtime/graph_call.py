@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
-from tvmlite.runtime import dlpack
+from tvmlite.runtime import dlpack, outputs
 from tvmlite.runtime.abi import ERROR_BYTES, Leaf, leaves
 from tvmlite.runtime.fastcall import FastCall
 from tvmlite.runtime.scalars import describe, scalar_value, shape_values
@@ -50,8 +50,10 @@ class GraphFunction:
         ret: relax.StructInfo,
         address: int,
         fast_address: int = 0,
+        convert: Callable[[np.ndarray], Any] | None = None,
     ) -> None:
         self.executable = executable  # keeps the machine code alive
+        self.convert = convert  # what result arrays are handed to (`with_output`), or None
         self.name = name
         self.params = tuple(params)
         self.leaves = [leaf for p in self.params for leaf in leaves(p.struct_info, p.name)]
@@ -68,7 +70,16 @@ class GraphFunction:
         self._fast_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)})>"
+        kind = "" if self.convert is None else f" -> {outputs.kind_of(self.convert)}"
+        return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)}){kind}>"
+
+    def with_output(self, convert: Callable[[np.ndarray], Any]) -> GraphFunction:
+        """This function with every result array handed to `convert` (by the
+        native wrapper itself when it serves the call)."""
+        return GraphFunction(
+            self.executable, self.name, self.params, self.ret, self.address,
+            self._fast_address, convert,
+        )  # fmt: skip
 
     def __call__(self, *args: Any) -> Any:
         fast = self._fast
@@ -87,7 +98,9 @@ class GraphFunction:
         for late registrations."""
         with self._fast_lock:
             if not self._fast_tried:
-                self._fast_owner = FastCall(self._fast_address, self.call_python, self.name)
+                self._fast_owner = FastCall(
+                    self._fast_address, self.call_python, self.name, self.convert
+                )
                 self._fast = self._fast_owner.function
                 self._fast_tried = True
             return self._fast
@@ -124,7 +137,8 @@ class GraphFunction:
         if status:
             raise TVMLiteError(err.value.decode(errors="replace") or f"{self.name}: failed")
         results = [_to_python(leaf, outs[k]) for k, leaf in enumerate(self.ret_leaves)]
-        return _rebuild(self.ret, results)
+        result = _rebuild(self.ret, results)
+        return result if self.convert is None else outputs.converted(result, self.convert)
 
 
 def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray], fn: str) -> None:
