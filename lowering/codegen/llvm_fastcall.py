@@ -8,13 +8,15 @@ as NumPy arrays that own their blocks.
 
 Only the common case runs here: the right number of arguments, each an exact
 `numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
-and aligned, or a tensor of the one DLPack producer type the module serves
-(`fastcall.serve_producer`), which that type's C exchange API describes and
-which is taken under the same conditions. Anything else (lists, other DLPack
-producers, strided views, subclasses, wrong rank or dtype) goes to `fallback`,
-the Python path, which converts or raises the same error it always has; shape
-and symbolic-dim checks happen inside the entry either way, which reports them
-through the error buffer.
+and aligned, or another library's tensor under the same conditions, read
+through DLPack (`llvm_fastcall_foreign.py`: the C exchange API of the one type
+the module serves, else the producer's `__dlpack__` capsule). Anything else
+(lists, strided views, wrong rank or dtype, other devices, producers that
+raise) goes to `fallback`, the Python path, which converts or raises the same
+error it always has; shape and symbolic-dim checks happen inside the entry
+either way, which reports them through the error buffer. The builtin's state
+(its `self`) is `(fallback,)`, or `(fallback, convert)` to hand every result
+array to `convert` (`with_output("torch")`: `torch.from_numpy`).
 
 One body does the work for every function of a module, `tvmlite_fastcall`
 (private), reading what differs from a constant record per function: its
@@ -178,19 +180,16 @@ class _Tables:
         return self.made[key]
 
 
-class _Body:
-    """The one wrapper body of a module, `tvmlite_fastcall`."""
+class Emitter:
+    """The IR of one function of the fast-call code: reads of the API table,
+    loops, the block that gives up (`fallback`), scratch room on the stack."""
 
-    def __init__(
-        self, module: ir.Module, table: ir.Value, width: int, inline: bool, unroll: bool
-    ) -> None:
-        self.module, self.table, self.width = module, table, width
-        self.fn = ir.Function(module, BODY_TYPE, BODY)
-        self.fn.linkage = "private"
-        self.fn.attributes.add("alwaysinline" if inline else "noinline")
-        self.unroll = unroll
-        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        self.fallback = self.fn.append_basic_block("fallback")
+    def __init__(self, module: ir.Module, table: ir.Value, fn: ir.Function, unroll: bool) -> None:
+        self.module, self.table, self.fn, self.unroll = module, table, fn, unroll
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.fallback = fn.append_basic_block("fallback")
+        self.step = self.b.alloca(I64)  # the compact stride of the next axis (foreign.accept)
+        self.call_args = self.b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`, `convert`
 
     def const(self, name: str) -> ir.Value:
         """The API table's slot `name`: a function pointer or an object's address."""
@@ -216,6 +215,30 @@ class _Body:
         unroll nothing unasked), so that its table reads fold into constants."""
         loop.close(ty.loop_hint(self.module, "llvm.loop.unroll.full") if self.unroll else None)
 
+    def branch_unless(self, ok: ir.Value, otherwise: ir.Block) -> None:
+        cont = self.fn.append_basic_block("ok")
+        self.b.cbranch(ok, cont, otherwise)
+        self.b.position_at_end(cont)
+
+
+class _Body(Emitter):
+    """The one wrapper body of a module, `tvmlite_fastcall`; producers' capsules
+    are read by a function of their own (`foreign.define_capsule_reader`), kept
+    out of line: it runs only for them, and after a Python call anyway."""
+
+    def __init__(
+        self, module: ir.Module, table: ir.Value, width: int, inline: bool, unroll: bool
+    ) -> None:
+        fn = ir.Function(module, BODY_TYPE, BODY)
+        fn.linkage = "private"
+        fn.attributes.add("alwaysinline" if inline else "noinline")
+        super().__init__(module, table, fn, unroll)
+        self.width = width
+        reader = ir.Function(module, foreign.CAPSULE_READER_TYPE, foreign.CAPSULE_READER)
+        reader.linkage = "private"
+        reader.attributes.add("noinline")
+        self.capsule_reader = foreign.define_capsule_reader(Emitter(module, table, reader, False))
+
     def guard(self, ok: ir.Value) -> None:
         """Continue when `ok`, else take the Python path."""
         self.branch_unless(ok, self.fallback)
@@ -232,8 +255,6 @@ class _Body:
         out_nums, as_tuple = field(OUTS_FIELD, PTR), field(TUPLE_FIELD, I32)
         n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
-        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign.accept)
-        self.call_args = b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`, of `convert`
         # The builtin's state: (fallback,), or (fallback, convert) to hand every
         # result to `convert` (`with_output`).
         fallback = self.load(state_, fc.TUPLE_ITEMS, PTR)
@@ -435,8 +456,3 @@ class _Body:
             b.branch(fail)
         self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), no_base)
         return array
-
-    def branch_unless(self, ok: ir.Value, otherwise: ir.Block) -> None:
-        cont = self.fn.append_basic_block("ok")
-        self.b.cbranch(ok, cont, otherwise)
-        self.b.position_at_end(cont)

@@ -30,7 +30,7 @@ from llvmlite import ir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 
 if TYPE_CHECKING:
-    from tvmlite.lowering.codegen.llvm_fastcall import _Body
+    from tvmlite.lowering.codegen.llvm_fastcall import Emitter, _Body
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
@@ -41,6 +41,11 @@ T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 # DLManagedTensor (legacy): the tensor at 0, deleter at 56.
 VERSIONED_DELETER, LEGACY_DELETER = 16, 56
 PY_VECTORCALL_ARGS = 1  # `__dlpack__` gets self only (plus the keyword, when given)
+# int32 tvmlite_fastcall_capsule(PyObject* arg, PyTypeObject* type, DLTensor* tensor,
+#                                int32 ndim, int32 dtype, void* owned[2]):
+# 0 when `tensor` describes arg's tensor and `owned` holds it and its deleter.
+CAPSULE_READER = "tvmlite_fastcall_capsule"
+CAPSULE_READER_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, I32, I32, PTR])
 
 
 def read_foreign(
@@ -63,38 +68,36 @@ def read_foreign(
     accept(body, tensor, tensor, ndim, dtype, body.fallback)
     b.branch(filled)
     b.position_at_end(capsule)
-    _from_capsule(body, k, tensor, arg, ob_type, ndim, dtype)
+    owned = body.at(body.owned, b.mul(k, ir.Constant(I64, 2)))
+    status = b.call(body.capsule_reader, [arg, ob_type, tensor, ndim, dtype, owned])
+    body.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), body.fallback)
     b.branch(filled)
     b.position_at_end(filled)
 
 
-def _from_capsule(
-    body: _Body,
-    k: ir.Value,
-    tensor: ir.Value,
-    arg: ir.Value,
-    ob_type: ir.Value,
-    ndim: ir.Value,
-    dtype: ir.Value,
-) -> None:
-    b, fn = body.b, body.fn
+def define_capsule_reader(e: Emitter) -> ir.Function:
+    """The body of `CAPSULE_READER` (its function `e.fn`)."""
+    b, fn = e.b, e.fn
+    arg, ob_type, tensor, ndim, dtype, owned = fn.args
+    with b.goto_block(e.fallback):
+        b.ret(ir.Constant(I32, 1))
     null = ir.Constant(PTR, None)
-    unserved = b.icmp_unsigned("==", body.const("exchange_type"), null)
+    unserved = b.icmp_unsigned("==", e.const("exchange_type"), null)
     ask, lookup = fn.append_basic_block("ask"), fn.append_basic_block("lookup")
     b.cbranch(unserved, lookup, ask)
     b.position_at_end(lookup)  # a type Python should serve first?
-    api = body.call("type_lookup", [ob_type, body.const("exchange_attribute")])
-    body.branch_unless(b.icmp_unsigned("==", api, null), body.fallback)
+    api = e.call("type_lookup", [ob_type, e.const("exchange_attribute")])
+    e.branch_unless(b.icmp_unsigned("==", api, null), e.fallback)
     b.branch(ask)
     b.position_at_end(ask)
-    capsule = _dlpack(body, arg)
+    capsule = _dlpack(e, arg)
     refuse = fn.append_basic_block("capsule_refused")
     with b.goto_block(refuse):  # not consumed: its destructor releases the tensor
-        body.call("decref", [capsule])
-        b.branch(body.fallback)
+        e.call("decref", [capsule])
+        b.branch(e.fallback)
     versioned, legacy = fn.append_basic_block("versioned"), fn.append_basic_block("legacy")
     taken = fn.append_basic_block("taken")
-    is_versioned = body.call("capsule_is_valid", [capsule, body.const("versioned_name")])
+    is_versioned = e.call("capsule_is_valid", [capsule, e.const("versioned_name")])
     b.cbranch(b.icmp_signed("!=", is_versioned, ir.Constant(I32, 0)), versioned, legacy)
     found = []
     for block, name, used, offset, deleter_at in (
@@ -103,24 +106,25 @@ def _from_capsule(
     ):
         b.position_at_end(block)
         if block is legacy:
-            valid = body.call("capsule_is_valid", [capsule, body.const(name)])
-            body.branch_unless(b.icmp_signed("!=", valid, ir.Constant(I32, 0)), refuse)
-        managed = body.call("capsule_pointer", [capsule, body.const(name)])
+            valid = e.call("capsule_is_valid", [capsule, e.const(name)])
+            e.branch_unless(b.icmp_signed("!=", valid, ir.Constant(I32, 0)), refuse)
+        managed = e.call("capsule_pointer", [capsule, e.const(name)])
         if block is versioned:  # a major version other than ours is not read
-            major = body.load(managed, 0, I32)
-            body.branch_unless(b.icmp_signed("==", major, ir.Constant(I32, 1)), refuse)
+            major = e.load(managed, 0, I32)
+            e.branch_unless(b.icmp_signed("==", major, ir.Constant(I32, 1)), refuse)
         at = b.gep(managed, [ir.Constant(I64, offset)], source_etype=abi.I8)
-        deleter = body.load(managed, deleter_at, PTR)
-        found.append((b.block, managed, at, deleter, body.const(used)))
+        deleter = e.load(managed, deleter_at, PTR)
+        found.append((b.block, managed, at, deleter, e.const(used)))
         b.branch(taken)
     b.position_at_end(taken)
     managed, at, deleter, used = (_merge(b, found, i) for i in range(1, 5))
-    accept(body, at, tensor, ndim, dtype, refuse)
-    body.call("capsule_set_name", [capsule, used])  # cannot fail: the capsule is valid
-    slot = b.mul(k, ir.Constant(I64, 2))
-    b.store(managed, body.at(body.owned, slot))
-    b.store(deleter, body.at(body.owned, b.add(slot, ir.Constant(I64, 1))))
-    body.call("decref", [capsule])  # renamed: its destructor leaves the tensor to us
+    accept(e, at, tensor, ndim, dtype, refuse)
+    e.call("capsule_set_name", [capsule, used])  # cannot fail: the capsule is valid
+    b.store(managed, owned)
+    b.store(deleter, e.at(owned, ir.Constant(I64, 1)))
+    e.call("decref", [capsule])  # renamed: its destructor leaves the tensor to us
+    b.ret(ir.Constant(I32, 0))
+    return fn
 
 
 def _merge(b: ir.IRBuilder, found: list[tuple], index: int) -> ir.Value:
@@ -130,7 +134,7 @@ def _merge(b: ir.IRBuilder, found: list[tuple], index: int) -> ir.Value:
     return phi
 
 
-def _dlpack(body: _Body, arg: ir.Value) -> ir.Value:
+def _dlpack(body: Emitter, arg: ir.Value) -> ir.Value:
     """`arg.__dlpack__(max_version=...)`, else (a TypeError) `arg.__dlpack__()`;
     a new reference. When both fail, the error is cleared and the call takes the
     Python path."""
@@ -163,7 +167,7 @@ def _dlpack(body: _Body, arg: ir.Value) -> ir.Value:
 
 
 def accept(
-    body: _Body, src: ir.Value, dst: ir.Value, ndim: ir.Value, dtype: ir.Value, refuse: ir.Block
+    body: Emitter, src: ir.Value, dst: ir.Value, ndim: ir.Value, dtype: ir.Value, refuse: ir.Block
 ) -> None:
     """Write DLTensor `src` into `dst` as the entry takes it (data pointer with
     its byte offset, no strides) when it is on the CPU, of rank `ndim` and
