@@ -24,8 +24,8 @@ entry, its parameters' ranks, dtypes and NumPy type numbers, its results' type
 numbers. Each exported wrapper is a stub that makes room on its stack for the
 DLTensors and calls the body with its record. A module of thousands of
 functions so has one body for LLVM to optimize, not thousands (the body is
-about 360 instructions at O3, a wrapper inlined for one function of two
-parameters about 250). In a small module (`SMALL_MODULE` graph
+about 490 instructions at O3, a wrapper inlined for one function of two
+parameters about 310; the capsule reader, out of line, about 150). In a small module (`SMALL_MODULE` graph
 functions or fewer) the body is inlined into every stub, where the record's
 reads fold into constants and its short loops unroll: the code of a wrapper
 written for the one function, for the calls whose overhead shows.
