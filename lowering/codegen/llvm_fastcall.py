@@ -25,10 +25,11 @@ numbers. Each exported wrapper is a stub that makes room on its stack for the
 DLTensors and calls the body with its record. A module of thousands of
 functions so has one body for LLVM to optimize, not thousands (the body is
 about 490 instructions at O3, a wrapper inlined for one function of two
-parameters about 310; the capsule reader, out of line, about 150). In a small module (`SMALL_MODULE` graph
-functions or fewer) the body is inlined into every stub, where the record's
-reads fold into constants and its short loops unroll: the code of a wrapper
-written for the one function, for the calls whose overhead shows.
+parameters about 310; the capsule reader, out of line, about 150). In a small
+module (`SMALL_MODULE` graph functions or fewer) the body is inlined into every
+stub, where the record's reads fold into constants and its short loops unroll:
+the code of a wrapper written for the one function, for the calls whose
+overhead shows.
 
 The wrappers are part of the module, in the JIT and in exported libraries
 alike, and hold no address of the process that compiled them: every CPython
@@ -82,21 +83,26 @@ ENTRY = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
 # come back as a tuple.
 RECORD = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32])
 ENTRY_FIELD, PARAMS_FIELD, OUTS_FIELD, N_FIELD, M_FIELD, TUPLE_FIELD = range(6)
+ROW_FIXED = 3  # a parameter row: rank, packed dtype, NumPy flags, then type numbers
 # Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, the
 # managed tensors taken from capsules (a tensor and its deleter each), result blocks.
 BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR, PTR])
 
 
-def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
+def add_fast_calls(
+    module: ir.Module,
+    graphs: Mapping[str, relax.Function],
+    written: Mapping[str, frozenset[int]],
+) -> None:
     """The API table, and a wrapper for every graph function whose signature
     `fastcall.wrapper_spec` accepts (the ones the manifest names), calling its
-    entry, already in `module`."""
+    entry, already in `module`; `written`: the parameters each writes in place."""
     slots = ir.ArrayType(PTR, len(fc.API_SLOTS))
     table = abi.global_var(module, slots, PYTHON_API)
     table.initializer = ir.Constant(slots, [None] * len(fc.API_SLOTS))
     specs = {}
     for name, func in graphs.items():
-        spec = fc.wrapper_spec(func.params, func.ret_struct_info)
+        spec = fc.wrapper_spec(func.params, func.ret_struct_info, written[name])
         if spec is not None:
             specs[name] = spec
     if not specs:
@@ -145,14 +151,15 @@ class _Tables:
 
     def __init__(self, module: ir.Module, width: int) -> None:
         self.module, self.width = module, width
-        self.row = ir.LiteralStructType([I32] * (2 + width))
+        self.row = ir.LiteralStructType([I32] * (ROW_FIXED + width))
         self.made: dict[tuple, ir.Value] = {}
 
     def params(self, symbol: str, params: tuple[fc.ParamSpec, ...]) -> ir.Value:
-        """One record per parameter: its rank, its packed DLDataType, then the
-        NumPy type numbers its arrays may have (padded with the first)."""
+        """One record per parameter: its rank, its packed DLDataType, the NumPy
+        flags its arrays must have, then the NumPy type numbers they may have
+        (padded with the first)."""
         rows = tuple(
-            (p.ndim, abi.packed_dtype(p.dtype), *p.type_nums)
+            (p.ndim, abi.packed_dtype(p.dtype), p.flags, *p.type_nums)
             + (p.type_nums[0],) * (self.width - len(p.type_nums))
             for p in params
         )
@@ -288,7 +295,7 @@ class _Body(Emitter):
         """Every argument an array (or another library's tensor, `foreign`) as
         its parameter's row says, described as a DLTensor."""
         b = self.b
-        row_kind = ir.LiteralStructType([I32] * (2 + self.width))
+        row_kind = ir.LiteralStructType([I32] * (ROW_FIXED + self.width))
         array_type = self.const("array_type")
         loop = self.loop(n)
         k = loop.i
@@ -300,24 +307,24 @@ class _Body(Emitter):
 
         arg = b.load(self.at(args, k), typ=PTR)
         tensor = b.gep(self.tensors, [k], source_etype=abi.DLTENSOR)
-        ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
+        ndim, ob_type, need = field(0), self.load(arg, fc.OB_TYPE, PTR), field(2)
         numpy, other = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("other")
         filled = self.fn.append_basic_block("filled")
         b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, other)
         b.position_at_end(other)
-        foreign.read_foreign(self, k, arg, ob_type, ndim, field(1))
+        foreign.read_foreign(self, k, arg, ob_type, ndim, field(1), need)
         b.branch(filled)
         b.position_at_end(numpy)
         self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
         descr = self.load(arg, fc.AR_DESCR, PTR)
         num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
-        ok = b.icmp_signed("==", num, field(2))
-        for j in range(3, 2 + self.width):
+        ok = b.icmp_signed("==", num, field(ROW_FIXED))
+        for j in range(ROW_FIXED + 1, ROW_FIXED + self.width):
             ok = b.or_(ok, b.icmp_signed("==", num, field(j)))
         big_endian = ir.Constant(I8, ord(">"))
         ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
-        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
-        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
+        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), need)
+        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, need)))
         self.fill(tensor, arg, ndim, field(1))
         b.branch(filled)
         b.position_at_end(filled)

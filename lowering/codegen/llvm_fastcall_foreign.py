@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import llvm_host_abi as abi
+from tvmlite.runtime import fastcall as fc
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_fastcall import Emitter, _Body
@@ -42,17 +43,26 @@ T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 VERSIONED_DELETER, LEGACY_DELETER = 16, 56
 PY_VECTORCALL_ARGS = 1  # `__dlpack__` gets self only (plus the keyword, when given)
 # int32 tvmlite_fastcall_capsule(PyObject* arg, PyTypeObject* type, DLTensor* tensor,
-#                                int32 ndim, int32 dtype, void* owned[2]):
+#                                int32 ndim, int32 dtype, int32 writes, void* owned[2]):
 # 0 when `tensor` describes arg's tensor and `owned` holds it and its deleter.
 CAPSULE_READER = "tvmlite_fastcall_capsule"
-CAPSULE_READER_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, I32, I32, PTR])
+CAPSULE_READER_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, I32, I32, I32, PTR])
+FLAGS, READ_ONLY = 24, 1  # DLManagedTensorVersioned.flags, DLPACK_FLAG_BITMASK_READ_ONLY
 
 
 def read_foreign(
-    body: _Body, k: ir.Value, arg: ir.Value, ob_type: ir.Value, ndim: ir.Value, dtype: ir.Value
+    body: _Body,
+    k: ir.Value,
+    arg: ir.Value,
+    ob_type: ir.Value,
+    ndim: ir.Value,
+    dtype: ir.Value,
+    need: ir.Value,
 ) -> None:
     """Describe argument `k` (not a NumPy array) in `body.tensors[k]`, or take
-    the Python path; the builder ends where the tensor is filled."""
+    the Python path; the builder ends where the tensor is filled. `need` is the
+    NumPy flags the parameter asks of arrays: with WRITEABLE (written in place),
+    a capsule's tensor must be versioned and not flagged read-only."""
     b, fn = body.b, body.fn
     tensor = b.gep(body.tensors, [k], source_etype=abi.DLTENSOR)
     served, capsule = fn.append_basic_block("served"), fn.append_basic_block("capsule")
@@ -69,7 +79,8 @@ def read_foreign(
     b.branch(filled)
     b.position_at_end(capsule)
     owned = body.at(body.owned, b.mul(k, ir.Constant(I64, 2)))
-    status = b.call(body.capsule_reader, [arg, ob_type, tensor, ndim, dtype, owned])
+    writes = b.and_(need, ir.Constant(I32, fc.WRITEABLE))
+    status = b.call(body.capsule_reader, [arg, ob_type, tensor, ndim, dtype, writes, owned])
     body.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), body.fallback)
     b.branch(filled)
     b.position_at_end(filled)
@@ -78,7 +89,8 @@ def read_foreign(
 def define_capsule_reader(e: Emitter) -> ir.Function:
     """The body of `CAPSULE_READER` (its function `e.fn`)."""
     b, fn = e.b, e.fn
-    arg, ob_type, tensor, ndim, dtype, owned = fn.args
+    arg, ob_type, tensor, ndim, dtype, writes, owned = fn.args
+    writes = b.icmp_unsigned("!=", writes, ir.Constant(I32, 0))
     with b.goto_block(e.fallback):
         b.ret(ir.Constant(I32, 1))
     null = ir.Constant(PTR, None)
@@ -105,13 +117,17 @@ def define_capsule_reader(e: Emitter) -> ir.Function:
         (legacy, "legacy_name", "used_legacy_name", 0, LEGACY_DELETER),
     ):
         b.position_at_end(block)
-        if block is legacy:
+        if block is legacy:  # no flags: taken as NumPy takes it, read-only
             valid = e.call("capsule_is_valid", [capsule, e.const(name)])
-            e.branch_unless(b.icmp_signed("!=", valid, ir.Constant(I32, 0)), refuse)
+            valid = b.icmp_signed("!=", valid, ir.Constant(I32, 0))
+            e.branch_unless(b.and_(valid, b.not_(writes)), refuse)
         managed = e.call("capsule_pointer", [capsule, e.const(name)])
         if block is versioned:  # a major version other than ours is not read
             major = e.load(managed, 0, I32)
-            e.branch_unless(b.icmp_signed("==", major, ir.Constant(I32, 1)), refuse)
+            flags = b.and_(e.load(managed, FLAGS, I64), ir.Constant(I64, READ_ONLY))
+            read_only = b.icmp_unsigned("!=", flags, ir.Constant(I64, 0))
+            ok = b.icmp_signed("==", major, ir.Constant(I32, 1))
+            e.branch_unless(b.and_(ok, b.not_(b.and_(writes, read_only))), refuse)
         at = b.gep(managed, [ir.Constant(I64, offset)], source_etype=abi.I8)
         deleter = e.load(managed, deleter_at, PTR)
         found.append((b.block, managed, at, deleter, e.const(used)))

@@ -103,6 +103,31 @@ def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
     return set()
 
 
+def written_params(func: relax.Function) -> frozenset[int]:
+    """The positions of `func`'s parameters an in-place call may write (through
+    any alias, in any branch): the caller's tensors there must be writable."""
+    roots: dict[relax.Var, set[int]] = {p: {k} for k, p in enumerate(func.params)}
+    written: set[int] = set()
+
+    def visit(e: relax.Expr) -> None:
+        if isinstance(e, relax.SeqExpr):
+            for block in e.blocks:
+                for bd in block.bindings:
+                    visit(bd.value)
+                    roots[bd.var] = alias_roots(bd.value, roots)
+        elif isinstance(e, relax.If):
+            visit(e.true_branch)
+            visit(e.false_branch)
+        elif isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
+            args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
+            for i in dict(e.attrs).get("inplace_indices", ()):
+                if 0 <= int(i) < len(args):
+                    written.update(alias_roots(args[int(i)], roots))
+
+    visit(func.body)
+    return frozenset(written)
+
+
 def last_uses(bindings: list[relax.Binding], body: relax.Expr) -> dict[relax.Var, int]:
     """The index of the last binding that mentions each var (len(bindings): the body)."""
     last: dict[relax.Var, int] = {}

@@ -51,6 +51,7 @@ OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
 DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
 TUPLE_SIZE, TUPLE_ITEMS = 16, 24  # offsetof(PyTupleObject, ob_size / ob_item)
 C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
+WRITEABLE = 0x400  # also asked of arrays a parameter written in place gets
 CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
 # What the table `tvmlite_python_api` holds, in order: CPython and NumPy functions,
 # then data (NumPy's array type, the error class, the result capsules' name and
@@ -145,6 +146,12 @@ class ParamSpec:
     ndim: int
     dtype: str
     type_nums: tuple[int, ...]  # NumPy type numbers of the dtype (int64 has two)
+    written: bool = False  # an in-place call writes it: read-only tensors are refused
+
+    @property
+    def flags(self) -> int:
+        """The NumPy array flags an argument must have."""
+        return C_CONTIGUOUS_ALIGNED | (WRITEABLE if self.written else 0)
 
 
 @dataclass(frozen=True)
@@ -157,15 +164,18 @@ class WrapperSpec:
     as_tuple: bool
 
 
-def wrapper_spec(params: Sequence[relax.Var], ret: relax.StructInfo) -> WrapperSpec | None:
-    """The wrapper of an entry, or None when its signature has anything but
-    tensors of known dtype and rank (those keep the Python path)."""
+def wrapper_spec(
+    params: Sequence[relax.Var], ret: relax.StructInfo, written: frozenset[int] = frozenset()
+) -> WrapperSpec | None:
+    """The wrapper of an entry (which writes the parameters at `written` in
+    place), or None when its signature has anything but tensors of known dtype
+    and rank (those keep the Python path)."""
     specs = []
-    for p in params:
+    for k, p in enumerate(params):
         s = p.struct_info
         if not isinstance(s, relax.TensorStructInfo) or not _plain(s):
             return None
-        specs.append(ParamSpec(s.ndim, s.dtype, type_nums(s.dtype)))
+        specs.append(ParamSpec(s.ndim, s.dtype, type_nums(s.dtype), k in written))
     fields = ret.fields if isinstance(ret, relax.TupleStructInfo) else (ret,)
     outs = []
     for f in fields:

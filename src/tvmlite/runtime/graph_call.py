@@ -51,11 +51,13 @@ class GraphFunction:
         address: int,
         fast_address: int = 0,
         convert: Callable[[np.ndarray], Any] | None = None,
+        written: frozenset[int] = frozenset(),
     ) -> None:
         self.executable = executable  # keeps the machine code alive
         self.convert = convert  # what result arrays are handed to (`with_output`), or None
         self.name = name
         self.params = tuple(params)
+        self.written = written  # positions of the parameters written in place
         self.leaves = [leaf for p in self.params for leaf in leaves(p.struct_info, p.name)]
         self.ret = ret
         self.ret_leaves = leaves(ret, "result")
@@ -78,7 +80,7 @@ class GraphFunction:
         native wrapper itself when it serves the call)."""
         return GraphFunction(
             self.executable, self.name, self.params, self.ret, self.address,
-            self._fast_address, convert,
+            self._fast_address, convert, self.written,
         )  # fmt: skip
 
     def __call__(self, *args: Any) -> Any:
@@ -120,8 +122,14 @@ class GraphFunction:
         if self.executable.has_missing_packed:
             self.executable.resolve_packed()
         arrays: list[np.ndarray] = []
-        for p, arg in zip(self.params, args, strict=True):
+        for k, (p, arg) in enumerate(zip(self.params, args, strict=True)):
+            start = len(arrays)
             _flatten(p.struct_info, arg, p.name, arrays, self.name)
+            if k in self.written and not all(a.flags.writeable for a in arrays[start:]):
+                raise TVMLiteError(
+                    f"{self.name}: parameter '{p.name}': the array is read-only, "
+                    "but the function writes it in place"
+                )
         tensors = (dlpack.DLTensor * max(1, len(arrays)))()
         keep: list[Any] = []
         for t, arr in zip(tensors, arrays, strict=False):

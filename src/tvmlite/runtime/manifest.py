@@ -89,10 +89,11 @@ def _dim_from_json(d: Any, names: dict[str, tir.Var]) -> tir.PrimExpr:
     return tir.Var(d.get("expr", "?"), "int64")
 
 
-def function_info(name: str, func: relax.Function) -> dict[str, Any]:
+def function_info(name: str, func: relax.Function, written: frozenset[int]) -> dict[str, Any]:
     """One function's manifest record (`symbol`, `params`, `num_outputs` are the
-    ABI-1 keys; `signature` and `public` let a loader rebuild the callable;
-    `fastcall`, when present, is the symbol of its CPython wrapper)."""
+    ABI-1 keys; `signature` and `public` let a loader rebuild the callable, the
+    signature's `written`, when present, lists the parameters an in-place call
+    writes; `fastcall`, when present, is the symbol of its CPython wrapper)."""
     info = {
         "symbol": entry_symbol(name),
         "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
@@ -103,6 +104,8 @@ def function_info(name: str, func: relax.Function) -> dict[str, Any]:
             "ret": sinfo_to_json(func.ret_struct_info),
         },
     }
+    if written:
+        info["signature"]["written"] = sorted(written)
     if wrapper_spec(func.params, func.ret_struct_info) is not None:
         info["fastcall"] = fastcall_symbol(name)
     return info
@@ -118,11 +121,21 @@ def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax
     return params, sinfo_from_json(sig["ret"], names)
 
 
-def manifest_info(graphs: Mapping[str, relax.Function], packed: list[str]) -> dict[str, Any]:
-    """The whole manifest: ABI version, functions by name, packed names."""
+def written_from_info(info: Mapping[str, Any]) -> frozenset[int]:
+    """The positions of the parameters a manifest record's function writes in place."""
+    return frozenset(int(k) for k in info["signature"].get("written", ()))
+
+
+def manifest_info(
+    graphs: Mapping[str, relax.Function],
+    packed: list[str],
+    written: Mapping[str, frozenset[int]],
+) -> dict[str, Any]:
+    """The whole manifest: ABI version, functions by name (`written`: the
+    parameters each writes in place), packed names."""
     return {
         "abi": ABI_VERSION,
-        "functions": {name: function_info(name, f) for name, f in graphs.items()},
+        "functions": {name: function_info(name, f, written[name]) for name, f in graphs.items()},
         "packed": packed,
     }
 

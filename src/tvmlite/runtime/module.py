@@ -44,7 +44,7 @@ from tvmlite.runtime.export import (
 )
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel
-from tvmlite.runtime.manifest import prefixed, signature_from_info
+from tvmlite.runtime.manifest import prefixed, signature_from_info, written_from_info
 from tvmlite.runtime.outputs import ConvertedModule
 
 
@@ -109,7 +109,9 @@ class CompiledModule:
             params, ret = signature_from_info(info)
             wrapper = image.address(info["fastcall"]) if fast and "fastcall" in info else 0
             address = image.address(info["symbol"])
-            self._entries[name] = GraphFunction(self, name, params, ret, address, wrapper)
+            self._entries[name] = GraphFunction(
+                self, name, params, ret, address, wrapper, written=written_from_info(info)
+            )
             if not info.get("public", True):
                 self._private.add(name)
         for name, sig in (kernels or {}).items():
