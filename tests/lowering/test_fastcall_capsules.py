@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_build_interop import SCALE
+from test_build_interop import Producer as Wrapper  # passes NumPy's own capsules on
 
 import tvmlite
 from tvmlite.lowering import compile_prim_funcs
@@ -98,19 +100,6 @@ class LegacyExporter(Exporter):
         block = DLManagedTensor()
         self.describe(block.dl_tensor)
         return self.export(block, b"dltensor")
-
-
-class Wrapper:
-    """A producer passing NumPy's own capsules on (NumPy's deleter, not ours)."""
-
-    def __init__(self, array: np.ndarray) -> None:
-        self._array = array
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self._array.__dlpack_device__()
 
 
 class Failing(Exporter):
@@ -218,16 +207,6 @@ def test_a_failed_call_releases_what_it_took(ex) -> None:
     gc.collect()
     for p in (px, py):
         assert sorted(p.deleted) == sorted(p.exported)
-
-
-SCALE = """
-@T.prim_func
-def scale(A: T.Buffer((2, 3), "float32"), B: T.Buffer((2, 3), "float32")):
-    for i, j in T.grid(2, 3):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
-"""
 
 
 def test_prim_functions_take_producers_and_refuse_read_only_outputs() -> None:
