@@ -179,9 +179,9 @@ def test_no_leak_over_many_calls(ex) -> None:
 BAD = {  # y (3,) as a producer the wrapper refuses, and the message the Python path gives
     "device": (lambda y: Exporter(y, device=2), "cannot import via DLPack"),
     "dtype": (lambda y: Exporter(y.astype("float64")), "expected dtype float32"),
-    "ndim": (lambda y: Exporter(y.reshape(1, 3)), "expected 1 dimensions|rank|ndim"),
+    "ndim": (lambda y: Exporter(y.reshape(1, 3)), "expected 1 dimensions, got 2"),
     "strides": (lambda y: Exporter(np.arange(6, dtype="float32")[::2]), "expected a compact"),
-    "version": (lambda y: Exporter(y, major=2), ""),
+    "version": (lambda y: Exporter(y, major=2), "cannot import via DLPack"),
     "raises": (lambda y: Failing(y), "cannot import via DLPack: 'no tensor today'"),
 }
 
@@ -191,7 +191,7 @@ def test_refused_producers_are_located_and_released(ex, case) -> None:
     make, message = BAD[case]
     x, y = operands()
     px, py = Exporter(x), make(y)  # x is taken before y is refused
-    with pytest.raises(tvmlite.TVMLiteError, match=f"main: parameter 'y'.*({message})"):
+    with pytest.raises(tvmlite.TVMLiteError, match=f"main: parameter 'y': .*{message}"):
         ex["main"](px, py)
     gc.collect()
     assert px.exported and sorted(px.deleted) == sorted(px.exported)
