@@ -107,6 +107,19 @@ class Failing(Exporter):
         raise KeyError("no tensor today")
 
 
+class NotACapsule(Exporter):
+    def __dlpack__(self, **_: Any) -> Any:
+        return 42
+
+
+class OtherCapsule(Exporter):
+    """A capsule of another name (over a real tensor the wrapper must not read)."""
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        super().__dlpack__(**kwargs)
+        return _CAPSULE_NEW(self.exported[-1], b"not_a_tensor", None)
+
+
 @pytest.fixture
 def ex() -> Any:
     return tvmlite.build(tvmlite.parse(ADD.read_text()), cache=False)
@@ -183,6 +196,8 @@ BAD = {  # y (3,) as a producer the wrapper refuses, and the message the Python 
     "strides": (lambda y: Exporter(np.arange(6, dtype="float32")[::2]), "expected a compact"),
     "version": (lambda y: Exporter(y, major=2), "cannot import via DLPack"),
     "raises": (lambda y: Failing(y), "cannot import via DLPack: 'no tensor today'"),
+    "not a capsule": (lambda y: NotACapsule(y), "cannot import via DLPack"),
+    "another capsule": (lambda y: OtherCapsule(y), "cannot import via DLPack"),
 }
 
 
