@@ -155,7 +155,8 @@ class CompiledModule:
 
     def with_output(self, kind: str) -> ConvertedModule:
         """This module with results returned as `kind` arrays: "numpy" (the
-        default of every call) or "torch" (zero-copy, through DLPack)."""
+        default of every call) or "torch" (zero-copy: `torch.from_numpy`, which
+        a graph function's native wrapper calls itself; `outputs.py`)."""
         return ConvertedModule(self, kind)
 
     @property
