@@ -68,53 +68,53 @@ class HostChunks:
 
     def open_chunk(self) -> None:
         """Start a new chunk; the builder moves to its body."""
-        fn = ir.Function(self.module, CHUNK_TYPE, f"{self.driver.name}.{len(self.chunks)}")
+        fn = ir.Function(self.f.module, CHUNK_TYPE, f"{self.driver.name}.{len(self.chunks)}")
         fn.linkage = "internal"
         for attr in ("nounwind", "noinline", "optnone"):
             fn.attributes.add(attr)
         self.chunks.append(fn)
-        self.fn = fn
-        self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.f.fn = fn
+        self.f.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
         self.body = fn.append_basic_block("body")
         self.failed: ir.PhiInstr | None = None  # status of the chunk's failed checks
-        self.b.position_at_end(self.body)
+        self.f.b.position_at_end(self.body)
         (
-            self.args_ptr, self.num_args, self.outs_ptr, self.num_outs,
-            self.err, self.err_len, self.frame, self.spill,
+            self.f.args_ptr, self.f.num_args, self.f.outs_ptr, self.f.num_outs,
+            self.f.err, self.f.err_len, self.f.frame, self.f.spill,
         ) = fn.args  # fmt: skip
         self.loaded: dict[Arg | Home, ir.Value] = {}
-        self.touched: list[relax.Var] = []  # vars whose values may be of this chunk
+        self.f.touched: list[relax.Var] = []  # vars whose values may be of this chunk
 
     def close_chunk(self) -> None:
-        self.allocas.branch(self.body)
+        self.f.allocas.branch(self.body)
 
     def leave_if(self, failed: ir.Value, status: ir.Value) -> None:
         """Return `status` when `failed` (through one exit block per chunk: a
         return per check would double the blocks), else go on."""
         if self.failed is None:
-            exit_b = ir.IRBuilder(self.fn.append_basic_block("fail"))
+            exit_b = ir.IRBuilder(self.f.fn.append_basic_block("fail"))
             self.failed = exit_b.phi(I32, "status")
             exit_b.ret(self.failed)
-        good = self.fn.append_basic_block("ok")
-        self.b.cbranch(failed, self.failed.parent, good)
-        self.failed.add_incoming(status, self.b.block)
-        self.b.position_at_end(good)
+        good = self.f.fn.append_basic_block("ok")
+        self.f.b.cbranch(failed, self.failed.parent, good)
+        self.failed.add_incoming(status, self.f.b.block)
+        self.f.b.position_at_end(good)
 
     def boundary(self, vals: list[Val | None]) -> list[Val | None]:
         """Between two steps of the function: once the chunk is big enough, home
         the values of this chunk that later ones may use and move on. Returns
         `vals` (values the caller keeps) as later chunks see them: pass them
         through `resolve` before use. (A program, with no chunk, has no boundary.)"""
-        if not self.chunks or len(self.fn.blocks) < CHUNK_BLOCKS:
+        if not self.chunks or len(self.f.fn.blocks) < CHUNK_BLOCKS:
             return vals
         self.flush_steps()
-        for var in self.touched:
-            val = self.values.get(var)
+        for var in self.f.touched:
+            val = self.f.values.get(var)
             if val is not None:
-                self.values[var] = map_val(val, self._home)
-        self.vars = {var: self._home(value) for var, value in self.vars.items()}
+                self.f.values[var] = map_val(val, self._home)
+        self.f.exprs.vars = {var: self._home(value) for var, value in self.f.exprs.vars.items()}
         vals = [None if val is None else map_val(val, self._home) for val in vals]
-        self.b.ret(ty.constant("int32", abi.STATUS_OK))
+        self.f.b.ret(ty.constant("int32", abi.STATUS_OK))
         self.close_chunk()
         self.open_chunk()
         return vals
@@ -126,7 +126,7 @@ class HostChunks:
         if found is None:  # made in this chunk: store it
             found = Home(self.spills, value.type)
             self.spills += 1
-            self.b.store(value, self._word(self.b, found.index))
+            self.f.b.store(value, self._word(self.f.b, found.index))
             self.home_of[id(value)] = found
         return found
 
@@ -142,30 +142,24 @@ class HostChunks:
             return value
         if isinstance(value, Slot):
             self.flush_steps()
-            block = self.b.load(self.slot(value.index), typ=PTR)
-            tensor = abi.tensor_of(self.b, block)
-            self.slot_of[id(tensor)] = value.index
+            block = self.f.b.load(self.f.slot(value.index), typ=PTR)
+            tensor = abi.tensor_of(self.f.b, block)
+            self.f.slot_of[id(tensor)] = value.index
             return tensor
         found = self.loaded.get(value)
         if found is None:
-            b = self.allocas
+            b = self.f.allocas
             if isinstance(value, Arg):
                 index = ty.constant("int64", value.index)
-                found = b.load(b.gep(self.args_ptr, [index], source_etype=PTR), typ=PTR)
+                found = b.load(b.gep(self.f.args_ptr, [index], source_etype=PTR), typ=PTR)
             else:
                 found = b.load(self._word(b, value.index), typ=value.kind)
             self.home_of[id(found)] = value  # it needs no new home
             self.loaded[value] = found
         return found
 
-    def visit_Var(self, e: tir.Var) -> ir.Value:
-        value = self.vars.get(e)
-        if isinstance(value, Home):
-            self.vars[e] = self.load_ref(value)
-        return super().visit_Var(e)  # type: ignore[misc]
-
     def _word(self, b: ir.IRBuilder, index: int) -> ir.Value:
-        return b.gep(self.spill, [ty.constant("int64", index)], source_etype=I64)
+        return b.gep(self.f.spill, [ty.constant("int64", index)], source_etype=I64)
 
     def finish_chunks(self, slots: int, optimize: bool = False) -> None:
         """Close the last chunk and write the driver: frame and spill arrays,
@@ -175,13 +169,13 @@ class HostChunks:
         self.close_chunk()
         if optimize and len(self.chunks) == 1:
             for attr in ("noinline", "optnone"):
-                self.fn.attributes.discard(attr)
-            self.fn.attributes.add("alwaysinline")
+                self.f.fn.attributes.discard(attr)
+            self.f.fn.attributes.add("alwaysinline")
             self.driver.attributes.discard("optsize")  # which would keep the helpers out
         self.frame_array.allocated_type = ir.ArrayType(PTR, max(1, slots))
         self.spill_array.allocated_type = ir.ArrayType(I64, max(1, self.spills))
         b = self.driver_entry
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        memset = self.f.module.declare_intrinsic("llvm.memset", [PTR, I64])
         zero = [ty.constant("int8", 0), ty.constant("int64", 8 * max(1, slots))]
         b.call(memset, [self.frame_array, *zero, ir.Constant(ty.I1, 0)])
         done = self.driver.append_basic_block("done")
@@ -198,8 +192,8 @@ class HostChunks:
         if optimize and slots <= INLINE_RELEASES:  # a few loads, no call, to optimize
             for k in reversed(range(slots)):  # as release_all: slot 0 (an arena) last
                 slot = b.gep(self.frame_array, [ty.constant("int64", k)], source_etype=PTR)
-                frames.release_held(b, self.module, slot)
+                frames.release_held(b, self.f.module, slot)
         else:
-            release = self.module.globals[frames.RELEASE_ALL]
+            release = self.f.module.globals[frames.RELEASE_ALL]
             b.call(release, [self.frame_array, ty.constant("int64", slots)])
         b.ret(status)

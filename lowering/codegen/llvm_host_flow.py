@@ -66,7 +66,7 @@ class HostFlow:
             if handler is None:
                 short = op.name.removeprefix("relax.")
                 raise TVMLiteError(
-                    f"{self.prefix}operator R.{short} (bound to {what}) reached code generation: "
+                    f"{self.f.prefix}operator R.{short} (bound to {what}) reached code generation: "
                     "it has no native lowering and was not legalized (legalization needs the "
                     "shapes of its arguments and result; it is on by default, and "
                     "tvmlite.transform.LegalizeOps() runs it)"
@@ -74,7 +74,7 @@ class HostFlow:
             return handler(e, var)
         if isinstance(op, relax.GlobalVar):
             if var is None:
-                raise TVMLiteError(f"{self.prefix}a call of '{op.name}' must be bound to a var")
+                raise TVMLiteError(f"{self.f.prefix}a call of '{op.name}' must be bound to a var")
             return self.call_function(e, var, what)
         if isinstance(op, relax.ExternFunc):
             args = [leaf for a in e.args for leaf in val_leaves(self.value(a))]
@@ -82,7 +82,7 @@ class HostFlow:
             if sinfo is None and var is not None:  # R.call_packed without ty_args
                 sinfo = var.struct_info
             return self.call_packed(op.global_symbol, args, sinfo, dps=False)
-        raise TVMLiteError(f"{self.prefix}cannot call a {type(op).__name__} in compiled code")
+        raise TVMLiteError(f"{self.f.prefix}cannot call a {type(op).__name__} in compiled code")
 
     def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
         return self.call_tir(e, "R.call_tir", var)
@@ -96,11 +96,11 @@ class HostFlow:
         it returned for them, a copy when it is a Python function, is dropped)."""
         func = e.args[0]
         if not isinstance(func, relax.ExternFunc):
-            raise TVMLiteError(f"{self.prefix}R.call_inplace_packed needs a function name")
+            raise TVMLiteError(f"{self.f.prefix}R.call_inplace_packed needs a function name")
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         if sinfo is None:
-            raise TVMLiteError(f"{self.prefix}R.call_inplace_packed needs sinfo_args")
+            raise TVMLiteError(f"{self.f.prefix}R.call_inplace_packed needs sinfo_args")
         what = f"R.call_inplace_packed of '{func.global_symbol}'"
         out_leaves = leaves(sinfo, "output")
         outs = self.inplace_outputs(e, args, out_leaves, what)
@@ -112,14 +112,14 @@ class HostFlow:
     def op_call_dps_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         func, args = e.args[0], e.args[1]
         if not isinstance(func, relax.ExternFunc):
-            raise TVMLiteError(f"{self.prefix}R.call_dps_packed needs a function name")
+            raise TVMLiteError(f"{self.f.prefix}R.call_dps_packed needs a function name")
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, val_leaves(self.value(args)), sinfo, dps=True)
 
     def op_call_pure_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         func = e.args[0]
         if not isinstance(func, relax.ExternFunc):
-            raise TVMLiteError(f"{self.prefix}R.call_pure_packed needs a function name")
+            raise TVMLiteError(f"{self.f.prefix}R.call_pure_packed needs a function name")
         args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
         sinfo = e.sinfo_args[0] if e.sinfo_args else None
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
@@ -131,20 +131,21 @@ class HostFlow:
         fmt = e.args[1].value if isinstance(e.args[1], relax.StringImm) else ""
         values = [self.value(a) for a in e.args[2:]]
         if not isinstance(cond, PrimVal):
-            raise TVMLiteError(f"{self.prefix}R.assert_op needs a scalar condition (T.bool)")
+            raise TVMLiteError(f"{self.f.prefix}R.assert_op needs a scalar condition (T.bool)")
         pieces = fmt.split("{}")
         if any(not isinstance(v, PrimVal) or not v.dtype.startswith(("int", "uint")) for v in
                values) or len(pieces) != len(values) + 1:  # fmt: skip
             raise TVMLiteError(
-                f"{self.prefix}R.assert_op: only integer scalars fill the format string, "
+                f"{self.f.prefix}R.assert_op: only integer scalars fill the format string, "
                 "one per '{}'"
             )
         text = "%ld".join(literal(p) for p in pieces)
-        args = [self.b.sext(v.value, ty.value_type("int64")) if v.value.type.width < 64 else v.value
+        b = self.f.b
+        args = [b.sext(v.value, ty.value_type("int64")) if v.value.type.width < 64 else v.value
                 for v in values]  # fmt: skip
         ok = cond.value
         if ok.type.width != 1:
-            ok = self.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
+            ok = self.f.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
         self.check(ok, abi.STATUS_RUNTIME, text, *args)
         return UNIT
 
@@ -152,10 +153,10 @@ class HostFlow:
         """The dims of a tensor of known rank, as a shape value."""
         val = self.value(e.args[0])
         if not isinstance(val, TensorVal) or val.ndim < 0:
-            raise TVMLiteError(f"{self.prefix}R.shape_of needs a tensor of known rank")
+            raise TVMLiteError(f"{self.f.prefix}R.shape_of needs a tensor of known rank")
         if val.dims is not None:
             return ShapeVal(val.dims)
-        return ShapeVal(tuple(abi.load_dim(self.b, val.ptr, k) for k in range(val.ndim)))
+        return ShapeVal(tuple(abi.load_dim(self.f.b, val.ptr, k) for k in range(val.ndim)))
 
     def op_size(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The element count of a tensor, as a 0-d int64 tensor."""
@@ -163,9 +164,9 @@ class HostFlow:
         assert isinstance(shape, ShapeVal)
         count: ir.Value = ty.constant("int64", 1)
         for dim in shape.dims:
-            count = self.b.mul(count, dim)
+            count = self.f.b.mul(count, dim)
         ptr = self.allocate("int64", [], "the result of R.size")
-        self.b.store(count, abi.load_field(self.b, ptr, abi.DATA, abi.PTR))
+        self.f.b.store(count, abi.load_field(self.f.b, ptr, abi.DATA, abi.PTR))
         return TensorVal(ptr, "int64", 0, ())
 
     def op_null_value(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -177,7 +178,7 @@ class HostFlow:
         device_type = dict(e.attrs)["device_type"]
         if device_type != abi.KDL_CPU:
             raise TVMLiteError(
-                f"{self.prefix}R.hint_on_device to device type {device_type}: this build "
+                f"{self.f.prefix}R.hint_on_device to device type {device_type}: this build "
                 "targets the CPU only"
             )
         return self.value(e.args[0])
@@ -196,15 +197,15 @@ class HostFlow:
         shape = getattr(sinfo, "shape", None)
         length = getattr(shape[0], "value", None) if isinstance(shape, tuple) else None
         if not isinstance(val, TensorVal) or not isinstance(length, int):
-            raise TVMLiteError(f"{self.prefix}{what} must be a 1-d tensor of known length")
+            raise TVMLiteError(f"{self.f.prefix}{what} must be a 1-d tensor of known length")
         self.check_header(val.ptr, "int64", 1, what, abi.STATUS_RUNTIME)
-        actual = abi.load_dim(self.b, val.ptr, 0)
-        same = self.b.icmp_signed("==", actual, ty.constant("int64", length))
+        actual = abi.load_dim(self.f.b, val.ptr, 0)
+        same = self.f.b.icmp_signed("==", actual, ty.constant("int64", length))
         self.check(same, abi.STATUS_RUNTIME, f"{what} has the wrong length")
-        data = abi.data_pointer(self.b, val.ptr)
+        data = abi.data_pointer(self.f.b, val.ptr)
         dims = tuple(
-            self.b.load(
-                self.b.gep(data, [ty.constant("int64", k)], source_etype=abi.I64), typ=abi.I64
+            self.f.b.load(
+                self.f.b.gep(data, [ty.constant("int64", k)], source_etype=abi.I64), typ=abi.I64
             )
             for k in range(length)
         )
@@ -224,30 +225,30 @@ class HostFlow:
                 return val.value
             zero = ty.constant(val.dtype, 0)
             if val.dtype.startswith("float"):
-                return self.b.fcmp_unordered("!=", val.value, zero)
-            return self.b.icmp_unsigned("!=", val.value, zero)
+                return self.f.b.fcmp_unordered("!=", val.value, zero)
+            return self.f.b.icmp_unsigned("!=", val.value, zero)
         if isinstance(val, TensorVal):
             if val.dtype != "bool" or val.ndim != 0:
                 self.check_header(val.ptr, "bool", 0, "the condition of R.If", abi.STATUS_RUNTIME)
-            byte = self.b.load(abi.data_pointer(self.b, val.ptr), typ=abi.I8)
-            return self.b.icmp_unsigned("!=", byte, ty.constant("int8", 0))
-        raise TVMLiteError(f"{self.prefix}the condition of R.If must be a bool tensor or scalar")
+            byte = self.f.b.load(abi.data_pointer(self.f.b, val.ptr), typ=abi.I8)
+            return self.f.b.icmp_unsigned("!=", byte, ty.constant("int8", 0))
+        raise TVMLiteError(f"{self.f.prefix}the condition of R.If must be a bool tensor or scalar")
 
     def visit_if(self, e: relax.If, var: relax.Var | None) -> Val:
         cond = self.condition(self.value(e.condition))
-        then_block = self.fn.append_basic_block("if.then")
-        else_block = self.fn.append_basic_block("if.else")
-        merge = self.fn.append_basic_block("if.merge")
-        self.b.cbranch(cond, then_block, else_block)
+        then_block = self.f.fn.append_basic_block("if.then")
+        else_block = self.f.fn.append_basic_block("if.else")
+        merge = self.f.fn.append_basic_block("if.merge")
+        self.f.b.cbranch(cond, then_block, else_block)
         ends: list[tuple[Val, ir.Block]] = []
         for block, branch in ((then_block, e.true_branch), (else_block, e.false_branch)):
-            saved = dict(self.vars)
-            self.b.position_at_end(block)
+            saved = dict(self.f.exprs.vars)
+            self.f.b.position_at_end(block)
             val = self.value(branch)
-            ends.append((val, self.b.block))
-            self.b.branch(merge)
-            self.vars = saved
-        self.b.position_at_end(merge)
+            ends.append((val, self.f.b.block))
+            self.f.b.branch(merge)
+            self.f.exprs.vars = saved
+        self.f.b.position_at_end(merge)
         (a, from_a), (c, from_c) = ends
         return self.merge(a, from_a, c, from_c)
 
@@ -273,10 +274,10 @@ class HostFlow:
                     for x, y in zip(a.dims, c.dims, strict=True)
                 )
             )
-        raise TVMLiteError(f"{self.prefix}the branches of R.If give values of different kinds")
+        raise TVMLiteError(f"{self.f.prefix}the branches of R.If give values of different kinds")
 
     def _phi(self, kind: ir.Type, x: ir.Value, bx: ir.Block, y: ir.Value, by: ir.Block) -> ir.Value:
-        phi = self.b.phi(kind)
+        phi = self.f.b.phi(kind)
         phi.add_incoming(x, bx)
         phi.add_incoming(y, by)
         return phi
@@ -293,7 +294,7 @@ class HostFlow:
             return val
         if len(flat) != len(want):
             raise TVMLiteError(
-                f"{self.prefix}{what}: the value has {len(flat)} parts, the type {len(want)}"
+                f"{self.f.prefix}{what}: the value has {len(flat)} parts, the type {len(want)}"
             )
         out: list[Val] = []
         for leaf, v in zip(want, flat, strict=True):
@@ -306,7 +307,7 @@ class HostFlow:
             elif isinstance(v, ShapeVal) and isinstance(leaf.sinfo, relax.ShapeStructInfo):
                 values = leaf.sinfo.values or ()
                 if values and len(values) != len(v.dims):
-                    raise TVMLiteError(f"{self.prefix}{label}: shape rank differs")
+                    raise TVMLiteError(f"{self.f.prefix}{label}: shape rank differs")
                 for k, d in enumerate(values):
                     self.bind_prim(
                         v.dims[k], relax.PrimStructInfo("int64", d), label, abi.STATUS_RUNTIME
@@ -314,7 +315,7 @@ class HostFlow:
                 out.append(v)
             else:
                 raise TVMLiteError(
-                    f"{self.prefix}{label}: the value is not a {type(leaf.sinfo).__name__}"
+                    f"{self.f.prefix}{label}: the value is not a {type(leaf.sinfo).__name__}"
                 )
         return rebuild(sinfo, out)
 

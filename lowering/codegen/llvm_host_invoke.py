@@ -32,17 +32,19 @@ class HostInvoke:
 
     def call_function(self, call: relax.Call, var: relax.Var, what: str) -> Val:
         name = call.op.name
-        callee = self.ctx.functions.get(name)
+        callee = self.f.ctx.functions.get(name)
         if callee is None:
-            raise TVMLiteError(f"{self.prefix}call of '{name}', which is not a graph function here")
+            raise TVMLiteError(
+                f"{self.f.prefix}call of '{name}', which is not a graph function here"
+            )
         args = [leaf for a in call.args for leaf in val_leaves(self.value(a))]
         expected = sum(len(leaves(p.struct_info, p.name)) for p in callee.params)
         if len(args) != expected:
             raise TVMLiteError(
-                f"{self.prefix}call of '{name}' passes {len(args)} values, it takes {expected}"
+                f"{self.f.prefix}call of '{name}' passes {len(args)} values, it takes {expected}"
             )
         ret = self._result_leaves(var.struct_info, callee.ret_struct_info)
-        outs = self._call_entry(self.ctx.entries[name], args, len(ret))
+        outs = self._call_entry(self.f.ctx.entries[name], args, len(ret))
         return rebuild(
             self._result_sinfo(var.struct_info, callee.ret_struct_info),
             self.received(outs, ret, f"result of '{name}'"),
@@ -51,11 +53,11 @@ class HostInvoke:
     def call_packed(
         self, symbol: str, args: list[Val], sinfo: relax.StructInfo | None, dps: bool
     ) -> Val:
-        index = ty.constant("int64", self.ctx.packed_index(symbol))
-        entry = self.b.gep(self.module.globals[PACKED_TABLE], [index], source_etype=abi.PTR)
-        fn = self.b.load(entry, typ=abi.FnPtr(abi.ENTRY_TYPE))
+        index = ty.constant("int64", self.f.ctx.packed_index(symbol))
+        entry = self.f.b.gep(self.f.module.globals[PACKED_TABLE], [index], source_etype=abi.PTR)
+        fn = self.f.b.load(entry, typ=abi.FnPtr(abi.ENTRY_TYPE))
         self.check(
-            self.b.icmp_unsigned("!=", fn, NULL),
+            self.f.b.icmp_unsigned("!=", fn, NULL),
             abi.STATUS_PACKED,
             f"packed function '{literal(symbol)}' is not registered (tvmlite.register_func)",
         )
@@ -81,15 +83,15 @@ class HostInvoke:
         """Call `fn` with the entry ABI on `args` and room for `num_outs` results,
         propagate a failure, and return the array of (now owned) results."""
         outs = self.pointer_array([NULL] * num_outs)
-        status = self.b.call(
+        status = self.f.b.call(
             fn,
             [
                 self.pointer_array([self.as_dltensor(a) for a in args]),
                 ty.constant("int32", len(args)),
                 outs,
                 ty.constant("int32", num_outs),
-                self.err,
-                self.err_len,
+                self.f.err,
+                self.f.err_len,
             ],
         )
         self.propagate(status)
