@@ -32,7 +32,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
-from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
+from tvmlite.lowering.codegen.llvm_host_check import Checks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
@@ -67,7 +67,7 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 SMALL_FUNCTION = 32
 
 
-class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostChecks):
+class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(
@@ -75,6 +75,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
     ) -> None:
         self.f = HostFunction(ctx, name, func, steps)
         self.f.exprs.load_home = self.load_ref
+        self.checks = Checks(self.f, chunks=self, frame=self)  # type: ignore[arg-type]
         self.chunks: list[ir.Function] = []  # none while it may be a program
         self.start_steps()
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
@@ -171,7 +172,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             (self.f.num_args, self.f.num_outs), (args, results), self.count_texts(args), strict=True
         ):
             ok = self.f.b.icmp_signed("==", got, ty.constant("int32", want))
-            self.check(ok, abi.STATUS_ARGUMENT, text, got)
+            self.checks.check(ok, abi.STATUS_ARGUMENT, text, got)
 
     def bind_params(self, flat: list[tuple[relax.Var, Leaf]]) -> None:
         """Every leaf's header and bare dims, then every dim."""
@@ -188,16 +189,16 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
                     self.add_check(t, None, what, abi.STATUS_ARGUMENT)
                 else:
                     ptr = self.load_ref(Arg(k))
-                    self.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
+                    self.checks.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
                 shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
                 if any(isinstance(d, tir.Var) and d not in self.f.exprs.vars for d in shape):
                     self.flush_steps()  # its dims may be read once its header is checked
-                    self.bind_dims(self.load_ref(Arg(k)), sinfo, what)
+                    self.checks.bind_dims(self.load_ref(Arg(k)), sinfo, what)
                 vals.append(None)
             else:
                 self.flush_steps()
                 ptr = self.load_ref(Arg(k))
-                vals.append(self.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
+                vals.append(self.checks.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
         for k, (_, leaf) in enumerate(flat):
             vals = self.boundary(vals)
             sinfo = leaf.sinfo
@@ -211,7 +212,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
                 else:
                     self.flush_steps()
                     ptr = self.load_ref(Arg(k))
-                    found = self.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
+                    found = self.checks.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
                 vals[k] = replace(self.param(k, sinfo), dims=found)
         for p in self.f.func.params:
             self.f.values[p] = rebuild(p.struct_info, vals)
@@ -380,7 +381,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
         b.cbranch(b.icmp_unsigned("!=", found, NULL), done, copy)
         b.position_at_end(copy)
         fresh = b.call(self.f.module.globals[abi.COPY], [val.ptr])
-        self.check(
+        self.checks.check(
             b.icmp_unsigned("!=", fresh, NULL),
             abi.STATUS_OOM,
             f"out of memory copying {literal(label)}",

@@ -165,14 +165,14 @@ class HostCalls:
             )
             slot = self.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
-            self.check(
+            self.checks.check(
                 self.f.b.icmp_unsigned("!=", block, NULL),
                 abi.STATUS_RUNTIME,
                 f"{literal(label)}: NULL",
             )
             ptr = abi.tensor_of(self.f.b, block)
             self.f.slot_of[id(ptr)] = slot
-            vals.append(self.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+            vals.append(self.checks.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return vals
 
     # ------------------------------------------------------------ call_tir
@@ -277,12 +277,12 @@ class HostCalls:
                     apart = self.f.b.icmp_unsigned(
                         "!=", abi.data_pointer(self.f.b, other.ptr), data
                     )
-                    self.check(
+                    self.checks.check(
                         apart,
                         abi.STATUS_RUNTIME,
                         f"{literal(label)} shares its memory with argument {j}",
                     )
-            outs.append(self.check_value(arg.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+            outs.append(self.checks.check_value(arg.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return outs
 
     def run_kernel(self, kernel: Kernel, actuals: list[Val]) -> None:
@@ -360,7 +360,7 @@ class HostCalls:
         if t.dtype != "void" and t.dtype != buf.dtype:
             raise TVMLiteError(f"{self.f.prefix}{what} has dtype {buf.dtype}, the tensor {t.dtype}")
         if t.ndim < 0 or t.dtype == "void":
-            self.check_header(t.ptr, buf.dtype, ndim, what, abi.STATUS_RUNTIME)
+            self.checks.check_header(t.ptr, buf.dtype, ndim, what, abi.STATUS_RUNTIME)
         known = t.dims is not None and len(t.dims) == ndim
         got = list(t.dims) if known else [abi.load_dim(b, t.ptr, k) for k in range(ndim)]
         for dim, value in zip(buf.shape, got, strict=True):
@@ -426,7 +426,7 @@ class HostCalls:
             )
             ok = b.and_(ok, b.or_(same, b.icmp_signed("==", got[k], ty.constant("int64", 1))))
         if not isinstance(ok, ir.Constant):
-            self.check(
+            self.checks.check(
                 ok,
                 abi.STATUS_RUNTIME,
                 f"{literal(what)}: the tensor's strides do not fit the buffer",

@@ -10,6 +10,8 @@ check runs, so no kernel ever sees a tensor that does not fit it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
@@ -28,6 +30,11 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
 )
 
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_frame import Frame
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
+
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
@@ -38,18 +45,14 @@ def literal(text: str) -> str:
     return text.replace("%", "%%")
 
 
-class HostChecks:
-    """Mixin of the host emitter: needs `b`, `fn`, `module`, `vars`, `expr`,
-    `cast`, `err`, `err_len`, `leave`, `prefix` and `origin`."""
+class Checks:
+    """Run-time checks of the function being emitted (`f`): they leave the chunk
+    through `chunks` and keep shape arrays in `frame`."""
 
-    b: ir.IRBuilder
-    fn: ir.Function
-    module: ir.Module
-    vars: dict[tir.Var, ir.Value]
-    origin: dict[tir.Var, str]
-    prefix: str
-    err: ir.Value
-    err_len: ir.Value
+    def __init__(self, f: HostFunction, chunks: Chunks, frame: Frame) -> None:
+        self.f = f
+        self.chunks = chunks
+        self.frame = frame
 
     # ------------------------------------------------------------ error path
 
@@ -58,7 +61,7 @@ class HostChecks:
         fmt = abi.cstring(self.f.module, (literal(self.f.prefix) + text).replace("%lld", "%ld"))
         snprintf = abi.c_function(self.f.module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
         self.f.b.call(snprintf, [self.f.err, self.f.err_len, fmt, *args])
-        self.leave(ty.constant("int32", status))
+        self.chunks.leave(ty.constant("int32", status))
 
     def check(self, ok: ir.Value, status: int, text: str, *args: ir.Value) -> None:
         """Continue when `ok`, else fail with the message (args dominate the check)."""
@@ -86,7 +89,7 @@ class HostChecks:
                 self.f.err_len,
             ],
         )
-        self.propagate(result)
+        self.chunks.propagate(result)
 
     def bind_dims(self, ptr: ir.Value, sinfo: relax.TensorStructInfo, what: str) -> None:
         """Bind the symbolic vars that appear as whole dims and are not bound yet."""
@@ -129,7 +132,7 @@ class HostChecks:
             [
                 ptr,
                 ty.constant("int32", len(want)),
-                self.int64_array(want),
+                self.frame.int64_array(want),
                 text if symbolic else ir.Constant(PTR, None),
                 ty.constant("int32", status),
                 abi.cstring(self.f.module, self.f.prefix + what),
@@ -137,7 +140,7 @@ class HostChecks:
                 self.f.err_len,
             ],
         )
-        self.propagate(result)
+        self.chunks.propagate(result)
         return tuple(want) if known else None
 
     def check_tensor(

@@ -146,7 +146,7 @@ class HostFlow:
         ok = cond.value
         if ok.type.width != 1:
             ok = self.f.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
-        self.check(ok, abi.STATUS_RUNTIME, text, *args)
+        self.checks.check(ok, abi.STATUS_RUNTIME, text, *args)
         return UNIT
 
     def op_shape_of(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -198,10 +198,10 @@ class HostFlow:
         length = getattr(shape[0], "value", None) if isinstance(shape, tuple) else None
         if not isinstance(val, TensorVal) or not isinstance(length, int):
             raise TVMLiteError(f"{self.f.prefix}{what} must be a 1-d tensor of known length")
-        self.check_header(val.ptr, "int64", 1, what, abi.STATUS_RUNTIME)
+        self.checks.check_header(val.ptr, "int64", 1, what, abi.STATUS_RUNTIME)
         actual = abi.load_dim(self.f.b, val.ptr, 0)
         same = self.f.b.icmp_signed("==", actual, ty.constant("int64", length))
-        self.check(same, abi.STATUS_RUNTIME, f"{what} has the wrong length")
+        self.checks.check(same, abi.STATUS_RUNTIME, f"{what} has the wrong length")
         data = abi.data_pointer(self.f.b, val.ptr)
         dims = tuple(
             self.f.b.load(
@@ -229,7 +229,9 @@ class HostFlow:
             return self.f.b.icmp_unsigned("!=", val.value, zero)
         if isinstance(val, TensorVal):
             if val.dtype != "bool" or val.ndim != 0:
-                self.check_header(val.ptr, "bool", 0, "the condition of R.If", abi.STATUS_RUNTIME)
+                self.checks.check_header(
+                    val.ptr, "bool", 0, "the condition of R.If", abi.STATUS_RUNTIME
+                )
             byte = self.f.b.load(abi.data_pointer(self.f.b, val.ptr), typ=abi.I8)
             return self.f.b.icmp_unsigned("!=", byte, ty.constant("int8", 0))
         raise TVMLiteError(f"{self.f.prefix}the condition of R.If must be a bool tensor or scalar")
@@ -300,16 +302,16 @@ class HostFlow:
         for leaf, v in zip(want, flat, strict=True):
             label = what if len(want) == 1 else f"{what}, part {leaf.label}"
             if isinstance(v, TensorVal) and isinstance(leaf.sinfo, relax.TensorStructInfo):
-                out.append(self.check_tensor(v.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+                out.append(self.checks.check_tensor(v.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
             elif isinstance(v, PrimVal) and isinstance(leaf.sinfo, relax.PrimStructInfo):
-                self.bind_prim(v.value, leaf.sinfo, label, abi.STATUS_RUNTIME)
+                self.checks.bind_prim(v.value, leaf.sinfo, label, abi.STATUS_RUNTIME)
                 out.append(v)
             elif isinstance(v, ShapeVal) and isinstance(leaf.sinfo, relax.ShapeStructInfo):
                 values = leaf.sinfo.values or ()
                 if values and len(values) != len(v.dims):
                     raise TVMLiteError(f"{self.f.prefix}{label}: shape rank differs")
                 for k, d in enumerate(values):
-                    self.bind_prim(
+                    self.checks.bind_prim(
                         v.dims[k], relax.PrimStructInfo("int64", d), label, abi.STATUS_RUNTIME
                     )
                 out.append(v)

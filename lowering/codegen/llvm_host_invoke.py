@@ -56,7 +56,7 @@ class HostInvoke:
         index = ty.constant("int64", self.f.ctx.packed_index(symbol))
         entry = self.f.b.gep(self.f.module.globals[PACKED_TABLE], [index], source_etype=abi.PTR)
         fn = self.f.b.load(entry, typ=abi.FnPtr(abi.ENTRY_TYPE))
-        self.check(
+        self.checks.check(
             self.f.b.icmp_unsigned("!=", fn, NULL),
             abi.STATUS_PACKED,
             f"packed function '{literal(symbol)}' is not registered (tvmlite.register_func)",
