@@ -75,7 +75,8 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
     ) -> None:
         self.f = HostFunction(ctx, name, func, steps)
         self.f.exprs.load_home = self.load_ref
-        self.checks = Checks(self.f, chunks=self, frame=self)  # type: ignore[arg-type]
+        self.frame = frames.Frame(self.f, chunks=self)  # type: ignore[arg-type]
+        self.checks = Checks(self.f, chunks=self, frame=self.frame)  # type: ignore[arg-type]
         self.chunks: list[ir.Function] = []  # none while it may be a program
         self.start_steps()
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
@@ -355,12 +356,12 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
         values and shapes; for a tensor, the body slot holding it (emptied), else
         a copy."""
         if isinstance(val, PrimVal):
-            block = self.allocate(val.dtype, [], label)
+            block = self.frame.allocate(val.dtype, [], label)
             value = self.f.b.zext(val.value, abi.I8) if val.dtype == "bool" else val.value
             self.f.b.store(value, abi.load_field(self.f.b, block, abi.DATA, PTR))
             return self.f.slots - 1
         if isinstance(val, ShapeVal):
-            block = self.allocate("int64", [ty.constant("int64", len(val.dims))], label)
+            block = self.frame.allocate("int64", [ty.constant("int64", len(val.dims))], label)
             data = abi.load_field(self.f.b, block, abi.DATA, PTR)
             for k, d in enumerate(val.dims):
                 self.f.b.store(d, self.f.b.gep(data, [ty.constant("int64", k)], source_etype=I64))
@@ -392,7 +393,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
         block = b.phi(PTR)
         block.add_incoming(found, before)
         block.add_incoming(fresh, after_copy)
-        return self.new_slot(block)
+        return self.frame.new_slot(block)
 
 
 def emit_function(ctx: HostContext, name: str, func: relax.Function) -> None:

@@ -17,7 +17,6 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
-from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_check import literal
@@ -26,13 +25,12 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     ShapeVal,
     TensorVal,
     Val,
-    known_dims,
     rebuild,
     shape_text,
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
+from tvmlite.lowering.codegen.memory_plan import MemoryPlan
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
@@ -63,99 +61,6 @@ class HostCalls:
     use_steps: bool  # else optimized: the frame helpers are inlined
     plan: MemoryPlan
 
-    # ------------------------------------------------------------ storage
-
-    def stack_slot(self, kind: ir.Type) -> ir.Value:
-        """Stack memory made once in the entry block, addressed as a plain `ptr`."""
-        slot = self.f.allocas.alloca(kind)
-        slot.type = PTR
-        return slot
-
-    def new_slot(self, value: ir.Value) -> int:
-        """An owned tensor: released at exit unless returned or freed earlier."""
-        index = self.f.slots
-        self.f.slots += 1
-        self.f.b.store(value, self.f.slot(index))
-        return index
-
-    def int64_array(self, values: list[ir.Value]) -> ir.Value:
-        """An array of the values: a shared constant when all are known, else
-        stack memory written here."""
-        if all(isinstance(v, ir.Constant) for v in values):
-            return abi.int64_constant(self.f.module, [int(v.constant) for v in values])
-        array = self.stack_slot(ir.ArrayType(I64, max(1, len(values))))
-        for k, v in enumerate(values):
-            self.f.b.store(v, self.f.b.gep(array, [ty.constant("int64", k)], source_etype=I64))
-        return array
-
-    def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
-        """The DLTensor of a fresh block in a new slot (leaves on failure)."""
-        index = self.f.slots
-        self.f.slots += 1
-        tensor = self.f.b.call(
-            frames.helper(self.f.module, frames.ALLOC_SLOT, not self.f.use_steps),
-            [
-                self.f.frame,
-                ty.constant("int64", index),
-                ty.constant("int32", len(dims)),
-                self.int64_array(dims),
-                ty.constant("int32", abi.packed_dtype(dtype)),
-                abi.cstring(self.f.module, f"{self.f.prefix}cannot allocate {what}"),
-                self.f.err,
-                self.f.err_len,
-            ],
-        )
-        oom = ty.constant("int32", abi.STATUS_OOM)
-        self.leave_if(self.f.b.icmp_unsigned("==", tensor, NULL), oom)
-        self.f.slot_of[id(tensor)] = index
-        return tensor
-
-    def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
-        if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
-            raise TVMLiteError(f"{self.f.prefix}{what} needs a tensor type with a known shape")
-        if sinfo.dtype == "void":
-            raise TVMLiteError(f"{self.f.prefix}{what} needs a known dtype")
-        dims = [self.f.dim_value(d, what) for d in sinfo.shape]
-        ptr = self.allocate(sinfo.dtype, dims, what)
-        data = abi.load_field(self.f.b, ptr, abi.DATA, PTR)  # a fresh block has no byte offset
-        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims), data)
-
-    def as_dltensor(self, val: Val) -> ir.Value:
-        """A DLTensor* for any leaf value (prims and shapes get one on the stack)."""
-        if isinstance(val, TensorVal):
-            return val.ptr
-        if isinstance(val, PrimVal):
-            store = self.stack_slot(ty.memory_type(val.dtype))
-            value = val.value
-            if val.dtype == "bool":
-                value = self.f.b.zext(value, abi.I8)
-            self.f.b.store(value, store)
-            return self.stack_tensor(val.dtype, [], store)
-        assert isinstance(val, ShapeVal)
-        data = self.int64_array(list(val.dims))
-        return self.stack_tensor("int64", [ty.constant("int64", len(val.dims))], data)
-
-    def stack_tensor(self, dtype: str, dims: list[ir.Value], data: ir.Value) -> ir.Value:
-        t = self.stack_slot(abi.DLTENSOR)
-        b = self.f.b
-        b.store(data, abi.field_ptr(b, t, abi.DATA))
-        device = ir.Constant(
-            abi.DEVICE, [ty.constant("int32", abi.KDL_CPU), ty.constant("int32", 0)]
-        )
-        b.store(device, abi.field_ptr(b, t, abi.DEV))
-        b.store(ty.constant("int32", len(dims)), abi.field_ptr(b, t, abi.NDIM))
-        b.store(ty.constant("int32", abi.packed_dtype(dtype)), abi.field_ptr(b, t, abi.DT))
-        b.store(self.int64_array(dims) if dims else NULL, abi.field_ptr(b, t, abi.SHAPE))
-        b.store(NULL, abi.field_ptr(b, t, abi.STRIDES))
-        b.store(ty.constant("int64", 0), abi.field_ptr(b, t, abi.OFFSET))
-        return t
-
-    def pointer_array(self, ptrs: list[ir.Value]) -> ir.Value:
-        array = self.stack_slot(ir.ArrayType(PTR, max(1, len(ptrs))))
-        for k, p in enumerate(ptrs):
-            self.f.b.store(p, self.f.b.gep(array, [ty.constant("int64", k)], source_etype=PTR))
-        return array
-
     def received(self, outs: ir.Value, sinfo: list[Leaf], what: str) -> list[Val]:
         """Take ownership of the blocks a callee returned and check them."""
         vals: list[Val] = []
@@ -163,7 +68,7 @@ class HostCalls:
             block = self.f.b.load(
                 self.f.b.gep(outs, [ty.constant("int64", k)], source_etype=PTR), typ=PTR
             )
-            slot = self.new_slot(block)
+            slot = self.frame.new_slot(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.checks.check(
                 self.f.b.icmp_unsigned("!=", block, NULL),
@@ -176,32 +81,6 @@ class HostCalls:
         return vals
 
     # ------------------------------------------------------------ call_tir
-
-    def place(self, sinfo: relax.StructInfo, var: relax.Var, k: int) -> TensorVal:
-        """Output leaf `k` of `var`, which the memory plan put in the arena (slot
-        ARENA_SLOT): its header there, in a new slot (see `memory_plan.py`)."""
-        dims = known_dims(sinfo)
-        assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
-        arena = abi.tensor_of(self.f.b, self.f.b.load(self.f.slot(ARENA_SLOT), typ=PTR))
-        index = self.f.slots
-        self.f.slots += 1
-        tensor = self.f.b.call(
-            frames.helper(self.f.module, frames.PLACE_SLOT, not self.f.use_steps),
-            [
-                self.f.frame,
-                ty.constant("int64", index),
-                ty.constant("int32", len(dims)),
-                abi.int64_constant(self.f.module, dims),
-                ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
-                abi.load_field(self.f.b, arena, abi.DATA, PTR),
-                ty.constant("int64", self.f.plan.offsets[var][k]),
-                ty.constant("int64", self.f.plan.headers[var][k]),
-            ],
-        )
-        self.f.slot_of[id(tensor)] = index
-        consts = tuple(ty.constant("int64", d) for d in dims)
-        data = abi.load_field(self.f.b, tensor, abi.DATA, PTR)
-        return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
 
     def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
         """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
@@ -226,9 +105,9 @@ class HostCalls:
         for k, leaf in enumerate(out_leaves):
             if outs[k] is None:
                 if offsets and offsets[k] is not None:
-                    outs[k] = self.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
+                    outs[k] = self.frame.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
                 else:
-                    outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
+                    outs[k] = self.frame.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
                 fresh.append(outs[k])
         extra: list[Val] = []
         if view.tir_vars is not None:
@@ -301,7 +180,7 @@ class HostCalls:
             self.f.exprs.vars = outer
         reported = None
         if sig.reports:  # the kernel writes the message of an assert with values here
-            reported = self.stack_slot(ir.ArrayType(abi.I8, MESSAGE_SIZE))
+            reported = self.frame.stack_slot(ir.ArrayType(abi.I8, MESSAGE_SIZE))
             self.f.b.store(ir.Constant(abi.I8, 0), reported)
             args += [reported, ty.constant("int64", MESSAGE_SIZE)]
         status = self.f.b.call(kernel.fn, args)
@@ -399,7 +278,7 @@ class HostCalls:
                 [
                     t.ptr,
                     ty.constant("int32", ndim),
-                    self.int64_array(want),
+                    self.frame.int64_array(want),
                     text,
                     ty.constant("int32", abi.STATUS_RUNTIME),
                     abi.cstring(self.f.module, self.f.prefix + what),

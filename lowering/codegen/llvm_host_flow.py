@@ -8,9 +8,7 @@ have native code; any other operator means legalization did not run), a
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from typing import Any
 
 from llvmlite import ir
 
@@ -165,7 +163,7 @@ class HostFlow:
         count: ir.Value = ty.constant("int64", 1)
         for dim in shape.dims:
             count = self.f.b.mul(count, dim)
-        ptr = self.allocate("int64", [], "the result of R.size")
+        ptr = self.frame.allocate("int64", [], "the result of R.size")
         self.f.b.store(count, abi.load_field(self.f.b, ptr, abi.DATA, abi.PTR))
         return TensorVal(ptr, "int64", 0, ())
 
@@ -323,26 +321,3 @@ class HostFlow:
 
 
 PTR_TYPE = abi.PTR
-
-
-def referenced_vars(node: Any) -> list[relax.Var]:
-    """Every Relax var a node mentions, nested expressions included."""
-    found: dict[relax.Var, None] = {}
-    _walk(node, found)
-    return list(found)
-
-
-def _walk(node: Any, found: dict[relax.Var, None]) -> None:
-    if isinstance(node, relax.Var):
-        found.setdefault(node)
-        return
-    if isinstance(node, tuple):
-        for item in node:
-            _walk(item, found)
-        return
-    if isinstance(node, relax.Expr | relax.BindingBlock | relax.VarBinding | relax.MatchCast):
-        if isinstance(node, relax.Constant | relax.Function):
-            return
-        for f in dataclasses.fields(node):
-            if f.name not in ("span", "sinfo_args", "struct_info", "attrs"):
-                _walk(getattr(node, f.name), found)

@@ -66,7 +66,7 @@ class HostInvoke:
         if dps:
             out_leaves = leaves(sinfo, "output") if sinfo is not None else []
             outs_v = [
-                self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of '{symbol}'")
+                self.frame.allocate_sinfo(leaf.sinfo, f"{leaf.label} of '{symbol}'")
                 for leaf in out_leaves
             ]
             args = [*args, *outs_v]
@@ -82,11 +82,11 @@ class HostInvoke:
     def _call_entry(self, fn: ir.Value, args: list[Val], num_outs: int) -> ir.Value:
         """Call `fn` with the entry ABI on `args` and room for `num_outs` results,
         propagate a failure, and return the array of (now owned) results."""
-        outs = self.pointer_array([NULL] * num_outs)
+        outs = self.frame.pointer_array([NULL] * num_outs)
         status = self.f.b.call(
             fn,
             [
-                self.pointer_array([self.as_dltensor(a) for a in args]),
+                self.frame.pointer_array([self.frame.as_dltensor(a) for a in args]),
                 ty.constant("int32", len(args)),
                 outs,
                 ty.constant("int32", num_outs),

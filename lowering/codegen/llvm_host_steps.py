@@ -156,7 +156,7 @@ class HostSteps:
         what = "the intermediates"
         if not self.f.use_steps:
             total = ty.constant("int64", self.f.plan.arena_bytes)
-            self.allocate("uint8", [total], what)  # type: ignore[attr-defined]
+            self.frame.allocate("uint8", [total], what)  # type: ignore[attr-defined]
             return
         shape = abi.int64_constant(self.f.module, [self.f.plan.arena_bytes])
         text = abi.cstring(self.f.module, f"cannot allocate {what}")
