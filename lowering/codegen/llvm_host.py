@@ -33,7 +33,7 @@ from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
 from tvmlite.lowering.codegen.llvm_host_check import Checks, literal
-from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
+from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
@@ -67,17 +67,17 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 SMALL_FUNCTION = 32
 
 
-class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
+class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(
         self, ctx: HostContext, name: str, func: relax.Function, steps: bool = True
     ) -> None:
         self.f = HostFunction(ctx, name, func, steps)
-        self.f.exprs.load_home = self.load_ref
-        self.frame = frames.Frame(self.f, chunks=self)  # type: ignore[arg-type]
-        self.checks = Checks(self.f, chunks=self, frame=self.frame)  # type: ignore[arg-type]
-        self.chunks: list[ir.Function] = []  # none while it may be a program
+        # The steps, made after, write into the chunks.
+        self.chunks = Chunks(self.f, flush=lambda: self.flush_steps())
+        self.frame = frames.Frame(self.f, chunks=self.chunks)
+        self.checks = Checks(self.f, chunks=self.chunks, frame=self.frame)
         self.start_steps()
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
@@ -97,7 +97,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
     def emit(self) -> None:
         """The function as code, in chunks (one optimized function, its chunk
         inlined in the entry, when steps are off and it fits one)."""
-        self.start_chunks(self.f.ctx.entries[self.f.name])
+        self.chunks.start(self.f.ctx.entries[self.f.name])
         flat = self.flat_params()
         self.check_counts(len(flat))
         self.open_arena()
@@ -105,7 +105,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
         result = self.emit_top(self.f.func.body)
         assert result is not None
         self.emit_return(result)
-        self.finish_chunks(self.f.slots, optimize=not self.f.use_steps)
+        self.chunks.finish(self.f.slots, optimize=not self.f.use_steps)
 
     def emit_program(self) -> bool:
         """The function as a program, if it is one (`llvm_host_program.py`);
@@ -147,14 +147,6 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
         b.ret(b.call(self.f.module.globals[RUN_PROGRAM], [*entry.args, program], tail=True))
         return True
 
-    def propagate(self, status: ir.Value) -> None:
-        """Leave with a callee's status (its message is in the buffer already)."""
-        self.leave_if(self.f.b.icmp_signed("!=", status, ty.constant("int32", 0)), status)
-
-    def leave(self, status: ir.Value) -> None:
-        """Return `status` (the entry releases the frame); ends the current block."""
-        self.f.b.ret(status)
-
     def flat_params(self) -> list[tuple[relax.Var, Leaf]]:
         return [(p, leaf) for p in self.f.func.params for leaf in leaves(p.struct_info, p.name)]
 
@@ -181,7 +173,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
         # and checks of known types are steps (data, not code).
         vals: list[Val | None] = []
         for k, (_, leaf) in enumerate(flat):
-            vals = self.boundary(vals)
+            vals = self.chunks.boundary(vals)
             what = f"parameter '{leaf.label}'"
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
@@ -189,19 +181,19 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
                 if self.f.use_steps:
                     self.add_check(t, None, what, abi.STATUS_ARGUMENT)
                 else:
-                    ptr = self.load_ref(Arg(k))
+                    ptr = self.chunks.load_ref(Arg(k))
                     self.checks.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
                 shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
                 if any(isinstance(d, tir.Var) and d not in self.f.exprs.vars for d in shape):
                     self.flush_steps()  # its dims may be read once its header is checked
-                    self.checks.bind_dims(self.load_ref(Arg(k)), sinfo, what)
+                    self.checks.bind_dims(self.chunks.load_ref(Arg(k)), sinfo, what)
                 vals.append(None)
             else:
                 self.flush_steps()
-                ptr = self.load_ref(Arg(k))
+                ptr = self.chunks.load_ref(Arg(k))
                 vals.append(self.checks.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
         for k, (_, leaf) in enumerate(flat):
-            vals = self.boundary(vals)
+            vals = self.chunks.boundary(vals)
             sinfo = leaf.sinfo
             if isinstance(sinfo, relax.TensorStructInfo):
                 what = f"parameter '{leaf.label}'"
@@ -212,7 +204,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
                     found = tuple(ty.constant("int64", d) for d in dims)
                 else:
                     self.flush_steps()
-                    ptr = self.load_ref(Arg(k))
+                    ptr = self.chunks.load_ref(Arg(k))
                     found = self.checks.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
                 vals[k] = replace(self.param(k, sinfo), dims=found)
         for p in self.f.func.params:
@@ -259,7 +251,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
                 self.f.values.pop(v, None)
             if bd.var not in last_use:
                 self.f.values.pop(bd.var, None)
-            self.boundary([])
+            self.chunks.boundary([])
         if not code:
             return self.unresolved(seq.body)
         self.flush_steps()
@@ -278,7 +270,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
 
     def release_slot(self, s: int) -> None:
         if not self.defer_release(s):
-            assert self.chunks, "a program frees its slots after its steps"
+            assert self.chunks.functions, "a program frees its slots after its steps"
             release = frames.helper(self.f.module, frames.RELEASE_SLOT, not self.f.use_steps)
             self.f.b.call(release, [self.f.frame, ty.constant("int64", s)])
         self.f.released.add(s)
@@ -312,7 +304,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
                 f"{self.f.prefix}'{e.name}' is used outside the scope that defines it"
             )
         # Not kept: a slot's load is valid where it is made, not everywhere after.
-        return self.resolve(found)
+        return self.chunks.resolve(found)
 
     def visit_tuple(self, e: relax.Tuple, var: relax.Var | None) -> Val:
         return TupleVal(tuple(self.value(f) for f in e.fields))
@@ -349,7 +341,7 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls):
             slot = self.f.slot(s)
             self.f.b.store(self.f.b.load(slot, typ=PTR), out)
             self.f.b.store(NULL, slot)
-        self.leave(ty.constant("int32", abi.STATUS_OK))
+        self.chunks.leave(ty.constant("int32", abi.STATUS_OK))
 
     def own(self, val: Val, label: str, body_slots: int) -> int:
         """The slot of an owned block with `val`'s contents: a fresh one for prim

@@ -193,7 +193,7 @@ class HostCalls:
             self.f.module.globals[helpers.KERNEL_STATUS],
             [status, kernel.errors, count, where, message, self.f.err, self.f.err_len],
         )
-        self.propagate(result)
+        self.chunks.propagate(result)
 
     def _kernel_args(
         self, kernel: Kernel, actuals: list[Val], env: dict, where: str
@@ -286,7 +286,7 @@ class HostCalls:
                     self.f.err_len,
                 ],
             )
-            self.propagate(result)
+            self.chunks.propagate(result)
 
     def _match_strides(self, buf: tir.Buffer, got: list[ir.Value], env: dict, what: str) -> None:
         """Buffers that declare strides see the compact ones of the tensor."""

@@ -94,7 +94,7 @@ class HostInvoke:
                 self.f.err_len,
             ],
         )
-        self.propagate(status)
+        self.chunks.propagate(status)
         return outs
 
     def _result_leaves(self, mine: relax.StructInfo, theirs: relax.StructInfo) -> list[Leaf]:

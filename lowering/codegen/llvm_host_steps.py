@@ -190,7 +190,7 @@ class HostSteps:
         run = self.write_run()
         if run is not None:
             args = [self.f.frame, self.f.args_ptr, self.f.spill, run, self.f.err, self.f.err_len]  # type: ignore[attr-defined]
-            self.propagate(self.f.b.call(self.f.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
+            self.chunks.propagate(self.f.b.call(self.f.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
 
     def write_run(self) -> ir.GlobalVariable | None:
         """The pending steps as a constant RUN (None when there are none)."""
@@ -268,7 +268,7 @@ class HostSteps:
         if isinstance(ptr, ir.GlobalVariable):
             return (FROM_TENSOR, 0, ptr)
         if not isinstance(ptr, Slot | Arg | Home):
-            ptr = self._home(ptr)  # type: ignore[attr-defined]
+            ptr = self.chunks.home(ptr)
         kind = {Slot: FROM_SLOT, Arg: FROM_ARG, Home: FROM_WORD}[type(ptr)]
         return (kind, ptr.index, None)
 
