@@ -38,7 +38,7 @@ from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
 from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
 from tvmlite.lowering.codegen.llvm_host_state import HostFunction
-from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
+from tvmlite.lowering.codegen.llvm_host_steps import Steps
 from tvmlite.lowering.codegen.llvm_host_values import (
     Arg,
     PrimVal,
@@ -67,7 +67,7 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 SMALL_FUNCTION = 32
 
 
-class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
+class HostEmitter(HostFlow, HostInvoke, HostCalls):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(
@@ -75,10 +75,10 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
     ) -> None:
         self.f = HostFunction(ctx, name, func, steps)
         # The steps, made after, write into the chunks.
-        self.chunks = Chunks(self.f, flush=lambda: self.flush_steps())
+        self.chunks = Chunks(self.f, flush=lambda: self.steps.flush())
         self.frame = frames.Frame(self.f, chunks=self.chunks)
         self.checks = Checks(self.f, chunks=self.chunks, frame=self.frame)
-        self.start_steps()
+        self.steps = Steps(self.f, self.chunks, self.frame)
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,
@@ -100,7 +100,7 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
         self.chunks.start(self.f.ctx.entries[self.f.name])
         flat = self.flat_params()
         self.check_counts(len(flat))
-        self.open_arena()
+        self.steps.open_arena()
         self.bind_params(flat)
         result = self.emit_top(self.f.func.body)
         assert result is not None
@@ -118,7 +118,7 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
         static = all(known_dims(leaf.sinfo) is not None for _, leaf in flat)
         if not static or not isinstance(self.f.func.body, relax.SeqExpr):
             return False
-        self.open_arena()
+        self.steps.open_arena()
         self.bind_params(flat)  # only steps, the parameters being static
         body = self.emit_top(self.f.func.body, code=False)
         results = [] if body is None else val_leaves(body)
@@ -133,8 +133,8 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
             f"{entry.name}.program",
             (len(flat), len(ret)),
             self.count_texts(len(flat)),
-            self.write_run(),
-            [self._source(val) for val in results],  # type: ignore[arg-type]
+            self.steps.write_run(),
+            [self.steps.source(val) for val in results],  # type: ignore[arg-type]
             [f"out of memory copying {leaf.label}" for leaf in ret],
             self.f.slots,
             self.f.prefix,
@@ -179,17 +179,17 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
             if isinstance(sinfo, relax.TensorStructInfo):
                 t = self.param(k, sinfo)
                 if self.f.use_steps:
-                    self.add_check(t, None, what, abi.STATUS_ARGUMENT)
+                    self.steps.add_check(t, None, what, abi.STATUS_ARGUMENT)
                 else:
                     ptr = self.chunks.load_ref(Arg(k))
                     self.checks.check_header(ptr, t.dtype, t.ndim, what, abi.STATUS_ARGUMENT)
                 shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
                 if any(isinstance(d, tir.Var) and d not in self.f.exprs.vars for d in shape):
-                    self.flush_steps()  # its dims may be read once its header is checked
+                    self.steps.flush()  # its dims may be read once its header is checked
                     self.checks.bind_dims(self.chunks.load_ref(Arg(k)), sinfo, what)
                 vals.append(None)
             else:
-                self.flush_steps()
+                self.steps.flush()
                 ptr = self.chunks.load_ref(Arg(k))
                 vals.append(self.checks.check_value(ptr, sinfo, what, abi.STATUS_ARGUMENT))
         for k, (_, leaf) in enumerate(flat):
@@ -200,10 +200,10 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
                 dims = known_dims(sinfo)
                 if dims is not None and self.f.use_steps:
                     if dims:
-                        self.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
+                        self.steps.add_check(self.param(k, sinfo), dims, what, abi.STATUS_ARGUMENT)
                     found = tuple(ty.constant("int64", d) for d in dims)
                 else:
-                    self.flush_steps()
+                    self.steps.flush()
                     ptr = self.chunks.load_ref(Arg(k))
                     found = self.checks.check_dims(ptr, sinfo, what, abi.STATUS_ARGUMENT)
                 vals[k] = replace(self.param(k, sinfo), dims=found)
@@ -233,10 +233,10 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
         release_after: dict[int, list[int]] = {}  # binding -> slots whose last use it may be
         for i, bd in enumerate(bindings):
             first = self.f.slots
-            if not (self.f.use_steps and self.add_step(bd)):
+            if not (self.f.use_steps and self.steps.add_step(bd)):
                 if not code:
                     return None
-                self.flush_steps()
+                self.steps.flush()
                 self.emit_binding(bd)
             new = set(range(first, self.f.slots))
             roots = new | alias_roots(bd.value, self.f.roots)
@@ -254,7 +254,7 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
             self.chunks.boundary([])
         if not code:
             return self.unresolved(seq.body)
-        self.flush_steps()
+        self.steps.flush()
         return self.value(seq.body)
 
     def unresolved(self, e: relax.Expr) -> Val | None:
@@ -269,7 +269,7 @@ class HostEmitter(HostSteps, HostFlow, HostInvoke, HostCalls):
         return None
 
     def release_slot(self, s: int) -> None:
-        if not self.defer_release(s):
+        if not self.steps.defer_release(s):
             assert self.chunks.functions, "a program frees its slots after its steps"
             release = frames.helper(self.f.module, frames.RELEASE_SLOT, not self.f.use_steps)
             self.f.b.call(release, [self.f.frame, ty.constant("int64", s)])

@@ -55,12 +55,14 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     known_dims,
     rebuild,
 )
-from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT
 from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_calls import Kernel
-    from tvmlite.lowering.codegen.llvm_host_module import HostContext
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_frame import Frame
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
@@ -101,19 +103,15 @@ class Step:
     releases: list[int] = field(default_factory=list)
 
 
-class HostSteps:
-    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+class Steps:
+    """The pending steps of the function being emitted (`f`), written as a run
+    into the chunk being written (`chunks`) when code must follow them; the
+    arena of the memory plan is allocated by one (or by `frame` when steps are off)."""
 
-    b: ir.IRBuilder
-    module: ir.Module
-    ctx: HostContext
-    values: dict[relax.Var, Val]
-    prefix: str
-    slots: int
-    plan: MemoryPlan
-    use_steps: bool
-
-    def start_steps(self) -> None:
+    def __init__(self, f: HostFunction, chunks: Chunks, frame: Frame) -> None:
+        self.f = f
+        self.chunks = chunks
+        self.frame = frame
         self.pending: list[Step] = []
         self.runs = 0
 
@@ -124,7 +122,7 @@ class HostSteps:
         if plan is None:
             return False
         kernel, ins, out_sinfo = plan
-        sources = [self._source(t) for t in ins]
+        sources = [self.source(t) for t in ins]
         outputs: list[Row] = []
         vals: list[Val] = []
         offsets = self.f.plan.offsets.get(bd.var, ())
@@ -156,7 +154,7 @@ class HostSteps:
         what = "the intermediates"
         if not self.f.use_steps:
             total = ty.constant("int64", self.f.plan.arena_bytes)
-            self.frame.allocate("uint8", [total], what)  # type: ignore[attr-defined]
+            self.frame.allocate("uint8", [total], what)
             return
         shape = abi.int64_constant(self.f.module, [self.f.plan.arena_bytes])
         text = abi.cstring(self.f.module, f"cannot allocate {what}")
@@ -175,7 +173,7 @@ class HostSteps:
         if last is None or (last.check, last.shapes) != (status, shapes) or last.releases:
             last = Step(None, [], [], check=status, shapes=shapes)
             self.pending.append(last)
-        last.sources.append(self._source(t))
+        last.sources.append(self.source(t))
         last.outputs.append(expected)
 
     def defer_release(self, slot: int) -> bool:
@@ -185,12 +183,13 @@ class HostSteps:
         self.pending[-1].releases.append(slot)
         return True
 
-    def flush_steps(self) -> None:
+    def flush(self) -> None:
         """Write the pending steps as one run and call it here."""
         run = self.write_run()
         if run is not None:
-            args = [self.f.frame, self.f.args_ptr, self.f.spill, run, self.f.err, self.f.err_len]  # type: ignore[attr-defined]
-            self.chunks.propagate(self.f.b.call(self.f.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
+            f = self.f
+            args = [f.frame, f.args_ptr, f.spill, run, f.err, f.err_len]
+            self.chunks.propagate(f.b.call(f.module.globals[RUN_STEPS], args))
 
     def write_run(self) -> ir.GlobalVariable | None:
         """The pending steps as a constant RUN (None when there are none)."""
@@ -215,7 +214,7 @@ class HostSteps:
             outputs += step.outputs
             releases += [(s,) for s in step.releases]
             widest = max(widest, len(step.sources) + len(step.outputs))
-        name = f"{self.f.ctx.entries[self.f.name].name}.run{self.runs}"  # type: ignore[attr-defined]
+        name = f"{self.f.ctx.entries[self.f.name].name}.run{self.runs}"
         self.runs += 1
         row = (
             table(self.f.module, f"{name}.steps", STEP, steps),
@@ -240,7 +239,7 @@ class HostSteps:
         for a in view.args:
             val = self.f.values.get(a) if isinstance(a, relax.Var) else None
             if isinstance(a, relax.Constant):
-                val = self.f.constant(a)  # type: ignore[attr-defined]
+                val = self.f.constant(a)
             if not isinstance(val, TensorVal) or _static_dims(val) is None:
                 return None
             ins.append(val)
@@ -253,7 +252,7 @@ class HostSteps:
             dims = known_dims(leaf.sinfo)
             if dims is None:
                 return None
-            shapes.append((leaf.sinfo.dtype, dims))  # type: ignore[attr-defined]
+            shapes.append((leaf.sinfo.dtype, dims))
         params = kernel.sig.params
         if len(params) != len(shapes):
             return None
@@ -262,7 +261,7 @@ class HostSteps:
                 return None
         return kernel, ins, view.out_sinfo
 
-    def _source(self, t: TensorVal) -> Row:
+    def source(self, t: TensorVal) -> Row:
         """Where the helper finds input `t` (homing an SSA value first)."""
         ptr = t.ptr
         if isinstance(ptr, ir.GlobalVariable):
