@@ -31,7 +31,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen.llvm_host_calls import NULL, HostCalls
+from tvmlite.lowering.codegen.llvm_host_calls import NULL, KernelCalls
 from tvmlite.lowering.codegen.llvm_host_check import Checks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
@@ -67,7 +67,7 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 SMALL_FUNCTION = 32
 
 
-class HostEmitter(HostFlow, HostInvoke, HostCalls):
+class HostEmitter(HostFlow, HostInvoke):
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(
@@ -79,6 +79,7 @@ class HostEmitter(HostFlow, HostInvoke, HostCalls):
         self.frame = frames.Frame(self.f, chunks=self.chunks)
         self.checks = Checks(self.f, chunks=self.chunks, frame=self.frame)
         self.steps = Steps(self.f, self.chunks, self.frame)
+        self.kernels = KernelCalls(self.f, self.chunks, self.frame, self.checks, self.value)
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,

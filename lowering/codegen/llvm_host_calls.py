@@ -9,7 +9,9 @@ typed `call_tir` from writing out of bounds whatever its struct info says.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
@@ -30,7 +32,6 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
     val_leaves,
 )
-from tvmlite.lowering.codegen.memory_plan import MemoryPlan
 from tvmlite.runtime.abi import (
     MESSAGE_SIZE,
     PACKED_TABLE,
@@ -38,6 +39,12 @@ from tvmlite.runtime.abi import (
     Leaf,
     leaves,
 )
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_host_check import Checks
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_frame import Frame
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 NULL = ir.Constant(PTR, None)
@@ -51,36 +58,24 @@ class Kernel:
     can_fail: bool  # returns a status other than 0 (an assert, an allocation)
 
 
-class HostCalls:
-    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+class KernelCalls:
+    """Kernel calls of the function being emitted (`f`): outputs in `frame`, the
+    kernel's buffers matched against its arguments (`checks` at run time), Relax
+    arguments evaluated by `value`."""
 
-    b: ir.IRBuilder
-    module: ir.Module
-    vars: dict[tir.Var, ir.Value]
-    slot_of: dict[int, int]
-    use_steps: bool  # else optimized: the frame helpers are inlined
-    plan: MemoryPlan
-
-    def received(self, outs: ir.Value, sinfo: list[Leaf], what: str) -> list[Val]:
-        """Take ownership of the blocks a callee returned and check them."""
-        vals: list[Val] = []
-        for k, leaf in enumerate(sinfo):
-            block = self.f.b.load(
-                self.f.b.gep(outs, [ty.constant("int64", k)], source_etype=PTR), typ=PTR
-            )
-            slot = self.frame.new_slot(block)
-            label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
-            self.checks.check(
-                self.f.b.icmp_unsigned("!=", block, NULL),
-                abi.STATUS_RUNTIME,
-                f"{literal(label)}: NULL",
-            )
-            ptr = abi.tensor_of(self.f.b, block)
-            self.f.slot_of[id(ptr)] = slot
-            vals.append(self.checks.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
-        return vals
-
-    # ------------------------------------------------------------ call_tir
+    def __init__(
+        self,
+        f: HostFunction,
+        chunks: Chunks,
+        frame: Frame,
+        checks: Checks,
+        value: Callable[[relax.Expr], Val],
+    ) -> None:
+        self.f = f
+        self.chunks = chunks
+        self.frame = frame
+        self.checks = checks
+        self.value = value
 
     def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
         """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
@@ -316,4 +311,4 @@ def _is_zero(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 0
 
 
-__all__ = ["NULL", "PACKED_TABLE", "HostCalls", "Kernel"]
+__all__ = ["NULL", "PACKED_TABLE", "Kernel", "KernelCalls"]

@@ -83,10 +83,10 @@ class HostFlow:
         raise TVMLiteError(f"{self.f.prefix}cannot call a {type(op).__name__} in compiled code")
 
     def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
-        return self.call_tir(e, "R.call_tir", var)
+        return self.kernels.call_tir(e, "R.call_tir", var)
 
     def op_call_tir_inplace(self, e: relax.Call, var: relax.Var | None) -> Val:
-        return self.call_tir(e, "R.call_tir_inplace", var)
+        return self.kernels.call_tir(e, "R.call_tir_inplace", var)
 
     def op_call_inplace_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The packed function writes the in-place arguments where they are and
@@ -101,7 +101,7 @@ class HostFlow:
             raise TVMLiteError(f"{self.f.prefix}R.call_inplace_packed needs sinfo_args")
         what = f"R.call_inplace_packed of '{func.global_symbol}'"
         out_leaves = leaves(sinfo, "output")
-        outs = self.inplace_outputs(e, args, out_leaves, what)
+        outs = self.kernels.inplace_outputs(e, args, out_leaves, what)
         returned = self.call_packed(func.global_symbol, args, sinfo, dps=False)
         got = val_leaves(returned)
         merged = [o if o is not None else r for o, r in zip(outs, got, strict=True)]

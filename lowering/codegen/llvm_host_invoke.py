@@ -79,6 +79,25 @@ class HostInvoke:
             result = rebuild(sinfo, self.received(outs, ret, f"value returned by '{symbol}'"))
         return result
 
+    def received(self, outs: ir.Value, sinfo: list[Leaf], what: str) -> list[Val]:
+        """Take ownership of the blocks a callee returned and check them."""
+        vals: list[Val] = []
+        for k, leaf in enumerate(sinfo):
+            block = self.f.b.load(
+                self.f.b.gep(outs, [ty.constant("int64", k)], source_etype=abi.PTR), typ=abi.PTR
+            )
+            slot = self.frame.new_slot(block)
+            label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
+            self.checks.check(
+                self.f.b.icmp_unsigned("!=", block, NULL),
+                abi.STATUS_RUNTIME,
+                f"{literal(label)}: NULL",
+            )
+            ptr = abi.tensor_of(self.f.b, block)
+            self.f.slot_of[id(ptr)] = slot
+            vals.append(self.checks.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+        return vals
+
     def _call_entry(self, fn: ir.Value, args: list[Val], num_outs: int) -> ir.Value:
         """Call `fn` with the entry ABI on `args` and room for `num_outs` results,
         propagate a failure, and return the array of (now owned) results."""
