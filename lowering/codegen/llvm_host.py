@@ -34,8 +34,8 @@ from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_calls import NULL, KernelCalls
 from tvmlite.lowering.codegen.llvm_host_check import Checks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
-from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
-from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
+from tvmlite.lowering.codegen.llvm_host_flow import Flow
+from tvmlite.lowering.codegen.llvm_host_invoke import Calls
 from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
 from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 from tvmlite.lowering.codegen.llvm_host_steps import Steps
@@ -67,7 +67,7 @@ I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 SMALL_FUNCTION = 32
 
 
-class HostEmitter(HostFlow, HostInvoke):
+class HostEmitter:
     """Emits one graph function into its (already declared) entry function."""
 
     def __init__(
@@ -80,6 +80,8 @@ class HostEmitter(HostFlow, HostInvoke):
         self.checks = Checks(self.f, chunks=self.chunks, frame=self.frame)
         self.steps = Steps(self.f, self.chunks, self.frame)
         self.kernels = KernelCalls(self.f, self.chunks, self.frame, self.checks, self.value)
+        self.calls = Calls(self.f, self.chunks, self.frame, self.checks, self.kernels, self.value)
+        self.flow = Flow(self.f, self.checks, self.value, bind=self.emit_binding)
         self._value: dict[type, Callable[[Any, relax.Var | None], Val]] = {
             relax.Var: self.visit_var,
             relax.DataflowVar: self.visit_var,
@@ -88,9 +90,9 @@ class HostEmitter(HostFlow, HostInvoke):
             relax.TupleGetItem: self.visit_get_item,
             relax.ShapeExpr: self.visit_shape,
             relax.PrimValue: self.visit_prim_value,
-            relax.Call: self.visit_call,
-            relax.If: self.visit_if,
-            relax.SeqExpr: self.visit_seq,
+            relax.Call: self.calls.visit_call,
+            relax.If: self.flow.visit_if,
+            relax.SeqExpr: self.flow.visit_seq,
         }
 
     # ------------------------------------------------------------ function frame
@@ -280,7 +282,7 @@ class HostEmitter(HostFlow, HostInvoke):
         self.f.touched.append(bd.var)
         if isinstance(bd, relax.MatchCast):
             val = self.value(bd.value)
-            self.f.values[bd.var] = self.match_cast(val, bd.struct_info, bd.var.name)
+            self.f.values[bd.var] = self.flow.match_cast(val, bd.struct_info, bd.var.name)
             return
         self.f.values[bd.var] = self.value(bd.value, bd.var)
 
