@@ -274,8 +274,7 @@ class HostEmitter:
     def release_slot(self, s: int) -> None:
         if not self.steps.defer_release(s):
             assert self.chunks.functions, "a program frees its slots after its steps"
-            release = frames.helper(self.f.module, frames.RELEASE_SLOT, not self.f.use_steps)
-            self.f.b.call(release, [self.f.frame, ty.constant("int64", s)])
+            self.frame.release(s)
         self.f.released.add(s)
 
     def emit_binding(self, bd: relax.Binding) -> None:
@@ -388,7 +387,7 @@ class HostEmitter:
         block = b.phi(PTR)
         block.add_incoming(found, before)
         block.add_incoming(fresh, after_copy)
-        return self.frame.new_slot(block)
+        return self.frame.hold(block)
 
 
 def emit_function(ctx: HostContext, name: str, func: relax.Function) -> None:

@@ -244,10 +244,9 @@ class Frame:
         slot.type = PTR
         return slot
 
-    def new_slot(self, value: ir.Value) -> int:
+    def hold(self, value: ir.Value) -> int:
         """An owned tensor: released at exit unless returned or freed earlier."""
-        index = self.f.slots
-        self.f.slots += 1
+        index = self.f.new_slot()
         self.f.b.store(value, self.f.slot(index))
         return index
 
@@ -263,8 +262,7 @@ class Frame:
 
     def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
         """The DLTensor of a fresh block in a new slot (leaves on failure)."""
-        index = self.f.slots
-        self.f.slots += 1
+        index = self.f.new_slot()
         tensor = self.f.b.call(
             helper(self.f.module, ALLOC_SLOT, not self.f.use_steps),
             [
@@ -335,8 +333,7 @@ class Frame:
         dims = known_dims(sinfo)
         assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
         arena = abi.tensor_of(self.f.b, self.f.b.load(self.f.slot(ARENA_SLOT), typ=PTR))
-        index = self.f.slots
-        self.f.slots += 1
+        index = self.f.new_slot()
         tensor = self.f.b.call(
             helper(self.f.module, PLACE_SLOT, not self.f.use_steps),
             [
@@ -354,3 +351,8 @@ class Frame:
         consts = tuple(ty.constant("int64", d) for d in dims)
         data = abi.load_field(self.f.b, tensor, abi.DATA, PTR)
         return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
+
+    def release(self, index: int) -> None:
+        """Release slot `index` here, in code."""
+        release = helper(self.f.module, RELEASE_SLOT, not self.f.use_steps)
+        self.f.b.call(release, [self.f.frame, ty.constant("int64", index)])

@@ -292,7 +292,7 @@ class Calls:
             block = self.f.b.load(
                 self.f.b.gep(outs, [ty.constant("int64", k)], source_etype=abi.PTR), typ=abi.PTR
             )
-            slot = self.frame.new_slot(block)
+            slot = self.frame.hold(block)
             label = f"{what} {leaf.label}" if len(sinfo) > 1 else what
             self.checks.check(
                 self.f.b.icmp_unsigned("!=", block, NULL),

@@ -86,6 +86,11 @@ class HostFunction:
         self.origin: dict[tir.Var, str] = {}  # a symbolic dim -> what it was bound from
         self.roots: dict[relax.Var, set[int]] = {}  # a var -> the slots it may reach
 
+    def new_slot(self) -> int:
+        """The index of a frame slot no one uses yet."""
+        self.slots += 1
+        return self.slots - 1
+
     def slot(self, index: int) -> ir.Value:
         """The address of frame slot `index`, at the builder's position."""
         return self.b.gep(self.frame, [ty.constant("int64", index)], source_etype=PTR)

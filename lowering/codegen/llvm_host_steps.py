@@ -137,10 +137,10 @@ class Steps:
             if offsets and offsets[k] is not None:
                 place = (offsets[k], self.f.plan.headers[bd.var][k])
             text = abi.cstring(self.f.module, what)
-            outputs.append((self.f.slots, shape, text, len(dims), dtype, *place))
+            index = self.f.new_slot()
+            outputs.append((index, shape, text, len(dims), dtype, *place))
             consts = tuple(ty.constant("int64", d) for d in dims)
-            vals.append(TensorVal(Slot(self.f.slots), sinfo.dtype, len(dims), consts))
-            self.f.slots += 1
+            vals.append(TensorVal(Slot(index), sinfo.dtype, len(dims), consts))
         self.pending.append(Step(kernel, sources, outputs))
         self.f.values[bd.var] = rebuild(out_sinfo, vals)
         return True
@@ -158,8 +158,7 @@ class Steps:
             return
         shape = abi.int64_constant(self.f.module, [self.f.plan.arena_bytes])
         text = abi.cstring(self.f.module, f"cannot allocate {what}")
-        record = (self.f.slots, shape, text, 1, abi.packed_dtype("uint8"), -1, -1)
-        self.f.slots += 1
+        record = (self.f.new_slot(), shape, text, 1, abi.packed_dtype("uint8"), -1, -1)
         self.pending.append(Step(None, [], [record]))
 
     def add_check(self, t: TensorVal, dims: list[int] | None, what: str, status: int) -> None:
