@@ -204,7 +204,7 @@ class KernelCalls:
                 raise TVMLiteError(
                     f"{self.f.prefix}{where}: '{p.name}' needs a {p.var.dtype} scalar"
                 )
-            env[p.var] = self.f.exprs.cast(a.value, a.dtype, p.var.dtype)
+            env[p.var] = self.f.exprs.arith.cast(a.value, a.dtype, p.var.dtype)
         for p, a in zip(sig.params, actuals, strict=True):
             if p.buffer is not None and isinstance(a, TensorVal):
                 self._match_buffer(p.buffer, a, env, f"{where}: buffer '{p.name}'")
@@ -221,7 +221,7 @@ class KernelCalls:
         for var in sig.sym_vars:
             if var not in env:
                 raise TVMLiteError(f"{self.f.prefix}{where}: cannot find the value of '{var.name}'")
-            args.append(self.f.exprs.cast(env[var], var.dtype, "int64"))
+            args.append(self.f.exprs.arith.cast(env[var], var.dtype, "int64"))
         return args
 
     def _match_buffer(self, buf: tir.Buffer, t: TensorVal, env: dict, what: str) -> None:
@@ -239,7 +239,7 @@ class KernelCalls:
         got = list(t.dims) if known else [abi.load_dim(b, t.ptr, k) for k in range(ndim)]
         for dim, value in zip(buf.shape, got, strict=True):
             if isinstance(dim, tir.Var) and dim not in env:
-                env[dim] = self.f.exprs.cast(value, "int64", dim.dtype)
+                env[dim] = self.f.exprs.arith.cast(value, "int64", dim.dtype)
         if buf.strides:
             self._match_strides(buf, got, env, what)
         offset = buf.elem_offset
@@ -250,7 +250,7 @@ class KernelCalls:
         want: list[ir.Value] = []
         runtime = False
         for dim, value in zip(buf.shape, got, strict=True):
-            expect = self.f.exprs.cast(self.f.exprs.expr(dim), dim.dtype, "int64")
+            expect = self.f.exprs.int64(dim)
             if expect is value:
                 want.append(ty.constant("int64", -1))
             elif isinstance(expect, ir.Constant) and isinstance(value, ir.Constant):
@@ -293,10 +293,12 @@ class KernelCalls:
         ok: ir.Value = ir.Constant(ty.I1, 1)
         for k, (stride, value) in enumerate(zip(buf.strides, strides, strict=False)):
             if isinstance(stride, tir.Var) and stride not in env:
-                env[stride] = self.f.exprs.cast(value, "int64", stride.dtype)
+                env[stride] = self.f.exprs.arith.cast(value, "int64", stride.dtype)
                 continue
             same = b.icmp_signed(
-                "==", self.f.exprs.cast(self.f.exprs.expr(stride), stride.dtype, "int64"), value
+                "==",
+                self.f.exprs.int64(stride),
+                value,
             )
             ok = b.and_(ok, b.or_(same, b.icmp_signed("==", got[k], ty.constant("int64", 1))))
         if not isinstance(ok, ir.Constant):

@@ -97,7 +97,7 @@ class Checks:
         for axis, dim in enumerate(shape):
             if isinstance(dim, tir.Var) and dim not in self.f.exprs.vars:
                 value = abi.load_dim(self.f.b, ptr, axis)
-                self.f.exprs.vars[dim] = self.f.exprs.cast(value, "int64", dim.dtype)
+                self.f.exprs.vars[dim] = self.f.exprs.arith.cast(value, "int64", dim.dtype)
                 self.f.origin[dim] = what
 
     def check_dims(
@@ -174,13 +174,13 @@ class Checks:
         if known is None:
             return
         if isinstance(known, tir.Var) and known not in self.f.exprs.vars:
-            self.f.exprs.vars[known] = self.f.exprs.cast(value, sinfo.dtype, known.dtype)
+            self.f.exprs.vars[known] = self.f.exprs.arith.cast(value, sinfo.dtype, known.dtype)
             self.f.origin[known] = what
             return
         if sinfo.dtype.startswith("float"):
             return
-        want = self.f.exprs.cast(self.f.exprs.expr(known), known.dtype, "int64")
-        got = self.f.exprs.cast(value, sinfo.dtype, "int64")
+        want = self.f.exprs.int64(known)
+        got = self.f.exprs.arith.cast(value, sinfo.dtype, "int64")
         self.check(
             self.f.b.icmp_signed("==", want, got),
             status,

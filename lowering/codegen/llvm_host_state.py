@@ -98,7 +98,7 @@ class HostFunction:
     def dim_value(self, dim: tir.PrimExpr, what: str) -> ir.Value:
         """A TIR dim as an int64 value here."""
         try:
-            return self.exprs.cast(self.exprs.expr(dim), dim.dtype, "int64")
+            return self.exprs.int64(dim)
         except TVMLiteError as err:
             raise TVMLiteError(
                 f"{self.prefix}{what}: cannot compute dim {shape_text(dim)}: {err}"
