@@ -63,18 +63,28 @@ if TYPE_CHECKING:
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 # A function of at most this many top-level bindings, in a module of at most
 # SMALL_MODULE graph functions, is one optimized function of code: what it costs
-# to build is small, and calls are cheapest (see docs/abi.md, "Host code").
+# to build is small, and calls are cheapest (see docs/host-code.md, "The three forms").
 SMALL_FUNCTION = 32
 
 
 class HostEmitter:
-    """Emits one graph function into its (already declared) entry function."""
+    """Emits one graph function into its (already declared) entry function.
+
+    The function being emitted is one state object (`f`, `llvm_host_state.py`);
+    the work is done by parts that each receive it and only the parts they use:
+    `chunks` (where code goes: the driver, chunk functions, exits), `frame`
+    (slots and stack storage), `checks` (run-time checks and their messages),
+    `steps` (kernel calls and checks as data), `kernels` (`R.call_tir` as
+    code), `calls` (operators, graph and packed functions) and `flow` (`R.If`,
+    nested sequences, `R.match_cast`). This class owns them and the stages:
+    parameters, top-level bindings, the value of each expression, the return."""
 
     def __init__(
         self, ctx: HostContext, name: str, func: relax.Function, steps: bool = True
     ) -> None:
         self.f = HostFunction(ctx, name, func, steps)
-        # The steps, made after, write into the chunks.
+        # Pending steps run before a chunk ends or a slot they fill is read; the
+        # steps, made after, write their runs into the chunks.
         self.chunks = Chunks(self.f, flush=lambda: self.steps.flush())
         self.frame = frames.Frame(self.f, chunks=self.chunks)
         self.checks = Checks(self.f, chunks=self.chunks, frame=self.frame)

@@ -11,6 +11,10 @@ a value or a phi, from where it is made to every exit after it: n² in all.
 
 Optimized host code (small functions) inlines the two helpers every binding
 calls: it calls private `alwaysinline` copies made in its module (`helper`).
+
+`Frame` is the host emitter's part that uses them: the slots a function's
+code allocates, fills (arena headers, blocks a callee returned) and releases,
+and the stack memory of the arrays and DLTensors its calls pass.
 """
 
 from __future__ import annotations
