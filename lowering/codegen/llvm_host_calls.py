@@ -1,5 +1,6 @@
-"""Kernel calls made by host code (`R.call_tir`), and the storage every call
-needs: owned tensor slots, stack DLTensors for prim and shape values.
+"""Kernel calls made by host code as code (`R.call_tir`, `R.call_tir_inplace`),
+where they are not steps (`llvm_host_steps.py`): symbolic shapes, values only
+known at run time.
 
 A kernel gets raw data pointers, so its buffers are checked against the
 tensors at the call site (ndim and dtype when the code is generated, shapes at
