@@ -77,6 +77,13 @@ class _Value:
     size: int
 
 
+def inplace_arguments(call: relax.Call) -> list[relax.Expr]:
+    """The arguments an in-place call (`INPLACE`) writes: those `inplace_indices` names."""
+    args = call.args[1].fields if call.op.name == "relax.call_tir_inplace" else call.args[1:]
+    found = (int(i) for i in dict(call.attrs).get("inplace_indices", ()))
+    return [args[i] for i in found if 0 <= i < len(args)]
+
+
 def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
     """The storages (ids in `roots`) a value may share with earlier values, not
     counting the ones it makes."""
@@ -91,10 +98,8 @@ def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
         return alias_roots(e.tuple_value, roots)
     if isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
         out = set()  # the in-place arguments are the result: their storages live on
-        args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
-        for i in dict(e.attrs).get("inplace_indices", ()):
-            if 0 <= int(i) < len(args):
-                out |= alias_roots(args[int(i)], roots)
+        for arg in inplace_arguments(e):
+            out |= alias_roots(arg, roots)
         return out
     if isinstance(e, relax.If | relax.SeqExpr):
         out = set()
@@ -120,10 +125,8 @@ def written_params(func: relax.Function) -> frozenset[int]:
             visit(e.true_branch)
             visit(e.false_branch)
         elif isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
-            args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
-            for i in dict(e.attrs).get("inplace_indices", ()):
-                if 0 <= int(i) < len(args):
-                    written.update(alias_roots(args[int(i)], roots))
+            for arg in inplace_arguments(e):
+                written.update(alias_roots(arg, roots))
 
     visit(func.body)
     return frozenset(written)
