@@ -55,7 +55,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
         kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
         module, packed = build_host_module(kernels, graphs)
-        add_fast_calls(module, graphs)
+        fast = add_fast_calls(module, graphs)
     shown = {
         name
         for name, f in prims.items()
@@ -63,7 +63,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
     }
     return GeneratedCode(
         module,
-        manifest_info(graphs, packed),
+        manifest_info(graphs, packed, fast),
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,
