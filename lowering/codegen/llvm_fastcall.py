@@ -168,7 +168,10 @@ def _shared(module: ir.Module, body: ir.Function) -> None:
 def _claim(module: ir.Module, symbol: str) -> None:
     """Refuse a prim function whose kernel symbol is `symbol`."""
     if symbol in module.globals:
-        raise TVMLiteError(f"the kernel symbol {symbol} of a prim function is reserved")
+        raise TVMLiteError(
+            f"a prim function's symbol {symbol} is the fast-call wrapper's of a module of "
+            f"more than {SMALL_MODULE} graph functions: rename the prim function"
+        )
 
 
 def _private(module: ir.Module, name: str, kind: ir.Type) -> ir.GlobalVariable:

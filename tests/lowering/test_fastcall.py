@@ -149,3 +149,23 @@ def test_torch_tensors_are_read_by_the_shared_body(count: int, monkeypatch) -> N
             np.testing.assert_array_equal(s, (x + y).numpy())
             np.testing.assert_array_equal(d, (x - y).numpy())
         assert f._fast is not None
+
+
+@pytest.mark.parametrize("name", ["fastcall", "fastcall_records"])
+def test_a_prim_function_named_as_the_shared_wrapper_is_refused(name: str) -> None:
+    prim = (
+        "    @T.prim_func\n"
+        f'    def {name}(a: T.Buffer((4,), "float32")):\n'
+        "        for i in range(4):\n"
+        "            a[i] = T.float32(0)\n"
+    )
+    text = (
+        module(SMALL_MODULE + 1).replace(
+            "from tvm.script import relax as R\n",
+            "from tvm.script import relax as R\n# from tvm.script import tir as T\n",
+        )
+        + "\n"
+        + prim
+    )
+    with pytest.raises(tvmlite.TVMLiteError, match=f"symbol tvmlite_{name} is the fast-call"):
+        generated(text)
