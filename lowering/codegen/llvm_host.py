@@ -37,7 +37,12 @@ from tvmlite.lowering.codegen.llvm_host_check import HostChecks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import HostChunks
 from tvmlite.lowering.codegen.llvm_host_flow import HostFlow
 from tvmlite.lowering.codegen.llvm_host_invoke import HostInvoke
-from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
+from tvmlite.lowering.codegen.llvm_host_program import (
+    RUN_PROGRAM,
+    glue_entry,
+    program_entry,
+    write_program,
+)
 from tvmlite.lowering.codegen.llvm_host_steps import HostSteps
 from tvmlite.lowering.codegen.llvm_host_values import (
     Arg,
@@ -154,12 +159,9 @@ class HostEmitter(HostChunks, HostSteps, HostFlow, HostInvoke, HostCalls, HostCh
             self.slots,
             self.prefix,
         )
-        # One call: nothing for the optimizer, and the cheapest code generation.
-        entry.attributes.discard("optsize")
-        for attr in ("noinline", "optnone"):
-            entry.attributes.add(attr)
-        b = ir.IRBuilder(entry.append_basic_block("entry"))
-        b.ret(b.call(self.module.globals[RUN_PROGRAM], [*entry.args, program], tail=True))
+        program_entry(entry, self.module.globals[RUN_PROGRAM], program)
+        if self.ctx.glue is not None:
+            glue_entry(self.ctx.glue, entry, program)
         return True
 
     def slot(self, index: int) -> ir.Value:

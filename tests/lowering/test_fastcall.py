@@ -62,6 +62,7 @@ def test_small_modules_have_a_stub_a_function() -> None:
         assert code.manifest["functions"][f"f{k}"]["fastcall"] == f"tvmlite_fastcall_f{k}"
     assert FASTCALL_RECORDS not in code.module.globals
     assert SHARED_FASTCALL not in code.module.globals
+    assert code.glue is None  # every entry is compiled with the module
 
 
 def test_large_modules_have_one_wrapper_and_a_table_of_records() -> None:
@@ -76,12 +77,20 @@ def test_large_modules_have_one_wrapper_and_a_table_of_records() -> None:
     for k in range(count):
         info = code.manifest["functions"][f"f{k}"]
         assert "fastcall" not in info and info["fastcall_record"] == k
+    # The entries (programs) again in the glue, which the JIT compiles apart.
+    assert code.glue is not None
+    glue = str(code.glue)
+    for k in range(count):
+        assert "optnone" in defined(glue, f"tvmlite_entry_f{k}").split("{")[0]
+        assert f'@"tvmlite_entry_f{k}.program" = external' in glue
 
 
 @pytest.mark.parametrize("loaded", [False, True])
 def test_every_function_of_a_large_module_is_served(loaded: bool, tmp_path) -> None:
     ex = tvmlite.build(tvmlite.parse(module(SMALL_MODULE + 3)), cache=False)
-    assert not re.search(rf'define [^\n]*@"?{re.escape(BODY)}"?\(', ex.image.llvm_ir())  # inlined
+    text = ex.image.llvm_ir()
+    assert not re.search(rf'define [^\n]*@"?{re.escape(BODY)}"?\(', text)  # inlined
+    assert re.search(r"define i32 @tvmlite_entry_f0\(", text)  # whole, though the glue's ran
     if loaded:  # an exported library: the same wrapper and records, prefixed
         ex.export_library(tmp_path / "many.so")
         ex = tvmlite.load_module(tmp_path / "many.so")
@@ -169,3 +178,15 @@ def test_a_prim_function_named_as_the_shared_wrapper_is_refused(name: str) -> No
     )
     with pytest.raises(tvmlite.TVMLiteError, match=f"symbol tvmlite_{name} is the fast-call"):
         generated(text)
+
+
+def test_a_large_module_calls_its_own_functions_by_their_entries() -> None:
+    caller = (
+        '    @R.function\n    def main(x: R.Tensor((2, 3), "float32"))'
+        ' -> R.Tensor((2, 3), "float32"):\n        y = Module.f0(x, x)\n        return y\n'
+    )
+    ex = tvmlite.build(tvmlite.parse(module(SMALL_MODULE + 3) + "\n" + caller), cache=False)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(ex["main"](a), a + a)  # main's code calls f0's glue entry
+    np.testing.assert_array_equal(ex["main"].call_python(a), a + a)  # and so does ctypes
+    np.testing.assert_array_equal(ex["f0"].call_python(a, a + 1), a + a + 1)
