@@ -3,30 +3,33 @@ function whose signature takes them, a CPython `METH_FASTCALL` function that
 turns plain NumPy arrays into DLTensors, calls the entry, and wraps its results
 as NumPy arrays that own their blocks.
 
-    PyObject* tvmlite_fastcall_NAME(PyObject* fallback, PyObject* const* args,
-                                    Py_ssize_t nargs)
+    PyObject* wrapper(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 
 Only the common case runs here: the right number of arguments, each an exact
 `numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
 and aligned, or a tensor of the one DLPack producer type the module serves
 (`fastcall.serve_producer`), which that type's C exchange API describes and
 which is taken under the same conditions. Anything else (lists, other DLPack
-producers, strided views, subclasses, wrong rank or dtype) goes to `fallback`,
-the Python path, which converts or raises the same error it always has; shape
-and symbolic-dim checks happen inside the entry either way, which reports them
-through the error buffer.
+producers, strided views, subclasses, wrong rank or dtype) goes to the
+fallback, the Python path, which converts or raises the same error it always
+has; shape and symbolic-dim checks happen inside the entry either way, which
+reports them through the error buffer.
 
-One body does the work for every function of a module, `tvmlite_fastcall`
-(private), reading what differs from a constant record per function: its
-entry, its parameters' ranks, dtypes and NumPy type numbers, its results' type
-numbers. Each exported wrapper is a stub that makes room on its stack for the
-DLTensors and calls the body with its record. A module of thousands of
-functions so has one body for LLVM to optimize, not thousands (the body is
-about 360 instructions at O3, a wrapper inlined for one function of two
-parameters about 250). In a small module (`SMALL_MODULE` graph
-functions or fewer) the body is inlined into every stub, where the record's
-reads fold into constants and its short loops unroll: the code of a wrapper
-written for the one function, for the calls whose overhead shows.
+One body does the work for every function of a module (private
+`tvmlite_fastcall.body`), reading what differs from a constant record per
+function: its entry, its parameters' ranks, dtypes and NumPy type numbers, its
+results' type numbers. Which function CPython calls depends on the module:
+
+- a small one (`SMALL_MODULE` graph functions or fewer) has a wrapper per
+  function, `tvmlite_fastcall_NAME`, whose `self` is the fallback: a stub that
+  makes room for the DLTensors and calls the body, inlined, with its record,
+  where the record's reads fold into constants and its short loops unroll (the
+  code of a wrapper written for the one function, for the calls whose
+  overhead shows);
+- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is the
+  pair (fallback, capsule of the function's record), the records one exported
+  table, `tvmlite_fastcall_records`. Thousands of stubs were the larger part of
+  such a module's machine-code time.
 
 The wrappers are part of the module, in the JIT and in exported libraries
 alike, and hold no address of the process that compiled them: every CPython
