@@ -42,10 +42,10 @@ T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 # DLManagedTensor (legacy): the tensor at 0, deleter at 56.
 VERSIONED_DELETER, LEGACY_DELETER = 16, 56
 PY_VECTORCALL_ARGS = 1  # `__dlpack__` gets self only (plus the keyword, when given)
-# int32 tvmlite_fastcall_capsule(PyObject* arg, PyTypeObject* type, DLTensor* tensor,
+# int32 tvmlite_fastcall.capsule(PyObject* arg, PyTypeObject* type, DLTensor* tensor,
 #                                int32 ndim, int32 dtype, int32 writes, void* owned[2]):
 # 0 when `tensor` describes arg's tensor and `owned` holds it and its deleter.
-CAPSULE_READER = "tvmlite_fastcall_capsule"
+CAPSULE_READER = "tvmlite_fastcall.capsule"  # private; the dot: no name makes it
 CAPSULE_READER_TYPE = ir.FunctionType(I32, [PTR, PTR, PTR, I32, I32, I32, PTR])
 FLAGS, READ_ONLY = 24, 1  # DLManagedTensorVersioned.flags, DLPACK_FLAG_BITMASK_READ_ONLY
 

@@ -50,6 +50,7 @@ class GraphFunction:
         ret: relax.StructInfo,
         address: int,
         fast_address: int = 0,
+        fast_record: int = 0,
         convert: Callable[[np.ndarray], Any] | None = None,
         written: frozenset[int] = frozenset(),
     ) -> None:
@@ -64,6 +65,7 @@ class GraphFunction:
         self.address = address
         self._cfunc = ENTRY_SIGNATURE(address)
         self._fast_address = fast_address  # the module's wrapper, 0 when none serves
+        self._fast_record = fast_record  # its record, when the wrapper is the shared one
         self._fast: Any = None  # the wrapper as a builtin, made on the first call
         self._fast_owner: Any = None
         self._fast_tried = not fast_address
@@ -80,7 +82,7 @@ class GraphFunction:
         native wrapper itself when it serves the call)."""
         return GraphFunction(
             self.executable, self.name, self.params, self.ret, self.address,
-            self._fast_address, convert, self.written,
+            self._fast_address, self._fast_record, convert, self.written,
         )  # fmt: skip
 
     def __call__(self, *args: Any) -> Any:
@@ -101,7 +103,11 @@ class GraphFunction:
         with self._fast_lock:
             if not self._fast_tried:
                 self._fast_owner = FastCall(
-                    self._fast_address, self.call_python, self.name, self.convert
+                    self._fast_address,
+                    self.call_python,
+                    self.name,
+                    self._fast_record,
+                    self.convert,
                 )
                 self._fast = self._fast_owner.function
                 self._fast_tried = True
