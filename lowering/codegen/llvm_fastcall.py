@@ -28,8 +28,8 @@ results' type numbers. Which function CPython calls depends on the module:
   where the record's reads fold into constants and its short loops unroll (the
   code of a wrapper written for the one function, for the calls whose
   overhead shows);
-- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is the
-  pair (fallback, capsule of the function's record), the records one exported
+- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is
+  (fallback, capsule of the function's record[, convert]), the records one exported
   table, `tvmlite_fastcall_records`. Thousands of stubs were the larger part of
   such a module's machine-code time.
 
