@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tvmlite.diagnostics import TVMLiteError
+from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.transform import Pass, Sequential
 
 if TYPE_CHECKING:
@@ -122,6 +123,9 @@ class _SchedulePoint(Sequential):
     then compiled with the loops it has, serial and correct)."""
 
     def run(self, mod: IRModule) -> IRModule:
+        # Accesses certain to be out of bounds are refused as written, before a
+        # schedule's guards and fused indices hide them from the check.
+        mod = CheckStaticBounds()(mod)
         for p in self.passes:
             try:
                 mod = p(mod)

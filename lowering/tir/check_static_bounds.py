@@ -17,9 +17,14 @@ The check only speaks when it is certain, so a valid program is never refused:
   at least once, so each var takes every value of its range independently and
   the index reaches exactly the extremes computed here;
 - the extent of the axis is a constant.
-It runs after LowerBlocks (a block's predicate and init are `if`s there, its
-iter vars let bindings of the loop vars) and before FlattenBuffers, so each
-axis is checked against its own extent.
+It looks at a function with its blocks lowered (a block's predicate and init
+are `if`s there, its iter vars let bindings of the loop vars) and its buffers
+not yet flattened, so each axis is checked against its own extent. Every build
+runs it twice: at the schedule point, before any schedule (a schedule's splits
+put `T.where` guards and `//`/`%` indices over the accesses, behind which the
+check cannot see: a `T.grid(T.int64(10**11), ...)` over a 2-element axis is
+certain as written, hidden once tiled), and in LowerTIR after LowerBlocks, for
+the loops a hand-written schedule made.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from tvmlite.dsl.analysis import substitute
 from tvmlite.dsl.arith import as_int, linear_form
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.tir.instrument_bound_checkers import expr_text, widens
+from tvmlite.lowering.tir.lower_blocks import LowerBlocks
 from tvmlite.lowering.transform import PrimFuncPass
 
 # Statements after which the rest of a body may not run, and calls that may leave
@@ -180,14 +186,15 @@ def _widened_var(e: tir.PrimExpr) -> tir.Var | None:
 
 @dataclass(frozen=True)
 class CheckStaticBounds(PrimFuncPass):
-    """Refuse accesses that are out of bounds on every call (LowerTIR runs it after
-    LowerBlocks in every build); the function is returned unchanged."""
+    """Refuse accesses that are out of bounds on every call (see the module
+    docstring for where builds run it); the function is returned unchanged."""
 
     name: str = "CheckStaticBounds"
 
     def transform(self, func: tir.PrimFunc) -> tir.PrimFunc:
+        body = LowerBlocks().transform(func).body  # a copy; no-op without blocks
         exits = _HasExit()
-        exits.visit_stmt(func.body)
+        exits.visit_stmt(body)
         if not exits.found:
-            _StaticBounds().visit_stmt(func.body)
+            _StaticBounds().visit_stmt(body)
         return func

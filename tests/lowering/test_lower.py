@@ -117,8 +117,11 @@ def test_timing_sees_every_pass_and_every_stage_of_a_build() -> None:
     names = [name for _, name, _ in timing.records]
     order = ["LegalizeOps", "LowerTIR", *TIR_STEPS, "codegen", "LLVM optimization"]
     order += ["machine code", "link"]
-    positions = [names.index(n) for n in order]
+    lower_tir = names.index("LowerTIR")
+    positions = [names.index(n, lower_tir if n in TIR_STEPS else 0) for n in order]
     assert positions == sorted(positions), names
+    # CheckStaticBounds also runs at the schedule point, on the loops as written.
+    assert names.index("schedule") < names.index("CheckStaticBounds") < lower_tir
     depth = {name: d for d, name, _ in timing.records}
     assert all(depth[n] == depth["LowerTIR"] + 1 for n in TIR_STEPS)
     assert all(seconds >= 0 for _, _, seconds in timing.records)
@@ -243,7 +246,12 @@ def test_the_schedule_point_sits_between_fusion_and_tir_lowering(
     names = [name for _, name, _ in timing.records]
     before = ["LegalizeOps", "TIRToRuntime"] + (["FuseTIR"] if pipeline == "default" else [])
     assert max(names.index(n) for n in before) < names.index("schedule")
-    assert names.index("schedule") + 1 == names.index("Parallel")
+    # The schedule point checks static bounds on the loops as written, then runs the kinds' passes.
+    assert (
+        names.index("schedule") + 2
+        == names.index("CheckStaticBounds") + 1
+        == names.index("Parallel")
+    )
     assert names.index("Parallel") < names.index("LowerTIR")
     depth = {name: d for d, name, _ in timing.records}
     assert depth["Parallel"] == depth["schedule"] + 1 == depth["LowerTIR"] + 1

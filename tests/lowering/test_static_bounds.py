@@ -91,3 +91,28 @@ def test_a_checked_build_still_reports_at_run_time() -> None:
     assert (a[0] == 1).all() and (a[1] == 0).all()
     with pytest.raises(tvmlite.TVMLiteError, match="out of bounds"):
         ex["f"](a, 5)
+
+
+MATMUL = """{header}@T.prim_func
+def f(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid({rows}, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"""
+
+
+def test_refused_as_written_before_the_default_schedule_tiles_it() -> None:
+    """DefaultCPUSchedule tiles a matmul: splits with `T.where` guards and fused
+    `//`/`%` indices, behind which nothing is certain. The check runs on the loops
+    as written first, so the 10**11-row mutant is refused, not compiled to a crash."""
+    ok = tvmlite.parse(MATMUL.format(header=HEADER, rows=64), filename="f.tvms")
+    scheduled = tvmlite.lower(ok)["f"].script()
+    assert "T.parallel" in scheduled  # the rule did tile this kernel
+    with pytest.raises(tvmlite.TVMLiteError) as err:
+        build(MATMUL.format(header=HEADER, rows="T.int64(99999999999)"))
+    text = str(err.value)
+    assert text.startswith("cannot compile prim function 'f': f.tvms:"), text
+    assert "index vi on axis 0 runs from 0 to 99999999998, outside [0, 64)" in text
