@@ -379,6 +379,37 @@ class Bind(Stmt):
     comments: Comments | None = COMMENTS
 
 
+# tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
+SCOPE_IDS = {
+    "cluster_id": ("kernel", "cluster"),
+    "cta_id": ("kernel", "cta"),
+    "cta_id_in_cluster": ("cluster", "cta"),
+    "cta_id_in_pair": ("cluster", "cta_pair"),
+    "warpgroup_id": ("cta", "warpgroup"),
+    "warp_id": ("cta", "warp"),
+    "warp_id_in_wg": ("warpgroup", "warp"),
+    "lane_id": ("warp", "thread"),
+    "thread_id": ("cta", "thread"),
+    "thread_id_in_wg": ("warpgroup", "thread"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeIdDef(Stmt):
+    """tirx `bx, by = T.cta_id([8, 4])`: `vars` are the ids of the execution scope
+    `kind` (a key of SCOPE_IDS) within its parent, one per extent. `extents` is None
+    when deferred (`T.cta_id()`, one var; TVM infers it when lowering), `preferred`
+    the optional preferred extents (`T.cta_id_in_cluster([2, 1], preferred=[2, 2])`).
+    Flat, as `Bind`: the vars are defined for the rest of the enclosing sequence."""
+
+    kind: str
+    vars: tuple[Var, ...]
+    extents: tuple[PrimExpr, ...] | None
+    preferred: tuple[PrimExpr, ...] | None = None
+    span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
+
+
 @dataclass(frozen=True, slots=True)
 class AttrStmt(Stmt):
     """`T.attr(node, key, value)`; `body` None for the 0.27 flat form, which scopes

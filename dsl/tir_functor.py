@@ -44,6 +44,7 @@ STMT_NODES: tuple[type[tir.Stmt], ...] = (
     tir.BufferStore,
     tir.LetStmt,
     tir.Bind,
+    tir.ScopeIdDef,
     tir.AttrStmt,
     tir.AssertStmt,
     tir.For,
@@ -245,6 +246,12 @@ class StmtExprVisitor(TIRFunctor):
     def visit_Bind(self, s: tir.Bind) -> None:
         self.visit_expr(s.value)
         self.visit_var_def(s.var)
+
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> None:
+        for e in (*(s.extents or ()), *(s.preferred or ())):
+            self.visit_expr(e)
+        for var in s.vars:
+            self.visit_var_def(var)
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         self.visit_attr_value(s.node)

@@ -243,6 +243,13 @@ class StmtExprMutator(TIRFunctor):
         value = self.visit_expr(s.value)
         return replace(s, var=self._define(s.var), value=value)
 
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> tir.Stmt:
+        extents = None if s.extents is None else self.visit_exprs(s.extents)
+        preferred = None if s.preferred is None else self.visit_exprs(s.preferred)
+        variables = tuple(self._define(v) for v in s.vars)
+        variables = variables if changed(variables, s.vars) else s.vars
+        return replace(s, vars=variables, extents=extents, preferred=preferred)
+
     def visit_AttrStmt(self, s: tir.AttrStmt) -> tir.Stmt:
         node = self.visit_attr_value(s.node)
         value = self.visit_attr_value(s.value)

@@ -170,6 +170,18 @@ class StmtPrinter:
         else:
             self.emit(f"{name} = {value}", s.comments)
 
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> None:
+        """`bx, by = T.cta_id([8, 4])`; keywords only where they differ from TVM's defaults."""
+        args = []
+        if s.extents is not None:
+            args.append(f"[{', '.join(self.exprs.text(e) for e in s.extents)}]")
+        if s.preferred is not None:
+            args.append(f"preferred=[{', '.join(self.exprs.text(e) for e in s.preferred)}]")
+        if s.vars[0].dtype != "int32":
+            args.append(f'dtype="{dtype_text(s.vars[0].dtype)}"')
+        names = ", ".join(self.names.define(v, v.name) for v in s.vars)
+        self.emit(f"{names} = T.{s.kind}({', '.join(args)})", s.comments)
+
     def visit_LetStmt(self, s: tir.LetStmt, concise: bool = True) -> None:
         value = self.exprs.text(s.value)
         self.open()

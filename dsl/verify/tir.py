@@ -8,7 +8,7 @@ ranks, loop extents, block domains and the reduction-axis rule of blocks with
 The checker is a `StmtExprVisitor`: expressions and the statements without a
 rule of their own are walked by it. Scopes: a statement's definitions end with
 the statement that contains it, except that the items of a sequence (a `Bind`,
-an `AllocBuffer`) define names for the items after them.
+an `AllocBuffer`, a `ScopeIdDef`) define names for the items after them.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ class _Verifier(StmtExprVisitor):
             self.span = outer
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
-        for item in s.seq:  # Bind and AllocBuffer define names for the rest
-            if isinstance(item, tir.Bind | tir.AllocBuffer):
+        for item in s.seq:  # Bind, AllocBuffer, ScopeIdDef define names for the rest
+            if isinstance(item, tir.Bind | tir.AllocBuffer | tir.ScopeIdDef):
                 self._visit_here(item)
             else:
                 self.visit_stmt(item)

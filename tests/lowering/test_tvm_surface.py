@@ -33,6 +33,13 @@ def test_launch_thread_names_the_thread() -> None:
     assert "T.launch_thread('threadIdx.x') launches a GPU thread" in message
 
 
+def test_scope_id_names_the_gpu_scope() -> None:
+    body = "bx, by = T.cta_id([2, 2])\nA[bx * 2 + by] = T.float32(1.0)\n"
+    message = _build_error(body)
+    assert "T.cta_id defines the ids of a GPU cta ('bx, by'): a CPU build cannot run it" in message
+    assert ":5:14: T.cta_id" in message  # where it is written
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\

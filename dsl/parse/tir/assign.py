@@ -15,6 +15,7 @@ from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
     from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
 from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
@@ -62,6 +63,8 @@ class AssignParser:
                 raise self.ctx.error(
                     f"T.{short} is not supported: it needs Python evaluation", value
                 )
+            if short in tir.SCOPE_IDS:
+                return self.scope_id(target, value)
         declared = declarations(target, value)
         if declared:
             for name, dtype, call in declared:
@@ -319,6 +322,51 @@ class AssignParser:
         self.exprs.define(target.id, var)
         self.fn.env_threads[var] = tag
         return None
+
+    def scope_id(self, target: syntax.Node, call: syntax.Call) -> Result:
+        """tirx `tx = T.thread_id([128])`, `bx, by = T.cta_id([8, 4], dtype="uint32")`,
+        `T.cta_id_in_cluster([2, 1], preferred=[2, 2])`, `bx = T.cta_id()` (deferred
+        extent): one var per extent, defined for the rest of the sequence."""
+        kind = syntax.dotted(call.func)[2:]  # type: ignore[index]
+        names = target.elts if isinstance(target, syntax.Tuple) else (target,)
+        if not all(isinstance(n, syntax.Name) for n in names):
+            raise self.ctx.error(f"T.{kind} defines names: assign it to names", target)
+        allowed = ("dtype",) if kind == "cta_id_in_pair" else ("extents", "preferred", "dtype")
+        named = bind_call(self.ctx, call, f"T.{kind}", allowed)
+        dtype = self.exprs.dtype_arg(named["dtype"]) if "dtype" in named else "int32"
+        if dtype not in ("int32", "uint32"):
+            raise self.ctx.error(
+                f'the ids of T.{kind} are "int32" or "uint32", got "{dtype}"', named["dtype"]
+            )
+        extents = self._extent_list(named.get("extents"), kind)
+        preferred = self._extent_list(named.get("preferred"), kind)
+        count = 1 if extents is None else len(extents)
+        if len(names) != count or isinstance(target, syntax.Tuple) != (count > 1):
+            what = "a deferred extent defines one id" if extents is None else f"{count} ids"
+            raise self.ctx.error(
+                f"T.{kind} defines {what}; {len(names)} name(s) are assigned", target
+            )
+        variables = []
+        for name in names:
+            assert isinstance(name, syntax.Name)
+            self.check_rebind(name)
+            var = tir.Var(name.id, dtype, span=name.span)
+            self.exprs.define(name.id, var)
+            variables.append(var)
+        return tir.ScopeIdDef(kind, tuple(variables), extents, preferred, call.span)
+
+    def _extent_list(self, node: syntax.Node | None, kind: str) -> tuple[tir.PrimExpr, ...] | None:
+        if node is None or isinstance(node, syntax.Constant) and node.value is None:
+            return None
+        if not isinstance(node, syntax.List) or not node.elts:
+            raise self.ctx.error(f"T.{kind} takes a list of extents, such as [32]", node)
+        out = []
+        for item in node.elts:
+            extent = materialize(self.exprs.integer(item, f"an extent of T.{kind}"))
+            if not tir.is_index_dtype(extent.dtype) or dt.lanes(extent.dtype) != 1:
+                raise self.ctx.error(f"an extent of T.{kind} must be an integer", item)
+            out.append(extent)
+        return tuple(out)
 
     def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
         if len(call.args) != 1:
