@@ -269,6 +269,8 @@ class KernelEmitter(ExprEmitter):
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
         cond = self.expr(s.condition)
+        if s.condition.dtype != "bool":  # `if i:` on an integer, as TVM allows
+            cond = self.b.icmp_unsigned("!=", cond, ir.Constant(cond.type, 0))
         then_block = self.fn.append_basic_block("if.then")
         done = self.fn.append_basic_block("if.done")
         else_block = done if s.else_case is None else self.fn.append_basic_block("if.else")

@@ -40,6 +40,30 @@ def test_scope_id_names_the_gpu_scope() -> None:
     assert ":5:14: T.cta_id" in message  # where it is written
 
 
+def test_device_namespace_call_is_named() -> None:
+    message = _build_error("T.cuda.thread_fence()\nA[0] = T.float32(1.0)\n")
+    assert "T.cuda.thread_fence is not supported by the LLVM backend" in message
+
+
+def test_integer_if_condition_runs() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "uint8")):
+            for i in range(4):
+                if i % 2:
+                    A[i] = T.float32(1.0)
+                else:
+                    A[i] = T.float32(2.0)
+                if B[i]:
+                    A[i] = A[i] + T.float32(10.0)
+        """
+    )
+    a, b = np.zeros(4, "float32"), np.array([0, 3, 0, 255], "uint8")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(a, [2.0, 11.0, 2.0, 11.0])
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\

@@ -158,7 +158,9 @@ class ControlParser:
             self.fn.loop_depth -= 1
 
     def _if(self, node: syntax.If) -> Result:
-        cond = self.exprs.boolean(self.exprs.value(node.test), node.test, "an if condition")
+        cond = materialize(self.exprs.value(node.test))
+        if not (dt.is_integer_like(cond.dtype) and dt.lanes(cond.dtype) == 1):  # `if i:` as TVM
+            raise self.ctx.error(f"an if condition must be bool, got {cond.dtype}", node.test)
         then = self.fn.nested_body(node.body, node.span)
         orelse = self.fn.nested_body(node.orelse, node.span) if node.orelse else None
         return tir.IfThenElse(cond, then, orelse, node.span)
