@@ -64,6 +64,13 @@ def test_integer_if_condition_runs() -> None:
     np.testing.assert_array_equal(a, [2.0, 11.0, 2.0, 11.0])
 
 
+@pytest.mark.parametrize("dtype", ["int4", "uint4", "float8_e4m3", "float6_e3m2fn"])
+def test_narrow_dtype_is_named(dtype: str) -> None:
+    body = 'A[0] = T.Cast("float32", B[0])\n'
+    message = _build_error(body, f'A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "{dtype}")')
+    assert f"the LLVM backend does not support dtype {dtype}" in message
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\
