@@ -93,6 +93,10 @@ def folds(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
     xb = pb if pb is not None else fb
     if kind in ("and", "or"):
         return pa is not None or pb is not None
+    if kind == "floormod":  # folded on index types; on unsigned ones only two immediates
+        if a.dtype in ("int32", "int64"):
+            return both or pa == 0 or pb == 1
+        return both and a.dtype.startswith("uint")
     if both:
         return True
     if kind == "add":
@@ -103,8 +107,6 @@ def folds(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
         return xa in (0, 1) or xb in (0, 1)
     if kind in ("div", "floordiv"):
         return xa == 0 or xb == 1
-    if kind == "floormod":
-        return pa == 0 or pb == 1
     return False
 
 
