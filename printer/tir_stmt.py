@@ -39,6 +39,16 @@ def indent(lines: list[str]) -> list[str]:
     return [INDENT + line for line in lines] if lines else [INDENT + "pass"]
 
 
+def is_dict_attr(s: tir.Stmt | None) -> bool:
+    """A `T.attr({"key": value})` (node 0), which 0.27 prints as a dict."""
+    return (
+        isinstance(s, tir.AttrStmt)
+        and isinstance(s.node, tir.IntImm)
+        and s.node.dtype == "int32"
+        and s.node.value == 0
+    )
+
+
 def is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 1
 
@@ -116,8 +126,22 @@ class StmtPrinter:
     # ------------------------------------------------------------ simple statements
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        skip = 0
         for i, item in enumerate(s.seq):
+            if skip:
+                skip -= 1
+                continue
             last = i == len(s.seq) - 1
+            if self.modern and is_dict_attr(item) and item.body is None:
+                # consecutive flat `T.attr({...})` print as one dict, as TVM does
+                group = [item]
+                for later in s.seq[i + 1 :]:
+                    if not (is_dict_attr(later) and later.body is None and later.comments is None):
+                        break
+                    group.append(later)
+                skip = len(group) - 1
+                self.emit(self.dict_attr(group), item.comments)
+                continue
             if not self.modern and isinstance(item, tir.AttrStmt) and item.body is None:
                 # classic has no flat attr: the rest of the sequence becomes its body
                 rest = s.seq[i + 1 :]
@@ -207,7 +231,11 @@ class StmtPrinter:
         value = self.exprs.text(s.value)
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
         if self.modern and node == "0":  # flat only as the whole body of its parent
-            head = f"T.attr({{{string_text(s.key)}: {value}}})"
+            group = [s]  # nested dict attrs print as one dict, as TVM does
+            while is_dict_attr(group[-1].body) and group[-1].body.comments is None:
+                group.append(group[-1].body)
+            s = dataclasses.replace(s, body=group[-1].body)
+            head = self.dict_attr(group)
             if s.body is None or concise:
                 self.emit(head, s.comments)
                 if s.body is not None:
@@ -218,6 +246,10 @@ class StmtPrinter:
             return
         self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
+
+    def dict_attr(self, group: list[tir.AttrStmt]) -> str:
+        pairs = ", ".join(f"{string_text(a.key)}: {self.exprs.text(a.value)}" for a in group)
+        return f"T.attr({{{pairs}}})"
 
     def launch_thread(self, s: tir.AttrStmt, iv: tir.IterVar, concise: bool) -> None:
         """`tx = T.launch_thread("threadIdx.x", n)` when it is the whole body of its
