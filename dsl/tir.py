@@ -232,6 +232,18 @@ class Buffer:
                 )
 
 
+def is_scalar_buffer(buffer: Buffer) -> bool:
+    """A buffer of shape `(1,)` (int32): 0.27 reads and writes its one element by the
+    buffer's bare name (`acc = acc + A[i]`), and `acc: T.float32` allocates a local one."""
+    return (
+        len(buffer.shape) == 1
+        and isinstance(buffer.shape[0], IntImm)
+        and buffer.shape[0].dtype == "int32"
+        and buffer.shape[0].value == 1
+        and dt.lanes(buffer.dtype) == 1
+    )
+
+
 def dim_problem(dim: PrimExpr, negative_ok: bool = False) -> str | None:
     """Why `dim` cannot be a shape dimension: not a scalar integer, or a negative
     constant unless `negative_ok` (the values of a Relax shape may be, as in TVM).

@@ -201,6 +201,8 @@ class ExprPrinter:
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
+        # 0.27 functions without blocks name the one element of a `(1,)` buffer bare
+        self.scalar_names = False
         self.declare: Callable[[tir.Var], str] | None = None
         # a buffer used before any declaration; the statement printer declares it
         self.undefined_buffer: Callable[[tir.Buffer], str] = self.define_buffer
@@ -302,7 +304,16 @@ class ExprPrinter:
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
+        if self.scalar_access(e.buffer, e.indices):
+            return self.buffer_name(e.buffer), ATOM
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
+
+    def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
+        """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""
+        if not self.scalar_names or not tir.is_scalar_buffer(buffer) or len(indices) != 1:
+            return False
+        index = indices[0]
+        return isinstance(index, tir.IntImm) and index.dtype == "int32" and index.value == 0
 
     # ------------------------------------------------------------ helpers
 

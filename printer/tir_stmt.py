@@ -12,6 +12,7 @@ import dataclasses
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.tir_layout import DefaultLayout
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
@@ -46,6 +47,19 @@ def is_dict_attr(s: tir.Stmt | None) -> bool:
         and isinstance(s.node, tir.IntImm)
         and s.node.dtype == "int32"
         and s.node.value == 0
+    )
+
+
+def is_plain_scalar(buffer: tir.Buffer) -> bool:
+    """A local one-element buffer with nothing else set: what `acc: T.float32` declares."""
+    plain = not (buffer.strides or buffer.align or buffer.offset_factor or buffer.allocated_addr)
+    return (
+        tir.is_scalar_buffer(buffer)
+        and plain
+        and buffer.scope == "local"
+        and buffer.elem_offset is None
+        and isinstance(buffer.layout, DefaultLayout)
+        and buffer.data.pointee == (buffer.dtype, "local")
     )
 
 
@@ -157,7 +171,9 @@ class StmtPrinter:
                 self.stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
-        target = self.exprs.buffer_name(s.buffer) + self.exprs.indices(s.indices, slices=True)
+        target = self.exprs.buffer_name(s.buffer)
+        if not self.exprs.scalar_access(s.buffer, s.indices):
+            target += self.exprs.indices(s.indices, slices=True)
         self.emit(f"{target} = {self.exprs.text(s.value)}", s.comments)
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
@@ -309,6 +325,9 @@ class StmtPrinter:
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         view = self.view_of(s.buffer) if self.modern and s.form == "decl_buffer" else None
         name = self.names.define(s.buffer, s.buffer.name)
+        if self.exprs.scalar_names and s.form == "alloc_local" and is_plain_scalar(s.buffer):
+            self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
+            return
         self.emit(f"{name} = {view or self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
 
     def view_of(self, buffer: tir.Buffer) -> str | None:

@@ -71,6 +71,29 @@ def test_narrow_dtype_is_named(dtype: str) -> None:
     assert f"the LLVM backend does not support dtype {dtype}" in message
 
 
+def test_scalar_buffers_run() -> None:
+    """0.27's `acc: T.float32` and the bare names of one-element buffers."""
+    text = textwrap.dedent(
+        """\
+        # from tvm.script import ir as I
+        # from tvm.script import tirx as T
+
+        @I.ir_module
+        class Module:
+            @T.prim_func
+            def main(A: T.Buffer((8,), "float32"), out: T.Buffer((1,), "float32")):
+                acc: T.float32
+                acc = T.float32(0.0)
+                for i in range(8):
+                    acc = acc + A[i]
+                out = acc * T.float32(2.0)
+        """
+    )
+    a, out = np.arange(8, dtype="float32"), np.zeros(1, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, out)
+    np.testing.assert_array_equal(out, [2 * a.sum()])
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\

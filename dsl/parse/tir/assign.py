@@ -82,6 +82,10 @@ class AssignParser:
             handler = _ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
+        old = self.exprs.scope.lookup(target.id)
+        if not self.fn.classic and isinstance(old, tir.Buffer) and tir.is_scalar_buffer(old):
+            zero = tir.IntImm("int32", 0, target.span)  # 0.27 `acc = v`: its one element
+            return tir.BufferStore(old, self.exprs.typed(value, old.dtype), (zero,), node.span)
         return self.bind(target, None, value, node, let=self.fn.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
@@ -91,6 +95,8 @@ class AssignParser:
         if node.value is None:
             if dtype is None:
                 raise self.ctx.error("T.let needs a value", node)
+            if not self.fn.classic and dtype != "handle":
+                return self.scalar(node.target, dtype, node)
             return self.declare(node.target, dtype, node, pointee)
         return self.bind(
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
@@ -128,6 +134,15 @@ class AssignParser:
             self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
         )
         return self.exprs.dtype_arg(dtype_node), scope
+
+    def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
+        """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""
+        one = tir.IntImm("int32", 1, node.span)
+        data = tir.Var(target.id, "handle", (dtype, "local"), target.span)
+        buffer = tir.Buffer(target.id, data, dtype, (one,), scope="local", span=node.span)
+        self.check_rebind(target)
+        self.exprs.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, "alloc_local", node.span)
 
     def declare(
         self, target: syntax.Name, dtype: str, node: syntax.Node, pointee: Any = None

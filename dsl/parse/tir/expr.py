@@ -205,6 +205,9 @@ class ExprParser:
         if isinstance(found, tir.PrimExpr):
             return found
         if isinstance(found, tir.Buffer):
+            if self.ctx.dialect == "tvm-0.27" and tir.is_scalar_buffer(found):
+                zero = tir.IntImm("int32", 0, node.span)
+                return tir.BufferLoad(found, (zero,), found.dtype, node.span)
             raise self.error(f"buffer '{node.id}' is not a scalar value; index it", node)
         raise self.error(f"'{node.id}' is not a TIR value", node)
 
