@@ -63,6 +63,18 @@ def is_plain_scalar(buffer: tir.Buffer) -> bool:
     )
 
 
+def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
+    """`unroll=...` of a serial loop whose one annotation is what that keyword sets."""
+    if len(annotations) != 1:
+        return None
+    key, value = annotations[0]
+    if key == "disable_unroll" and value is True:
+        return "False"
+    if key == "pragma_unroll" and (value is True or type(value) is int):
+        return str(value)
+    return None
+
+
 def is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 1
 
@@ -397,7 +409,10 @@ class StmtPrinter:
             args.append(self.exprs.text(s.step))
         if s.kind == tir.THREAD_BINDING:
             args.append(f"thread={string_text(s.thread)}")
-        if s.annotations:
+        unroll = unroll_keyword(s.annotations) if s.kind == tir.SERIAL else None
+        if unroll is not None:
+            args.append(f"unroll={unroll}")
+        elif s.annotations:
             args.append(f"annotations={self.exprs.dict_text(s.annotations)}")
         if s.kind == tir.SERIAL:
             prefix = "T.serial" if s.annotations else "range"

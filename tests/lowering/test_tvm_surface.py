@@ -94,6 +94,22 @@ def test_scalar_buffers_run() -> None:
     np.testing.assert_array_equal(out, [2 * a.sum()])
 
 
+def test_unroll_keywords_run() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32")):
+            for i in T.serial(4, unroll=True):
+                A[i] = T.float32(1.0)
+            for i in T.serial(4, 8, unroll=False):
+                A[i] = T.Cast("float32", i)
+        """
+    )
+    a = np.zeros(8, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a)
+    np.testing.assert_array_equal(a, [1, 1, 1, 1, 4, 5, 6, 7])
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\
