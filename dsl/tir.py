@@ -548,12 +548,13 @@ class AllocBuffer(Stmt):
 
     `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
     `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
-    fresh)."""
+    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data."""
 
     buffer: Buffer
     form: str = "alloc_buffer"
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    annotations: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

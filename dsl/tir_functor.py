@@ -302,6 +302,7 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         self.visit_buffer_def(s.buffer)
+        self.visit_annotations(s.annotations)
 
     def visit_Block(self, s: tir.Block) -> None:
         """Definitions first (iter vars, allocations, match buffers), then the

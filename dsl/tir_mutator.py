@@ -300,7 +300,8 @@ class StmtExprMutator(TIRFunctor):
         return replace(s, value=self.visit_expr(s.value))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
-        return replace(s, buffer=self.visit_buffer_def(s.buffer))
+        buffer = self.visit_buffer_def(s.buffer)
+        return replace(s, buffer=buffer, annotations=self.visit_annotations(s.annotations))
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         iter_vars = tuple(self.visit_iter_var(iv) for iv in s.iter_vars)

@@ -335,12 +335,16 @@ class StmtPrinter:
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
-        view = self.view_of(s.buffer) if self.modern and s.form == "decl_buffer" else None
+        declared = self.modern and s.form == "decl_buffer" and not s.annotations
+        view = self.view_of(s.buffer) if declared else None
         name = self.names.define(s.buffer, s.buffer.name)
-        if self.exprs.scalar_names and s.form == "alloc_local" and is_plain_scalar(s.buffer):
+        scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
+        if self.exprs.scalar_names and scalar:
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
-        self.emit(f"{name} = {view or self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
+        notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
+        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes)
+        self.emit(f"{name} = {decl}", s.comments)
 
     def view_of(self, buffer: tir.Buffer) -> str | None:
         """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
@@ -520,6 +524,7 @@ class StmtPrinter:
         region: bool = False,
         dtype_always: bool = False,
         own_data: bool = False,
+        trailing: list[str] | None = None,
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
         dtype omitted when float32, keywords only when not the default. The data
@@ -534,7 +539,7 @@ class StmtPrinter:
             self.exprs.data_owner.setdefault(id(data), buffer)
         if not (own_data or fresh):
             args.append(f"data={self.exprs.text(data)}")
-        args += self.buffer_kwargs(buffer, callee, region)
+        args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"
 
     def fresh_stride(self, buffer: tir.Buffer, k: int) -> bool:

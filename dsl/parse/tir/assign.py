@@ -5,6 +5,7 @@ variable declarations and the `T.*` calls that bind a name (`T.match_buffer`,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -249,12 +250,17 @@ class AssignParser:
         if short == "sblock_alloc_buffer" or (short == "alloc_buffer" and self.fn.classic):
             self.exprs.define(target.id, self.fn.block.block_alloc(target.id, call))
             return None
-        named = self.fn.buffers.buffer_args(call, call.args, f"T.{short}")
+        annotated = [kw for kw in call.keywords if kw.name == "annotations"]
+        plain = dataclasses.replace(
+            call, keywords=tuple(k for k in call.keywords if k not in annotated)
+        )
+        named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
+        annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
         self.exprs.define(target.id, buffer)
-        return tir.AllocBuffer(buffer, short, call.span)
+        return tir.AllocBuffer(buffer, short, call.span, annotations=annotations)
 
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
