@@ -110,6 +110,25 @@ def test_unroll_keywords_run() -> None:
     np.testing.assert_array_equal(a, [1, 1, 1, 1, 4, 5, 6, 7])
 
 
+def test_init_without_reduce_axis_runs_every_instance() -> None:
+    """As TVM lowers it: with no reduce axis the init has no condition."""
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((4, 3), "float32"), B: T.Buffer((4,), "float32")):
+            for i, k in T.grid(4, 3):
+                with T.sblock("sum"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0.0)
+                    B[vi] = B[vi] + A[vi, vk]
+        """
+    )
+    a, b = np.arange(12, dtype="float32").reshape(4, 3), np.full(4, 7.0, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(b, a[:, 2])
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\
