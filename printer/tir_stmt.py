@@ -24,7 +24,7 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
-from tvmlite.printer.tir_layout import layout_kwargs
+from tvmlite.printer.tir_layout import layout_kwargs, layout_text
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -352,6 +352,8 @@ class StmtPrinter:
         owner = self.exprs.data_owner.get(id(buffer.data))
         if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
             return None
+        if owner.allocated_addr or buffer.allocated_addr:
+            return None
         if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
             return None
         if buffer.align not in (0, 64) or buffer.offset_factor:
@@ -360,9 +362,16 @@ class StmtPrinter:
         if same_shape == (buffer.dtype == owner.dtype):
             return None
         source = self.exprs.buffer_name(owner)
-        if not same_shape:
-            return f"{source}.view({', '.join(self.exprs.text(d) for d in buffer.shape)})"
-        return f"{source}.view({string_text(buffer.dtype)})"
+        if same_shape:  # a dtype view has the default layout
+            if not isinstance(buffer.layout, DefaultLayout):
+                return None
+            return f"{source}.view({string_text(buffer.dtype)})"
+        args = [self.exprs.text(d) for d in buffer.shape]
+        if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
+            if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):
+                return None
+            args.append(f"layout={layout_text(buffer.layout, self.exprs.text)}")
+        return f"{source}.view({', '.join(args)})"
 
     # ------------------------------------------------------------ loops
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cyc
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
 from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.layout import buffer_layout
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
@@ -278,20 +280,26 @@ class AssignParser:
         A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
         assert isinstance(call.func, syntax.Attribute)
         source = self.exprs.buffer(call.func.value)
-        if call.keywords or not call.args:
+        layout_node = next((kw.value for kw in call.keywords if kw.name == "layout"), None)
+        if any(kw.name != "layout" for kw in call.keywords) or not call.args:
             raise self.ctx.error("A.view takes a shape (dims) or a dtype string", call)
-        shape, dtype = source.shape, source.dtype
+        shape, dtype, layout = source.shape, source.dtype, DEFAULT_LAYOUT
         first = call.args[0]
         if (
             len(call.args) == 1
             and isinstance(first, syntax.Constant)
             and isinstance(first.value, str)
+            and layout_node is None
         ):
             dtype = self.exprs.dtype_arg(first)
-        else:
+        else:  # a new shape keeps A's layout unless `layout=` gives one, as in TVM
             shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
+            layout = source.layout
+            if layout_node is not None:
+                s_tir = self.fn.buffers.s_tir
+                layout = buffer_layout(self.exprs, layout_node, shape, source.scope, s_tir)
         buffer = tir.Buffer(
-            target.id, source.data, dtype, shape, scope=source.scope, span=call.span
+            target.id, source.data, dtype, shape, scope=source.scope, span=call.span, layout=layout
         )
         self.check_rebind(target)
         self.exprs.define(target.id, buffer)
