@@ -299,8 +299,9 @@ class ExprPrinter:
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
-        if e.op in DTYPE_FIRST:
-            args.insert(0, f'"{dtype_text(e.dtype)}"')
+        if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
+            handle = self.modern and e.dtype == "handle"
+            args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:

@@ -107,6 +107,8 @@ class ExprParser:
         name = syntax.dotted(node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             text = node.value
+        elif _is_handle_type(node):
+            text = "handle"
         elif name is not None and name.startswith("T."):
             text = name[2:]
         else:
@@ -437,3 +439,15 @@ _VISIT: dict[type, Callable[[ExprParser, Any], Value]] = {
     syntax.Call: ExprParser._call,
     syntax.Lambda: ExprParser._lambda,
 }
+
+
+def _is_handle_type(node: syntax.Node) -> bool:
+    """0.27's `T.handle().ty`: the handle dtype written as a type."""
+    return (
+        isinstance(node, syntax.Attribute)
+        and node.attr == "ty"
+        and isinstance(node.value, syntax.Call)
+        and syntax.dotted(node.value.func) == "T.handle"
+        and not node.value.args
+        and not node.value.keywords
+    )
