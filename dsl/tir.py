@@ -173,17 +173,19 @@ class Let(PrimExpr):
 
 @dataclass(frozen=True, slots=True)
 class Call(PrimExpr):
-    """`op` applied to `args`: expressions, and for tirx tile operators also buffer
-    regions and Python bools (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8],
-    C[0:8, 0:8], False, False, T.float32(1.0), T.float32(0.0))`)."""
-
     """An intrinsic or extern call. `op` is the intrinsic's name as written after
-    `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...)."""
+    `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...).
+    `args` are expressions; for tirx tile operators also buffer regions, Python bools
+    and lists (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8], C[0:8, 0:8], False,
+    False, T.float32(1.0), T.float32(0.0))`, `T.tile.sum(B[0:8], A[0:8, 0:4], [1],
+    False)`), and `kwargs` their keyword options (`workspace={"C": C_sbuf}`), attribute
+    values (see AttrDict)."""
 
     dtype: str
     op: str
     args: tuple[PrimExpr, ...]
     span: Span | None = SPAN
+    kwargs: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -222,8 +222,9 @@ class StmtExprVisitor(TIRFunctor):
         for arg in e.args:
             if isinstance(arg, tir.BufferRegion):  # tile operators take regions
                 self.visit_buffer_region(arg)
-            elif isinstance(arg, tir.PrimExpr):  # (and Python bools as flags)
-                self.visit_expr(arg)
+            else:  # (and Python bools as flags, lists)
+                self.visit_attr_value(arg)
+        self.visit_annotations(e.kwargs)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
         self.visit_buffer(e.buffer)

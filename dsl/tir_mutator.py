@@ -213,16 +213,17 @@ class StmtExprMutator(TIRFunctor):
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        kwargs = self.visit_annotations(e.kwargs)
         if all(isinstance(arg, tir.PrimExpr) for arg in e.args):
-            return replace(e, args=self.visit_exprs(e.args))
+            return replace(e, args=self.visit_exprs(e.args), kwargs=kwargs)
         args = tuple(self._call_arg(a) for a in e.args)
-        return replace(e, args=args if changed(args, e.args) else e.args)
+        return replace(e, args=args if changed(args, e.args) else e.args, kwargs=kwargs)
 
     def _call_arg(self, arg: Any) -> Any:
-        """Tile operators also take regions and Python bools (flags)."""
+        """Tile operators also take regions, Python bools (flags) and lists."""
         if isinstance(arg, tir.BufferRegion):
             return self.visit_buffer_region(arg)
-        return self.visit_expr(arg) if isinstance(arg, tir.PrimExpr) else arg
+        return self.visit_attr_value(arg)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
         buffer = self.visit_buffer(e.buffer)

@@ -299,6 +299,7 @@ class ExprPrinter:
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
+        args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
         if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
             handle = self.modern and e.dtype == "handle"
             args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')
@@ -351,7 +352,9 @@ class ExprPrinter:
         """An argument: an expression, or a tile operator's region or flag."""
         if isinstance(arg, tir.BufferRegion):
             return self.region(arg)
-        return str(arg) if isinstance(arg, bool) else self.text(arg)
+        if isinstance(arg, bool):  # a flag, bare in either dialect
+            return str(arg)
+        return self.text(arg) if isinstance(arg, tir.PrimExpr) else self.value_text(arg)
 
     def region(self, region: tir.BufferRegion) -> str:
         """`A[vi, 0:16]`: an extent-1 range prints as its index."""

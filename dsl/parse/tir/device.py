@@ -165,13 +165,15 @@ TILE_OPERATORS = (
     "add", "sub", "mul", "div", "maximum", "minimum", "max", "min", "sum", "gemm",
     "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast", "select",
 )  # fmt: skip
+# their keyword options, kept as attribute values (`workspace={"C": C_sbuf}`)
+TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector", "cache")
 
 
 def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
     anything else an expression."""
-    regions = p.region
-    if regions is None:
+    regions, options = p.region, p.attr_value
+    if regions is None or options is None:
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
     values = []
     for arg in args:
@@ -181,9 +183,12 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
         whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
         if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):
             values.append(arg.value)
+        elif isinstance(arg, syntax.List):  # axes, `[1, 2]`
+            values.append(options(arg))
         else:
             values.append(regions(arg) if sliced or whole else p.expr(arg))
-    return tir.Call("handle", name, tuple(values), node.span)
+    kwargs = tuple((key, options(value)) for key, value in kw.items())
+    return tir.Call("handle", name, tuple(values), node.span, kwargs)
 
 
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
@@ -192,7 +197,7 @@ DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
 DEVICE_BUILTINS.update(
     {
-        f"{scope}.{name}": (_tile, Sig(0, None))
+        f"{scope}.{name}": (_tile, Sig(0, None, TILE_OPTIONS))
         for scope in ("tile", "cta", "wg")
         for name in TILE_OPERATORS
     }

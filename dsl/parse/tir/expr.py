@@ -65,6 +65,8 @@ class ExprParser:
         # a buffer region (`A[0:4]`, `A`) where a call takes one (`T.tile.*`): set by the
         # statement parser, whose buffer helper parses regions; None for expressions alone
         self.region: Callable[[syntax.Node], tir.BufferRegion] | None = None
+        # tile operators' list arguments and keyword options (attribute values)
+        self.attr_value: Callable[[syntax.Node], Any] | None = None
 
     # ------------------------------------------------------------ helpers
 

@@ -69,6 +69,7 @@ class StmtParser:
         self.exprs = ExprParser(ctx, scope)  # expressions; the name scopes
         self.buffers = BufferParser(self.exprs)  # declarations, regions, attributes
         self.exprs.region = self.buffers.region  # T.tile.* arguments
+        self.exprs.attr_value = self.buffers.attr_value  # and their lists and options
         self.block = BlockParser(self)  # T.block headers and the blocks themselves
         self.assign = AssignParser(self)  # `=` statements: lets, buffers, stores
         self.control = ControlParser(self)  # loops, branches, `with`
