@@ -179,13 +179,17 @@ class Call(PrimExpr):
     and lists (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8], C[0:8, 0:8], False,
     False, T.float32(1.0), T.float32(0.0))`, `T.tile.sum(B[0:8], A[0:8, 0:4], [1],
     False)`), and `kwargs` their keyword options (`workspace={"C": C_sbuf}`), attribute
-    values (see AttrDict)."""
+    values (see AttrDict). An `op` of `GLOBAL_CALL + name` calls the module's prim
+    function `name` (`Module.add(a, b)`), typed by its return annotation."""
 
     dtype: str
     op: str
     args: tuple[PrimExpr, ...]
     span: Span | None = SPAN
     kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+GLOBAL_CALL = "@"  # prefix of the op of a call to a module function
 
 
 @dataclass(frozen=True, slots=True)

@@ -203,6 +203,7 @@ class ExprPrinter:
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
         # 0.27 functions without blocks name the one element of a `(1,)` buffer bare
         self.scalar_names = False
+        self.module_name = "Module"  # the class a call to a module function names
         self.declare: Callable[[tir.Var], str] | None = None
         # a buffer used before any declaration; the statement printer declares it
         self.undefined_buffer: Callable[[tir.Buffer], str] = self.define_buffer
@@ -300,6 +301,8 @@ class ExprPrinter:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
+        if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
+            return f"{self.module_name}.{e.op[len(tir.GLOBAL_CALL) :]}({', '.join(args)})", ATOM
         if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
             handle = self.modern and e.dtype == "handle"
             args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')

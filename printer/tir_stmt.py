@@ -238,7 +238,11 @@ class StmtPrinter:
         value = self.exprs.text(s.value)
         self.open()
         name = self.names.define(s.var, s.var.name)
-        self.stmt(s.body)
+        if self.modern and is_dict_attr(s.body):  # after the let's line: not alone, so `with`
+            self.visit_AttrStmt(s.body, concise=False)  # type: ignore[arg-type]
+            self.frames[-1].extend(after_lines(s.body.comments))
+        else:
+            self.stmt(s.body)
         lines = self.close()
         if self.modern:
             annotation = f"T.let[{type_text(s.var)}]"

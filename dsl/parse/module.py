@@ -406,6 +406,9 @@ class _ModuleParser:
         if isinstance(stmt, syntax.FunctionDef):
             kind = self.kind(stmt)
             self.ctx.global_names.setdefault(stmt.name, kind)
+            if kind == "prim":
+                returns = syntax.dotted(stmt.returns) if stmt.returns is not None else "T.void"
+                self.ctx.prim_returns.setdefault(stmt.name, (returns or "T.handle")[2:])
             return stmt.name
         if isinstance(stmt, (syntax.Assign, syntax.AnnAssign)):
             return self.extern(stmt, tables)

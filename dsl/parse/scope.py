@@ -28,6 +28,9 @@ class ParseContext:
     source: Source
     module_name: str = "Module"
     global_names: dict[str, str] = field(default_factory=dict)
+    # each prim function's result dtype (`-> T.int32`; "void" without one), for the
+    # TIR calls `Module.f(...)` that may come before its definition
+    prim_returns: dict[str, str] = field(default_factory=dict)
     type_vars: set[str] = field(default_factory=set)
     depth: int = 0  # the nesting level being parsed; see `nest`
 

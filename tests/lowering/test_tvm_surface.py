@@ -129,6 +129,30 @@ def test_init_without_reduce_axis_runs_every_instance() -> None:
     np.testing.assert_array_equal(b, a[:, 2])
 
 
+def test_call_to_module_function_is_named() -> None:
+    text = textwrap.dedent(
+        """\
+        # from tvm.script import ir as I
+        # from tvm.script import tirx as T
+
+        @I.ir_module
+        class Module:
+            @T.prim_func(private=True)
+            def add(a: T.int32, b: T.int32) -> T.int32:
+                return a + b
+
+            @T.prim_func
+            def main(A: T.Buffer((4,), "int32")):
+                A[0] = Module.add(A[1], A[2])
+        """
+    )
+    mod = tvmlite.parse(text)
+    call = mod["main"].body.value
+    assert call.dtype == "int32" and call.args[0].buffer.name == "A"
+    with pytest.raises(tvmlite.TVMLiteError, match="a call to prim function 'add' inside TIR"):
+        tvmlite.build(mod)
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\

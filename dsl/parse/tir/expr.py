@@ -379,6 +379,14 @@ class ExprParser:
         stride = step if step is not None else make_const(1, start.dtype, node.span)
         return tir.Ramp(start, stride, lanes, dt.with_lanes(start.dtype, lanes), node.span)
 
+    def _module_function(self, func: syntax.Node) -> str | None:
+        """`f` of `Module.f` (the module's class name), when `f` is a prim function."""
+        if not isinstance(func, syntax.Attribute) or not isinstance(func.value, syntax.Name):
+            return None
+        if func.value.id != self.ctx.module_name or func.attr not in self.ctx.prim_returns:
+            return None
+        return func.attr
+
     def _attribute(self, node: syntax.Attribute) -> Value:
         name = syntax.dotted(node)
         if name is not None and name.startswith("T."):
@@ -396,6 +404,13 @@ class ExprParser:
         from tvmlite.dsl.parse.tir.intrin import call_builtin
 
         name = syntax.dotted(node.func)
+        callee = self._module_function(node.func)
+        if callee is not None:
+            args = tuple(self.expr(arg) for arg in node.args)
+            if node.keywords:
+                raise self.error(f"{name} takes no keyword arguments", node.keywords[0])
+            dtype = self.ctx.prim_returns[callee]
+            return tir.Call(dtype, tir.GLOBAL_CALL + callee, args, node.span)
         if name is None or not name.startswith("T."):
             shown = name or _describe(node.func)
             raise self.error(f"'{shown}' cannot be called in a TIR expression", node.func)
