@@ -21,7 +21,8 @@ from tvmlite.grammar import syntax
 if TYPE_CHECKING:  # expr.py builds this parser: a runtime import would be a cycle
     from tvmlite.dsl.parse.relax.expr import RelaxExprParser, Value
 from tvmlite.dsl.module import TVM027
-from tvmlite.dsl.parse.relax.sinfo import bind_call, check_dtype, int_literal
+from tvmlite.dsl.parse.relax.sinfo import check_dtype, int_literal
+from tvmlite.dsl.parse.scope import bind_call
 
 _NP_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64")  # fmt: skip

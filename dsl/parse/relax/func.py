@@ -25,7 +25,8 @@ from tvmlite.dsl.comments import (
     take_head,
 )
 from tvmlite.dsl.parse.relax.expr import MODULE, RelaxExprParser
-from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
+from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
 from tvmlite.grammar import syntax
 
