@@ -183,3 +183,9 @@ def test_pools_in_a_tiled_layout_compute_per_channel_block() -> None:
     np.testing.assert_allclose(tiled(y), expect_max, rtol=1e-6)
     np.testing.assert_allclose(tiled(z), expect_avg, rtol=1e-6)
     np.testing.assert_allclose(tiled(a)[:, :, 0, 0], planar.mean(axis=(2, 3)), rtol=1e-6)
+
+
+def test_vision_ops_without_a_lowering_stop_the_build_by_name() -> None:
+    mod = tvmlite.parse((GOLDEN / "vision_ops.tvms").read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.vision\.multibox_transform_loc"):
+        tvmlite.build(tvmlite.IRModule({"detect": mod["detect"]}))
