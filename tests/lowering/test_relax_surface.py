@@ -56,6 +56,13 @@ def test_closure_build_names_the_local_function() -> None:
         _build("closure.tvms")
 
 
+def test_closure_of_a_module_function_stops_the_build_by_name() -> None:
+    # TVM 0.27 runs it ([[1, 2, 3], [4, 5, 6]] and [[1, 3, 5], [7, 9, 11]] for x = arange,
+    # y = ones); host code has no closure values yet
+    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.make_closure \(bound to 'clo'\)"):
+        _build("closure_global.tvms")
+
+
 def test_symbolic_comparisons_branch_and_assert_at_run_time() -> None:
     main = _build("compare_symbolic.tvms")["main"]
     x = np.arange(6, dtype="float32") + 1
@@ -160,6 +167,19 @@ def test_distributed_tensors_are_refused_by_a_build_where_written() -> None:
     assert "distributed tensors (R.DTensor over 'mesh[0]') cannot be built" in str(info.value)
 
 
+def test_call_tir_with_grad_stops_the_build_by_name() -> None:
+    # TVM 0.27 too: "CodeGenVM cannot emit this Relax operator directly"
+    mod = tvmlite.parse((GOLDEN / "call_tir_with_grad.tvms").read_text())
+    assert dict(mod["main"].body.blocks[0].bindings[0].value.attrs)["te_grad_kwargs"] == {
+        "axis": 1,
+        "k": 2.0,
+    }
+    with pytest.raises(
+        tvmlite.TVMLiteError, match=r"operator R\.call_tir_with_grad \(bound to 'y'\)"
+    ):
+        tvmlite.build(mod)
+
+
 def test_tensor_inspection_stops_the_build_by_name() -> None:
     mod = tvmlite.parse((GOLDEN / "inspect_fields.tvms").read_text())
     with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.inspect\.tensor_ndim"):
@@ -189,3 +209,47 @@ def test_vision_ops_without_a_lowering_stop_the_build_by_name() -> None:
     mod = tvmlite.parse((GOLDEN / "vision_ops.tvms").read_text())
     with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.vision\.multibox_transform_loc"):
         tvmlite.build(tvmlite.IRModule({"detect": mod["detect"]}))
+
+
+def test_a_scalar_parameter_is_the_symbolic_var_of_later_shapes() -> None:
+    main = _build("scalar_param_in_shapes.tvms")["main"]
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(main(3, x, (3,)), x + x)  # TVM 0.27: [0, 2, 4, 6]
+    with pytest.raises(tvmlite.TVMLiteError, match=r"parameter 'x': expected shape \(n \+ 1,\)"):
+        main(2, x, (2,))  # TVM 0.27: shape[0] mismatch (4 vs. 3)
+
+
+def test_distributed_constants_keep_their_placement() -> None:
+    mod = tvmlite.parse((GOLDEN / "dist_const.tvms").read_text())
+    (binding,) = mod["main"].body.blocks[0].bindings[:1]
+    const = binding.value.args[1]
+    assert const.data.shape == () and const.data.dtype == np.float16 and const.data == 0.5
+    assert const.struct_info.placement == "R" and const.struct_info.device_mesh == "mesh[0]"
+    plain = tvmlite.parse(
+        (GOLDEN / "dist_const.tvms")
+        .read_text()
+        .replace(
+            'R.dist.const(0.5, R.DTensor((), "float16", "mesh[0]", "R"))', 'R.const(0.5, "float16")'
+        )
+    )
+    assert not tvmlite.structural_equal(plain, mod)
+
+
+@pytest.mark.parametrize("pipeline", ["minimal", "default"])
+def test_dataflow_blocks_inside_branches_compute(pipeline: str) -> None:
+    mod = tvmlite.parse((GOLDEN / "dataflow_in_branch.tvms").read_text())
+    main = tvmlite.build(mod, pipeline=pipeline)["main"]
+    x = np.array([1, 2, 3], "float32")
+    np.testing.assert_array_equal(main(x, np.array(True)), [2, 8, 18])  # TVM 0.27
+    np.testing.assert_array_equal(main(x, np.array(False)), [0, 0, 0])
+
+
+def test_a_dataflow_block_inside_another_is_refused() -> None:
+    text = (GOLDEN / "dataflow_in_branch.tvms").read_text()
+    nested = text.replace(
+        "                R.output(a)\n",
+        "                with R.dataflow():\n                    e = R.add(a, a)\n"
+        "                    R.output(e)\n                R.output(a)\n",
+    )
+    with pytest.raises(tvmlite.ParseError, match="a dataflow block cannot be nested in another"):
+        tvmlite.parse(nested)
