@@ -36,6 +36,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     search,
     sort,
     unique,
+    vision,
 )
 from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,

@@ -207,8 +207,18 @@ def test_pools_in_a_tiled_layout_compute_per_channel_block() -> None:
 
 def test_vision_ops_without_a_lowering_stop_the_build_by_name() -> None:
     mod = tvmlite.parse((GOLDEN / "vision_ops.tvms").read_text())
-    with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.vision\.multibox_transform_loc"):
+    with pytest.raises(tvmlite.TVMLiteError, match=r"R\.vision\.all_class_non_max_suppression"):
         tvmlite.build(tvmlite.IRModule({"detect": mod["detect"]}))
+    with pytest.raises(tvmlite.TVMLiteError, match=r"R\.vision\.non_max_suppression \(bound to 'b"):
+        tvmlite.build(tvmlite.IRModule({"main": mod["main"]}))
+    adaptive = """
+@R.function
+def main(x: R.Tensor((1, 2, 8, 8), "float32"), rois: R.Tensor((3, 5), "float32")):
+    y = R.vision.roi_align(x, rois, pooled_size=2, spatial_scale=1.0, sample_ratio=0)
+    return y
+"""
+    with pytest.raises(tvmlite.TVMLiteError, match=r"R\.vision\.roi_align \(bound to 'y'\)"):
+        tvmlite.build(tvmlite.parse(adaptive))  # the sample count would depend on the data
 
 
 def test_a_scalar_parameter_is_the_symbolic_var_of_later_shapes() -> None:
