@@ -24,39 +24,60 @@ from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.target import machine_options
+from tvmlite.lowering.passes.legalize_ops import LegalizeOps
+from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
 from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
 
-LEGALIZE_KEY = pipelines.LEGALIZE_KEY
 
-
-def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
+def lower(
+    mod: Any,
+    target: Any = "llvm",
+    pipeline: Any = None,
+    *,
+    relax_pipeline: Any = NOT_GIVEN,
+    tir_pipeline: Any = "default",
+) -> IRModule:
     """Every step of `build` before code generation: the target's hooks, the
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
-    function; `target` a `Target` or its text; `pipeline` as for `build`."""
+    function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
     verify_module(module)  # parsing lets annotations disagree with their values, as TVM
     for func in module.functions.values():
         if isinstance(func, relax.Function):
             _OneDevice().visit_expr(func)
     module = _at(module, tgt, "before_legalize")
-    module = as_pass("minimal" if pipeline is None else pipeline, tgt)(module)
-    module = pipelines.LegalizeIfEnabled()(module)  # what the pipeline left
+    module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind (RFC: first)
+    module = as_pass(relax_pipeline_of(pipeline, relax_pipeline, tgt), tgt)(module)
+    module = LegalizeOps()(module)  # what the pipeline (or a relax_to_tir hook) left
     module = _at(module, tgt, "after_legalize")
-    module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
     module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
-    module = LowerTIR()(module)  # blocks, bound checks, flat buffers, intrinsics
+    tir_pipeline = tir_pipeline_of(tir_pipeline)
+    if tir_pipeline == "default":  # blocks, bound checks, the kinds' passes, buffers, intrinsics
+        module = LowerTIR(tuple(tgt.passes_at("lower_tir")))(module)
+    else:
+        module = as_pass(tir_pipeline, what="tir_pipeline")(module)
     return _at(module, tgt, "before_codegen")
 
 
 def build(
-    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+    mod: Any,
+    target: Any = "llvm",
+    pipeline: Any = None,
+    cache: bool = True,
+    checked: bool = False,
+    *,
+    relax_pipeline: Any = NOT_GIVEN,
+    tir_pipeline: Any = "default",
 ) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
-    (a `Target` or its text, "llvm -mcpu=... -libs=blas"); an identical earlier
+    (a `Target` or its text, "llvm -mcpu=... -libs=blas"). `pipeline` takes
+    tvmlite's pipeline names (None: "minimal"), `relax_pipeline` TVM's
+    ("default" legalizes, "zero" fuses, None runs none); `tir_pipeline` is
+    "default" (or None: LowerTIR) or passes run instead. An identical earlier
     build is loaded from the compile cache (lowering/cache/) unless `cache=False`.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
     makes every out-of-bounds buffer access raise TVMLiteError; the config is
@@ -66,18 +87,29 @@ def build(
     ctx = PassContext.current()
     if checked and ctx.get(CHECKED_KEY) is not True:
         with ctx.with_config({CHECKED_KEY: True}):
-            return build(mod, target, pipeline, cache)
+            return build(
+                mod,
+                target,
+                pipeline,
+                cache,
+                relax_pipeline=relax_pipeline,
+                tir_pipeline=tir_pipeline,
+            )
     tgt, module = Target.of(target), as_module(mod)
+    pipeline = relax_pipeline_of(pipeline, relax_pipeline, tgt)
+    tir_pipeline = tir_pipeline_of(tir_pipeline)
     with collector_paused():
-        return _compile(module, tgt, pipeline, cache)
+        return _compile(module, tgt, pipeline, tir_pipeline, cache)
 
 
-def _compile(module: IRModule, tgt: Target, pipeline: Any, cache: bool) -> Any:
-    key = cache_key(module, tgt, pipeline) if cache and configured_dir() is not None else None
+def _compile(module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool) -> Any:
+    key = None
+    if cache and configured_dir() is not None:
+        key = cache_key(module, tgt, pipeline, tir_pipeline)
     found = lookup(key, tgt) if key is not None else None
     if found is not None:
         return found
-    lowered = lower(module, tgt, pipeline)
+    lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
     with machine_options(tgt.machine_options()):
         code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
         jit = compile_llvm(code)  # LLVM optimization, machine code
@@ -143,9 +175,9 @@ def as_module(mod: Any) -> IRModule:
     raise TVMLiteError(f"build() takes an IRModule or a function, got {type(mod).__name__}")
 
 
-def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
+def as_pass(pipeline: Any, target: Target | None = None, what: str = "pipeline") -> Pass:
     """`pipeline` as one pass: a registered name, a pass, a list of passes, or a
-    plain `(mod) -> mod` function."""
+    plain `(mod) -> mod` function; `what` names the parameter in errors."""
     if isinstance(pipeline, str):
         return pipelines.get_pipeline(pipeline, target)
     if isinstance(pipeline, Pass):
@@ -155,7 +187,7 @@ def as_pass(pipeline: Any, target: Target | None = None) -> Pass:
     if callable(pipeline):
         return _Callable(pipeline)
     kind = type(pipeline).__name__
-    raise TVMLiteError(f"pipeline must be a pass, a list of passes or a name, got {kind}")
+    raise TVMLiteError(f"{what} must be a pass, a list of passes or a name, got {kind}")
 
 
 class _Callable(Pass):

@@ -1,5 +1,5 @@
-"""Named compilation pipelines: what `build(mod, pipeline="name")` runs between a
-target's "before_legalize" and "after_legalize" passes; and the schedule point
+"""Named compilation pipelines: what `build(mod, pipeline="name")` runs between
+the target kinds' relax_to_tir hooks and their "after_legalize" passes; and the schedule point
 (`schedule`), which `lower` runs between fusion and TIR lowering whatever the
 pipeline.
 
@@ -12,7 +12,8 @@ target or a user adds one without touching `build`:
 
 Built in: "minimal", only what running needs (LegalizeOps: `build`'s default),
 and "default", minimal plus the graph-level optimizations of TVM's pipeline
-(AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination). Both leave an
+(AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination); TVM's names
+"zero" (= "default") and "default_build" (= "minimal") too. Both leave an
 already-lowered module as it is, so a module a user optimized by hand (the
 seed's workflow 1) and one built straight from operators (workflow 2) both work.
 """
@@ -20,42 +21,23 @@ seed's workflow 1) and one built straight from operators (workflow 2) both work.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import relax
-from tvmlite.dsl.module import IRModule
-from tvmlite.lowering.transform import Pass, PassContext, Sequential
+from tvmlite.lowering.transform import Pass, Sequential
 
 if TYPE_CHECKING:
+    from tvmlite.dsl.module import IRModule
     from tvmlite.lowering.target import Target
 
 PipelineFn = Callable[["Target"], Pass]
-LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
-
-
-@dataclass(frozen=True)
-class LegalizeIfEnabled(Pass):
-    """LegalizeOps unless the PassContext config `relax.transform.apply_legalize_ops`
-    is False (as in TVM, for tests that want unfused ops to fail the build), and
-    skipped outright when no graph function is left to legalize."""
-
-    name: str = "LegalizeOps"
-
-    def run(self, mod: IRModule) -> IRModule:
-        from tvmlite.lowering.passes import LegalizeOps
-
-        if not PassContext.current().get(LEGALIZE_KEY, True):
-            return mod
-        if not any(isinstance(f, relax.Function) for f in mod.functions.values()):
-            return mod
-        return LegalizeOps().run(mod)
 
 
 def minimal(target: Target | None = None) -> Pass:
     """Only what is needed to run: legalize the operators."""
-    return Sequential([LegalizeIfEnabled()], name="minimal")
+    from tvmlite.lowering.passes import LegalizeOps
+
+    return Sequential([LegalizeOps()], name="minimal")
 
 
 def default(target: Target | None = None) -> Pass:
@@ -66,13 +48,56 @@ def default(target: Target | None = None) -> Pass:
         DeadCodeElimination,
         FuseOps,
         FuseTIR,
+        LegalizeOps,
     )
 
-    passes = [LegalizeIfEnabled(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
+    passes = [LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()]
     return Sequential([*passes, DeadCodeElimination()], name="default")
 
 
-PIPELINES: dict[str, PipelineFn] = {"minimal": minimal, "default": default}
+# TVM's names are registered with TVM's contents: "zero" fuses (tvmlite's "default"),
+# "default_build" only legalizes (tvmlite's "minimal"). TVM's "default" is the
+# target's default pipeline ("default_build" on a CPU), which tvmlite's `pipeline=`
+# spells None or "minimal": `relax_pipeline=` reads names as TVM does
+# (`relax_pipeline_of`).
+PIPELINES: dict[str, PipelineFn] = {
+    "minimal": minimal,
+    "default": default,
+    "zero": default,
+    "default_build": minimal,
+}
+NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "NOT_GIVEN"})()
+
+
+def relax_pipeline_of(pipeline: Any, relax_pipeline: Any, target: Target) -> Any:
+    """What to run, from tvmlite's `pipeline=` (tvmlite's names, None meaning the
+    target's default, "minimal" unless its kind names one) or TVM's
+    `relax_pipeline=` (TVM's names: "default" is the target's default too; None
+    means no pipeline: the module as it is, with what is left legalized by `lower`)."""
+    if relax_pipeline is NOT_GIVEN:
+        return target.default_pipeline if pipeline is None else pipeline
+    if pipeline is not None:
+        raise TVMLiteError("give pipeline= (tvmlite's names) or relax_pipeline= (TVM's), not both")
+    if relax_pipeline is None:
+        return []
+    if relax_pipeline == "default":
+        return target.default_pipeline  # TVM's "default_build" for the host
+    return relax_pipeline
+
+
+# TVM's TIR pipeline names; both are its block-lowering pipeline, tvmlite's LowerTIR.
+TIR_PIPELINES = ("default", "s_tir")
+
+
+def tir_pipeline_of(tir_pipeline: Any) -> Any:
+    """TVM's `tir_pipeline=`: "default" for a TVM name or None (the target's
+    default, LowerTIR here), else the pass or passes to run instead."""
+    if tir_pipeline is None or tir_pipeline in TIR_PIPELINES:
+        return "default"
+    if isinstance(tir_pipeline, str):
+        known = ", ".join(TIR_PIPELINES)
+        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}' (known: {known})")
+    return tir_pipeline
 
 
 def schedule(target: Target) -> Pass:
@@ -88,7 +113,24 @@ def schedule(target: Target) -> Pass:
     first and the default schedule completes what they left."""
     from tvmlite.lowering.passes import DefaultCPUSchedule
 
-    return Sequential([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
+    return _SchedulePoint([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
+
+
+class _SchedulePoint(Sequential):
+    """The schedule step's passes; a failing one is named, with what it should do
+    instead: a schedule that does not fit a function leaves it as it is (it is
+    then compiled with the loops it has, serial and correct)."""
+
+    def run(self, mod: IRModule) -> IRModule:
+        for p in self.passes:
+            try:
+                mod = p(mod)
+            except TVMLiteError as e:
+                raise TVMLiteError(
+                    f"schedule pass '{p.info.name}' failed: {e} (a schedule pass should "
+                    "leave a function it cannot schedule unscheduled: it then runs as written)"
+                ) from e
+        return mod
 
 
 def register_pipeline(

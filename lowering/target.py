@@ -7,9 +7,10 @@ target kinds with their hooks (`register_target_kind`).
 
 A kind is a name plus hooks, so adding one (a library, an accelerator, a toy in
 a test) touches no central code. A kind may register passes to run at the
-named points of the build flow (`POINTS`), a `relax_to_tir` module pass that
-lowers the graph functions tagged `Compiler="<kind>"` its own way, and a
-`tir_to_runtime` hook that generates code for the prim functions tagged
+named points of the build flow (`POINTS`), its own default pipeline, a
+`relax_to_tir` module pass that lowers the graph functions tagged
+`Compiler="<kind>"` its own way (before the pipeline legalizes what it left),
+and a `tir_to_runtime` hook that generates code for the prim functions tagged
 `"target": "<kind>"` instead of LLVM. `lower()` runs the hooks as the passes
 RelaxToTIR and TIRToRuntime. All of it is read from the IRModule's attributes:
 no side tables.
@@ -29,8 +30,9 @@ from tvmlite.lowering.transform import Pass
 # Points of the build flow where a kind's passes run, in order (docs/extending.md):
 # on Relax operators; on legalized (and fused) call_tir and prim functions; at the
 # schedule point, on the prim functions LLVM compiles, still with blocks
-# (pipeline.schedule); on the lowered module codegen consumes.
-POINTS = ("before_legalize", "after_legalize", "schedule", "before_codegen")
+# (pipeline.schedule); inside LowerTIR, on loop nests over buffers that still have
+# their dims; on the lowered module codegen consumes.
+POINTS = ("before_legalize", "after_legalize", "schedule", "lower_tir", "before_codegen")
 # Options every kind understands; a kind lists any others it accepts.
 COMMON_OPTIONS = ("mcpu", "mattr", "opt-level", "libs", "keys")
 
@@ -51,6 +53,7 @@ class TargetKind:
     relax_to_tir: RelaxToTir | None = None
     tir_to_runtime: TirToRuntime | None = None
     options: tuple[str, ...] = ()
+    pipeline: str | None = None
 
 
 _KINDS: dict[str, TargetKind] = {}
@@ -63,12 +66,15 @@ def register_target_kind(
     relax_to_tir: RelaxToTir | None = None,
     tir_to_runtime: TirToRuntime | None = None,
     options: Sequence[str] = (),
+    pipeline: str | None = None,
     override: bool = False,
 ) -> TargetKind:
     """Register kind `name`. `passes` maps points of `POINTS` to functions
     `(target) -> Pass`; `relax_to_tir(target)` returns a module pass lowering
     the functions tagged `Compiler=name`; `tir_to_runtime(mod, target)` returns
-    code for the prim functions of `mod` (those tagged `"target": name`) by name."""
+    code for the prim functions of `mod` (those tagged `"target": name`) by name;
+    `pipeline` names the registered pipeline a build for this kind runs when none
+    is given (and for TVM's `relax_pipeline="default"`)."""
     if name in _KINDS and not override:
         raise TVMLiteError(f"target kind '{name}' already exists (override=True replaces it)")
     for point in passes or {}:
@@ -80,6 +86,7 @@ def register_target_kind(
         relax_to_tir,
         tir_to_runtime,
         tuple(options),
+        pipeline,
     )
     _KINDS[name] = kind
     return kind
@@ -169,6 +176,12 @@ class Target:
             raise TVMLiteError(f"unknown point '{point}' (points: {', '.join(POINTS)})")
         return [make(self) for kind in self.kinds for make in kind.passes.get(point, ())]
 
+    @property
+    def default_pipeline(self) -> str:
+        """The pipeline a build runs when given none: the first of `kinds` that
+        names one, else "minimal"."""
+        return next((k.pipeline for k in self.kinds if k.pipeline), "minimal")
+
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
 
@@ -256,26 +269,40 @@ class TIRToRuntime(Pass):
 
 
 def _run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
+    """TVM's RunCodegen: each function tagged `Compiler` or `Codegen` goes to the
+    `relax_to_tir` hook of the kind it names; a `Composite` function left outside
+    one is an error (nothing would compile its operators)."""
     from tvmlite.dsl import relax
+    from tvmlite.lowering.passes.partition_for_compiler import compiler_of
 
     tagged: dict[str, str] = {}
     for name, f in mod.functions.items():
-        if isinstance(f, relax.Function) and f.attr("Compiler"):
-            tagged.setdefault(str(f.attr("Compiler")), name)
+        compiler = compiler_of(f) if isinstance(f, relax.Function) else None
+        if compiler is not None:
+            tagged.setdefault(compiler, name)
     for compiler, example in tagged.items():
         kind = _KINDS.get(compiler)
         if kind is None or kind.relax_to_tir is None:
             why = "is registered" if kind is None else "has a relax_to_tir hook"
             raise TVMLiteError(
-                f"function '{example}' is tagged Compiler=\"{compiler}\", but no target kind "
-                f"'{compiler}' {why} (tvmlite.lowering.register_target_kind)"
+                f"function '{example}' is for the codegen \"{compiler}\" (Compiler/Codegen "
+                f"attribute), but no target kind '{compiler}' {why} "
+                "(tvmlite.lowering.register_target_kind)"
             )
         mod = kind.relax_to_tir(target)(mod)
         for name, f in mod.functions.items():
-            if isinstance(f, relax.Function) and f.attr("Compiler") == compiler:
+            if isinstance(f, relax.Function) and compiler_of(f) == compiler:
                 raise TVMLiteError(
                     f"relax_to_tir of target kind '{compiler}' left function '{name}' unlowered"
                 )
+    for name, f in mod.functions.items():
+        if isinstance(f, relax.Function) and f.attr("Composite"):
+            raise TVMLiteError(
+                f"function '{name}' is a Composite function (pattern "
+                f"'{f.attr('Composite')}') outside any Codegen function: no codegen consumes "
+                "it (wrap it in a function tagged Codegen, e.g. TVM's FuseOpsByPattern with "
+                "annotate_codegen=True, or drop the Composite attribute to legalize it)"
+            )
     return mod
 
 

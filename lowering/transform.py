@@ -105,6 +105,39 @@ class PrintAfterAll(PassInstrument):
         out.write(f"# IR after {info.name}\n{mod.script()}\n")
 
 
+# The config keys a PassContext accepts and the type of each value (TVM registers
+# its options the same way and rejects the rest); `register_config_option` adds one.
+CONFIG_OPTIONS: dict[str, type] = {
+    "relax.transform.apply_legalize_ops": bool,
+    "relax.FuseOps.max_depth": int,
+    "tir.instrument_bound_checkers": bool,
+    "tir.default_cpu_schedule": bool,
+    "tvmlite.memory_plan": bool,
+}
+
+
+def register_config_option(key: str, value_type: type) -> None:
+    """Let PassContext configs carry `key` with values of `value_type`."""
+    if key in CONFIG_OPTIONS and CONFIG_OPTIONS[key] is not value_type:
+        known = CONFIG_OPTIONS[key].__name__
+        raise TVMLiteError(f"PassContext config '{key}' is already registered as {known}")
+    CONFIG_OPTIONS[key] = value_type
+
+
+def _check_config(config: Any) -> None:
+    if not isinstance(config, dict):
+        raise TVMLiteError(f"PassContext config must be a dict, got {type(config).__name__}")
+    for key, value in config.items():
+        expected = CONFIG_OPTIONS.get(key)
+        if expected is None:
+            known = ", ".join(sorted(CONFIG_OPTIONS))
+            raise TVMLiteError(f"PassContext config: unknown key {key!r} (known: {known})")
+        # bool is an int in Python; an int option still refuses True/False
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            what = "True or False" if expected is bool else f"a {expected.__name__}"
+            raise TVMLiteError(f"PassContext config '{key}' must be {what}, got {value!r}")
+
+
 _STACK: contextvars.ContextVar[tuple[PassContext, ...]] = contextvars.ContextVar(
     "tvmlite_pass_context", default=()
 )
@@ -129,6 +162,9 @@ class PassContext:
     verify: bool | None = None
     _token: Any = field(default=None, repr=False, compare=False)
     _derived: bool = field(default=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_config(self.config)
 
     @staticmethod
     def current() -> PassContext:
@@ -156,13 +192,6 @@ class PassContext:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key, default)
-
-    def get_bool(self, key: str, default: bool) -> bool:
-        """A switch of the config: True or False, anything else is an error."""
-        value = self.config.get(key, default)
-        if not isinstance(value, bool):
-            raise TVMLiteError(f"PassContext config '{key}' must be True or False, got {value!r}")
-        return value
 
     def verifies(self) -> bool:
         """Whether passes verify their result: this context's `verify`, else the
@@ -220,6 +249,11 @@ class Pass:
     def __call__(self, mod: IRModule) -> IRModule:
         ctx = PassContext.current()
         info = self.info
+        if not isinstance(mod, IRModule):  # as in TVM: a lone function goes in a module
+            raise TVMLiteError(
+                f"pass {info.name} takes an IRModule, got {type(mod).__name__} "
+                "(tvmlite.IRModule({'main': func}) makes one)"
+            )
         if not ctx.should_run(info, mod):
             return mod
         for inst in ctx.instruments:
@@ -326,7 +360,8 @@ def is_external(func: Any) -> bool:
     """Whether graph-level passes leave `func` alone: a Relax function marked as a
     fused group (`Primitive`) or as owned by an external compiler (`Compiler`,
     `Codegen`, `Composite`). Such functions are lifted to module level and marked
-    rather than skipped by visitors (DESIGN.md); prim functions never are."""
+    rather than skipped by visitors (DESIGN.md); prim functions never are.
+    LegalizeOps alone still legalizes a `Primitive` one's operators, as TVM's does."""
     return isinstance(func, relax.Function) and any(
         func.attr(key) for key in (PRIMITIVE, *EXTERNAL_COMPILER)
     )

@@ -314,7 +314,7 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), annotations=False)
+        verify_module(IRModule({fdef.name: func}), symbols=False, annotations=False)
         return func
 
     # ------------------------------------------------------------ modules

@@ -1,7 +1,10 @@
-"""Rules of Relax functions that the parser and every pass must keep: vars used
-only in scope (dataflow vars only inside their block), `call_tir` only of prim
-functions of the module, module calls with the right number of arguments, and
-bodies that match the return annotation.
+"""Rules of Relax functions that the parser and every pass must keep (TVM's
+WellFormed): vars used only in scope (dataflow vars only inside their block),
+each var bound once, `call_tir` only of prim functions of the module, module
+calls with the right number of arguments, a public function's `global_symbol`
+equal to its name, bodies that match the return annotation, and purity: no
+impure call (`R.call_packed`, `R.print`, `R.assert_op`, a `pure=False`
+function...) inside a dataflow block or a pure function.
 
 Also the struct-info helpers both the parser and the checks need: the struct
 info of an expression, whether an annotation fits an inferred struct info, and
@@ -32,6 +35,22 @@ SINFO_ARG_OPS = frozenset(
     }
 )
 VOID_OPS = frozenset({"relax.print", "relax.assert_op"})
+# Operators with visible side effects (TVM's FPurity false); every other operator
+# is pure. A packed call (`R.call_packed`) is impure too; `R.call_pure_packed`,
+# `R.call_dps_packed` and `R.call_inplace_packed` promise it is not.
+IMPURE_OPS = frozenset(
+    {
+        "relax.print",
+        "relax.assert_op",
+        "relax.invoke_closure",
+        "relax.call_builtin_with_ctx",
+        "relax.memory.kill_tensor",
+        "relax.memory.kill_storage",
+        "relax.vm.kill_object",
+        "relax.vm.call_tir_dyn",
+    }
+)
+FORCE_PURE = "relax.force_pure"  # TVM's kForcePure: the function is pure whatever it calls
 VOID = relax.TupleStructInfo(())
 _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
@@ -322,15 +341,25 @@ def _subst_sinfo(si: relax.StructInfo, bound: dict) -> relax.StructInfo:
 # ---------------------------------------------------------------- the checks
 
 
-def verify_module(mod: IRModule, annotations: bool = True) -> None:
+def verify_module(mod: IRModule, symbols: bool = True, annotations: bool = True) -> None:
     """Check every Relax function of `mod`; raises a located VerifyError.
+    `symbols=False` skips the global_symbol rule (a lone function, which TVM
+    prints as `main` when its symbol is no identifier, is no module member).
     `annotations=False` lets an annotation (a function's return, a binding's)
     disagree with the struct info inferred for its value: TVM parses such a function
     (keeping the annotation; its well-formedness check is what refuses it), a build
     refuses it."""
     sigs = signatures_of(mod)
-    for func in mod.functions.values():
+    for name, func in mod.functions.items():
         if isinstance(func, relax.Function):
+            symbol = func.attr("global_symbol")
+            if symbols and symbol is not None and str(symbol) != name:
+                raise VerifyError(
+                    f'function {name} has global_symbol "{symbol}": a public function\'s '
+                    "global_symbol must be its name",
+                    func.span,
+                    func.span.source.filename if func.span is not None else None,
+                )
             _FunctionChecker(mod, sigs, annotations).check(func)
 
 
@@ -354,7 +383,10 @@ class _FunctionChecker(ExprVisitor):
         self.annotations = annotations
         self.defined: list[set[relax.Var]] = []
         self.closed: dict[relax.Var, Span | None] = {}
+        self.bound: set[relax.Var] = set()  # every var bound so far: each only once
         self.where: object = None
+        self.pure: list[relax.Function] = []  # enclosing function, when it must be pure
+        self.dataflow = False  # inside a dataflow block of the innermost function
 
     def error(self, message: str, *nodes: object) -> VerifyError:
         span = next((n.span for n in nodes if getattr(n, "span", None) is not None), None)
@@ -381,12 +413,23 @@ class _FunctionChecker(ExprVisitor):
 
     def visit_Function(self, e: relax.Function) -> None:
         outer, self.where = self.where, e
+        outer_pure, outer_dataflow = self.pure, self.dataflow
+        self.pure = [e] if e.is_pure and not e.attr(FORCE_PURE) else []
+        self.dataflow = False
+        for param in e.params:
+            self._bind_once(param, e)
         self.defined.append(set(e.params))
         try:
             self.visit_expr(e.body)
         finally:
             self.defined.pop()
             self.where = outer
+            self.pure, self.dataflow = outer_pure, outer_dataflow
+
+    def _bind_once(self, var: relax.Var, where: object) -> None:
+        if var in self.bound:
+            raise self.error(f"{var.name} is bound more than once", where, var)
+        self.bound.add(var)
 
     def visit_SeqExpr(self, e: relax.SeqExpr) -> None:
         self.defined.append(set())
@@ -399,6 +442,7 @@ class _FunctionChecker(ExprVisitor):
 
     def visit_binding_block(self, block: relax.BindingBlock) -> None:
         local: list[relax.Var] = []
+        outer_dataflow, self.dataflow = self.dataflow, block.is_dataflow
         for binding in block.bindings:
             self.where = binding
             var = binding.var
@@ -407,6 +451,7 @@ class _FunctionChecker(ExprVisitor):
             self.visit_expr(binding.value)
             if self.annotations and isinstance(binding, relax.VarBinding):
                 self._check_annotation(binding)
+            self._bind_once(var, binding)
             if isinstance(var, relax.DataflowVar):
                 if not block.is_dataflow:
                     raise self.error(
@@ -416,6 +461,7 @@ class _FunctionChecker(ExprVisitor):
                     )
                 local.append(var)
             self.defined[-1].add(var)
+        self.dataflow = outer_dataflow
         for var in local:
             self.defined[-1].discard(var)
             self.closed[var] = block.span
@@ -445,7 +491,41 @@ class _FunctionChecker(ExprVisitor):
             self._call_tir(e, self.where)
         elif isinstance(e.op, relax.GlobalVar):
             self._global_call(e, e.op, self.where)
+        impure = self._impure(e)
+        if impure is not None and self.dataflow:
+            raise self.error(
+                f"{impure} has side effects: it cannot be inside a dataflow block "
+                "(bind it after R.output, outside the block)",
+                e,
+                self.where,
+            )
+        if impure is not None and self.pure:
+            name = self.pure[0].attr("global_symbol") or "this function"
+            raise self.error(
+                f"{impure} has side effects, but {name} is pure "
+                "(declare it @R.function(pure=False))",
+                e,
+                self.where,
+            )
         super().visit_Call(e)
+
+    def _impure(self, call: relax.Call) -> str | None:
+        """What makes `call` impure, for a message, or None when it is pure."""
+        op = call.op
+        if isinstance(op, relax.Op):
+            return op.name.replace("relax.", "R.") if op.name in IMPURE_OPS else None
+        if isinstance(op, relax.ExternFunc):
+            return f"R.call_packed({op.global_symbol!r})"
+        if isinstance(op, relax.GlobalVar) and self.mod is not None:
+            func = self.mod.functions.get(op.name)
+            if isinstance(func, relax.Function) and not func.is_pure:
+                return f"the call of {op.name} (pure=False)"
+            return None
+        if isinstance(op, relax.Var):
+            si = op.struct_info
+            if isinstance(si, relax.FuncStructInfo) and not si.purity:
+                return f"the call of {op.name} (an impure callable)"
+        return None
 
     def _call_tir(self, call: relax.Call, where: object) -> None:
         name = call.op.name.replace("relax.", "R.")  # type: ignore[union-attr]

@@ -61,7 +61,9 @@ SOURCE_PACKAGES = (
 FORMAT = 2  # 2: sealed metadata (HMAC)
 
 
-def cache_key(mod: IRModule, target: Any, pipeline: Any) -> str | None:
+def cache_key(
+    mod: IRModule, target: Any, pipeline: Any, tir_pipeline: Any = "default"
+) -> str | None:
     """The entry name of a build, or None when the build cannot be cached."""
     from tvmlite import __version__
     from tvmlite.dsl.structural import structural_hash
@@ -74,7 +76,8 @@ def cache_key(mod: IRModule, target: Any, pipeline: Any) -> str | None:
     if ctx.instruments:
         return None
     steps = _describe_pipeline(pipeline)
-    if steps is None:
+    tir_steps = "default" if tir_pipeline == "default" else _describe_pipeline(tir_pipeline)
+    if steps is None or tir_steps is None:
         return None
     names = [
         (name, [p.name for p in f.params] if isinstance(f, relax.Function) else [])
@@ -90,6 +93,7 @@ def cache_key(mod: IRModule, target: Any, pipeline: Any) -> str | None:
         "hooks": [_describe_hooks(target)],
         "machine": [host_triple(), str(target.machine_options()), _host_cpu()],
         "pipeline": steps,
+        "tir_pipeline": tir_steps,
         "context": [ctx.opt_level, sorted(map(repr, ctx.config.items()))],
         "passes": [sorted(ctx.required_pass), sorted(ctx.disabled_pass)],
     }

@@ -6,12 +6,27 @@ as NumPy arrays that own their blocks.
     PyObject* tvmlite_fastcall_NAME(PyObject* fallback, PyObject* const* args,
                                     Py_ssize_t nargs)
 
-Only the common case runs here: the right number of exact `numpy.ndarray`s of
-the declared rank and dtype, native byte order, C-contiguous and aligned.
-Anything else (lists, DLPack producers, strided views, subclasses, wrong rank
-or dtype) goes to `fallback`, the Python path, which converts or raises the
-same error it always has; shape and symbolic-dim checks happen inside the
-entry either way, which reports them through the error buffer.
+Only the common case runs here: the right number of arguments, each an exact
+`numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
+and aligned, or a tensor of the one DLPack producer type the module serves
+(`fastcall.serve_producer`), which that type's C exchange API describes and
+which is taken under the same conditions. Anything else (lists, other DLPack
+producers, strided views, subclasses, wrong rank or dtype) goes to `fallback`,
+the Python path, which converts or raises the same error it always has; shape
+and symbolic-dim checks happen inside the entry either way, which reports them
+through the error buffer.
+
+One body does the work for every function of a module, `tvmlite_fastcall`
+(private), reading what differs from a constant record per function: its
+entry, its parameters' ranks, dtypes and NumPy type numbers, its results' type
+numbers. Each exported wrapper is a stub that makes room on its stack for the
+DLTensors and calls the body with its record. A module of thousands of
+functions so has one body for LLVM to optimize, not thousands (the body is
+about 360 instructions at O3, a wrapper inlined for one function of two
+parameters about 250). In a small module (`SMALL_MODULE` graph
+functions or fewer) the body is inlined into every stub, where the record's
+reads fold into constants and its short loops unroll: the code of a wrapper
+written for the one function, for the calls whose overhead shows.
 
 The wrappers are part of the module, in the JIT and in exported libraries
 alike, and hold no address of the process that compiled them: every CPython
@@ -29,12 +44,14 @@ from llvmlite import ir
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.runtime import fastcall as fc
 from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
-UNROLL = 16  # parameters up to which the wrapper's check loop is unrolled
+UNROLL = 16  # parameters up to which an inlined body's loops are unrolled
+BODY = "tvmlite_fastcall"
 
 FN_TYPES = {
     "save_thread": ir.FunctionType(PTR, []),
@@ -52,6 +69,14 @@ FN_TYPES = {
 }
 # DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
 T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
+ENTRY = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
+# A function's record: its entry, its parameter table, its results' NumPy type
+# numbers (i32 each), the counts of parameters and results, whether the results
+# come back as a tuple.
+RECORD = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32])
+ENTRY_FIELD, PARAMS_FIELD, OUTS_FIELD, N_FIELD, M_FIELD, TUPLE_FIELD = range(6)
+# Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, result blocks.
+BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR])
 
 
 def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
@@ -61,22 +86,104 @@ def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> N
     slots = ir.ArrayType(PTR, len(fc.API_SLOTS))
     table = abi.global_var(module, slots, PYTHON_API)
     table.initializer = ir.Constant(slots, [None] * len(fc.API_SLOTS))
+    specs = {}
     for name, func in graphs.items():
         spec = fc.wrapper_spec(func.params, func.ret_struct_info)
-        if spec is None:
-            continue
-        fnty = ir.FunctionType(PTR, [PTR, PTR, I64])
-        fn = ir.Function(module, fnty, fastcall_symbol(name))
-        _Wrapper(fn, spec, module.get_global(entry_symbol(name)), table).emit()
+        if spec is not None:
+            specs[name] = spec
+    if not specs:
+        return
+    # Every parameter row holds as many type numbers as the most any has (int64 has two).
+    width = max((len(p.type_nums) for s in specs.values() for p in s.params), default=1)
+    inline = len(graphs) <= SMALL_MODULE
+    unroll = inline and all(len(s.params) <= UNROLL for s in specs.values())
+    body = _Body(module, table, width, inline, unroll).emit()
+    tables = _Tables(module, width)
+    for name, spec in specs.items():
+        _stub(module, name, spec, body, tables)
 
 
-class _Wrapper:
+def _stub(module: ir.Module, name: str, spec: fc.WrapperSpec, body: ir.Function,
+          tables: _Tables) -> None:  # fmt: skip
+    """`tvmlite_fastcall_NAME`: room for its DLTensors, and the body on its record."""
+    symbol = fastcall_symbol(name)
+    n, m = len(spec.params), len(spec.out_type_nums)
+    record = abi.global_var(module, RECORD, f"{symbol}.record")
+    record.initializer = ir.Constant(
+        RECORD,
+        [
+            module.get_global(entry_symbol(name)),
+            tables.params(symbol, spec.params),
+            tables.outs(symbol, spec.out_type_nums),
+            ir.Constant(I32, n),
+            ir.Constant(I32, m),
+            ir.Constant(I32, int(spec.as_tuple)),
+        ],
+    )
+    record.global_constant = True
+    record.linkage = "private"
+    fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), symbol)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    tensors = b.alloca(abi.DLTENSOR, ir.Constant(I32, max(1, n)))
+    pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
+    outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
+    b.ret(b.call(body, [*fn.args, record, tensors, pointers, outs]))
+
+
+class _Tables:
+    """The constant tables records point at, one for each distinct content (alike
+    functions share them)."""
+
+    def __init__(self, module: ir.Module, width: int) -> None:
+        self.module, self.width = module, width
+        self.row = ir.LiteralStructType([I32] * (2 + width))
+        self.made: dict[tuple, ir.Value] = {}
+
+    def params(self, symbol: str, params: tuple[fc.ParamSpec, ...]) -> ir.Value:
+        """One record per parameter: its rank, its packed DLDataType, then the
+        NumPy type numbers its arrays may have (padded with the first)."""
+        rows = tuple(
+            (p.ndim, abi.packed_dtype(p.dtype), *p.type_nums)
+            + (p.type_nums[0],) * (self.width - len(p.type_nums))
+            for p in params
+        )
+        return self.table(f"{symbol}.params", self.row, rows)
+
+    def outs(self, symbol: str, type_nums: tuple[int, ...]) -> ir.Value:
+        return self.table(f"{symbol}.outs", I32, tuple((t,) for t in type_nums))
+
+    def table(self, name: str, kind: ir.Type, rows: tuple[tuple[int, ...], ...]) -> ir.Value:
+        key = (str(kind), rows)
+        if key not in self.made:
+
+            def item(row: tuple[int, ...]) -> ir.Constant:
+                if kind == I32:
+                    return ir.Constant(I32, row[0])
+                return ir.Constant(kind, [ir.Constant(I32, v) for v in row])
+
+            items = [item(row) for row in rows] or [ir.Constant(kind, None)]
+            array = ir.ArrayType(kind, len(items))
+            g = abi.global_var(self.module, array, name)
+            g.initializer = ir.Constant(array, items)
+            g.global_constant = True
+            g.linkage = "private"
+            self.made[key] = g
+        return self.made[key]
+
+
+class _Body:
+    """The one wrapper body of a module, `tvmlite_fastcall`."""
+
     def __init__(
-        self, fn: ir.Function, spec: fc.WrapperSpec, entry: ir.Function, table: ir.Value
+        self, module: ir.Module, table: ir.Value, width: int, inline: bool, unroll: bool
     ) -> None:
-        self.fn, self.spec, self.entry, self.table = fn, spec, entry, table
-        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.fallback = fn.append_basic_block("fallback")
+        self.module, self.table, self.width = module, table, width
+        self.fn = ir.Function(module, BODY_TYPE, BODY)
+        self.fn.linkage = "private"
+        self.fn.attributes.add("alwaysinline" if inline else "noinline")
+        self.unroll = unroll
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.fallback = self.fn.append_basic_block("fallback")
 
     def const(self, name: str) -> ir.Value:
         """The API table's slot `name`: a function pointer or an object's address."""
@@ -90,35 +197,73 @@ class _Wrapper:
     def load(self, base: ir.Value, offset: int, kind: ir.Type) -> ir.Value:
         return self.b.load(self.b.gep(base, [ir.Constant(I64, offset)], source_etype=I8), typ=kind)
 
+    def at(self, base: ir.Value, index: ir.Value) -> ir.Value:
+        """The address of pointer `index` of array `base`."""
+        return self.b.gep(base, [index], source_etype=PTR)
+
+    def loop(self, stop: ir.Value, start: ir.Value | None = None) -> abi.Loop:
+        return abi.Loop(self.b, start or ir.Constant(I64, 0), stop, ir.Constant(I64, 1))
+
+    def close(self, loop: abi.Loop) -> None:
+        """End `loop`; in an inlined body of few parameters, unrolled (builds
+        unroll nothing unasked), so that its table reads fold into constants."""
+        loop.close(ty.loop_hint(self.module, "llvm.loop.unroll.full") if self.unroll else None)
+
     def guard(self, ok: ir.Value) -> None:
         """Continue when `ok`, else take the Python path."""
         self.branch_unless(ok, self.fallback)
 
-    def emit(self) -> None:
-        b, spec = self.b, self.spec
-        self_, args, nargs = self.fn.args
-        n, m = len(spec.params), len(spec.out_type_nums)
-        tensors = b.alloca(abi.DLTENSOR, ir.Constant(I32, max(1, n)))
-        pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
-        outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
+    def emit(self) -> ir.Function:
+        b = self.b
+        self_, args, nargs, record, tensors, pointers, outs = self.fn.args
+
+        def field(index: int, kind: ir.Type) -> ir.Value:
+            at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
+            return b.load(at, typ=kind)
+
+        entry, params = field(ENTRY_FIELD, abi.FnPtr(ENTRY)), field(PARAMS_FIELD, PTR)
+        out_nums, as_tuple = field(OUTS_FIELD, PTR), field(TUPLE_FIELD, I32)
+        n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
         self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
-        self.guard(b.icmp_signed("==", nargs, ir.Constant(I64, n)))
+        self.guard(b.icmp_signed("==", nargs, n))
+        self.check(args, n, params, tensors, pointers)
+        loop = self.loop(m)
+        b.store(ir.Constant(PTR, None), self.at(outs, loop.i))
+        self.close(loop)
+        state = self.call("save_thread", [])
+        n32, m32 = b.trunc(n, I32), b.trunc(m, I32)
+        status = b.call(entry, [pointers, n32, outs, m32, err, ir.Constant(I64, ERROR_BYTES)])
+        self.call("restore_thread", [state])
+        failed = self.fn.append_basic_block("failed")
+        done = self.fn.append_basic_block("done")
+        b.cbranch(b.icmp_signed("!=", status, ir.Constant(I32, 0)), failed, done)
+        b.position_at_end(failed)
+        self.call("set_error", [self.const("error_class"), err])
+        b.ret(ir.Constant(PTR, None))
+        b.position_at_end(done)
+        self.results(outs, m, out_nums, as_tuple)
+        b.position_at_end(self.fallback)
+        b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
+        return self.fn
+
+    def check(
+        self, args: ir.Value, n: ir.Value, params: ir.Value, tensors: ir.Value, pointers: ir.Value
+    ) -> None:
+        """Every argument an array (or a served producer's tensor) as its
+        parameter's row says, described as a DLTensor."""
+        b = self.b
+        row_kind = ir.LiteralStructType([I32] * (2 + self.width))
         array_type = self.const("array_type")
-        # One loop over a constant table of the parameters, not code per parameter:
-        # a function of a thousand parameters gets a wrapper of the same size (LLVM's
-        # time on one function grows faster than its size). The loop of a few
-        # parameters is unrolled by request (builds unroll nothing unasked), so that
-        # its table reads fold into constants, as code per parameter would have them.
-        kind, table = self.param_table()
-        loop = abi.Loop(b, ir.Constant(I64, 0), ir.Constant(I64, n), ir.Constant(I64, 1))
-        k, row = loop.i, b.gep(table, [loop.i], source_etype=kind)
+        loop = self.loop(n)
+        k = loop.i
+        row = b.gep(params, [k], source_etype=row_kind)
 
         def field(j: int) -> ir.Value:
-            at = b.gep(row, [ir.Constant(I32, 0), ir.Constant(I32, j)], source_etype=kind)
+            at = b.gep(row, [ir.Constant(I32, 0), ir.Constant(I32, j)], source_etype=row_kind)
             return b.load(at, typ=I32)
 
-        arg = b.load(b.gep(args, [k], source_etype=PTR), typ=PTR)
+        arg = b.load(self.at(args, k), typ=PTR)
         tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
         ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
         numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
@@ -133,7 +278,7 @@ class _Wrapper:
         descr = self.load(arg, fc.AR_DESCR, PTR)
         num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
         ok = b.icmp_signed("==", num, field(2))
-        for j in range(3, len(kind.elements)):
+        for j in range(3, 2 + self.width):
             ok = b.or_(ok, b.icmp_signed("==", num, field(j)))
         big_endian = ir.Constant(I8, ord(">"))
         ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
@@ -142,47 +287,8 @@ class _Wrapper:
         self.fill(tensor, arg, ndim, field(1))
         b.branch(filled)
         b.position_at_end(filled)
-        b.store(tensor, b.gep(pointers, [k], source_etype=PTR))
-        loop.close(ty.loop_hint(self.fn.module, "llvm.loop.unroll.full") if n <= UNROLL else None)
-        for j in range(m):
-            b.store(ir.Constant(PTR, None), b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR))
-        state = self.call("save_thread", [])
-        status = self.b.call(
-            self.entry,
-            [pointers, ir.Constant(I32, n), outs, ir.Constant(I32, m), err,
-             ir.Constant(I64, ERROR_BYTES)],
-        )  # fmt: skip
-        self.call("restore_thread", [state])
-        failed = self.fn.append_basic_block("failed")
-        done = self.fn.append_basic_block("done")
-        b.cbranch(b.icmp_signed("!=", status, ir.Constant(I32, 0)), failed, done)
-        b.position_at_end(failed)
-        self.call("set_error", [self.const("error_class"), err])
-        b.ret(ir.Constant(PTR, None))
-        b.position_at_end(done)
-        self.results(outs)
-        b.position_at_end(self.fallback)
-        b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
-
-    def param_table(self) -> tuple[ir.LiteralStructType, ir.Value]:
-        """A private constant array, one record per parameter: its rank, its
-        packed DLDataType, then the NumPy type numbers its arrays may have (padded
-        with the first: int64 has two)."""
-        params = self.spec.params
-        width = max((len(p.type_nums) for p in params), default=1)
-        kind = ir.LiteralStructType([I32] * (2 + width))
-        rows = [
-            [p.ndim, abi.packed_dtype(p.dtype), *p.type_nums]
-            + [p.type_nums[0]] * (width - len(p.type_nums))
-            for p in params
-        ]
-        items = [ir.Constant(kind, [ir.Constant(I32, v) for v in row]) for row in rows]
-        array = ir.ArrayType(kind, max(1, len(items)))
-        table = abi.global_var(self.fn.module, array, f"{self.fn.name}.params")
-        table.initializer = ir.Constant(array, items or [ir.Constant(kind, None)])
-        table.global_constant = True
-        table.linkage = "private"
-        return kind, table
+        b.store(tensor, self.at(pointers, k))
+        self.close(loop)
 
     def foreign_tensor(
         self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
@@ -212,7 +318,7 @@ class _Wrapper:
         b.position_at_end(strided)
         b.store(ir.Constant(I64, 1), self.step)
         rank = b.sext(ndim, I64)
-        axes = abi.Loop(b, ir.Constant(I64, 0), rank, ir.Constant(I64, 1))
+        axes = self.loop(rank)
         axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
         extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
         stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
@@ -257,44 +363,53 @@ class _Wrapper:
         value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)
 
-    def results(self, outs: ir.Value) -> None:
-        """Wrap every block as an array; on a failure release what is left."""
-        b, m = self.b, len(self.spec.out_type_nums)
-        blocks = [
-            b.load(b.gep(outs, [ir.Constant(I64, j)], source_etype=PTR), typ=PTR) for j in range(m)
-        ]
-        arrays: list[ir.Value] = []
-        for j, num in enumerate(self.spec.out_type_nums):
-            bad = self.fn.append_basic_block("wrap_failed")
-            with b.goto_block(bad):
-                for made in arrays:
-                    self.call("decref", [made])
-                for block in blocks[j + 1 :]:
-                    self.release(block)
-                b.ret(ir.Constant(PTR, None))
-            arrays.append(self.wrap(blocks[j], num, bad))
-        if not self.spec.as_tuple:
-            b.ret(arrays[0])
-            return
-        result = self.call("tuple_new", [ir.Constant(I64, m)])
-        bad = self.fn.append_basic_block("tuple_failed")
-        cont = self.fn.append_basic_block("tuple_ok")
-        b.cbranch(b.icmp_unsigned("==", result, ir.Constant(PTR, None)), bad, cont)
-        b.position_at_end(bad)
-        for made in arrays:
-            self.call("decref", [made])
-        b.ret(ir.Constant(PTR, None))
-        b.position_at_end(cont)
-        for j, array in enumerate(arrays):  # PyTuple_SET_ITEM: the tuple takes the reference
-            slot = b.gep(result, [ir.Constant(I64, fc.TUPLE_ITEMS + 8 * j)], source_etype=I8)
-            b.store(array, slot)
+    def results(self, outs: ir.Value, m: ir.Value, out_nums: ir.Value, as_tuple: ir.Value) -> None:
+        """Wrap every block as an array, in its place in `outs`; on a failure at
+        result j, release the arrays before it and the blocks after it."""
+        b = self.b
+        loop = self.loop(m)
+        j = loop.i
+        bad = self.fn.append_basic_block("wrap_failed")
+        num = b.load(b.gep(out_nums, [j], source_etype=I32), typ=I32)
+        b.store(self.wrap(b.load(self.at(outs, j), typ=PTR), num, bad), self.at(outs, j))
+        self.close(loop)
+        with b.goto_block(bad):
+            self.release_from(outs, ir.Constant(I64, 0), j, "decref")
+            self.release_from(outs, b.add(j, ir.Constant(I64, 1)), m, "")
+            b.ret(ir.Constant(PTR, None))
+        single = self.fn.append_basic_block("single")
+        many = self.fn.append_basic_block("tuple")
+        b.cbranch(b.icmp_signed("==", as_tuple, ir.Constant(I32, 0)), single, many)
+        b.position_at_end(single)
+        b.ret(b.load(outs, typ=PTR))
+        b.position_at_end(many)
+        result = self.call("tuple_new", [m])
+        no_tuple = self.fn.append_basic_block("tuple_failed")
+        with b.goto_block(no_tuple):
+            self.release_from(outs, ir.Constant(I64, 0), m, "decref")
+            b.ret(ir.Constant(PTR, None))
+        self.branch_unless(b.icmp_unsigned("!=", result, ir.Constant(PTR, None)), no_tuple)
+        items = b.gep(result, [ir.Constant(I64, fc.TUPLE_ITEMS)], source_etype=I8)
+        loop = self.loop(m)  # PyTuple_SET_ITEM: the tuple takes the references
+        b.store(b.load(self.at(outs, loop.i), typ=PTR), self.at(items, loop.i))
+        self.close(loop)
         b.ret(result)
+
+    def release_from(self, outs: ir.Value, start: ir.Value, stop: ir.Value, how: str) -> None:
+        """Let go of `outs[start:stop]`: arrays (`how` "decref") or result blocks."""
+        loop = self.loop(stop, start)
+        item = self.b.load(self.at(outs, loop.i), typ=PTR)
+        if how == "decref":
+            self.call("decref", [item])
+        else:
+            self.release(item)
+        self.close(loop)
 
     def release(self, block: ir.Value) -> None:
         deleter = self.load(block, 16, abi.FnPtr(ir.FunctionType(VOID, [PTR])))
         self.b.call(deleter, [block])
 
-    def wrap(self, block: ir.Value, type_num: int, fail: ir.Block) -> ir.Value:
+    def wrap(self, block: ir.Value, type_num: ir.Value, fail: ir.Block) -> ir.Value:
         """A NumPy array over `block` (released with it); on a failure, release the
         block and branch to `fail` (a Python error is set)."""
         b = self.b
@@ -302,7 +417,7 @@ class _Wrapper:
         data = abi.data_pointer(b, t)
         ndim = abi.load_field(b, t, abi.NDIM, I32)
         shape = abi.load_field(b, t, abi.SHAPE, PTR)
-        descr = self.call("descr_from_type", [ir.Constant(I32, type_num)])
+        descr = self.call("descr_from_type", [type_num])
         null = ir.Constant(PTR, None)
         array = self.call(
             "new_from_descr",

@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.call_tir import CallTIR
+from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_host_frame as frames
 from tvmlite.lowering.codegen import llvm_host_helpers as helpers
@@ -204,32 +204,83 @@ class HostCalls:
         return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
 
     def call_tir(self, call: relax.Call, what: str, var: relax.Var | None) -> Val:
-        view = CallTIR.of(call)
+        """`R.call_tir`, and `R.call_tir_inplace`: the outputs `inplace_indices`
+        names are those arguments, written by the kernel where they are (the
+        kernel's parameters are the arguments, then the other outputs); the memory
+        plan places the other outputs of an `R.call_tir` bound to `var`."""
+        view = CallTIR.of(call, KERNEL_CALLS)
         if view is None:
             raise TVMLiteError(
-                f"{self.prefix}R.call_tir needs a module function, a tuple of arguments "
+                f"{self.prefix}{what} needs a module function, a tuple of arguments "
                 "and its output struct info"
             )
         name = view.callee.name
         kernel = self.ctx.kernels.get(name)
         if kernel is None:
-            raise TVMLiteError(f"{self.prefix}R.call_tir target {name} is not a prim function")
+            raise TVMLiteError(f"{self.prefix}{what} target {name} is not a prim function")
         ins = [leaf for arg in view.args for leaf in val_leaves(self.value(arg))]
         out_leaves = leaves(view.out_sinfo, "output")
+        outs = self.inplace_outputs(call, ins, out_leaves, f"{what} of '{name}'")
         offsets = self.plan.offsets.get(var, ()) if var is not None else ()
-        outs: list[Val] = [
-            self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
-            if not offsets or offsets[k] is None
-            else self.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
-            for k, leaf in enumerate(out_leaves)
-        ]
+        fresh: list[Val] = []
+        for k, leaf in enumerate(out_leaves):
+            if outs[k] is None:
+                if offsets and offsets[k] is not None:
+                    outs[k] = self.place(leaf.sinfo, var, k)  # type: ignore[arg-type]
+                else:
+                    outs[k] = self.allocate_sinfo(leaf.sinfo, f"{leaf.label} of {name}")
+                fresh.append(outs[k])
         extra: list[Val] = []
         if view.tir_vars is not None:
             tir_vars = self.value(view.tir_vars)
             dims = tir_vars.dims if isinstance(tir_vars, ShapeVal) else ()
             extra = [PrimVal(d, "int64") for d in dims]
-        self.run_kernel(kernel, [*ins, *outs, *extra])
+        self.run_kernel(kernel, [*ins, *fresh, *extra])
         return rebuild(view.out_sinfo, list(outs))
+
+    def inplace_outputs(
+        self, call: relax.Call, ins: list[Val], out_leaves: list[Leaf], what: str
+    ) -> list[Val | None]:
+        """Per output, the argument it is (`inplace_indices`), checked against the
+        output's struct info, or None (a fresh output). Each in-place argument must
+        be a tensor that no other argument shares memory with (checked at run time:
+        the callee would read what it already overwrote), and not a constant."""
+        indices = dict(call.attrs).get("inplace_indices")
+        if indices is None:
+            return [None] * len(out_leaves)
+        indices = [int(i) for i in indices]
+        if len(indices) != len(out_leaves):
+            raise TVMLiteError(
+                f"{self.prefix}{what}: {len(indices)} inplace_indices for {len(out_leaves)} outputs"
+            )
+        named = [i for i in indices if i != -1]
+        if len(set(named)) != len(named) or any(not 0 <= i < len(ins) for i in named):
+            raise TVMLiteError(
+                f"{self.prefix}{what}: inplace_indices {indices} must be distinct argument "
+                f"indices (0 to {len(ins) - 1}) or -1"
+            )
+        outs: list[Val | None] = []
+        for i, leaf in zip(indices, out_leaves, strict=True):
+            if i == -1:
+                outs.append(None)
+                continue
+            arg = ins[i]
+            constant = isinstance(arg, TensorVal) and isinstance(arg.ptr, ir.GlobalVariable)
+            if not isinstance(arg, TensorVal) or constant:  # module data: nothing may write it
+                kind = "a constant" if constant else "not a tensor"
+                raise TVMLiteError(f"{self.prefix}{what}: in-place argument {i} is {kind}")
+            label = f"{what}: in-place argument {i}"
+            data = abi.data_pointer(self.b, arg.ptr)
+            for j, other in enumerate(ins):
+                if j != i and isinstance(other, TensorVal):
+                    apart = self.b.icmp_unsigned("!=", abi.data_pointer(self.b, other.ptr), data)
+                    self.check(
+                        apart,
+                        abi.STATUS_RUNTIME,
+                        f"{literal(label)} shares its memory with argument {j}",
+                    )
+            outs.append(self.check_value(arg.ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
+        return outs
 
     def run_kernel(self, kernel: Kernel, actuals: list[Val]) -> None:
         sig = kernel.sig

@@ -42,6 +42,8 @@ class HostFlow:
     def _op_calls(self) -> dict[str, Callable[[relax.Call, relax.Var | None], Val]]:
         return {
             "relax.call_tir": self.op_call_tir,
+            "relax.call_tir_inplace": self.op_call_tir_inplace,
+            "relax.call_inplace_packed": self.op_call_inplace_packed,
             "relax.call_dps_packed": self.op_call_dps_packed,
             "relax.call_pure_packed": self.op_call_pure_packed,
             "relax.call_packed": self.op_call_pure_packed,
@@ -84,6 +86,28 @@ class HostFlow:
 
     def op_call_tir(self, e: relax.Call, var: relax.Var | None) -> Val:
         return self.call_tir(e, "R.call_tir", var)
+
+    def op_call_tir_inplace(self, e: relax.Call, var: relax.Var | None) -> Val:
+        return self.call_tir(e, "R.call_tir_inplace", var)
+
+    def op_call_inplace_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """The packed function writes the in-place arguments where they are and
+        returns every output, as in TVM; the in-place ones are the arguments (what
+        it returned for them, a copy when it is a Python function, is dropped)."""
+        func = e.args[0]
+        if not isinstance(func, relax.ExternFunc):
+            raise TVMLiteError(f"{self.prefix}R.call_inplace_packed needs a function name")
+        args = [leaf for a in e.args[1:] for leaf in val_leaves(self.value(a))]
+        sinfo = e.sinfo_args[0] if e.sinfo_args else None
+        if sinfo is None:
+            raise TVMLiteError(f"{self.prefix}R.call_inplace_packed needs sinfo_args")
+        what = f"R.call_inplace_packed of '{func.global_symbol}'"
+        out_leaves = leaves(sinfo, "output")
+        outs = self.inplace_outputs(e, args, out_leaves, what)
+        returned = self.call_packed(func.global_symbol, args, sinfo, dps=False)
+        got = val_leaves(returned)
+        merged = [o if o is not None else r for o, r in zip(outs, got, strict=True)]
+        return rebuild(sinfo, merged)
 
     def op_call_dps_packed(self, e: relax.Call, var: relax.Var | None) -> Val:
         func, args = e.args[0], e.args[1]

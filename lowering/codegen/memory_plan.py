@@ -8,7 +8,8 @@ lives do not overlap:
 - Liveness is over the top-level bindings, in order. A value is live from the
   binding that makes it to the last binding that uses it or anything that may
   alias it (a var bound to it, a tuple holding it, a `TupleGetItem` of such a
-  tuple, an `R.If` or `R.match_cast` whose result may be it).
+  tuple, an `R.If` or `R.match_cast` whose result may be it, the result of an
+  in-place call that writes it).
 - Outputs that may reach the function's result (directly or through tuples)
   escape: they keep their own block, which the caller receives without a copy.
   Outputs of shapes known only at run time keep their own block too (the block
@@ -45,6 +46,8 @@ PLAN_KEY = "tvmlite.memory_plan"  # PassContext config: False allocates every ou
 ALIGN = 64  # offsets and sizes in the arena: what `tvmlite_alloc_tensor` gives data
 HEADER_ROOM = -(-HEADER_BYTES // ALIGN) * ALIGN  # arena bytes of one output's header
 ARENA_SLOT = 0  # the frame slot of the arena: allocated first, released last
+# calls whose results are some of their arguments (`inplace_indices`)
+INPLACE = frozenset({"relax.call_tir_inplace", "relax.call_inplace_packed"})
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,13 @@ def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
         return out
     if isinstance(e, relax.TupleGetItem):
         return alias_roots(e.tuple_value, roots)
+    if isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
+        out = set()  # the in-place arguments are the result: their storages live on
+        args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
+        for i in dict(e.attrs).get("inplace_indices", ()):
+            if 0 <= int(i) < len(args):
+                out |= alias_roots(args[int(i)], roots)
+        return out
     if isinstance(e, relax.If | relax.SeqExpr):
         out = set()
         for v in referenced_vars(e):

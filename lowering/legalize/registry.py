@@ -30,6 +30,7 @@ _RULES: dict[str, LegalizeFn] = {}
 
 # Function attribute keys carrying the operator a legalized kernel came from.
 OP_NAME, OP_KIND, OP_ATTRS = "op_name", "op_kind", "op_attrs"
+TVM_OP_NAME = "operator_name"  # what TVM's own kernels carry (AlterOpImpl, printed modules)
 
 
 def register_legalize(name: str) -> Callable[[LegalizeFn], LegalizeFn]:
@@ -236,10 +237,22 @@ def _undefined_vars(params: list[te.Tensor | tir.Var]) -> list[tir.Var]:
     return [v for v in free_vars(dims) if v not in dims]
 
 
+def op_name_of(func: tir.PrimFunc) -> str | None:
+    """The operator a kernel computes: tvmlite's `op_name` or TVM's `operator_name`."""
+    name = func.attr(OP_NAME) or func.attr(TVM_OP_NAME)
+    return str(name) if name is not None else None
+
+
 def op_info(func: tir.PrimFunc) -> dict[str, Any] | None:
     """The operator a legalized kernel came from: {"name", "kind", "attrs"}, or None
-    for a prim function that did not come from legalization."""
-    name = func.attr(OP_NAME)
+    for a prim function that did not come from legalization. A kernel TVM made
+    names it only (`operator_name`): its kind is the operator's registered one."""
+    from tvmlite.dsl.ops import lookup
+
+    name = op_name_of(func)
     if name is None:
         return None
-    return {"name": name, "kind": func.attr(OP_KIND), "attrs": dict(func.attr(OP_ATTRS, ()))}
+    kind = func.attr(OP_KIND)
+    if kind is None and lookup(name) is not None:
+        kind = lookup(name).pattern.spelling
+    return {"name": name, "kind": kind, "attrs": dict(func.attr(OP_ATTRS, ()))}

@@ -45,7 +45,7 @@ class DefaultCPUSchedule(Pass):
     name: str = "DefaultCPUSchedule"
 
     def run(self, mod: IRModule) -> IRModule:
-        if not PassContext.current().get_bool(CONFIG_KEY, True):
+        if not PassContext.current().get(CONFIG_KEY, True):
             return mod
         functions: dict[str, Any] = dict(mod.functions)
         for gname, func in mod.functions.items():

@@ -72,7 +72,11 @@ def binding_pattern(mod: IRModule, value: relax.Expr) -> tuple[K, list[relax.Exp
         kernel = view.kernel(mod.functions) if view is not None else None
         if view is not None and kernel is not None:
             pattern = kernel.attr("op_pattern")
+            # A kernel for another target kind (a relax_to_tir hook's) stays its own:
+            # fused, it would be compiled by LLVM.
             kind = K(int(pattern)) if pattern is not None else K.kOpaque
+            if kernel.attr("target") is not None:
+                kind = K.kOpaque
             return kind, list(view.args)
         return K.kOpaque, list(value.args)
     if isinstance(value, relax.TupleGetItem):

@@ -32,7 +32,7 @@ from tvmlite.dsl.tir_mutator import replace
 from tvmlite.lowering.analysis.kernel_inline import KernelInliner
 from tvmlite.lowering.analysis.op_pattern import analyze_op_pattern
 from tvmlite.lowering.analysis.relax_util import tir_vars
-from tvmlite.lowering.legalize.registry import OP_ATTRS, OP_NAME
+from tvmlite.lowering.legalize.registry import OP_ATTRS, op_name_of
 from tvmlite.lowering.transform import EXTERNAL_COMPILER, PRIMITIVE, Pass
 
 INDEX = "int64"
@@ -283,7 +283,7 @@ class FusedKernelBuilder:
         self.body.append(inliner.visit_stmt(body))
 
     def _attrs(self) -> tuple[tuple[str, Any], ...]:
-        names = tuple(str(k.attr(OP_NAME) or name) for name, k in self.kernels)
+        names = tuple(op_name_of(k) or name for name, k in self.kernels)
         op_attrs = tuple(k.attr(OP_ATTRS, ()) for _, k in self.kernels)
         pattern = max(_pattern(k) for _, k in self.kernels)
         noalias = next(

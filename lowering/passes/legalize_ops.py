@@ -14,21 +14,23 @@ rule again: building a kernel and comparing it with the ones already made
 costs a thousand times more than the lookup, and a rule sees nothing of its
 arguments but their struct info (and the values of constants, shapes and
 prim values), so the kernel would be the same. Calls whose rule emitted helper
-bindings are always legalized afresh. Functions marked `Primitive`,
-`Compiler`, `Codegen` or `Composite` are left alone (`is_external`), and so are
-calls that have no rule or already are `call_tir`, so running the pass twice
-changes nothing. A binding whose legalized value knows a shape its var does not (an
-output sized at run time, as `R.nonzero`'s) gets a new var with that shape, and
-later uses see it (TVM's ExprMutator re-emits such bindings the same way), so
-the operators after it can be legalized.
+bindings are always legalized afresh. Functions marked `Compiler`, `Codegen`
+or `Composite` (another codegen's) are left alone, and so are calls that have
+no rule or already are `call_tir`, so running the pass twice changes nothing.
+A binding whose legalized value knows a shape its var does not (an output
+sized at run time, as `R.nonzero`'s) gets a new var with that shape, and later
+uses see it (TVM's ExprMutator re-emits such bindings the same way), so the
+operators after it can be legalized.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import TVM027, IRModule
@@ -44,22 +46,75 @@ from tvmlite.lowering.legalize.registry import (
     LegalizeUnsupported,
     attr_value,
 )
-from tvmlite.lowering.transform import Pass, is_external
+from tvmlite.lowering.transform import EXTERNAL_COMPILER, Pass, PassContext
+
+LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
+# Calls, closures and VM intrinsics: nothing to legalize, so no warning either.
+NOT_COMPUTATIONS = (
+    "relax.call_",
+    "relax.invoke_",
+    "relax.memory.",
+    "relax.vm.",
+    "relax.builtin.",
+    "relax.make_closure",
+    "relax.null_value",
+    "relax.print",
+    "relax.assert_op",
+)
 
 
 @dataclass(frozen=True)
 class LegalizeOps(Pass):
-    """`customize` maps operator names to rules tried before the built-in ones.
-    `dialect` is the spelling of the new kernels ("tvm-0.27": `s_tir`,
-    `tirx.noalias`, as TVM 0.27 prints them); by default the module's."""
+    """Does nothing when the PassContext config `relax.transform.apply_legalize_ops`
+    is False (as in TVM, for tests that want unlegalized ops to fail the build).
+    TVM's parameters: `customize_legalize_map` maps operator names to rules tried
+    before the built-in ones, `skip_ops` names operators left as they are, and
+    `enable_warning` warns (Python `warnings`) about each call whose operator
+    has no legalization. `dialect` is the spelling of the new kernels
+    ("tvm-0.27": `s_tir`, `tirx.noalias`, as TVM 0.27 prints them); by default
+    the module's."""
 
-    customize: Mapping[str, LegalizeFn] | None = None
+    customize_legalize_map: Mapping[str, LegalizeFn] | None = None
+    skip_ops: Sequence[str] = ()
+    enable_warning: bool = False
     dialect: str | None = None
     name: str = "LegalizeOps"
 
+    def __post_init__(self) -> None:
+        custom = self.customize_legalize_map
+        if custom is not None and (
+            not isinstance(custom, Mapping)
+            or not all(isinstance(k, str) and callable(v) for k, v in custom.items())
+        ):
+            raise TVMLiteError(
+                "LegalizeOps: customize_legalize_map must map operator names to functions"
+            )
+        if isinstance(self.skip_ops, str) or not all(isinstance(n, str) for n in self.skip_ops):
+            raise TVMLiteError("LegalizeOps: skip_ops must be a list of operator names")
+        unknown = [n for n in self.skip_ops if lookup(n) is None]
+        if unknown:
+            raise TVMLiteError(
+                f"LegalizeOps: skip_ops names unknown operator '{unknown[0]}' "
+                "(operators are named as in TVM, e.g. 'relax.nn.conv2d')"
+            )
+        object.__setattr__(self, "skip_ops", tuple(self.skip_ops))
+        if not isinstance(self.enable_warning, bool):
+            raise TVMLiteError(
+                f"LegalizeOps: enable_warning must be True or False, got {self.enable_warning!r}"
+            )
+
     def run(self, mod: IRModule) -> IRModule:
+        # TVM's switch: with the config False no LegalizeOps runs, explicit or in a pipeline
+        if not PassContext.current().get(LEGALIZE_KEY, True):
+            return mod
         dialect = self.dialect or mod.dialect
-        table = KernelTable(mod, dict(self.customize or {}), dialect == TVM027)
+        table = KernelTable(
+            mod,
+            dict(self.customize_legalize_map or {}),
+            dialect == TVM027,
+            frozenset(self.skip_ops),
+            self.enable_warning,
+        )
         functions: dict[str, Any] = {}
         for gname, func in mod.functions.items():
             if isinstance(func, relax.Function):
@@ -77,12 +132,19 @@ class KernelTable(ExprMutator):
     binding being rewritten."""
 
     def __init__(
-        self, mod: IRModule, customize: dict[str, LegalizeFn], s_tir: bool = False
+        self,
+        mod: IRModule,
+        customize: dict[str, LegalizeFn],
+        s_tir: bool = False,
+        skip: frozenset[str] = frozenset(),
+        warn: bool = False,
     ) -> None:
         super().__init__()
         self.mod = mod
         self.customize = customize
         self.s_tir = s_tir
+        self.skip = skip
+        self.warn = warn
         self.kernels: dict[str, tir.PrimFunc] = {}
         self._by_hash: dict[int, list[str]] = {}
         self._counters: dict[str, int] = {}  # next suffix to try per kernel name
@@ -124,16 +186,24 @@ class KernelTable(ExprMutator):
         return self.legalize_expr(super().visit_Call(e))
 
     def visit_Function(self, e: relax.Function) -> relax.Expr:
-        return e if is_external(e) else super().visit_Function(e)
+        # Another codegen's functions keep their operators; a `Primitive` one (a
+        # fusion group TVM printed or a user wrote) is legalized like any other.
+        if any(e.attr(k) for k in EXTERNAL_COMPILER):
+            return e
+        return super().visit_Function(e)
 
     def legalize_expr(self, expr: relax.Expr) -> relax.Expr:
         """`expr` with its operator call replaced (helper bindings are emitted)."""
         if not (isinstance(expr, relax.Call) and isinstance(expr.op, relax.Op)):
             return expr
         name = expr.op.name
+        if name in self.skip:
+            return expr
         rule = self.customize.get(name) or registry.rule_for(name)
         op = lookup(name)
         if rule is None or op is None:
+            if self.warn and not name.startswith(NOT_COMPUTATIONS):
+                warnings.warn(f"LegalizeOps: no legalization for {name}", stacklevel=2)
             return expr
         key = _call_key(rule, expr)
         replay = self._memo.get(key) if key is not None else None

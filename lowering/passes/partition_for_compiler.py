@@ -204,12 +204,20 @@ def _sinfo(expr: relax.Expr) -> relax.StructInfo:
 LowerCall = Callable[[relax.Function, tuple[relax.Expr, ...], relax.StructInfo], relax.Expr]
 
 
+def compiler_of(func: relax.Function) -> str | None:
+    """The codegen a graph function is for: its `Compiler` attribute (tvmlite's
+    PartitionForCompiler), or `Codegen` (TVM's FuseOpsByPattern, as TVM prints it)."""
+    name = func.attr("Compiler") or func.attr("Codegen")
+    return str(name) if name else None
+
+
 def compiler_functions(mod: IRModule, compiler: str) -> dict[str, relax.Function]:
-    """The graph functions of `mod` tagged `Compiler=compiler`, by name."""
+    """The graph functions of `mod` tagged `Compiler=compiler` (or
+    `Codegen=compiler`), by name."""
     return {
         name: f
         for name, f in mod.functions.items()
-        if isinstance(f, relax.Function) and f.attr("Compiler") == compiler
+        if isinstance(f, relax.Function) and compiler_of(f) == compiler
     }
 
 

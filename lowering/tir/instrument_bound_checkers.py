@@ -57,7 +57,7 @@ _LANEWISE_CALLS = frozenset(
 
 def bound_checks_enabled() -> bool:
     """Whether the current PassContext asks for a checked build."""
-    return PassContext.current().get_bool(CHECKED_KEY, False)
+    return PassContext.current().get(CHECKED_KEY, False)  # a bool: PassContext checks
 
 
 Scope = tuple[tir.Var, tir.PrimExpr] | tir.PrimExpr  # a let binding, or a guard

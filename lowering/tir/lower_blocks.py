@@ -1,8 +1,12 @@
 """LowerBlocks: blocks become plain loop-nest statements.
 
 A `BlockRealize` binds its iter vars to their values (LetStmt), guards the body by
-its predicate (`T.where`), runs `T.init()` when every reduction iter var is at the
-start of its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
+its predicate (`T.where`), runs `T.init()` once before the loops when every loop
+from one down to the block only drives reduction iter vars and their first
+iteration is the reductions' start (the form legalization and most schedules
+make: a reduction over an empty range, `R.sum` over an axis of extent 0, still
+writes its init value), else when every reduction iter var is at the start of
+its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
 `AllocBuffer` statements and replaces each `match_buffer` by a strided view of its
 source region. `reads`/`writes` are dropped: codegen does not need them, and the
 schedule passes that do run before this one.
@@ -14,6 +18,8 @@ from dataclasses import dataclass
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import substitute, uses
+from tvmlite.dsl.arith import const_int, difference
 from tvmlite.dsl.tir_mutator import StmtExprMutator
 from tvmlite.lowering.tir.flatten_buffers import add, elem_offset_of, mul, strides_of, to_index
 from tvmlite.lowering.transform import PrimFuncPass
@@ -41,6 +47,58 @@ def _is_true(e: tir.PrimExpr) -> bool:
 class _BlockLowerer(StmtExprMutator):
     """Remove every Block/BlockRealize from one PrimFunc."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.hoisted: set[int] = set()  # blocks whose init runs before their loops
+
+    def visit_For(self, s: tir.For) -> tir.Stmt:
+        init = self._hoisted_init(s)
+        loop = super().visit_For(s)
+        return loop if init is None else tir.seq([init, loop])
+
+    def _hoisted_init(self, s: tir.For) -> tir.Stmt | None:
+        """The init of the reduction block `s` leads to, run once before `s`, when
+        `s` and every loop below it only drive reduction iter vars (so the init's
+        point does not depend on them), their first iteration puts every reduction
+        var at its start, and the block is all that is inside."""
+        start: dict[tir.Var, tir.PrimExpr] = {}  # each loop var at its first iteration
+        node: tir.Stmt = s
+        while isinstance(node, tir.For):
+            start[node.loop_var] = node.min
+            node = node.body
+        loop_vars = set(start)
+        if not isinstance(node, tir.BlockRealize):
+            return None
+        block = node.block
+        if block.init is None or block.match_buffers or block.alloc_buffers:
+            return None
+        if id(block) in self.hoisted:  # an outer loop took it
+            return None
+        reduce_vars = {iv.var for iv in block.iter_vars if iv.kind == tir.REDUCE}
+        # TVM runs the init where every reduction var is at its domain's start; it
+        # moves before the loops only when that is their first iteration.
+        for iv, v in zip(block.iter_vars, node.iter_values, strict=True):
+            at = _cast(substitute(v, start), iv.var.dtype)
+            if iv.kind == tir.REDUCE and const_int(difference(at, iv.dom.min)) != 0:
+                return None
+        spatial = [
+            (iv.var, v)
+            for iv, v in zip(block.iter_vars, node.iter_values, strict=True)
+            if iv.kind != tir.REDUCE
+        ]
+        if uses(block.init, reduce_vars) or uses(node.predicate, loop_vars):
+            return None
+        if any(uses(v, loop_vars) for _, v in spatial):
+            return None
+        self.hoisted.add(id(block))
+        init = self.visit_stmt(block.init)
+        predicate = self.visit_expr(node.predicate)
+        if not _is_true(predicate):
+            init = tir.IfThenElse(predicate, init)
+        for var, value in reversed(spatial):
+            init = tir.LetStmt(var, _cast(self.visit_expr(value), var.dtype), init)
+        return init
+
     def visit_BlockRealize(self, s: tir.BlockRealize) -> tir.Stmt:
         block = s.block
         lets: list[tuple[tir.Var, tir.PrimExpr]] = []
@@ -49,7 +107,7 @@ class _BlockLowerer(StmtExprMutator):
         for match in block.match_buffers:
             lets.extend(self._match(match))
         body = self.visit_stmt(block.body)
-        if block.init is not None:
+        if block.init is not None and id(block) not in self.hoisted:
             init = self.visit_stmt(block.init)
             cond = _and(
                 [

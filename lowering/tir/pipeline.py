@@ -8,13 +8,14 @@ they were (they are the calling convention). A checked build (PassContext
 config `tir.instrument_bound_checkers`, which `build(..., checked=True)` sets)
 adds InstrumentBoundCheckers right after LowerBlocks and CompactBuffers, while
 buffers still have their dims; every build runs CheckStaticBounds right after
-LowerBlocks, which refuses an access that is out of bounds on every call.
-Lowering a lowered module changes nothing.
+LowerBlocks, which refuses an access that is out of bounds on every call, and
+the passes of `inside` (a target kind's "lower_tir" passes) run after them,
+buffers still with their dims. Lowering a lowered module changes nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
@@ -37,6 +38,7 @@ class LowerTIR(Pass):
     Each step runs as a pass of its own under the current PassContext, so
     instruments, `disabled_pass` and `verify` see it."""
 
+    inside: tuple[Pass, ...] = field(default=(), compare=False)
     name: str = "LowerTIR"
 
     def run(self, mod: IRModule) -> IRModule:
@@ -46,6 +48,7 @@ class LowerTIR(Pass):
             CheckStaticBounds(),  # on the accesses as written
             CompactBuffers(),
             *checks,  # before SimplifyIndices: messages show the indices as written
+            *self.inside,
             SimplifyIndices(),
             FlattenBuffers(),
             LowerIntrinsics(),

@@ -22,7 +22,12 @@ __version__ = "0.1.0"
 
 
 def build(
-    mod: Any, target: Any = "llvm", pipeline: Any = None, cache: bool = True, checked: bool = False
+    mod: Any,
+    target: Any = "llvm",
+    pipeline: Any = None,
+    cache: bool = True,
+    checked: bool = False,
+    **tvm_pipelines: Any,
 ) -> Any:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
     ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
@@ -31,13 +36,16 @@ def build(
     config={"relax.transform.apply_legalize_ops": False})`. Builds are cached on
     disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache.
     `checked=True` (TVM's `PassContext(config={"tir.instrument_bound_checkers":
-    True})`) checks every buffer access: out of bounds raises TVMLiteError."""
+    True})`) checks every buffer access: out of bounds raises TVMLiteError.
+    TVM's keywords `relax_pipeline=` (TVM's names: "default" legalizes, "zero"
+    fuses, None runs no pipeline) and `tir_pipeline=` work as in TVM
+    (docs/extending.md, "Porting from TVM")."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target=target, pipeline=pipeline, cache=cache, checked=checked)
+    return _build(mod, target, pipeline, cache, checked, **tvm_pipelines)
 
 
-def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
+def lower(mod: Any, target: Any = "llvm", pipeline: Any = None, **tvm_pipelines: Any) -> IRModule:
     """Every step `build` runs before code generation, as passes under the current
     `PassContext`: the target's hooks, the pipeline, legalization and TIR
     lowering. Returns the module codegen consumes: graph functions and lowered
@@ -45,7 +53,7 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None) -> IRModule:
     same code as `build(mod)`."""
     from tvmlite.lowering.build import lower as _lower
 
-    return _lower(mod, target=target, pipeline=pipeline)
+    return _lower(mod, target, pipeline, **tvm_pipelines)
 
 
 def load_module(path: Any) -> Any:

@@ -37,6 +37,7 @@ from tvmlite.lowering.transform import (
     Sequential,
     function_pass,
     module_pass,
+    register_config_option,
 )
 
 __all__ = [
@@ -70,5 +71,6 @@ __all__ = [
     "function_pass",
     "module_pass",
     "op_info",
+    "register_config_option",
     "register_legalize",
 ]

@@ -154,6 +154,7 @@ def _toy_kind(log: ToyLog) -> None:
             "before_legalize": (partition, lambda t: mark("before_legalize")),
             "after_legalize": (lambda t: mark("after_legalize"),),
             "schedule": (lambda t: mark("schedule"),),
+            "lower_tir": (lambda t: mark("lower_tir"),),
             "before_codegen": (lambda t: mark("before_codegen"),),
         },
         relax_to_tir=relax_to_tir,
@@ -178,10 +179,13 @@ def test_toy_kind_drives_all_three_hooks(toy: ToyLog, pipeline: str, target: str
     x, y = np.array([1, -5, 2, -1], "float32"), np.array([1, 1, -4, 3], "float32")
     np.testing.assert_array_equal(ex["main"](x, y), np.maximum(x + y, 0))
     assert toy.points == list(POINTS)
-    # Prim functions reach the schedule point with their blocks, codegen without.
-    assert toy.blocks["schedule"] and not toy.blocks["before_codegen"]
-    # The Compiler function kept its high-level op through legalization and
-    # fusion, until the kind's own relax_to_tir lowered it.
+    # Prim functions reach the schedule point with their blocks, LowerTIR's inner
+    # point and codegen without.
+    assert toy.blocks["schedule"] and not toy.blocks["lower_tir"]
+    assert not toy.blocks["before_codegen"]
+    # The Compiler function reached the kind's own relax_to_tir with its
+    # high-level op (relax_to_tir runs before the pipeline legalizes), and the
+    # kernel it made for the kind was not fused into an LLVM one.
     assert toy.seen_ops == ["relax.add"]
     # Tagged kernels go to their kind; untagged ones too when the build target
     # is that kind. The hook declined relu (no code for it): LLVM compiled it.
@@ -201,5 +205,5 @@ def test_kinds_register_once_and_points_are_checked(toy: ToyLog) -> None:
 
 def test_compiler_function_without_a_kind_is_a_clear_error() -> None:
     mod = PartitionForCompiler("nowhere", ["relax.add"])(tvmlite.parse(ADD_RELU))
-    with pytest.raises(tvmlite.TVMLiteError, match='Compiler="nowhere".*no target kind'):
+    with pytest.raises(tvmlite.TVMLiteError, match='codegen "nowhere".*no target kind'):
         tvmlite.build(mod)

@@ -11,6 +11,7 @@ import tvmlite
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 from tvmlite.transform import (
+    LegalizeOps,
     PassContext,
     PassInstrument,
     PassTimingInstrument,
@@ -18,6 +19,7 @@ from tvmlite.transform import (
     Sequential,
     function_pass,
     module_pass,
+    register_config_option,
 )
 
 MOD = """
@@ -148,7 +150,8 @@ def test_verify_between_passes_catches_broken_module() -> None:
     # Contexts entered inside inherit the setting (the suite's autouse fixture
     # relies on it); an explicit verify=False turns it off.
     with PassContext(verify=True):
-        with PassContext(config={"x": 1}), pytest.raises(tvmlite.VerifyError, match="Break"):
+        inner = PassContext(config={"relax.FuseOps.max_depth": 4})
+        with inner, pytest.raises(tvmlite.VerifyError, match="Break"):
             Sequential([break_it], name="outer")(mod)
         with PassContext(verify=False):
             assert PassContext.current().verifies() is False
@@ -164,6 +167,38 @@ def test_legalize_under_verify() -> None:
     with PassContext(verify=True):
         out = LegalizeOps()(tvmlite.parse(MOD))
     assert "tir_exp" in out
+
+
+def test_apply_legalize_ops_false_turns_every_legalize_ops_off() -> None:
+    mod = tvmlite.parse(MOD)
+    assert "tir_exp" in LegalizeOps()(mod).functions  # on by default
+    with PassContext(config={"relax.transform.apply_legalize_ops": False}):
+        assert LegalizeOps()(mod) is mod  # an explicit pass is off too, as in TVM
+        for pipeline in ("minimal", "default", [LegalizeOps()]):
+            with pytest.raises(tvmlite.TVMLiteError, match="R.exp"):
+                tvmlite.build(mod, pipeline=pipeline, cache=False)
+
+
+def test_config_rejects_unknown_keys_and_wrong_types() -> None:
+    with pytest.raises(tvmlite.TVMLiteError) as err:
+        PassContext(config={"relax.transform.apply_legalize_op": False})
+    message = str(err.value)
+    assert "unknown key 'relax.transform.apply_legalize_op'" in message
+    assert "known: relax.FuseOps.max_depth, relax.transform.apply_legalize_ops" in message
+    with pytest.raises(tvmlite.TVMLiteError, match="apply_legalize_ops' must be True or False"):
+        PassContext(config={"relax.transform.apply_legalize_ops": "no"})
+    with pytest.raises(tvmlite.TVMLiteError, match="max_depth' must be a int, got True"):
+        PassContext(config={"relax.FuseOps.max_depth": True})
+    with pytest.raises(tvmlite.TVMLiteError, match="unknown key 'mine.flag'"):
+        PassContext().with_config({"mine.flag": 1})
+
+
+def test_registered_config_option_is_accepted() -> None:
+    register_config_option("tests.transform.flag", bool)
+    with PassContext(config={"tests.transform.flag": True}):
+        assert PassContext.current().get("tests.transform.flag") is True
+    with pytest.raises(tvmlite.TVMLiteError, match="already registered as bool"):
+        register_config_option("tests.transform.flag", int)
 
 
 def test_suite_verifies_between_passes() -> None:
@@ -208,5 +243,12 @@ def test_every_graph_pass_leaves_external_functions_alone(mark: str) -> None:
     mod = tvmlite.parse(MARKED.replace("MARK", mark))
     assert is_external(mod["marked"]) and not is_external(mod["main"])
     out = Sequential([LegalizeOps(), FuseOps(), DeadCodeElimination()])(mod)
+    if mark.startswith('"Primitive"'):
+        # A fusion group's operators are legalized (TVM's LegalizeOps does it too);
+        # FuseOps and DeadCodeElimination leave it alone (its unused binding stays).
+        legal = LegalizeOps()(mod)["marked"]
+        assert tvmlite.structural_equal(out["marked"], legal) and "tir_exp" in out
+        assert len(out["marked"].body.blocks[0].bindings) == 3
+        return
     assert out["marked"] is mod["marked"]  # not legalized, fused or cleaned inside
     assert "tir_sqrt" in out and "exp" not in out  # main legalized, the marked function not

@@ -134,6 +134,12 @@ class RelaxFunctionParser:
         )
         body_sinfo = self.expr.sinfo_of(result)
         attrs = dict(self.attrs)
+        if self.is_private and "global_symbol" in attrs:  # TVM's WellFormed rule too
+            raise self.ctx.error(
+                f"private function {self.fdef.name} has a global_symbol: a private "
+                "function has none (drop private=True to make it public)",
+                self.fdef,
+            )
         if not (self.is_private or self.nested) and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.fdef.name
         comments = merged(self.fdef.comments, self.func_comments)
