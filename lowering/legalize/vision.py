@@ -6,8 +6,9 @@ with -1. multibox_transform_loc: SSD/TFLite box decoding around each anchor and
 the class scores (softmax, threshold mask, optional background zeroing).
 roi_pool: the maximum over each bin of a rounded region, 0 for an empty bin.
 roi_align: the average or maximum of `sample_ratio` x `sample_ratio` bilinear
-samples per bin (an adaptive grid, `sample_ratio <= 0`, is not legalized: its
-sample count depends on the data).
+samples per bin, or with `sample_ratio <= 0` an adaptive grid as many samples
+high and wide as the bin is pixels (a reduction whose extent the region's data
+gives, as TOPI's).
 The two non-maximum suppressions are not legalized yet: a build stops at them.
 """
 
@@ -212,9 +213,7 @@ def legalize_roi_pool(ctx: LegalizeCtx) -> relax.Expr:
 @register_legalize("relax.vision.roi_align")
 def legalize_roi_align(ctx: LegalizeCtx) -> relax.Expr:
     attrs = ctx.attrs
-    grid = attrs["sample_ratio"]
-    if grid <= 0:
-        raise LegalizeUnsupported("roi_align with an adaptive sampling grid (sample_ratio <= 0)")
+    ratio = attrs["sample_ratio"]
     ph_size, pw_size = attrs["pooled_size"]
     scale, aligned, avg = attrs["spatial_scale"], attrs["aligned"], attrs["mode"] == "avg"
     nhwc = attrs["layout"] == "NHWC"
@@ -259,17 +258,26 @@ def legalize_roi_align(ctx: LegalizeCtx) -> relax.Expr:
             bin_h, bin_w = E.div(roi_h, c(float(ph_size))), E.div(roi_w, c(float(pw_size)))
             y0 = E.add(start_h, E.mul(E.cast(ph, rtype), bin_h))
             x0 = E.add(start_w, E.mul(E.cast(pw, rtype), bin_w))
-            rh, rw = te.reduce_axis(grid, "rh"), te.reduce_axis(grid, "rw")
+            if ratio > 0:
+                grid_h = grid_w = E.const(ratio, I32)
+            else:  # adaptive: as many samples as the bin is pixels high and wide
+                grid_h = E.cast(E.call("ceil", rtype, E.div(roi_h, c(float(ph_size)))), I32)
+                grid_w = E.cast(E.call("ceil", rtype, E.div(roi_w, c(float(pw_size)))), I32)
+            rh = te.reduce_axis(E.cast(grid_h, E.INDEX), "rh")
+            rw = te.reduce_axis(E.cast(grid_w, E.INDEX), "rw")
+            counts = {rh.var: grid_h, rw.var: grid_w}
 
             def offset(r: tir.Var, size: tir.PrimExpr) -> tir.PrimExpr:
-                return E.div(E.mul(E.add(E.cast(r, rtype), c(0.5)), size), c(float(grid)))
+                spread = E.mul(E.add(E.cast(r, rtype), c(0.5)), size)
+                return E.div(spread, E.cast(counts[r], rtype))
 
             n = _batch_of(rois, i, batch)
             value = bilinear(
                 n, ch, E.add(y0, offset(rh.var, bin_h)), E.add(x0, offset(rw.var, bin_w))
             )
             if avg:
-                return te.sum_(E.div(value, c(float(grid * grid))), [rh, rw])
+                count = E.cast(E.mul(grid_h, grid_w), rtype)
+                return te.sum_(E.div(value, count), [rh, rw])
             return te.max_(value, [rh, rw])
 
         num_roi = rois.shape[0]

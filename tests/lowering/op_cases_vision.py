@@ -62,16 +62,17 @@ def roi_align(x, rois, pooled, scale, grid, aligned, mode):
         if not aligned:
             rh, rw = max(rh, 1.0), max(rw, 1.0)
         bh, bw = rh / ph_size, rw / pw_size
+        gh, gw = (grid, grid) if grid > 0 else (math.ceil(bh), math.ceil(bw))  # adaptive
         for ph in range(ph_size):
             for pw in range(pw_size):
                 samples = [
                     bilinear(
                         x[int(roi[0])],
-                        sh + ph * bh + (a + 0.5) * bh / grid,
-                        sw + pw * bw + (b + 0.5) * bw / grid,
+                        sh + ph * bh + (a + 0.5) * bh / gh,
+                        sw + pw * bw + (b + 0.5) * bw / gw,
                     )
-                    for a in range(grid)
-                    for b in range(grid)
+                    for a in range(gh)
+                    for b in range(gw)
                 ]
                 pick = np.mean if mode == "avg" else np.max
                 out[i, :, ph, pw] = pick(samples, axis=0)
@@ -145,6 +146,19 @@ def _vision_cases() -> list[Case]:
             'aligned=True, mode="max")',
             (x, ROIS),
             lambda d, r: roi_align(d, r, (2, 2), 1.0, 3, True, "max").astype("float32"),
+        ),
+        case(
+            "roi_align-adaptive-grid",
+            "R.vision.roi_align(x, y, pooled_size=2, spatial_scale=1.0, sample_ratio=0)",
+            (x, ROIS),
+            lambda d, r: roi_align(d, r, (2, 2), 1.0, 0, False, "avg").astype("float32"),
+        ),
+        case(
+            "roi_align-adaptive-grid-max",
+            "R.vision.roi_align(x, y, pooled_size=(3, 2), spatial_scale=0.5, sample_ratio=-1, "
+            'aligned=True, mode="max")',
+            (x, ROIS),
+            lambda d, r: roi_align(d, r, (3, 2), 0.5, -1, True, "max").astype("float32"),
         ),
         case(
             "roi_align-nhwc",
