@@ -99,6 +99,89 @@ def multibox(cls_pred, loc, anchor, variances, clip, threshold, keep_background,
     return boxes, scores
 
 
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    al, at, ar, ab = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+    bl, bt, br, bb = min(b[0], b[2]), min(b[1], b[3]), max(b[0], b[2]), max(b[1], b[3])
+    inter = max(0.0, min(ar, br) - max(al, bl)) * max(0.0, min(ab, bb) - max(at, bt))
+    union = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - inter
+    return 0.0 if union <= 0 else inter / union
+
+
+def nms(data, valid_count, indices, iou_threshold, *, max_output_size=-1, force_suppress=False,
+        top_k=-1, coord_start=2, score_index=1, id_index=0, return_indices=True,
+        invalid_to_bottom=False, soft_nms_sigma=0.0, score_threshold=0.0):  # fmt: skip
+    """TOPI's classic non-maximum suppression, box by box."""
+    out = np.full_like(data, -1.0)
+    box = np.full(data.shape[:2], -1, "int32")
+    count = np.zeros((len(data), 1), "int32")
+    soft = soft_nms_sigma > 0
+    thresh = np.float32(score_threshold if soft else 0.0)
+    room = (lambda n: n < max_output_size) if max_output_size > 0 else (lambda n: True)
+    for i, boxes in enumerate(data):
+        vc = min(max(int(valid_count[i]), 0), len(boxes))
+        order = sorted(range(vc), key=lambda p: -boxes[p, score_index])  # stable
+        nkeep = top_k if 0 < top_k < vc else vc
+        out[i, :nkeep], box[i, :nkeep] = boxes[order[:nkeep]], order[:nkeep]
+        o, b = out[i], box[i]
+
+        def coords(j, o=o):
+            return o[j, coord_start : coord_start + 4].astype("float64")
+
+        def same(a, c, o=o):
+            return force_suppress or id_index < 0 or o[a, id_index] == o[c, id_index]
+
+        kept = 0
+        if not soft:
+            for j in range(nkeep):
+                if o[j, score_index] > thresh and room(kept):
+                    kept += 1
+                    for k in range(j + 1, nkeep):
+                        if o[k, score_index] > thresh and same(j, k):
+                            if _iou(coords(j), coords(k)) >= iou_threshold:
+                                o[k, score_index], b[k] = -1, -1
+                else:
+                    o[j], b[j] = -1, -1
+            if return_indices:
+                alive = [indices[i, p] for p in b if p >= 0]
+                b[:] = -1
+                b[: len(alive)] = alive
+                count[i, 0] = len(alive)
+            continue
+        for _ in range(nkeep):
+            if not room(kept):
+                continue
+            live = [j for j in range(kept, nkeep) if b[j] >= 0 and o[j, score_index] > thresh]
+            if not live:
+                continue
+            best = max(live, key=lambda j: (o[j, score_index], -j))
+            b[[kept, best]], o[[kept, best]] = b[[best, kept]], o[[best, kept]]
+            for j in range(kept + 1, nkeep):
+                if b[j] >= 0 and o[j, score_index] > thresh and same(kept, j):
+                    iou = np.float32(_iou(coords(kept), coords(j)))
+                    if iou >= iou_threshold:
+                        b[j] = -1
+                    else:
+                        decay = np.exp(np.float32(-0.5 / soft_nms_sigma) * iou * iou)
+                        o[j, score_index] = o[j, score_index] * decay
+                        if o[j, score_index] <= thresh:
+                            b[j] = -1
+            kept += 1
+        o[kept:] = -1
+        if return_indices:
+            b[:kept] = indices[i, b[:kept]]
+            b[kept:] = -1
+            count[i, 0] = kept
+    if return_indices:
+        return (out, box, count) if soft else (box, count)
+    if invalid_to_bottom:
+        moved = np.full_like(out, -1.0)
+        for i, o in enumerate(out):
+            rows = o[o[:, score_index] >= 0]
+            moved[i, : len(rows)] = rows
+        return moved
+    return out
+
+
 def _boxes() -> np.ndarray:
     data = G.uniform(2, 5, 6, lo=-0.5, hi=1.0)
     data[:, :, 0] = G.ints(-1, 3, 2, 5)  # class ids, some negative
@@ -108,6 +191,63 @@ def _boxes() -> np.ndarray:
 ROIS = np.array(
     [[0, 1, 1, 6, 5], [1, 0.5, 2.2, 4.4, 7.9], [0, -2, -1, 3, 2], [1, 5, 6, 5.5, 6.2]], "float32"
 )
+
+
+def _detections() -> np.ndarray:
+    """Two batches of six overlapping (class, score, x0, y0, x1, y1) boxes."""
+    data = np.zeros((2, 6, 6), "float32")
+    data[:, :, 0] = G.ints(0, 2, 2, 6)
+    data[:, :, 1] = G.uniform(2, 6, lo=0.0, hi=1.0)
+    corner, size = G.uniform(2, 6, 2, lo=0.0, hi=1.5), G.uniform(2, 6, 2, lo=2.0, hi=4.0)
+    data[:, :, 2:4], data[:, :, 4:6] = corner, corner + size
+    return data
+
+
+def _nms_cases() -> list[Case]:
+    boxes = (
+        _detections(),
+        np.array([6, 4], "int32"),
+        np.array([[5, 4, 3, 2, 1, 0], [10, 11, 12, 13, 14, 15]], "int32"),
+    )
+    forms = {
+        "hard": ("iou_threshold=0.3", {"iou_threshold": 0.3}),
+        "top-k-to-bottom": (
+            "iou_threshold=0.3, top_k=3, return_indices=False, invalid_to_bottom=True",
+            {"iou_threshold": 0.3, "top_k": 3, "return_indices": False, "invalid_to_bottom": True},
+        ),
+        "force-suppress": (
+            "iou_threshold=0.4, force_suppress=True, return_indices=False",
+            {"iou_threshold": 0.4, "force_suppress": True, "return_indices": False},
+        ),
+        "max-output": (
+            "max_output_size=1, iou_threshold=0.9",
+            {"max_output_size": 1, "iou_threshold": 0.9},
+        ),
+        "soft": (
+            "iou_threshold=0.5, soft_nms_sigma=0.5, score_threshold=0.1",
+            {"iou_threshold": 0.5, "soft_nms_sigma": 0.5, "score_threshold": 0.1},
+        ),
+        "soft-any-class": (
+            "max_output_size=2, iou_threshold=0.5, id_index=-1, soft_nms_sigma=0.8, "
+            "return_indices=False",
+            {
+                "max_output_size": 2,
+                "iou_threshold": 0.5,
+                "id_index": -1,
+                "soft_nms_sigma": 0.8,
+                "return_indices": False,
+            },
+        ),
+    }
+    return [
+        case(
+            f"non_max_suppression-{name}",
+            f"R.vision.non_max_suppression(x, y, z, {text})",
+            boxes,
+            lambda d, v, ix, kw=kw: nms(d, v, ix, **kw),
+        )
+        for name, (text, kw) in forms.items()
+    ]
 
 
 def _vision_cases() -> list[Case]:
@@ -187,4 +327,4 @@ def _vision_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = _vision_cases()
+CASES: list[Case] = _vision_cases() + _nms_cases()
