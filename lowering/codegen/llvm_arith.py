@@ -21,6 +21,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.llvm_math import intrinsic
 
 _PRED = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 Value = ir.Value
@@ -41,12 +42,11 @@ def _safe_constant(e: tir.PrimExpr) -> bool:
 
 
 class Arith:
-    """Mixin of the code emitter: needs `self.b` (an IRBuilder) and `self.floor`."""
+    """Arithmetic and casts at `b`'s position (intrinsics declared in `module`)."""
 
-    b: ir.IRBuilder
-    floor: Callable[[Value], Value]  # llvm.floor, from CallEmitter
-
-    def __init__(self) -> None:
+    def __init__(self, module: ir.Module, b: ir.IRBuilder) -> None:
+        self.module = module
+        self.b = b
         self._binary: dict[tuple[str, str], Callable[[Value, Value, tir.BinaryOp], Value]] = {}
         for kind in ("add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max"):
             self._binary[kind, "float"] = getattr(self, f"_float_{kind}")
@@ -81,10 +81,10 @@ class Arith:
         return self.b.frem(a, b)
 
     def _float_floordiv(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
-        return self.floor(self.b.fdiv(a, b))
+        return self._floor(self.b.fdiv(a, b))
 
     def _float_floormod(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
-        return self.b.fsub(a, self.b.fmul(self.floor(self.b.fdiv(a, b)), b))
+        return self.b.fsub(a, self.b.fmul(self._floor(self.b.fdiv(a, b)), b))
 
     def _float_min(self, a: Value, b: Value, e: tir.BinaryOp) -> Value:
         return self.b.select(self.b.fcmp_ordered("<", a, b), a, b)
@@ -180,6 +180,9 @@ class Arith:
         b, _ = self._guard(a, b, e)
         r = self.b.srem(a, b)
         return self.b.select(self._round_down(r, b, e), self.b.add(r, b), r)
+
+    def _floor(self, x: Value) -> Value:
+        return intrinsic(self.module, self.b, "llvm.floor", [x])
 
     # ------------------------------------------------------------ casts
 

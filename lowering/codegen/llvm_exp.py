@@ -37,7 +37,7 @@ TAYLOR = [1 / math.factorial(k) for k in range(8)]  # 1, 1, 1/2, ..., 1/7!
 def exp_f32(b: ir.IRBuilder, intrinsic: Intrinsic, x: ir.Value) -> ir.Value:
     """exp of the float32 scalar or of every lane of the float32 vector `x`;
     `intrinsic(name, args)` calls an overloaded LLVM intrinsic
-    (CallEmitter._intrinsic)."""
+    (`llvm_math.intrinsic`)."""
     lanes = x.type.count if isinstance(x.type, ir.VectorType) else None
     i32 = ir.IntType(32)
     ints = i32 if lanes is None else ir.VectorType(i32, lanes)

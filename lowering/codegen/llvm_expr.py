@@ -21,18 +21,23 @@ from tvmlite.lowering.codegen.llvm_math import CallEmitter, check_lane_count
 Value = ir.Value
 
 
-class ExprEmitter(Arith, CallEmitter, TIRFunctor):
-    """Emits expressions at `self.b`'s position."""
+class ExprEmitter(TIRFunctor):
+    """Emits expressions at `self.b`'s position; holds the arithmetic (`arith`:
+    operators and casts) and the intrinsic calls (`calls`) it uses."""
 
     # Codegen (this file, llvm_math and the host emitter) calls the dispatch `expr`.
     expr = TIRFunctor.visit_expr
 
     def __init__(self, module: ir.Module, builder: ir.IRBuilder) -> None:
-        Arith.__init__(self)
-        CallEmitter.__init__(self)
         self.module = module
         self.b = builder
         self.vars: dict[tir.Var, Value] = {}
+        self.arith = Arith(module, builder)
+        self.calls = CallEmitter(self)
+
+    def int64(self, e: tir.PrimExpr) -> Value:
+        """The value of `e` as an int64 (a dim, an index, a count)."""
+        return self.arith.cast(self.expr(e), e.dtype, "int64")
 
     # ------------------------------------------------------------ leaves
 
@@ -57,7 +62,7 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
     # ------------------------------------------------------------ operators
 
     def visit_Cast(self, e: tir.Cast) -> Value:
-        return self.cast(self.expr(e.value), e.value.dtype, e.dtype)
+        return self.arith.cast(self.expr(e.value), e.value.dtype, e.dtype)
 
     def visit_BinaryOp(self, e: tir.BinaryOp) -> Value:
         a, b = self.expr(e.a), self.expr(e.b)
@@ -65,7 +70,7 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
             return self.b.and_(a, b)
         if e.kind == "or":
             return self.b.or_(a, b)
-        return self.binary(e, a, b)
+        return self.arith.binary(e, a, b)
 
     def visit_Not(self, e: tir.Not) -> Value:
         return self.b.not_(self.expr(e.a))
@@ -82,7 +87,7 @@ class ExprEmitter(Arith, CallEmitter, TIRFunctor):
             del self.vars[e.var]
 
     def visit_Call(self, e: tir.Call) -> Value:
-        return self.call(e)
+        return self.calls.call(e)
 
     # ------------------------------------------------------------ vectors
 

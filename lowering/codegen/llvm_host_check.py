@@ -10,6 +10,8 @@ check runs, so no kernel ever sees a tensor that does not fit it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
@@ -28,6 +30,11 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     tuple_text,
 )
 
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_frame import Frame
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
+
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
 
@@ -38,64 +45,60 @@ def literal(text: str) -> str:
     return text.replace("%", "%%")
 
 
-class HostChecks:
-    """Mixin of the host emitter: needs `b`, `fn`, `module`, `vars`, `expr`,
-    `cast`, `err`, `err_len`, `leave`, `prefix` and `origin`."""
+class Checks:
+    """Run-time checks of the function being emitted (`f`): they leave the chunk
+    through `chunks` and keep shape arrays in `frame`."""
 
-    b: ir.IRBuilder
-    fn: ir.Function
-    module: ir.Module
-    vars: dict[tir.Var, ir.Value]
-    origin: dict[tir.Var, str]
-    prefix: str
-    err: ir.Value
-    err_len: ir.Value
+    def __init__(self, f: HostFunction, chunks: Chunks, frame: Frame) -> None:
+        self.f = f
+        self.chunks = chunks
+        self.frame = frame
 
     # ------------------------------------------------------------ error path
 
     def fail_here(self, status: int, text: str, *args: ir.Value) -> None:
         """Format the message and leave (the caller moves the builder on)."""
-        fmt = abi.cstring(self.module, (literal(self.prefix) + text).replace("%lld", "%ld"))
-        snprintf = abi.c_function(self.module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
-        self.b.call(snprintf, [self.err, self.err_len, fmt, *args])
-        self.leave(ty.constant("int32", status))
+        fmt = abi.cstring(self.f.module, (literal(self.f.prefix) + text).replace("%lld", "%ld"))
+        snprintf = abi.c_function(self.f.module, "snprintf", I32, [PTR, I64, PTR], var_arg=True)
+        self.f.b.call(snprintf, [self.f.err, self.f.err_len, fmt, *args])
+        self.chunks.leave(ty.constant("int32", status))
 
     def check(self, ok: ir.Value, status: int, text: str, *args: ir.Value) -> None:
         """Continue when `ok`, else fail with the message (args dominate the check)."""
-        good = self.fn.append_basic_block("ok")
-        bad = self.fn.append_basic_block("bad")
-        self.b.cbranch(ok, good, bad)
-        self.b.position_at_end(bad)
+        good = self.f.fn.append_basic_block("ok")
+        bad = self.f.fn.append_basic_block("bad")
+        self.f.b.cbranch(ok, good, bad)
+        self.f.b.position_at_end(bad)
         self.fail_here(status, text, *args)
-        self.b.position_at_end(good)
+        self.f.b.position_at_end(good)
 
     # ------------------------------------------------------------ tensors
 
     def check_header(self, ptr: ir.Value, dtype: str, ndim: int, what: str, status: int) -> None:
         """Everything but the shape values: device, ndim, dtype, compactness, alignment."""
         packed = abi.packed_dtype(dtype) if dtype != "void" else -1
-        result = self.b.call(
-            self.module.globals[helpers.CHECK_TENSOR],
+        result = self.f.b.call(
+            self.f.module.globals[helpers.CHECK_TENSOR],
             [
                 ptr,
                 ty.constant("int32", ndim),
                 ty.constant("int32", packed),
                 ty.constant("int32", status),
-                abi.cstring(self.module, self.prefix + what),
-                self.err,
-                self.err_len,
+                abi.cstring(self.f.module, self.f.prefix + what),
+                self.f.err,
+                self.f.err_len,
             ],
         )
-        self.propagate(result)
+        self.chunks.propagate(result)
 
     def bind_dims(self, ptr: ir.Value, sinfo: relax.TensorStructInfo, what: str) -> None:
         """Bind the symbolic vars that appear as whole dims and are not bound yet."""
         shape = sinfo.shape if isinstance(sinfo.shape, tuple) else ()
         for axis, dim in enumerate(shape):
-            if isinstance(dim, tir.Var) and dim not in self.vars:
-                value = abi.load_dim(self.b, ptr, axis)
-                self.vars[dim] = self.cast(value, "int64", dim.dtype)
-                self.origin[dim] = what
+            if isinstance(dim, tir.Var) and dim not in self.f.exprs.vars:
+                value = abi.load_dim(self.f.b, ptr, axis)
+                self.f.exprs.vars[dim] = self.f.exprs.arith.cast(value, "int64", dim.dtype)
+                self.f.origin[dim] = what
 
     def check_dims(
         self,
@@ -115,38 +118,30 @@ class HostChecks:
         for dim in sinfo.shape:
             names: dict[tir.Var, None] = {}
             free_vars(dim, names)
-            if not strict and any(v not in self.vars for v in names):
+            if not strict and any(v not in self.f.exprs.vars for v in names):
                 want.append(ty.constant("int64", -1))
                 known = False
                 continue
-            want.append(self.dim_value(dim, what))
+            want.append(self.f.dim_value(dim, what))
         if not want:
             return ()
         symbolic = not all(isinstance(d, tir.IntImm) for d in sinfo.shape)
-        text = abi.cstring(self.module, tuple_text([shape_text(d) for d in sinfo.shape]))
-        result = self.b.call(
-            self.module.globals[helpers.CHECK_SHAPE],
+        text = abi.cstring(self.f.module, tuple_text([shape_text(d) for d in sinfo.shape]))
+        result = self.f.b.call(
+            self.f.module.globals[helpers.CHECK_SHAPE],
             [
                 ptr,
                 ty.constant("int32", len(want)),
-                self.int64_array(want),
+                self.frame.int64_array(want),
                 text if symbolic else ir.Constant(PTR, None),
                 ty.constant("int32", status),
-                abi.cstring(self.module, self.prefix + what),
-                self.err,
-                self.err_len,
+                abi.cstring(self.f.module, self.f.prefix + what),
+                self.f.err,
+                self.f.err_len,
             ],
         )
-        self.propagate(result)
+        self.chunks.propagate(result)
         return tuple(want) if known else None
-
-    def dim_value(self, dim: tir.PrimExpr, what: str) -> ir.Value:
-        try:
-            return self.cast(self.expr(dim), dim.dtype, "int64")
-        except TVMLiteError as err:
-            raise TVMLiteError(
-                f"{self.prefix}{what}: cannot compute dim {shape_text(dim)}: {err}"
-            ) from None
 
     def check_tensor(
         self, ptr: ir.Value, sinfo: relax.TensorStructInfo, what: str, status: int
@@ -165,10 +160,10 @@ class HostChecks:
     ) -> PrimVal:
         """A prim value passed as a 0-d tensor: check, load, bind or compare `value`."""
         self.check_header(ptr, sinfo.dtype, 0, what, status)
-        memory = self.b.load(abi.data_pointer(self.b, ptr), typ=ty.memory_type(sinfo.dtype))
+        memory = self.f.b.load(abi.data_pointer(self.f.b, ptr), typ=ty.memory_type(sinfo.dtype))
         value = memory
         if sinfo.dtype == "bool":
-            value = self.b.icmp_unsigned("!=", memory, ty.constant("int8", 0))
+            value = self.f.b.icmp_unsigned("!=", memory, ty.constant("int8", 0))
         self.bind_prim(value, sinfo, what, status)
         return PrimVal(value, sinfo.dtype)
 
@@ -178,16 +173,16 @@ class HostChecks:
         known = sinfo.value
         if known is None:
             return
-        if isinstance(known, tir.Var) and known not in self.vars:
-            self.vars[known] = self.cast(value, sinfo.dtype, known.dtype)
-            self.origin[known] = what
+        if isinstance(known, tir.Var) and known not in self.f.exprs.vars:
+            self.f.exprs.vars[known] = self.f.exprs.arith.cast(value, sinfo.dtype, known.dtype)
+            self.f.origin[known] = what
             return
         if sinfo.dtype.startswith("float"):
             return
-        want = self.cast(self.expr(known), known.dtype, "int64")
-        got = self.cast(value, sinfo.dtype, "int64")
+        want = self.f.exprs.int64(known)
+        got = self.f.exprs.arith.cast(value, sinfo.dtype, "int64")
         self.check(
-            self.b.icmp_signed("==", want, got),
+            self.f.b.icmp_signed("==", want, got),
             status,
             f"{literal(what)}: expected the value {literal(shape_text(known))} = %lld, got %lld",
             want,
@@ -198,13 +193,13 @@ class HostChecks:
         self, ptr: ir.Value, sinfo: relax.ShapeStructInfo, what: str, status: int
     ) -> ShapeVal:
         """A shape passed as a 1-D int64 tensor of its values."""
-        b = self.b
+        b = self.f.b
         self.check_header(ptr, "int64", 1, what, status)
         count = abi.load_dim(b, ptr, 0)
         values = sinfo.values
         ndim = len(values) if values is not None else sinfo.ndim
         if ndim < 0:
-            raise TVMLiteError(f"{self.prefix}{what}: a shape of unknown rank cannot be passed")
+            raise TVMLiteError(f"{self.f.prefix}{what}: a shape of unknown rank cannot be passed")
         self.check(
             b.icmp_signed("==", count, ty.constant("int64", ndim)),
             status,

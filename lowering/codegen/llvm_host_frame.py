@@ -11,16 +11,30 @@ a value or a phi, from where it is made to every exit after it: n² in all.
 
 Optimized host code (small functions) inlines the two helpers every binding
 calls: it calls private `alwaysinline` copies made in its module (`helper`).
+
+`Frame` is the host emitter's part that uses them: the slots a function's
+code allocates, fills (arena headers, blocks a callee returned) and releases,
+and the stack memory of the arrays and DLTensors its calls pass.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llvmlite import ir
 
+from tvmlite.diagnostics import TVMLiteError
+from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_abi import I32, I64, PTR, c_function, cstring
 from tvmlite.lowering.codegen.llvm_host_helpers import FORMAT_DIMS
+from tvmlite.lowering.codegen.llvm_host_values import PrimVal, ShapeVal, TensorVal, Val, known_dims
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 
 # Dotted names: no kernel symbol (`tvmlite_` + a prim function's name) can take them.
 ALLOC_SLOT = "tvmlite.alloc_slot"
@@ -217,3 +231,132 @@ def _define_take(module: ir.Module) -> None:
     b.ret(held)
     b.position_at_end(done)
     b.ret(NULL)
+
+
+class Frame:
+    """The storage of the function being emitted (`f`): owned tensor blocks in
+    frame slots (arena headers included), and stack memory for the arrays and
+    DLTensors of calls."""
+
+    def __init__(self, f: HostFunction, chunks: Chunks) -> None:
+        self.f = f
+        self.chunks = chunks
+
+    def stack_slot(self, kind: ir.Type) -> ir.Value:
+        """Stack memory made once in the entry block, addressed as a plain `ptr`."""
+        slot = self.f.allocas.alloca(kind)
+        slot.type = PTR
+        return slot
+
+    def hold(self, value: ir.Value) -> int:
+        """An owned tensor: released at exit unless returned or freed earlier."""
+        index = self.f.new_slot()
+        self.f.b.store(value, self.f.slot(index))
+        return index
+
+    def int64_array(self, values: list[ir.Value]) -> ir.Value:
+        """An array of the values: a shared constant when all are known, else
+        stack memory written here."""
+        if all(isinstance(v, ir.Constant) for v in values):
+            return abi.int64_constant(self.f.module, [int(v.constant) for v in values])
+        array = self.stack_slot(ir.ArrayType(I64, max(1, len(values))))
+        for k, v in enumerate(values):
+            self.f.b.store(v, self.f.b.gep(array, [ty.constant("int64", k)], source_etype=I64))
+        return array
+
+    def allocate(self, dtype: str, dims: list[ir.Value], what: str) -> ir.Value:
+        """The DLTensor of a fresh block in a new slot (leaves on failure)."""
+        index = self.f.new_slot()
+        tensor = self.f.b.call(
+            helper(self.f.module, ALLOC_SLOT, not self.f.use_steps),
+            [
+                self.f.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                self.int64_array(dims),
+                ty.constant("int32", abi.packed_dtype(dtype)),
+                abi.cstring(self.f.module, f"{self.f.prefix}cannot allocate {what}"),
+                self.f.err,
+                self.f.err_len,
+            ],
+        )
+        oom = ty.constant("int32", abi.STATUS_OOM)
+        self.chunks.leave_if(self.f.b.icmp_unsigned("==", tensor, NULL), oom)
+        self.f.slot_of[id(tensor)] = index
+        return tensor
+
+    def allocate_sinfo(self, sinfo: relax.StructInfo, what: str) -> TensorVal:
+        if not isinstance(sinfo, relax.TensorStructInfo) or not isinstance(sinfo.shape, tuple):
+            raise TVMLiteError(f"{self.f.prefix}{what} needs a tensor type with a known shape")
+        if sinfo.dtype == "void":
+            raise TVMLiteError(f"{self.f.prefix}{what} needs a known dtype")
+        dims = [self.f.dim_value(d, what) for d in sinfo.shape]
+        ptr = self.allocate(sinfo.dtype, dims, what)
+        data = abi.load_field(self.f.b, ptr, abi.DATA, PTR)  # a fresh block has no byte offset
+        return TensorVal(ptr, sinfo.dtype, len(dims), tuple(dims), data)
+
+    def as_dltensor(self, val: Val) -> ir.Value:
+        """A DLTensor* for any leaf value (prims and shapes get one on the stack)."""
+        if isinstance(val, TensorVal):
+            return val.ptr
+        if isinstance(val, PrimVal):
+            store = self.stack_slot(ty.memory_type(val.dtype))
+            value = val.value
+            if val.dtype == "bool":
+                value = self.f.b.zext(value, abi.I8)
+            self.f.b.store(value, store)
+            return self.stack_tensor(val.dtype, [], store)
+        assert isinstance(val, ShapeVal)
+        data = self.int64_array(list(val.dims))
+        return self.stack_tensor("int64", [ty.constant("int64", len(val.dims))], data)
+
+    def stack_tensor(self, dtype: str, dims: list[ir.Value], data: ir.Value) -> ir.Value:
+        t = self.stack_slot(abi.DLTENSOR)
+        b = self.f.b
+        b.store(data, abi.field_ptr(b, t, abi.DATA))
+        device = ir.Constant(
+            abi.DEVICE, [ty.constant("int32", abi.KDL_CPU), ty.constant("int32", 0)]
+        )
+        b.store(device, abi.field_ptr(b, t, abi.DEV))
+        b.store(ty.constant("int32", len(dims)), abi.field_ptr(b, t, abi.NDIM))
+        b.store(ty.constant("int32", abi.packed_dtype(dtype)), abi.field_ptr(b, t, abi.DT))
+        b.store(self.int64_array(dims) if dims else NULL, abi.field_ptr(b, t, abi.SHAPE))
+        b.store(NULL, abi.field_ptr(b, t, abi.STRIDES))
+        b.store(ty.constant("int64", 0), abi.field_ptr(b, t, abi.OFFSET))
+        return t
+
+    def pointer_array(self, ptrs: list[ir.Value]) -> ir.Value:
+        array = self.stack_slot(ir.ArrayType(PTR, max(1, len(ptrs))))
+        for k, p in enumerate(ptrs):
+            self.f.b.store(p, self.f.b.gep(array, [ty.constant("int64", k)], source_etype=PTR))
+        return array
+
+    def place(self, sinfo: relax.StructInfo, var: relax.Var, k: int) -> TensorVal:
+        """Output leaf `k` of `var`, which the memory plan put in the arena (slot
+        ARENA_SLOT): its header there, in a new slot (see `memory_plan.py`)."""
+        dims = known_dims(sinfo)
+        assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
+        arena = abi.tensor_of(self.f.b, self.f.b.load(self.f.slot(ARENA_SLOT), typ=PTR))
+        index = self.f.new_slot()
+        tensor = self.f.b.call(
+            helper(self.f.module, PLACE_SLOT, not self.f.use_steps),
+            [
+                self.f.frame,
+                ty.constant("int64", index),
+                ty.constant("int32", len(dims)),
+                abi.int64_constant(self.f.module, dims),
+                ty.constant("int32", abi.packed_dtype(sinfo.dtype)),
+                abi.load_field(self.f.b, arena, abi.DATA, PTR),
+                ty.constant("int64", self.f.plan.offsets[var][k]),
+                ty.constant("int64", self.f.plan.headers[var][k]),
+            ],
+        )
+        self.f.slot_of[id(tensor)] = index
+        consts = tuple(ty.constant("int64", d) for d in dims)
+        data = abi.load_field(self.f.b, tensor, abi.DATA, PTR)
+        return TensorVal(tensor, sinfo.dtype, len(dims), consts, data)
+
+    def release(self, index: int) -> None:
+        """Release slot `index` here, in code."""
+        release = helper(self.f.module, RELEASE_SLOT, not self.f.use_steps)
+        self.f.b.call(release, [self.f.frame, ty.constant("int64", index)])

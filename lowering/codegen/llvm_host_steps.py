@@ -55,12 +55,14 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     known_dims,
     rebuild,
 )
-from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT, MemoryPlan
+from tvmlite.lowering.codegen.memory_plan import ARENA_SLOT
 from tvmlite.runtime.abi import leaves
 
 if TYPE_CHECKING:
     from tvmlite.lowering.codegen.llvm_host_calls import Kernel
-    from tvmlite.lowering.codegen.llvm_host_module import HostContext
+    from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
+    from tvmlite.lowering.codegen.llvm_host_frame import Frame
+    from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 
@@ -101,19 +103,15 @@ class Step:
     releases: list[int] = field(default_factory=list)
 
 
-class HostSteps:
-    """Mixin of the host emitter (see `HostEmitter` for the attributes)."""
+class Steps:
+    """The pending steps of the function being emitted (`f`), written as a run
+    into the chunk being written (`chunks`) when code must follow them; the
+    arena of the memory plan is allocated by one (or by `frame` when steps are off)."""
 
-    b: ir.IRBuilder
-    module: ir.Module
-    ctx: HostContext
-    values: dict[relax.Var, Val]
-    prefix: str
-    slots: int
-    plan: MemoryPlan
-    use_steps: bool
-
-    def start_steps(self) -> None:
+    def __init__(self, f: HostFunction, chunks: Chunks, frame: Frame) -> None:
+        self.f = f
+        self.chunks = chunks
+        self.frame = frame
         self.pending: list[Step] = []
         self.runs = 0
 
@@ -124,58 +122,57 @@ class HostSteps:
         if plan is None:
             return False
         kernel, ins, out_sinfo = plan
-        sources = [self._source(t) for t in ins]
+        sources = [self.source(t) for t in ins]
         outputs: list[Row] = []
         vals: list[Val] = []
-        offsets = self.plan.offsets.get(bd.var, ())
+        offsets = self.f.plan.offsets.get(bd.var, ())
         for k, leaf in enumerate(leaves(out_sinfo, "output")):
             sinfo = leaf.sinfo
             dims = known_dims(sinfo)
             assert isinstance(sinfo, relax.TensorStructInfo) and dims is not None
             what = f"cannot allocate {leaf.label} of {kernel.sig.name}"
-            shape = abi.int64_constant(self.module, dims)
+            shape = abi.int64_constant(self.f.module, dims)
             dtype = abi.packed_dtype(sinfo.dtype)
             place = (-1, -1)
             if offsets and offsets[k] is not None:
-                place = (offsets[k], self.plan.headers[bd.var][k])
-            text = abi.cstring(self.module, what)
-            outputs.append((self.slots, shape, text, len(dims), dtype, *place))
+                place = (offsets[k], self.f.plan.headers[bd.var][k])
+            text = abi.cstring(self.f.module, what)
+            index = self.f.new_slot()
+            outputs.append((index, shape, text, len(dims), dtype, *place))
             consts = tuple(ty.constant("int64", d) for d in dims)
-            vals.append(TensorVal(Slot(self.slots), sinfo.dtype, len(dims), consts))
-            self.slots += 1
+            vals.append(TensorVal(Slot(index), sinfo.dtype, len(dims), consts))
         self.pending.append(Step(kernel, sources, outputs))
-        self.values[bd.var] = rebuild(out_sinfo, vals)
+        self.f.values[bd.var] = rebuild(out_sinfo, vals)
         return True
 
     def open_arena(self) -> None:
         """Allocate the arena of the memory plan, if it has one, in slot
         ARENA_SLOT: a step without kernel (code when steps are off)."""
-        if not self.plan.arena_bytes:
+        if not self.f.plan.arena_bytes:
             return
-        assert self.slots == ARENA_SLOT, "the arena is the first slot"
+        assert self.f.slots == ARENA_SLOT, "the arena is the first slot"
         what = "the intermediates"
-        if not self.use_steps:
-            total = ty.constant("int64", self.plan.arena_bytes)
-            self.allocate("uint8", [total], what)  # type: ignore[attr-defined]
+        if not self.f.use_steps:
+            total = ty.constant("int64", self.f.plan.arena_bytes)
+            self.frame.allocate("uint8", [total], what)
             return
-        shape = abi.int64_constant(self.module, [self.plan.arena_bytes])
-        text = abi.cstring(self.module, f"cannot allocate {what}")
-        record = (self.slots, shape, text, 1, abi.packed_dtype("uint8"), -1, -1)
-        self.slots += 1
+        shape = abi.int64_constant(self.f.module, [self.f.plan.arena_bytes])
+        text = abi.cstring(self.f.module, f"cannot allocate {what}")
+        record = (self.f.new_slot(), shape, text, 1, abi.packed_dtype("uint8"), -1, -1)
         self.pending.append(Step(None, [], [record]))
 
     def add_check(self, t: TensorVal, dims: list[int] | None, what: str, status: int) -> None:
         """Check `t` against its own dtype and ndim (`dims` None), or against
         `dims`, failing with `status`."""
-        shape = None if dims is None else abi.int64_constant(self.module, dims)
+        shape = None if dims is None else abi.int64_constant(self.f.module, dims)
         dtype = abi.packed_dtype(t.dtype) if t.dtype != "void" else -1
-        expected = (0, shape, abi.cstring(self.module, what), t.ndim, dtype, -1, -1)
+        expected = (0, shape, abi.cstring(self.f.module, what), t.ndim, dtype, -1, -1)
         last = self.pending[-1] if self.pending else None
         shapes = dims is not None
         if last is None or (last.check, last.shapes) != (status, shapes) or last.releases:
             last = Step(None, [], [], check=status, shapes=shapes)
             self.pending.append(last)
-        last.sources.append(self._source(t))
+        last.sources.append(self.source(t))
         last.outputs.append(expected)
 
     def defer_release(self, slot: int) -> bool:
@@ -185,12 +182,13 @@ class HostSteps:
         self.pending[-1].releases.append(slot)
         return True
 
-    def flush_steps(self) -> None:
+    def flush(self) -> None:
         """Write the pending steps as one run and call it here."""
         run = self.write_run()
         if run is not None:
-            args = [self.frame, self.args_ptr, self.spill, run, self.err, self.err_len]  # type: ignore[attr-defined]
-            self.propagate(self.b.call(self.module.globals[RUN_STEPS], args))  # type: ignore[attr-defined]
+            f = self.f
+            args = [f.frame, f.args_ptr, f.spill, run, f.err, f.err_len]
+            self.chunks.propagate(f.b.call(f.module.globals[RUN_STEPS], args))
 
     def write_run(self) -> ir.GlobalVariable | None:
         """The pending steps as a constant RUN (None when there are none)."""
@@ -206,8 +204,8 @@ class HostSteps:
             fields: Row = (None, None, None, 0)
             if step.kernel is not None:
                 sig = step.kernel.sig
-                where = abi.cstring(self.module, f"R.call_tir of '{sig.name}'")
-                entry = trampoline(self.module, step.kernel)
+                where = abi.cstring(self.f.module, f"R.call_tir of '{sig.name}'")
+                entry = trampoline(self.f.module, step.kernel)
                 fields = (entry, step.kernel.errors, where, len(sig.errors))
             counts = (len(step.sources), len(step.outputs), len(step.releases), step.check)
             steps.append(fields + counts)
@@ -215,32 +213,32 @@ class HostSteps:
             outputs += step.outputs
             releases += [(s,) for s in step.releases]
             widest = max(widest, len(step.sources) + len(step.outputs))
-        name = f"{self.ctx.entries[self.name].name}.run{self.runs}"  # type: ignore[attr-defined]
+        name = f"{self.f.ctx.entries[self.f.name].name}.run{self.runs}"
         self.runs += 1
         row = (
-            table(self.module, f"{name}.steps", STEP, steps),
+            table(self.f.module, f"{name}.steps", STEP, steps),
             len(steps),
-            table(self.module, f"{name}.sources", SOURCE, sources),
-            table(self.module, f"{name}.outputs", OUTPUT, outputs),
-            table(self.module, f"{name}.releases", I64, releases),
+            table(self.f.module, f"{name}.sources", SOURCE, sources),
+            table(self.f.module, f"{name}.outputs", OUTPUT, outputs),
+            table(self.f.module, f"{name}.releases", I64, releases),
             widest,
-            abi.cstring(self.module, self.prefix),
+            abi.cstring(self.f.module, self.f.prefix),
         )
-        return table(self.module, name, RUN, [row])
+        return table(self.f.module, name, RUN, [row])
 
     def _plan(self, bd: relax.Binding) -> tuple[Kernel, list[TensorVal], relax.StructInfo] | None:
         """(kernel, inputs, output struct info) when `bd` can be a step."""
         view = CallTIR.of(bd.value) if isinstance(bd, relax.VarBinding) else None
         if view is None or view.tir_vars is not None:
             return None
-        kernel = self.ctx.kernels.get(view.callee.name)
+        kernel = self.f.ctx.kernels.get(view.callee.name)
         if kernel is None or kernel.sig.sym_vars:
             return None
         ins: list[TensorVal] = []
         for a in view.args:
-            val = self.values.get(a) if isinstance(a, relax.Var) else None
+            val = self.f.values.get(a) if isinstance(a, relax.Var) else None
             if isinstance(a, relax.Constant):
-                val = self.visit_constant(a, None)  # type: ignore[attr-defined]
+                val = self.f.constant(a)
             if not isinstance(val, TensorVal) or _static_dims(val) is None:
                 return None
             ins.append(val)
@@ -253,7 +251,7 @@ class HostSteps:
             dims = known_dims(leaf.sinfo)
             if dims is None:
                 return None
-            shapes.append((leaf.sinfo.dtype, dims))  # type: ignore[attr-defined]
+            shapes.append((leaf.sinfo.dtype, dims))
         params = kernel.sig.params
         if len(params) != len(shapes):
             return None
@@ -262,13 +260,13 @@ class HostSteps:
                 return None
         return kernel, ins, view.out_sinfo
 
-    def _source(self, t: TensorVal) -> Row:
+    def source(self, t: TensorVal) -> Row:
         """Where the helper finds input `t` (homing an SSA value first)."""
         ptr = t.ptr
         if isinstance(ptr, ir.GlobalVariable):
             return (FROM_TENSOR, 0, ptr)
         if not isinstance(ptr, Slot | Arg | Home):
-            ptr = self._home(ptr)  # type: ignore[attr-defined]
+            ptr = self.chunks.home(ptr)
         kind = {Slot: FROM_SLOT, Arg: FROM_ARG, Home: FROM_WORD}[type(ptr)]
         return (kind, ptr.index, None)
 

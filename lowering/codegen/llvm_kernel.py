@@ -126,7 +126,7 @@ class KernelEmitter(ExprEmitter):
         for var in self.sig.sym_vars:
             arg = next(args)
             arg.name = var.name
-            self.vars[var] = self.cast(arg, "int64", var.dtype)
+            self.vars[var] = self.arith.cast(arg, "int64", var.dtype)
         if self.sig.reports:
             self.message, self.message_size = next(args), next(args)
             self.message.name, self.message_size.name = "message", "message_size"
@@ -149,7 +149,7 @@ class KernelEmitter(ExprEmitter):
                 self.vars[b.data] = slot
                 continue
             try:
-                count = self.cast(self.expr(size), size.dtype, "int64")
+                count = self.int64(size)
             except TVMLiteError as err:
                 raise TVMLiteError(
                     f"the size of buffer '{b.name}' must depend only on parameters: {err}"
@@ -236,7 +236,7 @@ class KernelEmitter(ExprEmitter):
         """Write the message of failed `s`, its values filled in, into the caller's buffer."""
         pieces = assert_message(s, ["\0"] * len(values)).split("\0")
         fmt = "%ld".join(piece.replace("%", "%%") for piece in pieces)  # long is 64 bits
-        args = [self.cast(self.expr(v), v.dtype, "int64") for v in values]
+        args = [self.int64(v) for v in values]
         snprintf = abi.c_function(
             self.module, "snprintf", ty.I32, [ty.PTR, ty.I64, ty.PTR], var_arg=True
         )
@@ -280,8 +280,8 @@ class KernelEmitter(ExprEmitter):
             parallel.emit_parallel_loop(self, s)
             return
         var = s.loop_var
-        start = self.cast(self.expr(s.min), s.min.dtype, var.dtype)
-        extent = self.cast(self.expr(s.extent), s.extent.dtype, var.dtype)
+        start = self.arith.cast(self.expr(s.min), s.min.dtype, var.dtype)
+        extent = self.arith.cast(self.expr(s.extent), s.extent.dtype, var.dtype)
         self.emit_loop(s, start, self.b.add(start, extent))
 
     def emit_loop(self, s: tir.For, start: ir.Value, end: ir.Value) -> None:
@@ -289,7 +289,7 @@ class KernelEmitter(ExprEmitter):
         var = s.loop_var
         step = ty.constant(var.dtype, 1)
         if s.step is not None:
-            step = self.cast(self.expr(s.step), s.step.dtype, var.dtype)
+            step = self.arith.cast(self.expr(s.step), s.step.dtype, var.dtype)
         preheader = self.b.block
         header = self.fn.append_basic_block("for.header")
         body = self.fn.append_basic_block("for.body")

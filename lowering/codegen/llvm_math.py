@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
@@ -23,6 +24,9 @@ from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_exp import exp_f32
 from tvmlite.lowering.codegen.llvm_host_abi import c_function
 from tvmlite.lowering.codegen.target import resolves
+
+if TYPE_CHECKING:
+    from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 
 Value = ir.Value
 
@@ -99,16 +103,30 @@ def intrinsic_suffix(t: ir.Type) -> str:
     return t.intrinsic_name
 
 
+def intrinsic(module: ir.Module, b: ir.IRBuilder, name: str, args: list[Value]) -> Value:
+    """Call LLVM intrinsic `name` overloaded on its first argument's type
+    (`llvm.copysign.f32`, `llvm.exp.v4f32`, `llvm.ctlz.v8i16`): returns that type,
+    takes the arguments' types. llvmlite's `declare_intrinsic` gets both wrong for
+    binary intrinsics other than pow, and has no names for vector types."""
+    overload = args[0].type
+    symbol = f"{name}.{intrinsic_suffix(overload)}"
+    fn = module.globals.get(symbol)
+    if fn is None:
+        fnty = ir.FunctionType(overload, [a.type for a in args])
+        fn = ir.Function(module, fnty, symbol)
+    return b.call(fn, args)
+
+
 class CallEmitter:
-    """Mixin of the code emitter: needs `b`, `module`, `expr` and `cast`."""
+    """TIR calls of the expression emitter `exprs`, at its builder's position;
+    their operands are its expressions, integer `fmod` and casts its arithmetic."""
 
-    b: ir.IRBuilder
-    module: ir.Module
-    expr: Callable[[tir.PrimExpr], Value]
-    cast: Callable[[Value, str, str], Value]
-    element_pointer: Callable[[tir.Buffer, tir.PrimExpr], Value]
-
-    def __init__(self) -> None:
+    def __init__(self, exprs: ExprEmitter) -> None:
+        self.b = exprs.b
+        self.module = exprs.module
+        self.expr = exprs.expr
+        self.element_pointer = exprs.element_pointer
+        self.arith = exprs.arith
         self._calls: dict[str, Callable[[tir.Call], Value]] = {
             "if_then_else": self._if_then_else,
             "isnan": self._isnan,
@@ -143,23 +161,10 @@ class CallEmitter:
         _check_operands(e)
         return method(e)
 
-    def floor(self, x: Value) -> Value:
-        return self._intrinsic("llvm.floor", [x])
-
     # ------------------------------------------------------------ helpers
 
     def _intrinsic(self, name: str, args: list[Value]) -> Value:
-        """Call LLVM intrinsic `name` overloaded on its first argument's type
-        (`llvm.copysign.f32`, `llvm.exp.v4f32`, `llvm.ctlz.v8i16`): returns that type,
-        takes the arguments' types. llvmlite's `declare_intrinsic` gets both wrong for
-        binary intrinsics other than pow, and has no names for vector types."""
-        overload = args[0].type
-        symbol = f"{name}.{intrinsic_suffix(overload)}"
-        fn = self.module.globals.get(symbol)
-        if fn is None:
-            fnty = ir.FunctionType(overload, [a.type for a in args])
-            fn = ir.Function(self.module, fnty, symbol)
-        return self.b.call(fn, args)
+        return intrinsic(self.module, self.b, name, args)
 
     def _libm_function(self, name: str, elem: str, arity: int) -> ir.Function:
         scalar = ty.value_type(elem)
@@ -203,12 +208,12 @@ class CallEmitter:
         if dt.is_float(dt.element_of(e.dtype)):
             return self.b.frem(a, b)
         # On integers fmod is truncmod, whose divisor guard keeps x % 0 from trapping.
-        return self.binary(tir.BinaryOp("mod", e.args[0], e.args[1], e.dtype), a, b)
+        return self.arith.binary(tir.BinaryOp("mod", e.args[0], e.args[1], e.dtype), a, b)
 
     def _ldexp(self, e: tir.Call) -> Value:
         x, n = self._args(e)
         elem = dt.element_of(e.dtype)
-        n = self.cast(n, e.args[1].dtype, dt.with_lanes("int32", dt.lanes(e.args[1].dtype)))
+        n = self.arith.cast(n, e.args[1].dtype, dt.with_lanes("int32", dt.lanes(e.args[1].dtype)))
         scalar = ty.value_type(elem)
         symbol = "ldexpf" if elem == "float32" else "ldexp"
         fn = c_function(self.module, symbol, scalar, [scalar, ty.I32])

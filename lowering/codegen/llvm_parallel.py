@@ -67,8 +67,8 @@ def _field(b: ir.IRBuilder, closure: ir.Value, layout: ir.Type, k: int) -> ir.Va
 def emit_parallel_loop(k: KernelEmitter, s: tir.For) -> None:
     """Emit loop `s` of kernel emitter `k` as a launch of a task function."""
     var, b = s.loop_var, k.b
-    start = k.cast(k.expr(s.min), s.min.dtype, var.dtype)
-    extent = k.cast(k.expr(s.extent), s.extent.dtype, var.dtype)
+    start = k.arith.cast(k.expr(s.min), s.min.dtype, var.dtype)
+    extent = k.arith.cast(k.expr(s.extent), s.extent.dtype, var.dtype)
     captured = [v for v in free_vars(s.body) if v in k.vars and v is not var]
     values = [start, extent, *(k.vars[v] for v in captured)]
     claim = None
@@ -82,7 +82,7 @@ def emit_parallel_loop(k: KernelEmitter, s: tir.For) -> None:
         b.store(value, _field(b, closure, layout, i))
     task = _emit_task(k, s, captured, layout, claim is not None)
     # At most `extent` tasks (clamped to int32); an empty loop launches none.
-    wanted = k.cast(extent, var.dtype, "int64")
+    wanted = k.arith.cast(extent, var.dtype, "int64")
     wanted = b.select(
         b.icmp_signed("<", wanted, ty.constant("int64", 0)), ty.constant("int64", 0), wanted
     )
@@ -118,14 +118,14 @@ def _emit_task(
     if reports:
         t.message, t.message_size, t.report_claim = fields[-3:]
     # Chunk `task` of `tasks`: the first extent % tasks chunks hold one more.
-    total = t.cast(extent, var.dtype, "int64")
+    total = t.arith.cast(extent, var.dtype, "int64")
     index, count = b.sext(task, ty.I64), b.sext(tasks, ty.I64)
     size, rest = b.sdiv(total, count), b.srem(total, count)
     longer = b.icmp_signed("<", index, rest)
     first = b.add(b.mul(index, size), b.select(longer, index, rest))
     size = b.add(size, b.zext(longer, ty.I64))
-    lo = b.add(start, t.cast(first, "int64", var.dtype))
-    hi = b.add(lo, t.cast(size, "int64", var.dtype))
+    lo = b.add(start, t.arith.cast(first, "int64", var.dtype))
+    hi = b.add(lo, t.arith.cast(size, "int64", var.dtype))
     t.allocate(s.body)
     t.emit_loop(s, lo, hi)
     t.finish()

@@ -32,14 +32,15 @@ The plan is data (offsets into the arena by binding); `llvm_host.py` emits it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_abi import HEADER_BYTES
-from tvmlite.lowering.codegen.llvm_host_flow import referenced_vars
 from tvmlite.runtime.abi import leaves
 
 PLAN_KEY = "tvmlite.memory_plan"  # PassContext config: False allocates every output alone
@@ -209,3 +210,26 @@ def _best_fit(size: int, free: list[int], sizes: list[int]) -> int:
         return len(sizes) - 1
     free.remove(chosen)
     return chosen
+
+
+def referenced_vars(node: Any) -> list[relax.Var]:
+    """Every Relax var a node mentions, nested expressions included."""
+    found: dict[relax.Var, None] = {}
+    _walk(node, found)
+    return list(found)
+
+
+def _walk(node: Any, found: dict[relax.Var, None]) -> None:
+    if isinstance(node, relax.Var):
+        found.setdefault(node)
+        return
+    if isinstance(node, tuple):
+        for item in node:
+            _walk(item, found)
+        return
+    if isinstance(node, relax.Expr | relax.BindingBlock | relax.VarBinding | relax.MatchCast):
+        if isinstance(node, relax.Constant | relax.Function):
+            return
+        for f in dataclasses.fields(node):
+            if f.name not in ("span", "sinfo_args", "struct_info", "attrs"):
+                _walk(getattr(node, f.name), found)
