@@ -40,6 +40,7 @@ class GeneratedCode:
     functions, each kernel's calling convention, and which kernels are public."""
 
     module: ir.Module
+    glue: ir.Module | None  # entries defined in `module` too, compiled apart (jit.py)
     manifest: dict[str, Any]
     kernels: dict[str, KernelSignature]
     public_kernels: frozenset[str]
@@ -54,8 +55,8 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
         graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
         kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
-        module, packed = build_host_module(kernels, graphs)
-        add_fast_calls(module, graphs)
+        module, glue, packed = build_host_module(kernels, graphs)
+        fast = add_fast_calls(module, graphs)
     shown = {
         name
         for name, f in prims.items()
@@ -63,7 +64,8 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
     }
     return GeneratedCode(
         module,
-        manifest_info(graphs, packed),
+        glue,
+        manifest_info(graphs, packed, fast),
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,
@@ -83,7 +85,7 @@ def compile_llvm(code: GeneratedCode, *, optimize: bool = True) -> JitModule:
     process before the first module that needs them."""
     with stage("support library (once per process)"):
         support_library()
-    return JitModule(code.module, optimize=optimize)
+    return JitModule(code.module, optimize=optimize, glue=code.glue)
 
 
 def link(jit: JitModule, code: GeneratedCode) -> Executable:

@@ -36,21 +36,39 @@ class JitModule:
         *,
         optimize: bool = True,
         machine: target.MachineOptions | None = None,
+        glue: ir.Module | None = None,
     ) -> None:
         # The machine code is for: the caller's, else the current target's.
         self.machine = target.current_options() if machine is None else machine
         self.timings: dict[str, float] = {}
         with stage("LLVM parse", self.timings):
             self.module = target.parse_and_verify(str(module))
+            glue_code = None if glue is None else target.parse_and_verify(str(glue))
         if optimize:
             with stage("LLVM optimization", self.timings):
                 target.optimize(self.module, self.machine)
         with stage("machine code", self.timings):
-            self.engine = llvm.create_mcjit_compiler(
-                self.module, target.new_target_machine(self.machine)
-            )
-            self.engine.finalize_object()
-            self.engine.run_static_constructors()
+            self._compile(glue_code)
+
+    def _compile(self, glue: llvm.ModuleRef | None) -> None:
+        """Machine code of the module, loaded. The functions `glue` defines (also
+        defined in the module, `optnone`) come from its object, emitted without
+        codegen optimization: the module's definitions of them are left out of
+        code generation meanwhile (`available_externally`), then restored, so
+        that the module's text (`llvm_ir`: the cache, libraries) stays whole."""
+        names = [] if glue is None else [f.name for f in glue.functions if not f.is_declaration]
+        for name in names:
+            self.module.get_function(name).linkage = llvm.Linkage.available_externally
+        self.engine = llvm.create_mcjit_compiler(
+            self.module, target.new_target_machine(self.machine)
+        )
+        if glue is not None:
+            obj = target.glue_target_machine(self.machine).emit_object(glue)
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        self.engine.finalize_object()
+        self.engine.run_static_constructors()
+        for name in names:
+            self.module.get_function(name).linkage = llvm.Linkage.external
 
     def address(self, symbol: str) -> int:
         """Where the function or global `symbol` is (KeyError if undefined)."""

@@ -3,30 +3,33 @@ function whose signature takes them, a CPython `METH_FASTCALL` function that
 turns plain NumPy arrays into DLTensors, calls the entry, and wraps its results
 as NumPy arrays that own their blocks.
 
-    PyObject* tvmlite_fastcall_NAME(PyObject* fallback, PyObject* const* args,
-                                    Py_ssize_t nargs)
+    PyObject* wrapper(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 
 Only the common case runs here: the right number of arguments, each an exact
 `numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
 and aligned, or a tensor of the one DLPack producer type the module serves
 (`fastcall.serve_producer`), which that type's C exchange API describes and
 which is taken under the same conditions. Anything else (lists, other DLPack
-producers, strided views, subclasses, wrong rank or dtype) goes to `fallback`,
-the Python path, which converts or raises the same error it always has; shape
-and symbolic-dim checks happen inside the entry either way, which reports them
-through the error buffer.
+producers, strided views, subclasses, wrong rank or dtype) goes to the
+fallback, the Python path, which converts or raises the same error it always
+has; shape and symbolic-dim checks happen inside the entry either way, which
+reports them through the error buffer.
 
-One body does the work for every function of a module, `tvmlite_fastcall`
-(private), reading what differs from a constant record per function: its
-entry, its parameters' ranks, dtypes and NumPy type numbers, its results' type
-numbers. Each exported wrapper is a stub that makes room on its stack for the
-DLTensors and calls the body with its record. A module of thousands of
-functions so has one body for LLVM to optimize, not thousands (the body is
-about 360 instructions at O3, a wrapper inlined for one function of two
-parameters about 250). In a small module (`SMALL_MODULE` graph
-functions or fewer) the body is inlined into every stub, where the record's
-reads fold into constants and its short loops unroll: the code of a wrapper
-written for the one function, for the calls whose overhead shows.
+One body does the work for every function of a module (private
+`tvmlite_fastcall.body`), reading what differs from a constant record per
+function: its entry, its parameters' ranks, dtypes and NumPy type numbers, its
+results' type numbers. Which function CPython calls depends on the module:
+
+- a small one (`SMALL_MODULE` graph functions or fewer) has a wrapper per
+  function, `tvmlite_fastcall_NAME`, whose `self` is the fallback: a stub that
+  makes room for the DLTensors and calls the body, inlined, with its record,
+  where the record's reads fold into constants and its short loops unroll (the
+  code of a wrapper written for the one function, for the calls whose
+  overhead shows);
+- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is the
+  pair (fallback, capsule of the function's record), the records one exported
+  table, `tvmlite_fastcall_records`. Thousands of stubs were the larger part of
+  such a module's machine-code time.
 
 The wrappers are part of the module, in the JIT and in exported libraries
 alike, and hold no address of the process that compiled them: every CPython
@@ -38,20 +41,29 @@ fills before any wrapper runs. A C user of a library never calls them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from llvmlite import ir
 
+from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.runtime import fastcall as fc
-from tvmlite.runtime.abi import ERROR_BYTES, PYTHON_API, entry_symbol, fastcall_symbol
+from tvmlite.runtime.abi import (
+    ERROR_BYTES,
+    FASTCALL_RECORDS,
+    PYTHON_API,
+    SHARED_FASTCALL,
+    entry_symbol,
+    fastcall_symbol,
+)
 
 I8, I32, I64, PTR = abi.I8, abi.I32, abi.I64, abi.PTR
 VOID = ir.VoidType()
 UNROLL = 16  # parameters up to which an inlined body's loops are unrolled
-BODY = "tvmlite_fastcall"
+BODY = "tvmlite_fastcall.body"  # private; the dot keeps it off any symbol a name makes
 
 FN_TYPES = {
     "save_thread": ir.FunctionType(PTR, []),
@@ -77,12 +89,17 @@ RECORD = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32])
 ENTRY_FIELD, PARAMS_FIELD, OUTS_FIELD, N_FIELD, M_FIELD, TUPLE_FIELD = range(6)
 # Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, result blocks.
 BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR])
+WRAPPER_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64])  # METH_FASTCALL: self, args, nargs
 
 
-def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> None:
+def add_fast_calls(
+    module: ir.Module, graphs: Mapping[str, relax.Function]
+) -> dict[str, dict[str, Any]]:
     """The API table, and a wrapper for every graph function whose signature
-    `fastcall.wrapper_spec` accepts (the ones the manifest names), calling its
-    entry, already in `module`."""
+    `fastcall.wrapper_spec` accepts, calling its entry, already in `module`.
+    Returns what the manifest says of each served function: the symbol of its
+    own wrapper (`fastcall`) or its index in the shared wrapper's records
+    (`fastcall_record`)."""
     slots = ir.ArrayType(PTR, len(fc.API_SLOTS))
     table = abi.global_var(module, slots, PYTHON_API)
     table.initializer = ir.Constant(slots, [None] * len(fc.API_SLOTS))
@@ -92,52 +109,104 @@ def add_fast_calls(module: ir.Module, graphs: Mapping[str, relax.Function]) -> N
         if spec is not None:
             specs[name] = spec
     if not specs:
-        return
+        return {}
     # Every parameter row holds as many type numbers as the most any has (int64 has two).
     width = max((len(p.type_nums) for s in specs.values() for p in s.params), default=1)
-    inline = len(graphs) <= SMALL_MODULE
-    unroll = inline and all(len(s.params) <= UNROLL for s in specs.values())
-    body = _Body(module, table, width, inline, unroll).emit()
+    small = len(graphs) <= SMALL_MODULE
+    unroll = small and all(len(s.params) <= UNROLL for s in specs.values())
+    body = _Body(module, table, width, unroll).emit()
     tables = _Tables(module, width)
-    for name, spec in specs.items():
-        _stub(module, name, spec, body, tables)
-
-
-def _stub(module: ir.Module, name: str, spec: fc.WrapperSpec, body: ir.Function,
-          tables: _Tables) -> None:  # fmt: skip
-    """`tvmlite_fastcall_NAME`: room for its DLTensors, and the body on its record."""
-    symbol = fastcall_symbol(name)
-    n, m = len(spec.params), len(spec.out_type_nums)
-    record = abi.global_var(module, RECORD, f"{symbol}.record")
-    record.initializer = ir.Constant(
-        RECORD,
-        [
-            module.get_global(entry_symbol(name)),
-            tables.params(symbol, spec.params),
-            tables.outs(symbol, spec.out_type_nums),
-            ir.Constant(I32, n),
-            ir.Constant(I32, m),
-            ir.Constant(I32, int(spec.as_tuple)),
-        ],
+    if small:
+        for name, spec in specs.items():
+            record = _private(module, f"{fastcall_symbol(name)}.record", RECORD)
+            record.initializer = tables.record(name, spec)
+            _stub(module, fastcall_symbol(name), spec, body, record)
+        return {name: {"fastcall": fastcall_symbol(name)} for name in specs}
+    _claim(module, FASTCALL_RECORDS)
+    records = abi.global_var(module, ir.ArrayType(RECORD, len(specs)), FASTCALL_RECORDS)
+    records.initializer = ir.Constant(
+        records.value_type, [tables.record(name, spec) for name, spec in specs.items()]
     )
-    record.global_constant = True
-    record.linkage = "private"
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), symbol)
+    records.global_constant = True
+    _shared(module, body)
+    return {name: {"fastcall_record": k} for k, name in enumerate(specs)}
+
+
+def _stub(module: ir.Module, symbol: str, spec: fc.WrapperSpec, body: ir.Function,
+          record: ir.Value) -> None:  # fmt: skip
+    """A function's own wrapper: room for its DLTensors, and the body on its record
+    (inlined, the record's reads fold into constants)."""
+    fn = ir.Function(module, WRAPPER_TYPE, symbol)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    tensors = b.alloca(abi.DLTENSOR, ir.Constant(I32, max(1, n)))
-    pointers = b.alloca(PTR, ir.Constant(I32, max(1, n)))
-    outs = b.alloca(PTR, ir.Constant(I32, max(1, m)))
+    n = ir.Constant(I32, max(1, len(spec.params)))
+    m = ir.Constant(I32, max(1, len(spec.out_type_nums)))
+    tensors, pointers, outs = b.alloca(abi.DLTENSOR, n), b.alloca(PTR, n), b.alloca(PTR, m)
     b.ret(b.call(body, [*fn.args, record, tensors, pointers, outs]))
 
 
+def _shared(module: ir.Module, body: ir.Function) -> None:
+    """`tvmlite_fastcall`, the wrapper of every function of a large module. Its
+    `self` is the pair (fallback, capsule of the function's record)
+    (`fastcall.FastCall`); its DLTensors get room as the record says."""
+    _claim(module, SHARED_FASTCALL)
+    fn = ir.Function(module, WRAPPER_TYPE, SHARED_FASTCALL)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    pair, args, nargs = fn.args
+
+    def load(base: ir.Value, offset: int, kind: ir.Type) -> ir.Value:
+        return b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=I8), typ=kind)
+
+    fallback = load(pair, fc.TUPLE_ITEMS, PTR)
+    record = load(load(pair, fc.TUPLE_ITEMS + 8, PTR), fc.CAPSULE_POINTER, PTR)
+
+    def count(index: int) -> ir.Value:
+        at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
+        return b.load(at, typ=I32)
+
+    n, m = count(N_FIELD), count(M_FIELD)
+    tensors, pointers, outs = b.alloca(abi.DLTENSOR, n), b.alloca(PTR, n), b.alloca(PTR, m)
+    b.ret(b.call(body, [fallback, args, nargs, record, tensors, pointers, outs]))
+
+
+def _claim(module: ir.Module, symbol: str) -> None:
+    """Refuse a prim function whose kernel symbol is `symbol`."""
+    if symbol in module.globals:
+        raise TVMLiteError(
+            f"a prim function's symbol {symbol} is the fast-call wrapper's of a module of "
+            f"more than {SMALL_MODULE} graph functions: rename the prim function"
+        )
+
+
+def _private(module: ir.Module, name: str, kind: ir.Type) -> ir.GlobalVariable:
+    g = abi.global_var(module, kind, name)
+    g.global_constant = True
+    g.linkage = "private"
+    return g
+
+
 class _Tables:
-    """The constant tables records point at, one for each distinct content (alike
-    functions share them)."""
+    """Functions' records, and the constant tables they point at, one for each
+    distinct content (alike functions share them)."""
 
     def __init__(self, module: ir.Module, width: int) -> None:
         self.module, self.width = module, width
         self.row = ir.LiteralStructType([I32] * (2 + width))
         self.made: dict[tuple, ir.Value] = {}
+
+    def record(self, name: str, spec: fc.WrapperSpec) -> ir.Constant:
+        """What the body reads of function `name`: its entry, its tables, counts."""
+        symbol = fastcall_symbol(name)
+        return ir.Constant(
+            RECORD,
+            [
+                self.module.get_global(entry_symbol(name)),
+                self.params(symbol, spec.params),
+                self.outs(symbol, spec.out_type_nums),
+                ir.Constant(I32, len(spec.params)),
+                ir.Constant(I32, len(spec.out_type_nums)),
+                ir.Constant(I32, int(spec.as_tuple)),
+            ],
+        )
 
     def params(self, symbol: str, params: tuple[fc.ParamSpec, ...]) -> ir.Value:
         """One record per parameter: its rank, its packed DLDataType, then the
@@ -163,10 +232,8 @@ class _Tables:
 
             items = [item(row) for row in rows] or [ir.Constant(kind, None)]
             array = ir.ArrayType(kind, len(items))
-            g = abi.global_var(self.module, array, name)
+            g = _private(self.module, name, array)
             g.initializer = ir.Constant(array, items)
-            g.global_constant = True
-            g.linkage = "private"
             self.made[key] = g
         return self.made[key]
 
@@ -174,13 +241,11 @@ class _Tables:
 class _Body:
     """The one wrapper body of a module, `tvmlite_fastcall`."""
 
-    def __init__(
-        self, module: ir.Module, table: ir.Value, width: int, inline: bool, unroll: bool
-    ) -> None:
+    def __init__(self, module: ir.Module, table: ir.Value, width: int, unroll: bool) -> None:
         self.module, self.table, self.width = module, table, width
         self.fn = ir.Function(module, BODY_TYPE, BODY)
         self.fn.linkage = "private"
-        self.fn.attributes.add("alwaysinline" if inline else "noinline")
+        self.fn.attributes.add("alwaysinline")  # into every stub, or the one shared wrapper
         self.unroll = unroll
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.fallback = self.fn.append_basic_block("fallback")
@@ -215,7 +280,7 @@ class _Body:
 
     def emit(self) -> ir.Function:
         b = self.b
-        self_, args, nargs, record, tensors, pointers, outs = self.fn.args
+        fallback, args, nargs, record, tensors, pointers, outs = self.fn.args
 
         def field(index: int, kind: ir.Type) -> ir.Value:
             at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
@@ -244,7 +309,7 @@ class _Body:
         b.position_at_end(done)
         self.results(outs, m, out_nums, as_tuple)
         b.position_at_end(self.fallback)
-        b.ret(self.call("vectorcall", [self_, args, nargs, ir.Constant(PTR, None)]))
+        b.ret(self.call("vectorcall", [fallback, args, nargs, ir.Constant(PTR, None)]))
         return self.fn
 
     def check(

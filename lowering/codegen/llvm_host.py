@@ -36,7 +36,12 @@ from tvmlite.lowering.codegen.llvm_host_check import Checks, literal
 from tvmlite.lowering.codegen.llvm_host_chunks import Chunks
 from tvmlite.lowering.codegen.llvm_host_flow import Flow
 from tvmlite.lowering.codegen.llvm_host_invoke import Calls
-from tvmlite.lowering.codegen.llvm_host_program import RUN_PROGRAM, write_program
+from tvmlite.lowering.codegen.llvm_host_program import (
+    RUN_PROGRAM,
+    glue_entry,
+    program_entry,
+    write_program,
+)
 from tvmlite.lowering.codegen.llvm_host_state import HostFunction
 from tvmlite.lowering.codegen.llvm_host_steps import Steps
 from tvmlite.lowering.codegen.llvm_host_values import (
@@ -152,12 +157,9 @@ class HostEmitter:
             self.f.slots,
             self.f.prefix,
         )
-        # One call: nothing for the optimizer, and the cheapest code generation.
-        entry.attributes.discard("optsize")
-        for attr in ("noinline", "optnone"):
-            entry.attributes.add(attr)
-        b = ir.IRBuilder(entry.append_basic_block("entry"))
-        b.ret(b.call(self.f.module.globals[RUN_PROGRAM], [*entry.args, program], tail=True))
+        program_entry(entry, self.f.module.globals[RUN_PROGRAM], program)
+        if self.f.ctx.glue is not None:
+            glue_entry(self.f.ctx.glue, entry, program)
         return True
 
     def flat_params(self) -> list[tuple[relax.Var, Leaf]]:

@@ -45,6 +45,9 @@ class HostContext:
     kernels: dict[str, Kernel] = field(default_factory=dict)
     entries: dict[str, ir.Function] = field(default_factory=dict)
     small_module: bool = False  # few graph functions: small ones become optimized code
+    # A large module's program entries, again, for the JIT to compile without
+    # codegen optimization (`jit.py`): thousands of one-call functions.
+    glue: ir.Module | None = None
     packed: dict[str, int] = field(default_factory=dict)
     _constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
 
@@ -104,12 +107,15 @@ class HostContext:
 def build_host_module(
     prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]],
     graphs: Mapping[str, relax.Function],
-) -> tuple[ir.Module, list[str]]:
+) -> tuple[ir.Module, ir.Module | None, list[str]]:
     """The LLVM module of lowered prim functions (with their signatures) and graph
-    functions; also returns the packed-function names, in table order."""
+    functions; also returns the glue (`HostContext.glue`, None when there are no
+    entries to put there) and the packed-function names, in table order."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
-    ctx = HostContext(module, dict(graphs), small_module=len(graphs) <= SMALL_MODULE)
+    small = len(graphs) <= SMALL_MODULE
+    glue = None if small else ir.Module(name="tvmlite_glue")
+    ctx = HostContext(module, dict(graphs), small_module=small, glue=glue)
     for name, (lowered, sig) in prims.items():
         fn, can_fail = build_kernel(module, lowered, sig)
         # Inlining a kernel into host code would optimize its loops twice.
@@ -130,7 +136,7 @@ def build_host_module(
         emit_function(ctx, name, func)  # its errors name the function already
     names = list(ctx.packed)
     _packed_table(module, names)
-    return module, names
+    return module, glue if glue is not None and glue.functions else None, names
 
 
 def _error_table(module: ir.Module, name: str, sig: KernelSignature) -> ir.GlobalVariable:

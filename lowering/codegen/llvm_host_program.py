@@ -72,6 +72,32 @@ def write_program(
     return table(module, name, PROGRAM, [row])
 
 
+def program_entry(entry: ir.Function, run: ir.Function, program: ir.Value) -> None:
+    """The body of the entry of a program: one call of `run` (the helper) on it.
+    Nothing for the optimizer, and the cheapest code generation."""
+    entry.attributes.discard("optsize")
+    for attr in ("noinline", "optnone"):
+        entry.attributes.add(attr)
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    b.ret(b.call(run, [*entry.args, program], tail=True))
+
+
+def glue_entry(glue: ir.Module, entry: ir.Function, program: ir.Value) -> None:
+    """`entry` (a program's, already defined) once more in `glue`, the module of
+    a large module's entries that the JIT compiles without codegen optimization
+    (`jit.py`); `program` becomes external, for the glue's object to name it."""
+    assert isinstance(program, ir.GlobalVariable)
+    program.linkage = ""
+    run = glue.globals.get(RUN_PROGRAM) or ir.Function(glue, RUN_PROGRAM_TYPE, RUN_PROGRAM)
+    data = glue.globals.get(program.name)
+    if data is None:
+        data = abi.global_var(glue, program.value_type, program.name)
+        data.global_constant = True
+    fn = ir.Function(glue, entry.function_type, entry.name)
+    fn.attributes.add("nounwind")
+    program_entry(fn, run, data)
+
+
 def add_program_helper(module: ir.Module) -> None:
     """Define `i32 tvmlite.run_program(<entry arguments>, const PROGRAM* p)`
     (after the steps and frame helpers it calls)."""

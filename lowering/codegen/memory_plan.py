@@ -33,6 +33,7 @@ The plan is data (offsets into the arena by binding); `llvm_host.py` emits it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -230,6 +231,13 @@ def _walk(node: Any, found: dict[relax.Var, None]) -> None:
     if isinstance(node, relax.Expr | relax.BindingBlock | relax.VarBinding | relax.MatchCast):
         if isinstance(node, relax.Constant | relax.Function):
             return
-        for f in dataclasses.fields(node):
-            if f.name not in ("span", "sinfo_args", "struct_info", "attrs"):
-                _walk(getattr(node, f.name), found)
+        for name in _walked_fields(type(node)):
+            _walk(getattr(node, name), found)
+
+
+@functools.cache
+def _walked_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold vars (asked once per class: the
+    walk runs over every binding of every function)."""
+    skip = ("span", "sinfo_args", "struct_info", "attrs")
+    return tuple(f.name for f in dataclasses.fields(kind) if f.name not in skip)

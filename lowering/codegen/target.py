@@ -122,6 +122,22 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
     )
 
 
+@once
+def glue_target_machine(options: MachineOptions) -> llvm.TargetMachine:
+    """A machine as `new_target_machine(options)` makes, but for code generation
+    without optimization (fast instruction selection and register allocation):
+    for glue, thousands of functions of one call each, an object for the JIT
+    only (`jit.py`). Its code is not position-independent: it reaches what it
+    names by absolute address, for a second object in an engine must not have
+    a GOT (the JIT linker resolves GOT-relative references of the first one
+    against it). Only emits objects, so one is shared."""
+    cpu, features = checked_machine(options)
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=cpu, features=features, opt=0, reloc="static", codemodel="large"
+    )
+
+
 def checked_machine(options: MachineOptions) -> tuple[str, str]:
     """The CPU name and feature string a target machine for `options` is made
     with: the host's unless `options` say otherwise. Checked first (once per

@@ -1,8 +1,10 @@
-"""Fast-call wrappers (`lowering/codegen/llvm_fastcall.py`): one shared body a
-module, each function's wrapper a stub calling it with its record; inlined in
-small modules. Every function of a large module is served by the wrapper, with
-its own parameters' checks, results and messages, for NumPy arrays and for the
-tensors of the producer type the module serves (torch, when installed)."""
+"""Fast-call wrappers (`lowering/codegen/llvm_fastcall.py`): one body a module,
+inlined into a stub a function in small modules, or one shared wrapper reading
+each function's record (from its `self`) in large ones. Every function of a
+large module is served by that wrapper, with its own parameters' checks,
+results and messages, for NumPy arrays and for the tensors of the producer
+type the module serves (torch, when installed), built or loaded from an
+exported library."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import pytest
 
 import tvmlite
 from tvmlite.lowering.build import lower
-from tvmlite.lowering.codegen.generate import generate_llvm
+from tvmlite.lowering.codegen.generate import GeneratedCode, generate_llvm
+from tvmlite.lowering.codegen.llvm_fastcall import BODY
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.lowering.target import Target
 from tvmlite.runtime import dlpack
+from tvmlite.runtime.abi import FASTCALL_RECORDS, SHARED_FASTCALL
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 # Functions unlike each other: dtypes (int64 has two NumPy type numbers), ranks,
@@ -37,8 +41,8 @@ def module(count: int) -> str:
     return f"{HEADER}@I.ir_module\nclass Module:\n{body}"
 
 
-def host_ir(text: str) -> str:
-    return str(generate_llvm(lower(tvmlite.parse(text), Target.of("llvm"), "minimal")).module)
+def generated(text: str) -> GeneratedCode:
+    return generate_llvm(lower(tvmlite.parse(text), Target.of("llvm"), "minimal"))
 
 
 def defined(ir_text: str, name: str) -> str:
@@ -48,21 +52,48 @@ def defined(ir_text: str, name: str) -> str:
     return found.group(0)
 
 
-@pytest.mark.parametrize("count", [3, SMALL_MODULE + 3])
-def test_one_body_inlined_only_in_small_modules(count: int) -> None:
-    text = host_ir(module(count))
-    body = defined(text, "tvmlite_fastcall")
-    assert ("alwaysinline" if count <= SMALL_MODULE else "noinline") in re.sub(
-        r"#\d+", lambda m: text.split(f"attributes {m.group(0)} = ")[1].split("\n")[0], body
-    ).split("{")[0]
-    for k in range(count):
+def test_small_modules_have_a_stub_a_function() -> None:
+    code = generated(module(3))
+    text = str(code.module)
+    for k in range(3):
         stub = defined(text, f"tvmlite_fastcall_f{k}")
         assert len(re.findall(r"^\S+:$", stub, re.M)) == 1  # no loop, no branch
         assert f'@"tvmlite_fastcall_f{k}.record"' in stub
+        assert code.manifest["functions"][f"f{k}"]["fastcall"] == f"tvmlite_fastcall_f{k}"
+    assert FASTCALL_RECORDS not in code.module.globals
+    assert SHARED_FASTCALL not in code.module.globals
+    assert code.glue is None  # every entry is compiled with the module
 
 
-def test_every_function_of_a_large_module_is_served() -> None:
+def test_large_modules_have_one_wrapper_and_a_table_of_records() -> None:
+    count = SMALL_MODULE + 3
+    code = generated(module(count))
+    text = str(code.module)
+    assert not re.search(r"define [^\n]*@\"?tvmlite_fastcall_f", text)  # no stubs
+    shared = defined(text, SHARED_FASTCALL)
+    assert len(re.findall(r"^\S+:$", shared, re.M)) == 1  # room for the tensors, the body
+    records = code.module.globals[FASTCALL_RECORDS]
+    assert records.value_type.count == count and records.linkage == ""  # exported
+    for k in range(count):
+        info = code.manifest["functions"][f"f{k}"]
+        assert "fastcall" not in info and info["fastcall_record"] == k
+    # The entries (programs) again in the glue, which the JIT compiles apart.
+    assert code.glue is not None
+    glue = str(code.glue)
+    for k in range(count):
+        assert "optnone" in defined(glue, f"tvmlite_entry_f{k}").split("{")[0]
+        assert f'@"tvmlite_entry_f{k}.program" = external' in glue
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+def test_every_function_of_a_large_module_is_served(loaded: bool, tmp_path) -> None:
     ex = tvmlite.build(tvmlite.parse(module(SMALL_MODULE + 3)), cache=False)
+    text = ex.image.llvm_ir()
+    assert not re.search(rf'define [^\n]*@"?{re.escape(BODY)}"?\(', text)  # inlined
+    assert re.search(r"define i32 @tvmlite_entry_f0\(", text)  # whole, though the glue's ran
+    if loaded:  # an exported library: the same wrapper and records, prefixed
+        ex.export_library(tmp_path / "many.so")
+        ex = tvmlite.load_module(tmp_path / "many.so")
     a = np.arange(6, dtype="float32").reshape(2, 3)
     i = np.arange(4, dtype="int64")
     x, y = np.arange(3.0), np.full(3, 0.5)
@@ -79,7 +110,7 @@ def test_every_function_of_a_large_module_is_served() -> None:
             s, d = f(x, y)
             np.testing.assert_array_equal(s, x + y)
             np.testing.assert_array_equal(d, x - y)
-        assert f._fast is not None  # the wrapper served the call
+        assert f._fast is not None and f._fast_record  # the shared wrapper served the call
 
 
 def test_bad_arguments_are_named_by_parameter_in_a_large_module() -> None:
@@ -127,3 +158,35 @@ def test_torch_tensors_are_read_by_the_shared_body(count: int, monkeypatch) -> N
             np.testing.assert_array_equal(s, (x + y).numpy())
             np.testing.assert_array_equal(d, (x - y).numpy())
         assert f._fast is not None
+
+
+@pytest.mark.parametrize("name", ["fastcall", "fastcall_records"])
+def test_a_prim_function_named_as_the_shared_wrapper_is_refused(name: str) -> None:
+    prim = (
+        "    @T.prim_func\n"
+        f'    def {name}(a: T.Buffer((4,), "float32")):\n'
+        "        for i in range(4):\n"
+        "            a[i] = T.float32(0)\n"
+    )
+    text = (
+        module(SMALL_MODULE + 1).replace(
+            "from tvm.script import relax as R\n",
+            "from tvm.script import relax as R\n# from tvm.script import tir as T\n",
+        )
+        + "\n"
+        + prim
+    )
+    with pytest.raises(tvmlite.TVMLiteError, match=f"symbol tvmlite_{name} is the fast-call"):
+        generated(text)
+
+
+def test_a_large_module_calls_its_own_functions_by_their_entries() -> None:
+    caller = (
+        '    @R.function\n    def main(x: R.Tensor((2, 3), "float32"))'
+        ' -> R.Tensor((2, 3), "float32"):\n        y = Module.f0(x, x)\n        return y\n'
+    )
+    ex = tvmlite.build(tvmlite.parse(module(SMALL_MODULE + 3) + "\n" + caller), cache=False)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(ex["main"](a), a + a)  # main's code calls f0's glue entry
+    np.testing.assert_array_equal(ex["main"].call_python(a), a + a)  # and so does ctypes
+    np.testing.assert_array_equal(ex["f0"].call_python(a, a + 1), a + a + 1)

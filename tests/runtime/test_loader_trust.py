@@ -21,6 +21,11 @@ def manifest(symbol: str = "tvmlite_entry_main", **extra) -> str:
     return json.dumps({"abi": ABI_VERSION, "functions": {"main": info}, "packed": [], **extra})
 
 
+def with_record(index: str) -> str:
+    """The manifest with function `main` served by the shared wrapper's record `index`."""
+    return manifest().replace('"num_outputs": 1', f'"num_outputs": 1, "fastcall_record": {index}')
+
+
 def test_library_without_manifest_is_refused_unmapped(planted_library):
     lib, marker = planted_library(None)
     with pytest.raises(tvmlite.TVMLiteError, match="not a tvmlite library.*tvmlite_manifest"):
@@ -44,6 +49,9 @@ def test_entry_bound_to_abort_is_refused_unmapped(planted_library):
         (manifest(packed=["x.y"]), "does not define the table"),
         (manifest(packed="x.y"), "not a list of names"),
         (manifest().replace('"params": []', '"params": [["x"]]', 2), "signature of 'main'"),
+        (with_record('"x"'), "fast-call record of 'main' is 'x', not an index"),
+        (with_record("-1"), "fast-call record of 'main' is -1"),
+        (with_record("0"), "does not define the function tvmlite_fastcall$"),  # the shared one
     ],
 )
 def test_bad_manifest_is_refused_unmapped(planted_library, text, message):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import tvmlite
+from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.runtime.loader import Library
 
 THREADS = 8
@@ -41,6 +42,19 @@ class Module:
         return z
 """
 MODULES = 3
+# And one module of more functions than a small module has: one shared fast-call
+# wrapper serves them all (lowering/codegen/llvm_fastcall.py), its entries compiled
+# apart (the glue); all its first calls meet too.
+SCALE = """
+    @R.function
+    def scale{k}(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        z = R.multiply(x, R.const({k}.0, "float32"))
+        return z
+"""
+LARGE = SMALL_MODULE + 2
+LARGE_SOURCE = "@I.ir_module\nclass Module:" + "".join(
+    SCALE.format(k=k) for k in range(1, LARGE + 1)
+)
 
 
 def run_together(work: list[Callable[[], None]], count: int) -> list[str]:
@@ -69,7 +83,8 @@ def main() -> int:
 
     def build(phase: str, k: int) -> Callable[[], None]:
         def go() -> None:
-            built[phase, k] = tvmlite.build(tvmlite.parse(SOURCE.format(k=k + 1)))
+            text = SOURCE.format(k=k + 1) if k < MODULES else LARGE_SOURCE
+            built[phase, k] = tvmlite.build(tvmlite.parse(text))
 
         return go
 
@@ -77,16 +92,19 @@ def main() -> int:
         os.environ["TVMLITE_CACHE_DIR"] = str(Path(tmp) / "cache")
         os.environ.pop("TVMLITE_NO_CACHE", None)
         for phase in ("compile", "cached"):
-            errors = run_together([build(phase, k) for k in range(MODULES)], MODULES)
+            errors = run_together([build(phase, k) for k in range(MODULES + 1)], MODULES + 1)
             if errors:
                 print(f"{phase} build:", errors[0])
                 return 1
-        if not all(isinstance(built["cached", k], Library) for k in range(MODULES)):
+        if not all(isinstance(built["cached", k], Library) for k in range(MODULES + 1)):
             print("cached build: not loaded from the cache")
             return 1
         x = np.arange(4, dtype="float32")
         checks = []
         for (_, k), ex in built.items():
+            if k == MODULES:
+                checks += [(ex[f"scale{j}"], (x,), x * j) for j in range(1, LARGE + 1)]
+                continue
             checks.append((ex[f"add{k + 1}"], (x, x), x + x))
             checks.append((ex[f"scale{k + 1}"], (x,), x * (k + 1)))
 

@@ -27,6 +27,12 @@ PACKED_TABLE = "tvmlite_packed_funcs"
 PACKED_NAMES = "tvmlite_packed_names"
 PACKED_COUNT = "tvmlite_packed_count"
 PYTHON_API = "tvmlite_python_api"
+# A module of many graph functions has one fast-call wrapper for all of them
+# (`SHARED_FASTCALL`) and a table of their records (`FASTCALL_RECORDS`,
+# `FASTCALL_RECORD_BYTES` each), in place of a wrapper per function (docs/abi.md).
+SHARED_FASTCALL = "tvmlite_fastcall"
+FASTCALL_RECORDS = "tvmlite_fastcall_records"
+FASTCALL_RECORD_BYTES = 40
 # The take and give functions of the block cache a library allocates through
 # (NULL: libc), which `build` fills on a library of the compile cache (docs/memory.md).
 BLOCK_HOOKS = "tvmlite_block_hooks"
@@ -67,7 +73,7 @@ def exported_symbols(functions: Iterable[str], prefix: str) -> dict[str, str]:
     """What a library of the graph functions `functions` exports: each symbol of
     the compiled code (spelt with PREFIX) and its name in the library."""
     data = (MANIFEST, PACKED_TABLE, PACKED_NAMES, PACKED_COUNT, PYTHON_API, BLOCK_HOOKS)
-    symbols = [*data, ALLOC, BIND_PACKED, MISSING_PACKED]
+    symbols = [*data, FASTCALL_RECORDS, SHARED_FASTCALL, ALLOC, BIND_PACKED, MISSING_PACKED]
     for name in functions:
         symbols += [entry_symbol(name), fastcall_symbol(name)]
     return {symbol: with_prefix(symbol, prefix) for symbol in symbols}

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,12 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.runtime import dlpack
+from tvmlite.runtime.abi import (
+    FASTCALL_RECORD_BYTES,
+    FASTCALL_RECORDS,
+    SHARED_FASTCALL,
+    with_prefix,
+)
 
 METH_FASTCALL = 0x80
 # Indices in NumPy's C-API table (numpy/__multiarray_api.h, stable since 1.x).
@@ -50,6 +56,7 @@ ARRAY_TYPE, DESCR_FROM_TYPE, NEW_FROM_DESCR, SET_BASE_OBJECT = 2, 45, 94, 282
 OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
 DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
 TUPLE_ITEMS = 24  # offsetof(PyTupleObject, ob_item)
+CAPSULE_POINTER = 16  # offsetof(PyCapsule, pointer)
 C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
 CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
 # What the table `tvmlite_python_api` holds, in order: CPython and NumPy functions,
@@ -251,8 +258,14 @@ def _layout_ok() -> bool:
     dims = read(arr, AR_DIMS, ctypes.c_void_p)
     descr = read(arr, AR_DESCR, ctypes.c_void_p)
     flags = read(arr, AR_FLAGS, ctypes.c_int32)
+    marker = ctypes.c_int8()
+    holder = _CAPSULE_NEW(ctypes.addressof(marker), None, None)
+    pair = (arr, holder)
     return (
-        read(arr, OB_TYPE, ctypes.c_void_p) == id(np.ndarray)
+        read(holder, CAPSULE_POINTER, ctypes.c_void_p) == ctypes.addressof(marker)
+        and read(pair, TUPLE_ITEMS, ctypes.c_void_p) == id(arr)
+        and read(pair, TUPLE_ITEMS + 8, ctypes.c_void_p) == id(holder)
+        and read(arr, OB_TYPE, ctypes.c_void_p) == id(np.ndarray)
         and read(arr, AR_DATA, ctypes.c_void_p) == arr.ctypes.data
         and read(arr, AR_ND, ctypes.c_int32) == 2
         and dims is not None
@@ -365,6 +378,25 @@ def _probe_exchange(arg: Any) -> int | None:
 # ------------------------------------------------------------ wrappers as builtins
 
 
+def served(info: Mapping[str, Any]) -> bool:
+    """Does the manifest record `info` of a graph function name a wrapper?"""
+    return "fastcall" in info or "fastcall_record" in info
+
+
+def addresses(image: Any, info: Mapping[str, Any], prefix: str) -> tuple[int, int]:
+    """The wrapper serving the function of manifest record `info` in `image` (a
+    code image with symbols spelt with `prefix`) and, when that is the module's
+    shared wrapper, the function's record; (0, 0) when none serves it."""
+    if "fastcall" in info:
+        return image.address(info["fastcall"]), 0
+    index = info.get("fastcall_record")
+    if index is None:
+        return 0, 0
+    records = image.address(with_prefix(FASTCALL_RECORDS, prefix))
+    wrapper = image.address(with_prefix(SHARED_FASTCALL, prefix))
+    return wrapper, records + index * FASTCALL_RECORD_BYTES
+
+
 class PyMethodDef(ctypes.Structure):
     _fields_ = [
         ("ml_name", ctypes.c_char_p),
@@ -376,10 +408,15 @@ class PyMethodDef(ctypes.Structure):
 
 class FastCall:
     """A compiled wrapper turned into a builtin function. Holds the PyMethodDef
-    CPython points to, and (through the builtin's `self`) the Python fallback;
-    the caller holds the module whose code the wrapper is."""
+    CPython points to; the builtin's `self` is the Python fallback, or, for the
+    shared wrapper of a large module (`record` given), the pair (fallback, a
+    capsule of the function's record's address) it reads both from. The caller
+    holds the module whose code the wrapper is."""
 
-    def __init__(self, address: int, fallback: Callable[..., Any], name: str) -> None:
+    def __init__(
+        self, address: int, fallback: Callable[..., Any], name: str, record: int = 0
+    ) -> None:
         self.name = name.encode()
         self.method = PyMethodDef(self.name, address, METH_FASTCALL, None)
-        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), fallback, None)
+        owner: Any = (fallback, _CAPSULE_NEW(record, None, None)) if record else fallback
+        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), owner, None)

@@ -50,6 +50,7 @@ class GraphFunction:
         ret: relax.StructInfo,
         address: int,
         fast_address: int = 0,
+        fast_record: int = 0,
     ) -> None:
         self.executable = executable  # keeps the machine code alive
         self.name = name
@@ -60,6 +61,7 @@ class GraphFunction:
         self.address = address
         self._cfunc = ENTRY_SIGNATURE(address)
         self._fast_address = fast_address  # the module's wrapper, 0 when none serves
+        self._fast_record = fast_record  # its record, when the wrapper is the shared one
         self._fast: Any = None  # the wrapper as a builtin, made on the first call
         self._fast_owner: Any = None
         self._fast_tried = not fast_address
@@ -87,7 +89,9 @@ class GraphFunction:
         for late registrations."""
         with self._fast_lock:
             if not self._fast_tried:
-                self._fast_owner = FastCall(self._fast_address, self.call_python, self.name)
+                self._fast_owner = FastCall(
+                    self._fast_address, self.call_python, self.name, self._fast_record
+                )
                 self._fast = self._fast_owner.function
                 self._fast_tried = True
             return self._fast

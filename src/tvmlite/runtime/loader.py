@@ -35,10 +35,13 @@ from typing import Any, Protocol
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime import registry
 from tvmlite.runtime.abi import (
+    FASTCALL_RECORD_BYTES,
+    FASTCALL_RECORDS,
     MANIFEST,
     PACKED_TABLE,
     PREFIX,
     PYTHON_API,
+    SHARED_FASTCALL,
     entry_symbol,
     fastcall_symbol,
     with_prefix,
@@ -213,15 +216,7 @@ def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
             )
         _require(image, symbol, STT_FUNC, 0)
         _signature(path, name, info)
-        wrapper = info.get("fastcall")
-        if wrapper is not None:
-            if wrapper != fastcall_symbol(name, prefix):
-                raise TVMLiteError(
-                    f"{path}: the manifest binds the fast call of '{name}' to {wrapper!r}, "
-                    f"not {fastcall_symbol(name, prefix)}"
-                )
-            _require(image, wrapper, STT_FUNC, 0)
-            _require(image, with_prefix(PYTHON_API, prefix), STT_OBJECT, len(API_SLOTS) * 8)
+        _fast_call(image, name, info, prefix)
     packed = manifest.setdefault("packed", [])
     if not isinstance(packed, list) or not all(isinstance(n, str) for n in packed):
         raise TVMLiteError(f"{path}: the manifest's packed functions are not a list of names")
@@ -229,6 +224,31 @@ def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
         size = len(packed) * ctypes.sizeof(ctypes.c_void_p)
         _require(image, with_prefix(PACKED_TABLE, prefix), STT_OBJECT, size)
     return prefix, manifest
+
+
+def _fast_call(image: SharedObject, name: str, info: dict[str, Any], prefix: str) -> None:
+    """The wrapper a function's manifest record names must be the library's own:
+    its `PREFIX_fastcall_NAME`, or a record in the table of the shared one."""
+    wrapper, record = info.get("fastcall"), info.get("fastcall_record")
+    if wrapper is None and record is None:
+        return
+    if wrapper is not None and wrapper != fastcall_symbol(name, prefix):
+        raise TVMLiteError(
+            f"{image.path}: the manifest binds the fast call of '{name}' to {wrapper!r}, "
+            f"not {fastcall_symbol(name, prefix)}"
+        )
+    if wrapper is not None:
+        _require(image, wrapper, STT_FUNC, 0)
+    if record is not None:
+        if type(record) is not int or record < 0:
+            raise TVMLiteError(
+                f"{image.path}: the manifest's fast-call record of '{name}' is {record!r}, "
+                "not an index"
+            )
+        _require(image, with_prefix(SHARED_FASTCALL, prefix), STT_FUNC, 0)
+        size = (record + 1) * FASTCALL_RECORD_BYTES
+        _require(image, with_prefix(FASTCALL_RECORDS, prefix), STT_OBJECT, size)
+    _require(image, with_prefix(PYTHON_API, prefix), STT_OBJECT, len(API_SLOTS) * 8)
 
 
 def _require(image: SharedObject, name: str, kind: int, size: int) -> None:

@@ -8,7 +8,8 @@ arguments exactly as `build()` does, `tvms run --random` can draw inputs, and
 the C header can document each argument. Dims are ints, symbolic variables
 (`{"var": "n"}`), or other expressions (`{"expr": "n * 2"}`, shown but never
 solved by the loader: the native entry checks them). A function whose
-signature a fast-call wrapper serves (`fastcall.py`) names that wrapper too.
+signature a fast-call wrapper serves (`fastcall.py`) names that wrapper too (or
+its record, in a module of many functions served by one wrapper).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.runtime.abi import entry_symbol, fastcall_symbol, leaves
-from tvmlite.runtime.fastcall import wrapper_spec
 
 ABI_VERSION = 1
 
@@ -89,10 +89,12 @@ def _dim_from_json(d: Any, names: dict[str, tir.Var]) -> tir.PrimExpr:
     return tir.Var(d.get("expr", "?"), "int64")
 
 
-def function_info(name: str, func: relax.Function) -> dict[str, Any]:
+def function_info(name: str, func: relax.Function, fast: Mapping[str, Any]) -> dict[str, Any]:
     """One function's manifest record (`symbol`, `params`, `num_outputs` are the
     ABI-1 keys; `signature` and `public` let a loader rebuild the callable;
-    `fastcall`, when present, is the symbol of its CPython wrapper)."""
+    `fast` says which CPython wrapper serves it: `fastcall`, the symbol of its
+    own, or `fastcall_record`, the index of its record for the module's shared
+    one; none when the Python path does)."""
     info = {
         "symbol": entry_symbol(name),
         "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
@@ -103,9 +105,7 @@ def function_info(name: str, func: relax.Function) -> dict[str, Any]:
             "ret": sinfo_to_json(func.ret_struct_info),
         },
     }
-    if wrapper_spec(func.params, func.ret_struct_info) is not None:
-        info["fastcall"] = fastcall_symbol(name)
-    return info
+    return {**info, **fast}
 
 
 def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax.StructInfo]:
@@ -118,11 +118,18 @@ def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax
     return params, sinfo_from_json(sig["ret"], names)
 
 
-def manifest_info(graphs: Mapping[str, relax.Function], packed: list[str]) -> dict[str, Any]:
-    """The whole manifest: ABI version, functions by name, packed names."""
+def manifest_info(
+    graphs: Mapping[str, relax.Function],
+    packed: list[str],
+    fast: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The whole manifest: ABI version, functions by name (with the wrappers
+    `fast` names), packed names."""
     return {
         "abi": ABI_VERSION,
-        "functions": {name: function_info(name, f) for name, f in graphs.items()},
+        "functions": {
+            name: function_info(name, f, fast.get(name, {})) for name, f in graphs.items()
+        },
         "packed": packed,
     }
 

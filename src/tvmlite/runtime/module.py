@@ -99,7 +99,7 @@ class CompiledModule:
         self._missing = set(self.packed_names)
         self.resolve_packed()
         functions = manifest["functions"]
-        fast = any("fastcall" in info for info in functions.values())
+        fast = any(fastcall.served(info) for info in functions.values())
         api_address = image.address(with_prefix(PYTHON_API, prefix)) if fast else 0
         fast = fast and fastcall.fill_api_table(api_address)
         self._python_api = api_address if fast else 0  # the wrappers' table, 0 when unused
@@ -107,9 +107,9 @@ class CompiledModule:
         self._private: set[str] = set()
         for name, info in functions.items():
             params, ret = signature_from_info(info)
-            wrapper = image.address(info["fastcall"]) if fast and "fastcall" in info else 0
+            wrapper, record = fastcall.addresses(image, info, prefix) if fast else (0, 0)
             address = image.address(info["symbol"])
-            self._entries[name] = GraphFunction(self, name, params, ret, address, wrapper)
+            self._entries[name] = GraphFunction(self, name, params, ret, address, wrapper, record)
             if not info.get("public", True):
                 self._private.add(name)
         for name, sig in (kernels or {}).items():
