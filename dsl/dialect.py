@@ -114,6 +114,8 @@ def tvm027_only(root: Any) -> list[str]:
             not isinstance(node.layout, DefaultLayout) or node.allocated_addr
         ):
             found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
+        elif isinstance(node, tir.ScopeIdDef):
+            found.append(f"tirx scope id T.{node.kind}")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":
             found.append(f"statement-level T.alloc_buffer of '{node.buffer.name}'")
         elif isinstance(node, tir.PrimFunc) and node.s_tir and not _has_block(node.body):

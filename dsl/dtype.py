@@ -10,11 +10,18 @@ import re
 
 SCALAR_CODES = ("int", "uint", "float", "bfloat")
 _DTYPE = re.compile(
-    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(8|16|32|64)|"
-    r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float4_e2m1fn))(?:x(\d+))?$"
+    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(4|8|16|32|64)|"
+    r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3|float8_e3m4|"
+    r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))(?:x(\d+))?$"
 )
-# Bit widths a code may take; others (`float8`, `int7`) are rejected.
-_WIDTHS = {"int": (8, 16, 32, 64), "uint": (8, 16, 32, 64), "float": (16, 32, 64), "bfloat": (16,)}
+# Bit widths a code may take; others (`float8`, `int7`) are rejected. int4/uint4 are
+# TVM's packed sub-byte integers (tensor-core operands): the LLVM backend refuses them.
+_WIDTHS = {
+    "int": (4, 8, 16, 32, 64),
+    "uint": (4, 8, 16, 32, 64),
+    "float": (16, 32, 64),
+    "bfloat": (16,),
+}
 # Lanes are a 16-bit field in TVM's DataType (and in DLPack's), so `x65536` is no dtype.
 MAX_LANES = 65535
 # The largest finite value of each float dtype: a literal beyond it does not fit.
@@ -27,6 +34,12 @@ _FLOAT_MAX = {
     "float8_e4m3fnuz": 240.0,
     "float8_e5m2": 57344.0,
     "float8_e5m2fnuz": 57344.0,
+    "float8_e4m3": 240.0,
+    "float8_e3m4": 15.5,
+    "float8_e4m3b11fnuz": 30.0,
+    "float8_e8m0fnu": 2.0**127,
+    "float6_e2m3fn": 7.5,
+    "float6_e3m2fn": 28.0,
     "float4_e2m1fn": 6.0,
 }
 
@@ -48,7 +61,7 @@ def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
     elif m.group(3):
         width = 0
     elif m.group(6):
-        width = 4 if m.group(6).startswith("float4") else 8
+        width = int(m.group(6)[5])  # float8_..., float6_..., float4_...
     else:
         width = int(m.group(5))
     n = int(m.group(7)) if m.group(7) else 1

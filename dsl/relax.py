@@ -160,10 +160,13 @@ class ExternFunc(Expr):
 @dataclass(frozen=True, slots=True, eq=False)
 class Constant(Expr):
     """A tensor constant. Scalars print as `R.const(v, "dtype")`; larger ones live in
-    the module's metadata table. Compared by dtype, shape and bytes."""
+    the module's metadata table. Compared by dtype, shape, bytes and struct info.
+    `struct_info` is set only for a distributed constant (`R.dist.const(v,
+    R.DTensor(...))`); otherwise the data's tensor is the constant's struct info."""
 
     data: np.ndarray
     span: Span | None = SPAN
+    struct_info: StructInfo | None = None
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -171,6 +174,7 @@ class Constant(Expr):
             and self.data.dtype == other.data.dtype
             and self.data.shape == other.data.shape
             and self.data.tobytes() == other.data.tobytes()
+            and self.struct_info == other.struct_info
         )
 
     def __hash__(self) -> int:

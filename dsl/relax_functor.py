@@ -137,7 +137,8 @@ class ExprVisitor(RelaxFunctor):
         pass
 
     def visit_Constant(self, e: relax.Constant) -> None:
-        pass
+        if e.struct_info is not None:  # a distributed constant's placement
+            self.visit_struct_info(e.struct_info)
 
     def visit_StringImm(self, e: relax.StringImm) -> None:
         pass

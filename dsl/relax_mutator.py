@@ -150,7 +150,10 @@ class ExprMutator(RelaxFunctor):
         return e
 
     def visit_Constant(self, e: relax.Constant) -> relax.Expr:
-        return e
+        if e.struct_info is None:
+            return e
+        sinfo = self.visit_struct_info(e.struct_info)  # a distributed constant's placement
+        return e if sinfo is e.struct_info else replace(e, struct_info=sinfo)
 
     def visit_StringImm(self, e: relax.StringImm) -> relax.Expr:
         return e

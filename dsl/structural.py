@@ -119,6 +119,8 @@ def first_difference(a: Any, b: Any) -> Difference | None:
         if isinstance(x, relax.Constant):
             if not _leaf_equal(x.data, y.data):
                 return Difference(_path_text(where), x, y, "constants of different data")
+            if x.struct_info != y.struct_info:
+                return Difference(_path_text(where), x, y, "constants of different struct info")
             continue
         xs, ys = _labelled(x), _labelled(y)
         if xs is None or ys is None:
@@ -194,7 +196,7 @@ def structural_hash(node: Any) -> int:
             keep.append(x)
         if isinstance(x, relax.Constant):
             digest.update(str(x.data.dtype).encode() + repr(x.data.shape).encode())
-            digest.update(x.data.tobytes())
+            digest.update(x.data.tobytes() + repr(x.struct_info).encode())
             continue
         parts = _children(x)
         if parts is None:

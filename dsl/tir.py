@@ -173,17 +173,23 @@ class Let(PrimExpr):
 
 @dataclass(frozen=True, slots=True)
 class Call(PrimExpr):
-    """`op` applied to `args`: expressions, and for tirx tile operators also buffer
-    regions and Python bools (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8],
-    C[0:8, 0:8], False, False, T.float32(1.0), T.float32(0.0))`)."""
-
     """An intrinsic or extern call. `op` is the intrinsic's name as written after
-    `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...)."""
+    `T.` (`exp`, `if_then_else`, `call_extern`, `max_value`, `reinterpret`, ...).
+    `args` are expressions; for tirx tile operators also buffer regions, Python bools
+    and lists (`T.tile.gemm(C[0:8, 0:8], A[0:8, 0:4], B[0:4, 0:8], C[0:8, 0:8], False,
+    False, T.float32(1.0), T.float32(0.0))`, `T.tile.sum(B[0:8], A[0:8, 0:4], [1],
+    False)`), and `kwargs` their keyword options (`workspace={"C": C_sbuf}`), attribute
+    values (see AttrDict). An `op` of `GLOBAL_CALL + name` calls the module's prim
+    function `name` (`Module.add(a, b)`), typed by its return annotation."""
 
     dtype: str
     op: str
     args: tuple[PrimExpr, ...]
     span: Span | None = SPAN
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+GLOBAL_CALL = "@"  # prefix of the op of a call to a module function
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +236,18 @@ class Buffer:
                 raise invalid(
                     problem, dim.span or self.span, f"tir.Buffer({self.name!r}).shape[{k}]"
                 )
+
+
+def is_scalar_buffer(buffer: Buffer) -> bool:
+    """A buffer of shape `(1,)` (int32): 0.27 reads and writes its one element by the
+    buffer's bare name (`acc = acc + A[i]`), and `acc: T.float32` allocates a local one."""
+    return (
+        len(buffer.shape) == 1
+        and isinstance(buffer.shape[0], IntImm)
+        and buffer.shape[0].dtype == "int32"
+        and buffer.shape[0].value == 1
+        and dt.lanes(buffer.dtype) == 1
+    )
 
 
 def dim_problem(dim: PrimExpr, negative_ok: bool = False) -> str | None:
@@ -379,6 +397,37 @@ class Bind(Stmt):
     comments: Comments | None = COMMENTS
 
 
+# tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
+SCOPE_IDS = {
+    "cluster_id": ("kernel", "cluster"),
+    "cta_id": ("kernel", "cta"),
+    "cta_id_in_cluster": ("cluster", "cta"),
+    "cta_id_in_pair": ("cluster", "cta_pair"),
+    "warpgroup_id": ("cta", "warpgroup"),
+    "warp_id": ("cta", "warp"),
+    "warp_id_in_wg": ("warpgroup", "warp"),
+    "lane_id": ("warp", "thread"),
+    "thread_id": ("cta", "thread"),
+    "thread_id_in_wg": ("warpgroup", "thread"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeIdDef(Stmt):
+    """tirx `bx, by = T.cta_id([8, 4])`: `vars` are the ids of the execution scope
+    `kind` (a key of SCOPE_IDS) within its parent, one per extent. `extents` is None
+    when deferred (`T.cta_id()`, one var; TVM infers it when lowering), `preferred`
+    the optional preferred extents (`T.cta_id_in_cluster([2, 1], preferred=[2, 2])`).
+    Flat, as `Bind`: the vars are defined for the rest of the enclosing sequence."""
+
+    kind: str
+    vars: tuple[Var, ...]
+    extents: tuple[PrimExpr, ...] | None
+    preferred: tuple[PrimExpr, ...] | None = None
+    span: Span | None = SPAN
+    comments: Comments | None = COMMENTS
+
+
 @dataclass(frozen=True, slots=True)
 class AttrStmt(Stmt):
     """`T.attr(node, key, value)`; `body` None for the 0.27 flat form, which scopes
@@ -505,12 +554,13 @@ class AllocBuffer(Stmt):
 
     `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
     `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
-    fresh)."""
+    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data."""
 
     buffer: Buffer
     form: str = "alloc_buffer"
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    annotations: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ STMT_NODES: tuple[type[tir.Stmt], ...] = (
     tir.BufferStore,
     tir.LetStmt,
     tir.Bind,
+    tir.ScopeIdDef,
     tir.AttrStmt,
     tir.AssertStmt,
     tir.For,
@@ -221,8 +222,9 @@ class StmtExprVisitor(TIRFunctor):
         for arg in e.args:
             if isinstance(arg, tir.BufferRegion):  # tile operators take regions
                 self.visit_buffer_region(arg)
-            elif isinstance(arg, tir.PrimExpr):  # (and Python bools as flags)
-                self.visit_expr(arg)
+            else:  # (and Python bools as flags, lists)
+                self.visit_attr_value(arg)
+        self.visit_annotations(e.kwargs)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
         self.visit_buffer(e.buffer)
@@ -245,6 +247,12 @@ class StmtExprVisitor(TIRFunctor):
     def visit_Bind(self, s: tir.Bind) -> None:
         self.visit_expr(s.value)
         self.visit_var_def(s.var)
+
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> None:
+        for e in (*(s.extents or ()), *(s.preferred or ())):
+            self.visit_expr(e)
+        for var in s.vars:
+            self.visit_var_def(var)
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         self.visit_attr_value(s.node)
@@ -295,6 +303,7 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         self.visit_buffer_def(s.buffer)
+        self.visit_annotations(s.annotations)
 
     def visit_Block(self, s: tir.Block) -> None:
         """Definitions first (iter vars, allocations, match buffers), then the

@@ -213,16 +213,17 @@ class StmtExprMutator(TIRFunctor):
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))
 
     def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        kwargs = self.visit_annotations(e.kwargs)
         if all(isinstance(arg, tir.PrimExpr) for arg in e.args):
-            return replace(e, args=self.visit_exprs(e.args))
+            return replace(e, args=self.visit_exprs(e.args), kwargs=kwargs)
         args = tuple(self._call_arg(a) for a in e.args)
-        return replace(e, args=args if changed(args, e.args) else e.args)
+        return replace(e, args=args if changed(args, e.args) else e.args, kwargs=kwargs)
 
     def _call_arg(self, arg: Any) -> Any:
-        """Tile operators also take regions and Python bools (flags)."""
+        """Tile operators also take regions, Python bools (flags) and lists."""
         if isinstance(arg, tir.BufferRegion):
             return self.visit_buffer_region(arg)
-        return self.visit_expr(arg) if isinstance(arg, tir.PrimExpr) else arg
+        return self.visit_attr_value(arg)
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
         buffer = self.visit_buffer(e.buffer)
@@ -242,6 +243,13 @@ class StmtExprMutator(TIRFunctor):
     def visit_Bind(self, s: tir.Bind) -> tir.Stmt:
         value = self.visit_expr(s.value)
         return replace(s, var=self._define(s.var), value=value)
+
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> tir.Stmt:
+        extents = None if s.extents is None else self.visit_exprs(s.extents)
+        preferred = None if s.preferred is None else self.visit_exprs(s.preferred)
+        variables = tuple(self._define(v) for v in s.vars)
+        variables = variables if changed(variables, s.vars) else s.vars
+        return replace(s, vars=variables, extents=extents, preferred=preferred)
 
     def visit_AttrStmt(self, s: tir.AttrStmt) -> tir.Stmt:
         node = self.visit_attr_value(s.node)
@@ -293,7 +301,8 @@ class StmtExprMutator(TIRFunctor):
         return replace(s, value=self.visit_expr(s.value))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
-        return replace(s, buffer=self.visit_buffer_def(s.buffer))
+        buffer = self.visit_buffer_def(s.buffer)
+        return replace(s, buffer=buffer, annotations=self.visit_annotations(s.annotations))
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         iter_vars = tuple(self.visit_iter_var(iv) for iv in s.iter_vars)

@@ -44,7 +44,7 @@ def lower(
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
-    verify_module(module)  # parsing lets a body disagree with its return annotation, as TVM
+    verify_module(module)  # parsing lets annotations disagree with their values, as TVM
     for func in module.functions.values():
         if isinstance(func, relax.Function):
             _OneDevice().visit_expr(func)

@@ -60,8 +60,9 @@ CONSTANTS = ("True", "False", "None")
 
 # Every dtype spelling of dsl/dtype.py, with optional vector lanes (`float32x4`).
 DTYPE = (
-    r"(?:bool|handle|void|u?int(?:8|16|32|64)|float(?:16|32|64)|bfloat16"
-    r"|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3fn|float8_e5m2|float4_e2m1fn)(?:x\d+)?"
+    r"(?:bool|handle|void|u?int(?:4|8|16|32|64)|float(?:16|32|64)|bfloat16"
+    r"|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3fn|float8_e5m2|float8_e4m3b11fnuz"
+    r"|float8_e4m3|float8_e3m4|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn)(?:x\d+)?"
 )
 IDENT = r"[^\W\d]\w*"
 _PREFIX = r"(?:[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])?"

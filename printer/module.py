@@ -35,6 +35,7 @@ def _context(
     names = NameTable()
     tir_printer = TIRPrinter(dialect, names)
     tir_printer.stmts.sugar = options.syntax_sugar
+    tir_printer.exprs.module_name = options.name or "Module"
     return PrintContext(dialect, names, tir_printer, module_functions, options=options)
 
 

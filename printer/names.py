@@ -81,6 +81,16 @@ class NameTable:
         self._frames[-1 if frame is None else frame].append(obj)
         return name
 
+    def share(self, obj: Any, other: Any) -> str:
+        """Name `obj` as `other` (already named) is named, in the current frame: two IR
+        objects that the text spells as one variable."""
+        name = self._names[id(other)]
+        self._taken[name] += 1
+        self._names[id(obj)] = name
+        self._objects[id(obj)] = obj
+        self._frames[-1].append(obj)
+        return name
+
     def get(self, obj: Any) -> str | None:
         return self._names.get(id(obj))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmlite.dsl import relax
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import Comments
 from tvmlite.printer.comments import after_lines, noted, role, with_comments
 from tvmlite.printer.context import INDENT, PrintContext
@@ -40,6 +40,10 @@ class RelaxPrinter:
         if top_level:
             self.exprs.frame.depth = self.names.depth
         try:
+            for param in func.params:
+                if self._names_its_value(param):  # before any annotation names the var
+                    self.names.define(param, param.name or "v")
+                    self.names.share(param.struct_info.value, param)  # type: ignore[union-attr]
             ret = self.exprs.sinfo(func.ret_struct_info)
             params = []
             for param in func.params:
@@ -61,6 +65,18 @@ class RelaxPrinter:
         lines += noted(f"def {name}({', '.join(params)}) -> {ret}:", role(func.comments, "def"))
         lines.extend(indent(own_prelude + body))
         return lines + after_lines(func.comments)
+
+    def _names_its_value(self, param: relax.Var) -> bool:
+        """`n: T.int64`: in 0.27 a scalar parameter is itself the symbolic var that
+        later annotations use (`R.Tensor((n + 1,))`), so that var prints as the
+        parameter."""
+        si = param.struct_info
+        return (
+            not self.ctx.classic
+            and isinstance(si, relax.PrimStructInfo)
+            and isinstance(si.value, tir.Var)
+            and self.names.get(si.value) is None
+        )
 
     def _func_attrs(self, name: str, func: relax.Function, top_level: bool) -> dict[str, Any]:
         """Attrs minus a `global_symbol` equal to the printed name (implied by the

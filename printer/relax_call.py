@@ -98,9 +98,14 @@ class RelaxCallPrinter:
         else:
             out_text = self.exprs.sinfo(out)
         args.append(f"{'out_sinfo' if self.ctx.classic else 'out_ty'}={out_text}")
+        attrs = dict(call.attrs)
         if name == "relax.call_tir_inplace":
-            indices = dict(call.attrs).get("inplace_indices", ())
+            indices = attrs.get("inplace_indices", ())
             args.append(f"inplace_indices=[{', '.join(str(int(i)) for i in indices)}]")
+        if name == "relax.call_tir_with_grad":
+            args.append(f"te_grad_name={self.exprs.value(attrs['te_grad_name'])}")
+            if attrs.get("te_grad_kwargs"):  # TVM leaves out an empty dict
+                args.append(f"te_grad_kwargs={self.exprs.value(attrs['te_grad_kwargs'])}")
         if name != "relax.call_dps_packed" and len(call.args) == 3:
             args.append(f"tir_vars={self.exprs.expr(call.args[2])}")
         return f"R.{name[len('relax.') :]}({', '.join(args)})"
@@ -134,6 +139,7 @@ def _first(item: tuple[str, Any]) -> str:
 DPS_CALLS = (
     "relax.call_tir",
     "relax.call_tir_inplace",
+    "relax.call_tir_with_grad",
     "relax.call_dps_packed",
     "relax.dist.call_tir",
     "relax.dist.call_tir_local_view",

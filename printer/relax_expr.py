@@ -222,6 +222,8 @@ class RelaxExprPrinter:
         dtype = str(data.dtype)
         if data.ndim != 0 or dtype not in _CONST_DTYPES:
             return self.ctx.metadata_ref(c)
+        if c.struct_info is not None:
+            return f"R.dist.const({scalar_text(data.item(), dtype)}, {self.sinfo(c.struct_info)})"
         return f'R.const({scalar_text(data.item(), dtype)}, "{dtype}")'
 
     def _tuple(self, t: relax.Tuple) -> str:

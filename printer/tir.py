@@ -51,21 +51,6 @@ def implicit_root(body: tir.Stmt) -> tir.Block | None:
     return block if contains_block(inner) else None
 
 
-def redundant_root(body: tir.Stmt) -> tir.Stmt | None:
-    """A root block around a lone block without iter vars: TVM's parser would not
-    have added it (and prints the inner block alone), so neither do we."""
-    if not isinstance(body, tir.BlockRealize) or body.iter_values:
-        return None
-    block = body.block
-    inner = block.body
-    bare = not (block.alloc_buffers or block.annotations or block.match_buffers)
-    if block.name != "root" or not bare or block.reads or block.writes or block.init:
-        return None
-    if isinstance(inner, tir.BlockRealize) and not inner.block.iter_vars:
-        return inner
-    return None
-
-
 def is_simple(buffer: tir.Buffer) -> bool:
     """Classic prints a buffer param inline as `T.Buffer` only when it has no
     vars in its shape, no strides or offset, and default scope and alignment."""
@@ -144,6 +129,9 @@ class TIRPrinter:
             top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+        self.stmts.exprs.scalar_names = self.modern and not (
+            func.s_tir or contains_block(func.body)
+        )
         matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
@@ -360,7 +348,7 @@ class TIRPrinter:
             self.stmts.frames[-1].extend(above.lines())
         root = implicit_root(body)
         if root is None:
-            self.stmts.stmt(redundant_root(body) or body)
+            self.stmts.stmt(body)
             return
         self.stmts.emit(f'# with {self.stmts.block_kw}("root"):')
         self.stmts.block_allocs(root.alloc_buffers, root.comments)

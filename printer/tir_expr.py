@@ -93,6 +93,10 @@ def folds(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
     xb = pb if pb is not None else fb
     if kind in ("and", "or"):
         return pa is not None or pb is not None
+    if kind == "floormod":  # folded on index types; on unsigned ones only two immediates
+        if a.dtype in ("int32", "int64"):
+            return both or pa == 0 or pb == 1
+        return both and a.dtype.startswith("uint")
     if both:
         return True
     if kind == "add":
@@ -103,8 +107,6 @@ def folds(kind: str, a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
         return xa in (0, 1) or xb in (0, 1)
     if kind in ("div", "floordiv"):
         return xa == 0 or xb == 1
-    if kind == "floormod":
-        return pa == 0 or pb == 1
     return False
 
 
@@ -199,6 +201,9 @@ class ExprPrinter:
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
+        # 0.27 functions without blocks name the one element of a `(1,)` buffer bare
+        self.scalar_names = False
+        self.module_name = "Module"  # the class a call to a module function names
         self.declare: Callable[[tir.Var], str] | None = None
         # a buffer used before any declaration; the statement printer declares it
         self.undefined_buffer: Callable[[tir.Buffer], str] = self.define_buffer
@@ -295,12 +300,25 @@ class ExprPrinter:
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
-        if e.op in DTYPE_FIRST:
-            args.insert(0, f'"{dtype_text(e.dtype)}"')
+        args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
+        if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
+            return f"{self.module_name}.{e.op[len(tir.GLOBAL_CALL) :]}({', '.join(args)})", ATOM
+        if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
+            handle = self.modern and e.dtype == "handle"
+            args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
+        if self.scalar_access(e.buffer, e.indices):
+            return self.buffer_name(e.buffer), ATOM
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
+
+    def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
+        """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""
+        if not self.scalar_names or not tir.is_scalar_buffer(buffer) or len(indices) != 1:
+            return False
+        index = indices[0]
+        return isinstance(index, tir.IntImm) and index.dtype == "int32" and index.value == 0
 
     # ------------------------------------------------------------ helpers
 
@@ -337,7 +355,9 @@ class ExprPrinter:
         """An argument: an expression, or a tile operator's region or flag."""
         if isinstance(arg, tir.BufferRegion):
             return self.region(arg)
-        return str(arg) if isinstance(arg, bool) else self.text(arg)
+        if isinstance(arg, bool):  # a flag, bare in either dialect
+            return str(arg)
+        return self.text(arg) if isinstance(arg, tir.PrimExpr) else self.value_text(arg)
 
     def region(self, region: tir.BufferRegion) -> str:
         """`A[vi, 0:16]`: an extent-1 range prints as its index."""

@@ -12,6 +12,7 @@ import dataclasses
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.tir_layout import DefaultLayout
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
@@ -23,7 +24,7 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
-from tvmlite.printer.tir_layout import layout_kwargs
+from tvmlite.printer.tir_layout import layout_kwargs, layout_text
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -37,6 +38,41 @@ ALLOC_SCOPES = {"alloc_local": "local", "alloc_shared": "shared"}
 
 def indent(lines: list[str]) -> list[str]:
     return [INDENT + line for line in lines] if lines else [INDENT + "pass"]
+
+
+def is_dict_attr(s: tir.Stmt | None) -> bool:
+    """A `T.attr({"key": value})` (node 0), which 0.27 prints as a dict."""
+    return (
+        isinstance(s, tir.AttrStmt)
+        and isinstance(s.node, tir.IntImm)
+        and s.node.dtype == "int32"
+        and s.node.value == 0
+    )
+
+
+def is_plain_scalar(buffer: tir.Buffer) -> bool:
+    """A local one-element buffer with nothing else set: what `acc: T.float32` declares."""
+    plain = not (buffer.strides or buffer.align or buffer.offset_factor or buffer.allocated_addr)
+    return (
+        tir.is_scalar_buffer(buffer)
+        and plain
+        and buffer.scope == "local"
+        and buffer.elem_offset is None
+        and isinstance(buffer.layout, DefaultLayout)
+        and buffer.data.pointee == (buffer.dtype, "local")
+    )
+
+
+def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
+    """`unroll=...` of a serial loop whose one annotation is what that keyword sets."""
+    if len(annotations) != 1:
+        return None
+    key, value = annotations[0]
+    if key == "disable_unroll" and value is True:
+        return "False"
+    if key == "pragma_unroll" and (value is True or type(value) is int):
+        return str(value)
+    return None
 
 
 def is_true(e: tir.PrimExpr) -> bool:
@@ -116,8 +152,22 @@ class StmtPrinter:
     # ------------------------------------------------------------ simple statements
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
+        skip = 0
         for i, item in enumerate(s.seq):
+            if skip:
+                skip -= 1
+                continue
             last = i == len(s.seq) - 1
+            if self.modern and is_dict_attr(item) and item.body is None:
+                # consecutive flat `T.attr({...})` print as one dict, as TVM does
+                group = [item]
+                for later in s.seq[i + 1 :]:
+                    if not (is_dict_attr(later) and later.body is None and later.comments is None):
+                        break
+                    group.append(later)
+                skip = len(group) - 1
+                self.emit(self.dict_attr(group), item.comments)
+                continue
             if not self.modern and isinstance(item, tir.AttrStmt) and item.body is None:
                 # classic has no flat attr: the rest of the sequence becomes its body
                 rest = s.seq[i + 1 :]
@@ -133,7 +183,9 @@ class StmtPrinter:
                 self.stmt(item)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
-        target = self.exprs.buffer_name(s.buffer) + self.exprs.indices(s.indices, slices=True)
+        target = self.exprs.buffer_name(s.buffer)
+        if not self.exprs.scalar_access(s.buffer, s.indices):
+            target += self.exprs.indices(s.indices, slices=True)
         self.emit(f"{target} = {self.exprs.text(s.value)}", s.comments)
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
@@ -170,11 +222,27 @@ class StmtPrinter:
         else:
             self.emit(f"{name} = {value}", s.comments)
 
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> None:
+        """`bx, by = T.cta_id([8, 4])`; keywords only where they differ from TVM's defaults."""
+        args = []
+        if s.extents is not None:
+            args.append(f"[{', '.join(self.exprs.text(e) for e in s.extents)}]")
+        if s.preferred is not None:
+            args.append(f"preferred=[{', '.join(self.exprs.text(e) for e in s.preferred)}]")
+        if s.vars[0].dtype != "int32":
+            args.append(f'dtype="{dtype_text(s.vars[0].dtype)}"')
+        names = ", ".join(self.names.define(v, v.name) for v in s.vars)
+        self.emit(f"{names} = T.{s.kind}({', '.join(args)})", s.comments)
+
     def visit_LetStmt(self, s: tir.LetStmt, concise: bool = True) -> None:
         value = self.exprs.text(s.value)
         self.open()
         name = self.names.define(s.var, s.var.name)
-        self.stmt(s.body)
+        if self.modern and is_dict_attr(s.body):  # after the let's line: not alone, so `with`
+            self.visit_AttrStmt(s.body, concise=False)  # type: ignore[arg-type]
+            self.frames[-1].extend(after_lines(s.body.comments))
+        else:
+            self.stmt(s.body)
         lines = self.close()
         if self.modern:
             annotation = f"T.let[{type_text(s.var)}]"
@@ -195,7 +263,11 @@ class StmtPrinter:
         value = self.exprs.text(s.value)
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
         if self.modern and node == "0":  # flat only as the whole body of its parent
-            head = f"T.attr({{{string_text(s.key)}: {value}}})"
+            group = [s]  # nested dict attrs print as one dict, as TVM does
+            while is_dict_attr(group[-1].body) and group[-1].body.comments is None:
+                group.append(group[-1].body)
+            s = dataclasses.replace(s, body=group[-1].body)
+            head = self.dict_attr(group)
             if s.body is None or concise:
                 self.emit(head, s.comments)
                 if s.body is not None:
@@ -206,6 +278,10 @@ class StmtPrinter:
             return
         self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
+
+    def dict_attr(self, group: list[tir.AttrStmt]) -> str:
+        pairs = ", ".join(f"{string_text(a.key)}: {self.exprs.text(a.value)}" for a in group)
+        return f"T.attr({{{pairs}}})"
 
     def launch_thread(self, s: tir.AttrStmt, iv: tir.IterVar, concise: bool) -> None:
         """`tx = T.launch_thread("threadIdx.x", n)` when it is the whole body of its
@@ -263,15 +339,24 @@ class StmtPrinter:
         self.frames[-1].extend(indent(self.body(s.body)))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
-        view = self.view_of(s.buffer) if self.modern and s.form == "decl_buffer" else None
+        declared = self.modern and s.form == "decl_buffer" and not s.annotations
+        view = self.view_of(s.buffer) if declared else None
         name = self.names.define(s.buffer, s.buffer.name)
-        self.emit(f"{name} = {view or self.buffer_decl(s.buffer, 'T.' + s.form, [])}", s.comments)
+        scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
+        if self.exprs.scalar_names and scalar:
+            self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
+            return
+        notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
+        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes)
+        self.emit(f"{name} = {decl}", s.comments)
 
     def view_of(self, buffer: tir.Buffer) -> str | None:
         """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
         buffer's data that changes its shape or its dtype (not both)."""
         owner = self.exprs.data_owner.get(id(buffer.data))
         if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
+            return None
+        if owner.allocated_addr or buffer.allocated_addr:
             return None
         if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
             return None
@@ -281,9 +366,16 @@ class StmtPrinter:
         if same_shape == (buffer.dtype == owner.dtype):
             return None
         source = self.exprs.buffer_name(owner)
-        if not same_shape:
-            return f"{source}.view({', '.join(self.exprs.text(d) for d in buffer.shape)})"
-        return f"{source}.view({string_text(buffer.dtype)})"
+        if same_shape:  # a dtype view has the default layout
+            if not isinstance(buffer.layout, DefaultLayout):
+                return None
+            return f"{source}.view({string_text(buffer.dtype)})"
+        args = [self.exprs.text(d) for d in buffer.shape]
+        if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
+            if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):
+                return None
+            args.append(f"layout={layout_text(buffer.layout, self.exprs.text)}")
+        return f"{source}.view({', '.join(args)})"
 
     # ------------------------------------------------------------ loops
 
@@ -334,7 +426,10 @@ class StmtPrinter:
             args.append(self.exprs.text(s.step))
         if s.kind == tir.THREAD_BINDING:
             args.append(f"thread={string_text(s.thread)}")
-        if s.annotations:
+        unroll = unroll_keyword(s.annotations) if s.kind == tir.SERIAL else None
+        if unroll is not None:
+            args.append(f"unroll={unroll}")
+        elif s.annotations:
             args.append(f"annotations={self.exprs.dict_text(s.annotations)}")
         if s.kind == tir.SERIAL:
             prefix = "T.serial" if s.annotations else "range"
@@ -442,6 +537,7 @@ class StmtPrinter:
         region: bool = False,
         dtype_always: bool = False,
         own_data: bool = False,
+        trailing: list[str] | None = None,
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
         dtype omitted when float32, keywords only when not the default. The data
@@ -456,7 +552,7 @@ class StmtPrinter:
             self.exprs.data_owner.setdefault(id(data), buffer)
         if not (own_data or fresh):
             args.append(f"data={self.exprs.text(data)}")
-        args += self.buffer_kwargs(buffer, callee, region)
+        args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"
 
     def fresh_stride(self, buffer: tir.Buffer, k: int) -> bool:

@@ -29,6 +29,7 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
     reduce,
     sort,
     unary,
+    vision,
 )
 from tvmlite.dsl.ops.call import infer_struct_info, make_call
 from tvmlite.dsl.ops.context import sinfo_of

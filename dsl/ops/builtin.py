@@ -130,7 +130,7 @@ register(
     OpDef(
         "relax.memory.alloc_storage",
         (
-            ArgDef("size", "shape"),
+            ArgDef("size", "any"),  # as TVM's convert_to_expr: a tuple stays a tuple
             ArgDef("virtual_device_index", "prim"),
             ArgDef("storage_scope", "str"),
             ArgDef("dtype", "dtype"),

@@ -201,7 +201,7 @@ def infer_void(ctx: InferCtx) -> relax.StructInfo:
 register(
     OpDef(
         "relax.vm.call_tir_dyn",
-        (ArgDef("func", "func"), ArgDef("args", "tuple")),
+        (ArgDef("func", "any"), ArgDef("args", "tuple")),  # R.str("f") stays a string
         (),
         K.kOpaque,
         infer_void,

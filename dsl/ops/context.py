@@ -36,6 +36,8 @@ def sinfo_of(expr: Any, span: Span | None = None) -> relax.StructInfo:
     if isinstance(expr, relax.Var):
         return expr.struct_info
     if isinstance(expr, relax.Constant):
+        if expr.struct_info is not None:
+            return expr.struct_info
         data = np.asarray(expr.data)
         dtype = "bool" if data.dtype == np.bool_ else str(data.dtype)
         return tensor_sinfo(tuple(sa.const(d) for d in data.shape), dtype)

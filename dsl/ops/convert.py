@@ -222,6 +222,10 @@ def _str(value: Any, fail: Fail, name: str) -> str:
     return value
 
 
+def _items(value: Any) -> tuple | list:
+    return value if isinstance(value, (tuple, list)) else (value,)
+
+
 def _ints(value: Any, fail: Fail, name: str) -> tuple[int, ...]:
     if isinstance(value, relax.ShapeExpr):
         value = value.values
@@ -288,11 +292,15 @@ def normalize_attr(attr: AttrDef, value: Any, fail: Fail) -> Any:
             if isinstance(value, (tuple, list))
             else _int(value, fail, name)
         )
+    if kind.startswith("floats/"):
+        floats = tuple(_float(v, fail, name) for v in _items(value))
+        if len(floats) != int(kind[7:]):
+            fail(f"{name} must have {kind[7:]} entries, got {len(floats)}")
+        return floats
     if kind == "floatimm":
         return tir.FloatImm("float32", _float(value, fail, name))
     if kind == "floatimms":
-        items = value if isinstance(value, (tuple, list)) else (value,)
-        return tuple(tir.FloatImm("float32", _float(v, fail, name)) for v in items)
+        return tuple(tir.FloatImm("float32", _float(v, fail, name)) for v in _items(value))
     if kind == "dict":
         if not isinstance(value, dict):
             fail(f"{name} must be a dict, got {_literal(value)}")

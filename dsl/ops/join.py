@@ -86,11 +86,15 @@ def _split_sizes(dim: tir.PrimExpr, spec: int | tuple[int, ...]) -> list[tir.Pri
         return [chunk] * (spec - 1) + [sa.sub(dim, sa.mul(chunk, sa.const(spec - 1)))]
     if not spec:
         return [dim]
-    sizes = [sa.minimum(sa.const(spec[0]), dim)]
+
+    def at(index: int) -> tir.PrimExpr:  # TVM clamps a split point into [0, dim]
+        return sa.const(0) if index < 0 else sa.minimum(sa.const(index), dim)
+
+    sizes = [at(spec[0])]
     for prev, cur in itertools.pairwise(spec):
-        left = sa.minimum(sa.const(prev), dim)
-        sizes.append(sa.maximum(sa.sub(sa.minimum(sa.const(cur), dim), left), sa.const(0)))
-    sizes.append(sa.maximum(sa.sub(dim, sa.const(spec[-1])), sa.const(0)))
+        sizes.append(sa.maximum(sa.sub(at(cur), at(prev)), sa.const(0)))
+    last = sa.const(max(spec[-1], 0))
+    sizes.append(sa.maximum(sa.sub(dim, last), sa.const(0)))
     return sizes
 
 

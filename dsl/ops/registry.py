@@ -79,7 +79,8 @@ class ArgDef:
 class AttrDef:
     """An attribute: `kind` says how to validate and normalize a literal
     (`int`, `int?`, `float`, `bool`, `str`, `str?`, `dtype`, `dtype?`, `ints`,
-    `ints?`, `ints/N`, `pad/N`, `int|ints`, `floatimm?`, `floatimms`, `object`...)."""
+    `ints?`, `ints/N`, `pad/N`, `int|ints`, `floats/N`, `floatimm?`, `floatimms`,
+    `object`...)."""
 
     name: str
     default: Any = REQUIRED

@@ -31,8 +31,8 @@ from tvmlite.dsl.comments import (
 from tvmlite.dsl.dialect import detect_dialect
 from tvmlite.dsl.module import IRModule, RawCall
 from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
-from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
-from tvmlite.dsl.parse.scope import MAX_NESTING
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
+from tvmlite.dsl.parse.scope import MAX_NESTING, bind_call
 from tvmlite.dsl.parse.tir.func import parse_prim_func
 from tvmlite.dsl.verify.relax import prim_signature, verify_module
 from tvmlite.grammar import parse_syntax, syntax, tokenize
@@ -314,7 +314,7 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), symbols=False, returns=False)
+        verify_module(IRModule({fdef.name: func}), symbols=False, annotations=False)
         return func
 
     # ------------------------------------------------------------ modules
@@ -367,7 +367,7 @@ class _ModuleParser:
             span=cdef.span,
             comments=tables.comments,
         )
-        verify_module(mod, returns=False)
+        verify_module(mod, annotations=False)
         return mod
 
     def after_members(
@@ -406,6 +406,9 @@ class _ModuleParser:
         if isinstance(stmt, syntax.FunctionDef):
             kind = self.kind(stmt)
             self.ctx.global_names.setdefault(stmt.name, kind)
+            if kind == "prim":
+                returns = syntax.dotted(stmt.returns) if stmt.returns is not None else "T.void"
+                self.ctx.prim_returns.setdefault(stmt.name, (returns or "T.handle")[2:])
             return stmt.name
         if isinstance(stmt, (syntax.Assign, syntax.AnnAssign)):
             return self.extern(stmt, tables)

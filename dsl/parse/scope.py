@@ -28,6 +28,9 @@ class ParseContext:
     source: Source
     module_name: str = "Module"
     global_names: dict[str, str] = field(default_factory=dict)
+    # each prim function's result dtype (`-> T.int32`; "void" without one), for the
+    # TIR calls `Module.f(...)` that may come before its definition
+    prim_returns: dict[str, str] = field(default_factory=dict)
     type_vars: set[str] = field(default_factory=set)
     depth: int = 0  # the nesting level being parsed; see `nest`
 
@@ -72,3 +75,26 @@ class Scope:
 
     def defined_here(self, name: str) -> bool:
         return name in self._frames[-1]
+
+
+def bind_call(
+    ctx: ParseContext, node: syntax.Call, name: str, params: tuple[str, ...], required: int = 0
+) -> dict[str, syntax.Node]:
+    """Match a call's positional and keyword arguments to `params`, as Python would,
+    so that every `R.`/`T.` form reports arity and keyword mistakes the same way."""
+    if len(node.args) > len(params):
+        raise ctx.error(
+            f"{name} takes at most {len(params)} positional arguments ({len(node.args)} given)",
+            node.args[len(params)],
+        )
+    bound: dict[str, syntax.Node] = dict(zip(params, node.args, strict=False))
+    for kw in node.keywords:
+        if kw.name not in params:
+            raise ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
+        if kw.name in bound:
+            raise ctx.error(f"{name} got multiple values for argument '{kw.name}'", kw)
+        bound[kw.name] = kw.value
+    for param in params[:required]:
+        if param not in bound:
+            raise ctx.error(f"{name} is missing the argument '{param}'", node)
+    return bound

@@ -220,6 +220,8 @@ def struct_info_of(
             return tup.fields[expr.index]
         return relax.ObjectStructInfo()
     if isinstance(expr, relax.Constant):
+        if expr.struct_info is not None:
+            return expr.struct_info
         shape = tuple(tir.IntImm("int64", d) for d in expr.data.shape)
         return relax.TensorStructInfo(shape, str(expr.data.dtype), len(shape))
     if isinstance(expr, relax.ShapeExpr):
@@ -339,12 +341,14 @@ def _subst_sinfo(si: relax.StructInfo, bound: dict) -> relax.StructInfo:
 # ---------------------------------------------------------------- the checks
 
 
-def verify_module(mod: IRModule, symbols: bool = True, returns: bool = True) -> None:
+def verify_module(mod: IRModule, symbols: bool = True, annotations: bool = True) -> None:
     """Check every Relax function of `mod`; raises a located VerifyError.
     `symbols=False` skips the global_symbol rule (a lone function, which TVM
     prints as `main` when its symbol is no identifier, is no module member).
-    `returns=False` lets a body disagree with its return annotation: TVM parses
-    such a function (keeping the annotation), a build refuses it."""
+    `annotations=False` lets an annotation (a function's return, a binding's)
+    disagree with the struct info inferred for its value: TVM parses such a function
+    (keeping the annotation; its well-formedness check is what refuses it), a build
+    refuses it."""
     sigs = signatures_of(mod)
     for name, func in mod.functions.items():
         if isinstance(func, relax.Function):
@@ -356,7 +360,7 @@ def verify_module(mod: IRModule, symbols: bool = True, returns: bool = True) -> 
                     func.span,
                     func.span.source.filename if func.span is not None else None,
                 )
-            _FunctionChecker(mod, sigs).check(func, returns)
+            _FunctionChecker(mod, sigs, annotations).check(func)
 
 
 def verify_function(func: relax.Function, mod: IRModule | None = None) -> None:
@@ -368,9 +372,15 @@ class _FunctionChecker(ExprVisitor):
     """Scope and call rules over one function, nested functions included. `where`
     is the binding (or function) being checked: errors point at it too."""
 
-    def __init__(self, mod: IRModule | None, sigs: Mapping[str, relax.FuncStructInfo]) -> None:
+    def __init__(
+        self,
+        mod: IRModule | None,
+        sigs: Mapping[str, relax.FuncStructInfo],
+        annotations: bool = True,
+    ) -> None:
         self.mod = mod
         self.sigs = sigs
+        self.annotations = annotations
         self.defined: list[set[relax.Var]] = []
         self.closed: dict[relax.Var, Span | None] = {}
         self.bound: set[relax.Var] = set()  # every var bound so far: each only once
@@ -383,10 +393,10 @@ class _FunctionChecker(ExprVisitor):
         filename = span.source.filename if span is not None else None
         return VerifyError(message, span, filename)
 
-    def check(self, func: relax.Function, returns: bool = True) -> None:
+    def check(self, func: relax.Function) -> None:
         self.visit_Function(func)
         body_sinfo = struct_info_of(func.body.body, self.sigs)
-        if returns and not compatible(func.ret_struct_info, body_sinfo):
+        if self.annotations and not compatible(func.ret_struct_info, body_sinfo):
             raise self.error(
                 f"the function returns {sinfo_text(body_sinfo)} but its return annotation is "
                 f"{sinfo_text(func.ret_struct_info)}",
@@ -435,8 +445,12 @@ class _FunctionChecker(ExprVisitor):
         outer_dataflow, self.dataflow = self.dataflow, block.is_dataflow
         for binding in block.bindings:
             self.where = binding
-            self.visit_expr(binding.value)
             var = binding.var
+            if isinstance(binding.value, relax.Function):
+                self.defined[-1].add(var)  # a local function may call itself
+            self.visit_expr(binding.value)
+            if self.annotations and isinstance(binding, relax.VarBinding):
+                self._check_annotation(binding)
             self._bind_once(var, binding)
             if isinstance(var, relax.DataflowVar):
                 if not block.is_dataflow:
@@ -451,6 +465,17 @@ class _FunctionChecker(ExprVisitor):
         for var in local:
             self.defined[-1].discard(var)
             self.closed[var] = block.span
+
+    def _check_annotation(self, binding: relax.VarBinding) -> None:
+        if isinstance(binding.value, relax.Function):
+            return  # a local function's struct info is its signature
+        inferred = struct_info_of(binding.value, self.sigs)
+        if not compatible(binding.var.struct_info, inferred):
+            raise self.error(
+                f"{binding.var.name} is annotated {sinfo_text(binding.var.struct_info)} but its "
+                f"value is {sinfo_text(inferred)}",
+                binding,
+            )
 
     def visit_Var(self, e: relax.Var) -> None:
         if self.is_defined(e):

@@ -2,20 +2,20 @@
 that passes can run it too: variables used only inside the scope that defines them
 (a var no statement defines is free, as TVM allows: `n = T.int32()` declares one),
 buffers used only inside the scope that declares them (or free), region
-ranks, loop extents, block domains and the reduction-axis rule of blocks with
-`T.init()`. Errors are located at the nearest node that has a span.
+ranks, loop extents and block domains. Like TVM's parser, it accepts `T.init()` in a
+block without a reduce axis (the init then runs at every instance) and spatial axes that
+are only read. Errors are located at the nearest node that has a span.
 
 The checker is a `StmtExprVisitor`: expressions and the statements without a
 rule of their own are walked by it. Scopes: a statement's definitions end with
 the statement that contains it, except that the items of a sequence (a `Bind`,
-an `AllocBuffer`) define names for the items after them.
+an `AllocBuffer`, a `ScopeIdDef`) define names for the items after them.
 """
 
 from __future__ import annotations
 
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
-from tvmlite.dsl.analysis import uses
 from tvmlite.dsl.arith import const_int
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 
@@ -68,8 +68,8 @@ class _Verifier(StmtExprVisitor):
             self.span = outer
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
-        for item in s.seq:  # Bind and AllocBuffer define names for the rest
-            if isinstance(item, tir.Bind | tir.AllocBuffer):
+        for item in s.seq:  # Bind, AllocBuffer, ScopeIdDef define names for the rest
+            if isinstance(item, tir.Bind | tir.AllocBuffer | tir.ScopeIdDef):
                 self._visit_here(item)
             else:
                 self.visit_stmt(item)
@@ -179,7 +179,6 @@ class _Verifier(StmtExprVisitor):
             self.visit_buffer_def(match.buffer)
         for region in (*block.reads, *block.writes):
             self.region(region, region.span)
-        self.reduction_rule(block, self.span)
         self.visit_annotations(block.annotations)
         if block.init is not None:
             self.visit_stmt(block.init)
@@ -200,27 +199,3 @@ class _Verifier(StmtExprVisitor):
                 self.visit_range(r)
         finally:
             self.span = outer
-
-    def reduction_rule(self, block: tir.Block, span: Span | None) -> None:
-        """With T.init(): an axis only read (never in a written index) is a reduction,
-        and the block must have one."""
-        if block.init is None:
-            return
-        if not any(iv.kind == tir.REDUCE for iv in block.iter_vars):
-            raise self.fail(f"block '{block.name}' has T.init() but no reduce axis", span)
-        for iv in block.iter_vars:
-            if iv.kind != tir.SPATIAL:
-                continue
-            var = {iv.var: None}
-            read = any(_region_uses(r, var) for r in block.reads)
-            written = any(_region_uses(r, var) for r in block.writes)
-            if read and not written:
-                raise self.fail(
-                    f"block axis '{iv.var.name}' of '{block.name}' is only read, never written: "
-                    "it must be a reduce axis (T.axis.reduce)",
-                    iv.span or span,
-                )
-
-
-def _region_uses(region: tir.BufferRegion, variables: dict[tir.Var, object]) -> bool:
-    return any(uses(r.min, variables) or uses(r.extent, variables) for r in region.region)

@@ -200,6 +200,13 @@ class KernelEmitter(ExprEmitter):
     def visit_Bind(self, s: tir.Bind) -> None:
         self.vars[s.var] = self.expr(s.value)
 
+    def visit_ScopeIdDef(self, s: tir.ScopeIdDef) -> None:
+        where = f"{s.span.location()}: " if s.span is not None else ""
+        raise TVMLiteError(
+            f"{where}T.{s.kind} defines the ids of a GPU {tir.SCOPE_IDS[s.kind][1]} "
+            f"('{', '.join(v.name for v in s.vars)}'): a CPU build cannot run it"
+        )
+
     def visit_AttrStmt(self, s: tir.AttrStmt) -> None:
         if isinstance(s.node, tir.IterVar):
             raise TVMLiteError(
@@ -262,6 +269,8 @@ class KernelEmitter(ExprEmitter):
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
         cond = self.expr(s.condition)
+        if s.condition.dtype != "bool":  # `if i:` on an integer, as TVM allows
+            cond = self.b.icmp_unsigned("!=", cond, ir.Constant(cond.type, 0))
         then_block = self.fn.append_basic_block("if.then")
         done = self.fn.append_basic_block("if.done")
         else_block = done if s.else_case is None else self.fn.append_basic_block("if.else")

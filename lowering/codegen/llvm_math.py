@@ -156,6 +156,11 @@ class CallEmitter:
 
     def call(self, e: tir.Call) -> Value:
         method = self._calls.get(e.op)
+        if method is None and e.op.startswith(tir.GLOBAL_CALL):
+            name = e.op[len(tir.GLOBAL_CALL) :]
+            raise TVMLiteError(
+                f"a call to prim function '{name}' inside TIR is not supported by the LLVM backend"
+            )
         if method is None:
             raise TVMLiteError(f"T.{e.op} is not supported by the LLVM backend")
         _check_operands(e)

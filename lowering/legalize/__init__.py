@@ -25,6 +25,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     layout,
     linalg,
     manipulate,
+    nms,
     nn,
     norm,
     pool,
@@ -36,6 +37,7 @@ from tvmlite.lowering.legalize import (  # noqa: F401  (imported to register the
     search,
     sort,
     unique,
+    vision,
 )
 from tvmlite.lowering.legalize.registry import (
     OP_ATTRS,

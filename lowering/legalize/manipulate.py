@@ -126,7 +126,11 @@ def legalize_split(ctx: LegalizeCtx) -> relax.Expr:
     n = len(sinfo.fields) if isinstance(sinfo, relax.TupleStructInfo) else 1
     shapes = [ctx.out_shape(i) for i in range(n)]
     axis = _axis(attrs["axis"], len(shapes[0]))
-    by_sections = isinstance(attrs["indices_or_sections"], int)
+    spec = attrs["indices_or_sections"]
+    by_sections = isinstance(spec, int)
+    if not by_sections and any(b < a for a, b in zip((0, *spec), spec, strict=False)):
+        # TOPI refuses them too ("split_indices must be sorted")
+        raise LegalizeUnsupported("R.split with split points that are negative or decreasing")
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> list[te.Tensor]:
         outs, start = [], E.idx(0)

@@ -15,6 +15,7 @@ import op_cases_layout
 import op_cases_nn
 import op_cases_sampling
 import op_cases_tensor
+import op_cases_vision
 import pytest
 from op_cases_common import Case
 
@@ -31,6 +32,7 @@ CASES = (
     + op_cases_image.CASES
     + op_cases_sampling.CASES
     + op_cases_dynamic.CASES
+    + op_cases_vision.CASES
 )
 
 # Operators with a legalization rule that no case here can exercise. Keep tiny;

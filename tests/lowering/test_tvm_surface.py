@@ -33,6 +33,126 @@ def test_launch_thread_names_the_thread() -> None:
     assert "T.launch_thread('threadIdx.x') launches a GPU thread" in message
 
 
+def test_scope_id_names_the_gpu_scope() -> None:
+    body = "bx, by = T.cta_id([2, 2])\nA[bx * 2 + by] = T.float32(1.0)\n"
+    message = _build_error(body)
+    assert "T.cta_id defines the ids of a GPU cta ('bx, by'): a CPU build cannot run it" in message
+    assert ":5:14: T.cta_id" in message  # where it is written
+
+
+def test_device_namespace_call_is_named() -> None:
+    message = _build_error("T.cuda.thread_fence()\nA[0] = T.float32(1.0)\n")
+    assert "T.cuda.thread_fence is not supported by the LLVM backend" in message
+
+
+def test_integer_if_condition_runs() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "uint8")):
+            for i in range(4):
+                if i % 2:
+                    A[i] = T.float32(1.0)
+                else:
+                    A[i] = T.float32(2.0)
+                if B[i]:
+                    A[i] = A[i] + T.float32(10.0)
+        """
+    )
+    a, b = np.zeros(4, "float32"), np.array([0, 3, 0, 255], "uint8")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(a, [2.0, 11.0, 2.0, 11.0])
+
+
+@pytest.mark.parametrize("dtype", ["int4", "uint4", "float8_e4m3", "float6_e3m2fn"])
+def test_narrow_dtype_is_named(dtype: str) -> None:
+    body = 'A[0] = T.Cast("float32", B[0])\n'
+    message = _build_error(body, f'A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "{dtype}")')
+    assert f"the LLVM backend does not support dtype {dtype}" in message
+
+
+def test_scalar_buffers_run() -> None:
+    """0.27's `acc: T.float32` and the bare names of one-element buffers."""
+    text = textwrap.dedent(
+        """\
+        # from tvm.script import ir as I
+        # from tvm.script import tirx as T
+
+        @I.ir_module
+        class Module:
+            @T.prim_func
+            def main(A: T.Buffer((8,), "float32"), out: T.Buffer((1,), "float32")):
+                acc: T.float32
+                acc = T.float32(0.0)
+                for i in range(8):
+                    acc = acc + A[i]
+                out = acc * T.float32(2.0)
+        """
+    )
+    a, out = np.arange(8, dtype="float32"), np.zeros(1, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, out)
+    np.testing.assert_array_equal(out, [2 * a.sum()])
+
+
+def test_unroll_keywords_run() -> None:
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32")):
+            for i in T.serial(4, unroll=True):
+                A[i] = T.float32(1.0)
+            for i in T.serial(4, 8, unroll=False):
+                A[i] = T.Cast("float32", i)
+        """
+    )
+    a = np.zeros(8, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a)
+    np.testing.assert_array_equal(a, [1, 1, 1, 1, 4, 5, 6, 7])
+
+
+def test_init_without_reduce_axis_runs_every_instance() -> None:
+    """As TVM lowers it: with no reduce axis the init has no condition."""
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func
+        def main(A: T.Buffer((4, 3), "float32"), B: T.Buffer((4,), "float32")):
+            for i, k in T.grid(4, 3):
+                with T.sblock("sum"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0.0)
+                    B[vi] = B[vi] + A[vi, vk]
+        """
+    )
+    a, b = np.arange(12, dtype="float32").reshape(4, 3), np.full(4, 7.0, "float32")
+    tvmlite.build(tvmlite.parse(text))["main"](a, b)
+    np.testing.assert_array_equal(b, a[:, 2])
+
+
+def test_call_to_module_function_is_named() -> None:
+    text = textwrap.dedent(
+        """\
+        # from tvm.script import ir as I
+        # from tvm.script import tirx as T
+
+        @I.ir_module
+        class Module:
+            @T.prim_func(private=True)
+            def add(a: T.int32, b: T.int32) -> T.int32:
+                return a + b
+
+            @T.prim_func
+            def main(A: T.Buffer((4,), "int32")):
+                A[0] = Module.add(A[1], A[2])
+        """
+    )
+    mod = tvmlite.parse(text)
+    call = mod["main"].body.value
+    assert call.dtype == "int32" and call.args[0].buffer.name == "A"
+    with pytest.raises(tvmlite.TVMLiteError, match="a call to prim function 'add' inside TIR"):
+        tvmlite.build(mod)
+
+
 def test_buffer_views_run() -> None:
     text = HEADER + textwrap.dedent(
         """\

@@ -239,7 +239,7 @@ def test_a_lone_027_function_keeps_its_dialect() -> None:
     0.27 flat binding printed as classic would become a scoped let)."""
     text = (
         "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n"
-        '@T.prim_func\ndef main(A: T.Buffer((1,), "int8")):\n'
+        '@T.prim_func\ndef main(A: T.Buffer((2,), "int8")):\n'
         "    i: T.int8 = T.int8(-128)  # a flat binding\n    A[0] = i\n"
     )
     assert format_text(text) == text

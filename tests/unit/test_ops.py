@@ -920,6 +920,35 @@ ERRORS = [
             ("dequantize", "int8", (2, 2), F32, "int8", {"axis": 1}, "scale has 4 elements"),
         )
     ),
+    (
+        "relax.vision.all_class_non_max_suppression",
+        {"b": ((1, 5, 4), F32), "s": ((1, 3, 5), F32), "m": ((), "int64"), "t": ((), F32)},
+        ("b", "s", "m", "t", "t"),
+        {"output_format": "coco"},
+        "output_format must be 'onnx' or 'tensorflow', got 'coco'",
+    ),
+    (
+        "relax.vision.multibox_transform_loc",
+        {"c": ((1, 3, 5), F32), "l": ((1, 20), F32), "a": ((1, 5, 4), F32)},
+        ("c", "l", "a"),
+        {"variances": (0.1, 0.2)},
+        "variances must have 4 entries, got 2",
+    ),
+    (
+        "relax.vision.multibox_transform_loc",
+        {"c": ((1, 3, 5), F32), "l": ((1, 16), F32), "a": ((1, 5, 4), F32)},
+        ("c", "l", "a"),
+        {},
+        "loc_pred.shape[1] (4 * anchors)",
+    ),
+    ("relax.vision.get_valid_counts", {"x": ((2, 3), F32)}, ("x",), {}, "data must have rank 3"),
+    (
+        "relax.vision.roi_align",
+        {"x": ((1, 2, 8, 8), F32), "r": ((3, 5), F32)},
+        ("x", "r", (2, 2), 1.0),
+        {"layout": "NCDHW"},
+        "layout must be 'NCHW' or 'NHWC'",
+    ),
 ]
 
 

@@ -21,7 +21,8 @@ from tvmlite.grammar import syntax
 if TYPE_CHECKING:  # expr.py builds this parser: a runtime import would be a cycle
     from tvmlite.dsl.parse.relax.expr import RelaxExprParser, Value
 from tvmlite.dsl.module import TVM027
-from tvmlite.dsl.parse.relax.sinfo import bind_call, check_dtype, int_literal
+from tvmlite.dsl.parse.relax.sinfo import check_dtype, int_literal, literal_value
+from tvmlite.dsl.parse.scope import bind_call
 
 _NP_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64")  # fmt: skip
@@ -132,6 +133,23 @@ class RelaxCallParser:
         attrs = (("inplace_indices", self.indices(args["inplace_indices"])),)
         return self._tir_call("relax.call_tir_inplace", "R.call_tir_inplace", args, node, attrs)
 
+    def _call_tir_with_grad(self, node: syntax.Call) -> relax.Call:
+        """call_tir with the name (and keyword arguments) of the TE gradient function
+        that TVM's Gradient pass calls."""
+        name = "R.call_tir_with_grad"
+        params = ("gvar", "args", "out_sinfo", "te_grad_name", "te_grad_kwargs", "out_ty")
+        args = bind_call(self.ctx, node, name, params, required=2)
+        if "te_grad_name" not in args:
+            raise self.ctx.error(f"{name} needs te_grad_name=", node)
+        grad_name = literal_value(args["te_grad_name"], self.ctx)
+        if not isinstance(grad_name, str):
+            raise self.ctx.error("te_grad_name must be a string", args["te_grad_name"])
+        kwargs = literal_value(args["te_grad_kwargs"], self.ctx) if "te_grad_kwargs" in args else {}
+        if not isinstance(kwargs, dict):
+            raise self.ctx.error("te_grad_kwargs must be a dict", args["te_grad_kwargs"])
+        attrs = (("te_grad_name", grad_name), ("te_grad_kwargs", kwargs))
+        return self._tir_call("relax.call_tir_with_grad", name, args, node, attrs)
+
     def indices(self, node: syntax.Node) -> tuple[int, ...]:
         if isinstance(node, (syntax.List, syntax.Tuple)):
             return tuple(int_literal(self.ctx, e, "an index") for e in node.elts)
@@ -195,17 +213,19 @@ class RelaxCallParser:
         call = relax.Call(relax.Op(op), (callee, *args), attrs, out, span=node.span)
         return self.expr.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
-    def _call_builtin_with_ctx(self, node: syntax.Call) -> relax.Call:
-        name = "R.call_builtin_with_ctx"
+    def _callee_and_tuple(self, node: syntax.Call) -> relax.Call:
+        """`R.call_builtin_with_ctx("f", (args,), ty_args=...)`, and
+        `R.invoke_closure(clo, (args,), ty_args=...)` (its pure variant too)."""
+        name = syntax.dotted(node.func) or ""
         if len(node.args) != 2:
-            raise self.ctx.error(f"{name} takes a function name and an argument tuple", node)
+            raise self.ctx.error(f"{name} takes a function and an argument tuple", node)
         callee = self.packed_callee(node.args[0], name)
         out, rest = self.sinfo_args(node, name)
         if rest:
             raise self.ctx.error(f"{name} got an unexpected keyword argument '{next(iter(rest))}'",
                                  node)  # fmt: skip
         call_args = (callee, self.args_tuple(node.args[1]))
-        call = relax.Call(relax.Op("relax.call_builtin_with_ctx"), call_args, (), out,
+        call = relax.Call(relax.Op("relax." + name[2:]), call_args, (), out,
                           span=node.span)  # fmt: skip
         return self.expr.typed(call, out[0] if len(out) == 1 else relax.ObjectStructInfo())
 
@@ -217,19 +237,41 @@ class RelaxCallParser:
         else:
             flat = np.asarray(value)
             dtype = {"b": "bool", "i": "int32"}.get(flat.dtype.kind, "float32")
+        data = self._const_data("R.const", value, dtype, args.get("dtype", node), args["value"])
+        return relax.Constant(data, span=node.span)
+
+    def _dist_const(self, node: syntax.Call) -> relax.Constant:
+        """`R.dist.const(1.0, R.DTensor((), "float32", "mesh[0]", "R"))`: a constant
+        placed on a device mesh; its dtype and shape are the annotation's."""
+        name = "R.dist.const"
+        args = bind_call(self.ctx, node, name, ("value", "struct_info"), required=2)
+        sinfo = self.types.sinfo(args["struct_info"])
+        if not isinstance(sinfo, relax.DTensorStructInfo) or not isinstance(sinfo.shape, tuple):
+            raise self.ctx.error(f"{name} needs an R.DTensor with a shape", args["struct_info"])
+        value = self._const_value(args["value"])
+        data = self._const_data(name, value, sinfo.dtype, args["struct_info"], args["value"])
+        if data.shape != tuple(int(getattr(d, "value", -1)) for d in sinfo.shape):
+            raise self.ctx.error(
+                f"{name}: the value has shape {data.shape}, its R.DTensor another",
+                args["struct_info"],
+            )
+        return relax.Constant(data, span=node.span, struct_info=sinfo)
+
+    def _const_data(
+        self, name: str, value: Any, dtype: str, dtype_node: syntax.Node, value_node: syntax.Node
+    ) -> np.ndarray:
         if dtype not in _NP_DTYPES:
-            raise self.ctx.error(f"R.const does not support dtype '{dtype}'", args["dtype"])
+            raise self.ctx.error(f"{name} does not support dtype '{dtype}'", dtype_node)
         for number in _numbers(value):  # as T.int32(0.5) or T.float16(1e10) would be
             problem = dt.range_error(dtype, number)
             if problem is not None:
-                raise self.ctx.error(f"R.const: {problem}", args["value"])
+                raise self.ctx.error(f"{name}: {problem}", value_node)
         try:
-            data = np.array(value, dtype=dtype)
+            return np.array(value, dtype=dtype)
         except (ValueError, OverflowError) as exc:
             raise self.ctx.error(
-                f"R.const cannot hold this value as {dtype}: {exc}", node
+                f"{name} cannot hold this value as {dtype}: {exc}", value_node
             ) from None
-        return relax.Constant(data, span=node.span)
 
     def _const_value(self, node: syntax.Node) -> Any:
         if isinstance(node, (syntax.List, syntax.Tuple)):
@@ -362,14 +404,18 @@ class RelaxCallParser:
 SPECIAL_CALLS: dict[str, Callable[[RelaxCallParser, syntax.Call], Value]] = {
     "R.call_tir": RelaxCallParser._call_tir,
     "R.call_tir_inplace": RelaxCallParser._call_tir_inplace,
+    "R.call_tir_with_grad": RelaxCallParser._call_tir_with_grad,
     "R.dist.call_tir": RelaxCallParser._dist_call_tir,
     "R.dist.call_tir_local_view": RelaxCallParser._dist_call_tir,
     "R.call_dps_packed": RelaxCallParser._call_dps_packed,
     "R.call_packed": RelaxCallParser._call_packed,
     "R.call_pure_packed": RelaxCallParser._call_pure_packed,
     "R.call_inplace_packed": RelaxCallParser._call_inplace_packed,
-    "R.call_builtin_with_ctx": RelaxCallParser._call_builtin_with_ctx,
+    "R.call_builtin_with_ctx": RelaxCallParser._callee_and_tuple,
+    "R.invoke_closure": RelaxCallParser._callee_and_tuple,
+    "R.invoke_pure_closure": RelaxCallParser._callee_and_tuple,
     "R.const": RelaxCallParser._const,
+    "R.dist.const": RelaxCallParser._dist_const,
     "R.shape": RelaxCallParser._shape,
     "R.tuple": RelaxCallParser._tuple_call,
     "R.prim_value": RelaxCallParser._prim_value,

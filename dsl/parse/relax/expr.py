@@ -59,10 +59,6 @@ _BINARY_OPS = {
     "@": "relax.matmul",
 }
 _UNSUPPORTED_CALLS = (
-    "R.call_tir_with_grad",
-    "R.make_closure",
-    "R.invoke_closure",
-    "R.invoke_pure_closure",
     "R.emit_with_sinfo",
     "R.emit_with_type",
     "R.emit_with_ty",

@@ -24,8 +24,10 @@ from tvmlite.dsl.comments import (
     printed_header_off,
     take_head,
 )
+from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.parse.relax.expr import MODULE, RelaxExprParser
-from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bind_call, bool_literal, literal_value
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
+from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
 from tvmlite.grammar import syntax
 
@@ -98,7 +100,13 @@ class RelaxFunctionParser:
             if param.name in seen:
                 raise self.ctx.error(f"duplicate parameter {param.name}", param)
             seen.add(param.name)
-            var = relax.Var(param.name, self.types.sinfo(param.annotation), span=param.span)
+            sinfo = self.types.sinfo(param.annotation)
+            if self.ctx.dialect == TVM027 and _is_int_scalar(sinfo):
+                # TVM 0.27: the parameter is itself the symbolic var that later
+                # annotations name (`n: T.int64, x: R.Tensor((n + 1,))`)
+                value = self.types.sym_var(param.name, sinfo.dtype, span=param.span)
+                sinfo = relax.PrimStructInfo(sinfo.dtype, value, span=sinfo.span)
+            var = relax.Var(param.name, sinfo, span=param.span)
             self.params.append(var)
             self.types.vars.define(param.name, var)
         if self.fdef.returns is not None:
@@ -236,14 +244,10 @@ class RelaxFunctionParser:
                 value,
             )
         if ann is not None:
-            annotated = self.types.sinfo(ann)
-            if not compatible(annotated, sinfo):
-                raise self.ctx.error(
-                    f"annotation {sinfo_text(annotated)} does not match the inferred "
-                    f"{sinfo_text(sinfo)}",
-                    ann,
-                )
-            sinfo = annotated
+            # Kept even where the value disagrees, as TVM's parser keeps it (its
+            # well-formedness check refuses it, as lower/build do here).
+            sinfo = self.types.sinfo(ann)
+            expr = _typed_literal(expr, value, sinfo)
         self.define(target, sinfo, expr, stmt)
 
     def _drops_distribution(self, expr: relax.Expr, sinfo: relax.StructInfo) -> bool:
@@ -381,8 +385,8 @@ class RelaxFunctionParser:
             raise self.ctx.error("only `with R.dataflow():` is supported in a Relax function", stmt)
         if ctx_call.args or ctx_call.keywords:
             raise self.ctx.error("R.dataflow() takes no arguments", ctx_call)
-        if self.expr.in_dataflow or self.depth:
-            raise self.ctx.error("a dataflow block belongs at the top level of the function", stmt)
+        if self.expr.in_dataflow:
+            raise self.ctx.error("a dataflow block cannot be nested in another one", stmt)
         body = list(stmt.body)
         output = body[-1] if _is_output(body[-1]) else None
         outputs = self._outputs(body)
@@ -535,4 +539,31 @@ def _is_output(stmt: syntax.Node) -> bool:
         isinstance(stmt, syntax.ExprStmt)
         and isinstance(stmt.value, syntax.Call)
         and syntax.dotted(stmt.value.func) == "R.output"
+    )
+
+
+def _typed_literal(expr: relax.Expr, node: syntax.Node, sinfo: relax.StructInfo) -> relax.Expr:
+    """`x: T.int32 = 2`: a bare number takes the annotated scalar dtype (TVM converts
+    the literal to the annotation's type)."""
+    if not (
+        isinstance(node, syntax.Constant)
+        and isinstance(expr, relax.PrimValue)
+        and isinstance(sinfo, relax.PrimStructInfo)
+        and sinfo.value is None
+        and sinfo.dtype != expr.value.dtype
+    ):
+        return expr
+    literal = node.value
+    if isinstance(literal, bool) or not isinstance(literal, (int, float)):
+        return expr
+    if isinstance(literal, int) and dt.is_int(sinfo.dtype):
+        return relax.PrimValue(tir.IntImm(sinfo.dtype, literal), span=expr.span)
+    if dt.is_float(sinfo.dtype):
+        return relax.PrimValue(tir.FloatImm(sinfo.dtype, float(literal)), span=expr.span)
+    return expr
+
+
+def _is_int_scalar(sinfo: relax.StructInfo) -> bool:
+    return (
+        isinstance(sinfo, relax.PrimStructInfo) and sinfo.value is None and dt.is_int(sinfo.dtype)
     )

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
-from tvmlite.dsl.parse.scope import ParseContext, Scope
+from tvmlite.dsl.parse.scope import ParseContext, Scope, bind_call
 from tvmlite.dsl.parse.tir.func import parse_tir_expr
 from tvmlite.grammar import parse_expression, syntax
 
@@ -25,29 +25,6 @@ class RelaxContext(ParseContext):
     call `cls.f(x)` can be typed before `f`'s body has been parsed."""
 
     signatures: dict[str, relax.FuncStructInfo] = field(default_factory=dict)
-
-
-def bind_call(
-    ctx: ParseContext, node: syntax.Call, name: str, params: tuple[str, ...], required: int = 0
-) -> dict[str, syntax.Node]:
-    """Match a call's positional and keyword arguments to `params`, as Python would,
-    so that every `R.`/`T.` form reports arity and keyword mistakes the same way."""
-    if len(node.args) > len(params):
-        raise ctx.error(
-            f"{name} takes at most {len(params)} positional arguments ({len(node.args)} given)",
-            node.args[len(params)],
-        )
-    bound: dict[str, syntax.Node] = dict(zip(params, node.args, strict=False))
-    for kw in node.keywords:
-        if kw.name not in params:
-            raise ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
-        if kw.name in bound:
-            raise ctx.error(f"{name} got multiple values for argument '{kw.name}'", kw)
-        bound[kw.name] = kw.value
-    for param in params[:required]:
-        if param not in bound:
-            raise ctx.error(f"{name} is missing the argument '{param}'", node)
-    return bound
 
 
 def check_dtype(ctx: ParseContext, node: syntax.Node) -> str:

@@ -5,18 +5,22 @@ variable declarations and the `T.*` calls that bind a name (`T.match_buffer`,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
     from tvmlite.dsl.parse.tir.stmt import StmtParser
+from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
 from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.layout import buffer_layout
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
@@ -62,6 +66,8 @@ class AssignParser:
                 raise self.ctx.error(
                     f"T.{short} is not supported: it needs Python evaluation", value
                 )
+            if short in tir.SCOPE_IDS:
+                return self.scope_id(target, value)
         declared = declarations(target, value)
         if declared:
             for name, dtype, call in declared:
@@ -79,6 +85,10 @@ class AssignParser:
             handler = _ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
+        old = self.exprs.scope.lookup(target.id)
+        if not self.fn.classic and isinstance(old, tir.Buffer) and tir.is_scalar_buffer(old):
+            zero = tir.IntImm("int32", 0, target.span)  # 0.27 `acc = v`: its one element
+            return tir.BufferStore(old, self.exprs.typed(value, old.dtype), (zero,), node.span)
         return self.bind(target, None, value, node, let=self.fn.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
@@ -88,6 +98,8 @@ class AssignParser:
         if node.value is None:
             if dtype is None:
                 raise self.ctx.error("T.let needs a value", node)
+            if not self.fn.classic and dtype != "handle":
+                return self.scalar(node.target, dtype, node)
             return self.declare(node.target, dtype, node, pointee)
         return self.bind(
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
@@ -125,6 +137,15 @@ class AssignParser:
             self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
         )
         return self.exprs.dtype_arg(dtype_node), scope
+
+    def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
+        """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""
+        one = tir.IntImm("int32", 1, node.span)
+        data = tir.Var(target.id, "handle", (dtype, "local"), target.span)
+        buffer = tir.Buffer(target.id, data, dtype, (one,), scope="local", span=node.span)
+        self.check_rebind(target)
+        self.exprs.define(target.id, buffer)
+        return tir.AllocBuffer(buffer, "alloc_local", node.span)
 
     def declare(
         self, target: syntax.Name, dtype: str, node: syntax.Node, pointee: Any = None
@@ -231,12 +252,17 @@ class AssignParser:
         if short == "sblock_alloc_buffer" or (short == "alloc_buffer" and self.fn.classic):
             self.exprs.define(target.id, self.fn.block.block_alloc(target.id, call))
             return None
-        named = self.fn.buffers.buffer_args(call, call.args, f"T.{short}")
+        annotated = [kw for kw in call.keywords if kw.name == "annotations"]
+        plain = dataclasses.replace(
+            call, keywords=tuple(k for k in call.keywords if k not in annotated)
+        )
+        named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
+        annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
         self.exprs.define(target.id, buffer)
-        return tir.AllocBuffer(buffer, short, call.span)
+        return tir.AllocBuffer(buffer, short, call.span, annotations=annotations)
 
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
@@ -254,20 +280,26 @@ class AssignParser:
         A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
         assert isinstance(call.func, syntax.Attribute)
         source = self.exprs.buffer(call.func.value)
-        if call.keywords or not call.args:
+        layout_node = next((kw.value for kw in call.keywords if kw.name == "layout"), None)
+        if any(kw.name != "layout" for kw in call.keywords) or not call.args:
             raise self.ctx.error("A.view takes a shape (dims) or a dtype string", call)
-        shape, dtype = source.shape, source.dtype
+        shape, dtype, layout = source.shape, source.dtype, DEFAULT_LAYOUT
         first = call.args[0]
         if (
             len(call.args) == 1
             and isinstance(first, syntax.Constant)
             and isinstance(first.value, str)
+            and layout_node is None
         ):
             dtype = self.exprs.dtype_arg(first)
-        else:
+        else:  # a new shape keeps A's layout unless `layout=` gives one, as in TVM
             shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
+            layout = source.layout
+            if layout_node is not None:
+                s_tir = self.fn.buffers.s_tir
+                layout = buffer_layout(self.exprs, layout_node, shape, source.scope, s_tir)
         buffer = tir.Buffer(
-            target.id, source.data, dtype, shape, scope=source.scope, span=call.span
+            target.id, source.data, dtype, shape, scope=source.scope, span=call.span, layout=layout
         )
         self.check_rebind(target)
         self.exprs.define(target.id, buffer)
@@ -319,6 +351,51 @@ class AssignParser:
         self.exprs.define(target.id, var)
         self.fn.env_threads[var] = tag
         return None
+
+    def scope_id(self, target: syntax.Node, call: syntax.Call) -> Result:
+        """tirx `tx = T.thread_id([128])`, `bx, by = T.cta_id([8, 4], dtype="uint32")`,
+        `T.cta_id_in_cluster([2, 1], preferred=[2, 2])`, `bx = T.cta_id()` (deferred
+        extent): one var per extent, defined for the rest of the sequence."""
+        kind = syntax.dotted(call.func)[2:]  # type: ignore[index]
+        names = target.elts if isinstance(target, syntax.Tuple) else (target,)
+        if not all(isinstance(n, syntax.Name) for n in names):
+            raise self.ctx.error(f"T.{kind} defines names: assign it to names", target)
+        allowed = ("dtype",) if kind == "cta_id_in_pair" else ("extents", "preferred", "dtype")
+        named = bind_call(self.ctx, call, f"T.{kind}", allowed)
+        dtype = self.exprs.dtype_arg(named["dtype"]) if "dtype" in named else "int32"
+        if dtype not in ("int32", "uint32"):
+            raise self.ctx.error(
+                f'the ids of T.{kind} are "int32" or "uint32", got "{dtype}"', named["dtype"]
+            )
+        extents = self._extent_list(named.get("extents"), kind)
+        preferred = self._extent_list(named.get("preferred"), kind)
+        count = 1 if extents is None else len(extents)
+        if len(names) != count or isinstance(target, syntax.Tuple) != (count > 1):
+            what = "a deferred extent defines one id" if extents is None else f"{count} ids"
+            raise self.ctx.error(
+                f"T.{kind} defines {what}; {len(names)} name(s) are assigned", target
+            )
+        variables = []
+        for name in names:
+            assert isinstance(name, syntax.Name)
+            self.check_rebind(name)
+            var = tir.Var(name.id, dtype, span=name.span)
+            self.exprs.define(name.id, var)
+            variables.append(var)
+        return tir.ScopeIdDef(kind, tuple(variables), extents, preferred, call.span)
+
+    def _extent_list(self, node: syntax.Node | None, kind: str) -> tuple[tir.PrimExpr, ...] | None:
+        if node is None or isinstance(node, syntax.Constant) and node.value is None:
+            return None
+        if not isinstance(node, syntax.List) or not node.elts:
+            raise self.ctx.error(f"T.{kind} takes a list of extents, such as [32]", node)
+        out = []
+        for item in node.elts:
+            extent = materialize(self.exprs.integer(item, f"an extent of T.{kind}"))
+            if not tir.is_index_dtype(extent.dtype) or dt.lanes(extent.dtype) != 1:
+                raise self.ctx.error(f"an extent of T.{kind} must be an integer", item)
+            out.append(extent)
+        return tuple(out)
 
     def _bind_call(self, target: syntax.Name, call: syntax.Call) -> Result:
         if len(call.args) != 1:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cyc
 from tvmlite.dsl.parse.tir.assign import Result
 from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 
+# `T.serial(n, unroll=False)`: the annotation it stands for
+UNROLL_OFF = ("disable_unroll", True)
 _LOOP_KINDS = {
     "T.serial": tir.SERIAL,
     "T.parallel": tir.PARALLEL,
@@ -51,6 +53,8 @@ class ControlParser:
         kind = _LOOP_KINDS.get(name, tir.SERIAL)
         kwargs = {kw.name: kw.value for kw in call.keywords}
         allowed = {"step"} if name == "range" else {"annotations", "step"}
+        if kind == tir.SERIAL and name != "range":
+            allowed.add("unroll")
         if kind == tir.THREAD_BINDING:
             allowed.add("thread")
         for kw in call.keywords:
@@ -72,6 +76,8 @@ class ControlParser:
         annotations = (
             self.fn.buffers.attr_dict(kwargs["annotations"]) if "annotations" in kwargs else ()
         )
+        if "unroll" in kwargs:
+            annotations += (self.unroll_annotation(kwargs["unroll"]),)
         lo, hi = self.exprs.matched(start, stop, call)
         step = None
         if step_node is not None:
@@ -80,6 +86,16 @@ class ControlParser:
             step = None
         extent = difference(hi, lo, call.span)
         return self.loop(node.target, lo, extent, kind, node.body, node, thread, annotations, step)
+
+    def unroll_annotation(self, node: syntax.Node) -> tuple[str, Any]:
+        """`T.serial(n, unroll=...)`, as TVM keeps it: `True` or a count is
+        `pragma_unroll`, `False` is `disable_unroll`."""
+        value = self.fn.buffers.attr_value(node)
+        if value is False:
+            return UNROLL_OFF
+        if value is True or isinstance(value, int) and value > 0:
+            return ("pragma_unroll", value)
+        raise self.ctx.error("unroll= takes True, False or a positive count", node)
 
     def grid(self, node: syntax.For, call: syntax.Call) -> Result:
         targets = node.target.elts if isinstance(node.target, syntax.Tuple) else (node.target,)
@@ -158,7 +174,9 @@ class ControlParser:
             self.fn.loop_depth -= 1
 
     def _if(self, node: syntax.If) -> Result:
-        cond = self.exprs.boolean(self.exprs.value(node.test), node.test, "an if condition")
+        cond = materialize(self.exprs.value(node.test))
+        if not (dt.is_integer_like(cond.dtype) and dt.lanes(cond.dtype) == 1):  # `if i:` as TVM
+            raise self.ctx.error(f"an if condition must be bool, got {cond.dtype}", node.test)
         then = self.fn.nested_body(node.body, node.span)
         orelse = self.fn.nested_body(node.orelse, node.span) if node.orelse else None
         return tir.IfThenElse(cond, then, orelse, node.span)

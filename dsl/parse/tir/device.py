@@ -9,6 +9,7 @@ one by name (`T.tvm_mma_sync is not supported by the LLVM backend`).
 
 from __future__ import annotations
 
+from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
@@ -59,6 +60,59 @@ _RESULT = {
             "affine_select",
         )
     },  # fmt: skip
+    # tirx device namespaces (T.cuda.*, T.ptx.*, ...): statements unless listed below
+    **{
+        name: "handle"
+        for name in (
+            "cuda.iket.mark",
+            "cuda.iket.range_end",
+            "cuda.iket.range_push",
+            "cuda.iket.range_pop",
+            "cuda.thread_fence",
+            "cuda.nano_sleep",
+            "cuda.printf",
+            "cuda.cluster_sync",
+            "cuda.mbarrier_wait",
+            "cuda.mma_store_legacy",
+            "ptx.add",
+            "ptx.sub",
+            "ptx.mul",
+            "ptx.max",
+            "ptx.neg",
+            "ptx.fma",
+            "ptx.ld",
+            "ptx.cp",
+            "ptx.mapa",
+            "ptx.mbarrier",
+            "ptx.fence",
+            "ptx.wgmma",
+            "ptx.griddepcontrol",
+            "ptx.clusterlaunchcontrol",
+            "metal.simdgroup_load",
+            "metal.simdgroup_store",
+            "metal.simdgroup_multiply_accumulate",
+            "ptr_byte_offset",
+        )
+    },  # fmt: skip
+    "cuda.iket.range_start": "uint32",
+    "cuda.iket.sentinel_token": "uint32",
+    "cuda.elect_sync": "uint32",
+    "cuda.cvta_generic_to_shared": "uint32",
+    "cuda.make_float2": "uint64",
+    "tvm_struct_set": "int32",
+    "ignore_loop_partition": "bool",
+    "cuda.atomic_cas": "arg1",
+    "cuda.__shfl_sync": "arg1",
+    "cuda.__shfl_up_sync": "arg1",
+    "cuda.__shfl_down_sync": "arg1",
+    "cuda.__shfl_xor_sync": "arg1",
+    "webgpu.subgroup_shuffle_up": "arg0",
+    "webgpu.subgroup_shuffle_down": "arg0",
+    "cuda.mov_sreg": "bits0",  # int<bits>
+    "s_tir.cp_async_raw": "str0",  # the dtype written as the first argument
+    "vectorlow": "str0",
+    "tvm_struct_get": "str-1",
+    "cuda.ldg": "str1?",  # `T.cuda.ldg(ptr, "float32")`; the vector form is a statement
     "cuda.__activemask": "uint32",
     "vscale": "int32",
     "undef": "int32",
@@ -75,13 +129,34 @@ _RESULT = {
 
 def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     values = tuple(p.expr(arg) for arg in args)
+    return tir.Call(_result_dtype(p, name, node, values), name, values, node.span)
+
+
+def _result_dtype(
+    p: ExprParser, name: str, node: syntax.Call, values: tuple[tir.PrimExpr, ...]
+) -> str:
+    """The dtype `_RESULT` gives: fixed, or read off an argument (`argN`: its dtype,
+    `strN`: the dtype string it is, `bitsN`: int of the width it is; a trailing `?`:
+    a statement (handle) when that argument is not there or not of that form)."""
     result = _RESULT[name]
-    if result.startswith("arg"):
-        k = int(result[3:])
-        if k >= len(values):
-            raise p.error(f"T.{name} expects at least {k + 1} arguments, got {len(values)}", node)
-        result = values[k].dtype
-    return tir.Call(result, name, values, node.span)
+    optional = result.endswith("?")
+    kind = result.rstrip("?-0123456789")
+    if kind not in ("arg", "str", "bits"):
+        return result
+    k = int(result[len(kind) :].rstrip("?"))
+    value = values[k] if -len(values) <= k < len(values) else None
+    if kind == "arg" and value is not None:
+        return value.dtype
+    if kind == "bits" and isinstance(value, tir.IntImm):
+        return f"int{value.value}"
+    if kind == "str" and isinstance(value, tir.StringImm) and dt.is_valid(value.value):
+        return value.value
+    if optional:
+        return "handle"
+    if value is None:
+        raise p.error(f"T.{name} expects at least {k + 1} arguments, got {len(values)}", node)
+    what = {"bits": "a bit width", "str": "a dtype string"}[kind]
+    raise p.error(f"argument {k % len(values) + 1} of T.{name} must be {what}", node)
 
 
 # tirx tile operators (`T.tile.add(C[0:128, 0:512], A[0:128, 0:512], T.float32(3.0))`):
@@ -90,13 +165,15 @@ TILE_OPERATORS = (
     "add", "sub", "mul", "div", "maximum", "minimum", "max", "min", "sum", "gemm",
     "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast", "select",
 )  # fmt: skip
+# their keyword options, kept as attribute values (`workspace={"C": C_sbuf}`)
+TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector", "cache")
 
 
 def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
     anything else an expression."""
-    regions = p.region
-    if regions is None:
+    regions, options = p.region, p.attr_value
+    if regions is None or options is None:
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
     values = []
     for arg in args:
@@ -106,12 +183,22 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
         whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
         if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):
             values.append(arg.value)
+        elif isinstance(arg, syntax.List):  # axes, `[1, 2]`
+            values.append(options(arg))
         else:
             values.append(regions(arg) if sliced or whole else p.expr(arg))
-    return tir.Call("handle", name, tuple(values), node.span)
+    kwargs = tuple((key, options(value)) for key, value in kw.items())
+    return tir.Call("handle", name, tuple(values), node.span, kwargs)
 
 
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None)) for name in _RESULT
 }
-DEVICE_BUILTINS.update({f"tile.{name}": (_tile, Sig(0, None)) for name in TILE_OPERATORS})
+# the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
+DEVICE_BUILTINS.update(
+    {
+        f"{scope}.{name}": (_tile, Sig(0, None, TILE_OPTIONS))
+        for scope in ("tile", "cta", "wg")
+        for name in TILE_OPERATORS
+    }
+)

@@ -65,6 +65,8 @@ class ExprParser:
         # a buffer region (`A[0:4]`, `A`) where a call takes one (`T.tile.*`): set by the
         # statement parser, whose buffer helper parses regions; None for expressions alone
         self.region: Callable[[syntax.Node], tir.BufferRegion] | None = None
+        # tile operators' list arguments and keyword options (attribute values)
+        self.attr_value: Callable[[syntax.Node], Any] | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -107,6 +109,8 @@ class ExprParser:
         name = syntax.dotted(node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             text = node.value
+        elif _is_handle_type(node):
+            text = "handle"
         elif name is not None and name.startswith("T."):
             text = name[2:]
         else:
@@ -205,6 +209,9 @@ class ExprParser:
         if isinstance(found, tir.PrimExpr):
             return found
         if isinstance(found, tir.Buffer):
+            if self.ctx.dialect == "tvm-0.27" and tir.is_scalar_buffer(found):
+                zero = tir.IntImm("int32", 0, node.span)
+                return tir.BufferLoad(found, (zero,), found.dtype, node.span)
             raise self.error(f"buffer '{node.id}' is not a scalar value; index it", node)
         raise self.error(f"'{node.id}' is not a TIR value", node)
 
@@ -372,6 +379,14 @@ class ExprParser:
         stride = step if step is not None else make_const(1, start.dtype, node.span)
         return tir.Ramp(start, stride, lanes, dt.with_lanes(start.dtype, lanes), node.span)
 
+    def _module_function(self, func: syntax.Node) -> str | None:
+        """`f` of `Module.f` (the module's class name), when `f` is a prim function."""
+        if not isinstance(func, syntax.Attribute) or not isinstance(func.value, syntax.Name):
+            return None
+        if func.value.id != self.ctx.module_name or func.attr not in self.ctx.prim_returns:
+            return None
+        return func.attr
+
     def _attribute(self, node: syntax.Attribute) -> Value:
         name = syntax.dotted(node)
         if name is not None and name.startswith("T."):
@@ -389,6 +404,13 @@ class ExprParser:
         from tvmlite.dsl.parse.tir.intrin import call_builtin
 
         name = syntax.dotted(node.func)
+        callee = self._module_function(node.func)
+        if callee is not None:
+            args = tuple(self.expr(arg) for arg in node.args)
+            if node.keywords:
+                raise self.error(f"{name} takes no keyword arguments", node.keywords[0])
+            dtype = self.ctx.prim_returns[callee]
+            return tir.Call(dtype, tir.GLOBAL_CALL + callee, args, node.span)
         if name is None or not name.startswith("T."):
             shown = name or _describe(node.func)
             raise self.error(f"'{shown}' cannot be called in a TIR expression", node.func)
@@ -434,3 +456,15 @@ _VISIT: dict[type, Callable[[ExprParser, Any], Value]] = {
     syntax.Call: ExprParser._call,
     syntax.Lambda: ExprParser._lambda,
 }
+
+
+def _is_handle_type(node: syntax.Node) -> bool:
+    """0.27's `T.handle().ty`: the handle dtype written as a type."""
+    return (
+        isinstance(node, syntax.Attribute)
+        and node.attr == "ty"
+        and isinstance(node.value, syntax.Call)
+        and syntax.dotted(node.value.func) == "T.handle"
+        and not node.value.args
+        and not node.value.keywords
+    )

@@ -69,6 +69,7 @@ class StmtParser:
         self.exprs = ExprParser(ctx, scope)  # expressions; the name scopes
         self.buffers = BufferParser(self.exprs)  # declarations, regions, attributes
         self.exprs.region = self.buffers.region  # T.tile.* arguments
+        self.exprs.attr_value = self.buffers.attr_value  # and their lists and options
         self.block = BlockParser(self)  # T.block headers and the blocks themselves
         self.assign = AssignParser(self)  # `=` statements: lets, buffers, stores
         self.control = ControlParser(self)  # loops, branches, `with`
@@ -250,7 +251,10 @@ class StmtParser:
     def _evaluate(self, call: syntax.Call) -> Result:
         if len(call.args) != 1 or call.keywords:
             raise self.ctx.error(f"T.evaluate expects 1 argument, got {len(call.args)}", call)
-        return tir.Evaluate(self.exprs.expr(call.args[0]), call.span)
+        value = self.exprs.expr(call.args[0])
+        if isinstance(value, tir.Call) and value.op == "ret" and len(value.args) == 1:
+            return tir.Return(value.args[0], call.span)  # classic spelling of `return v`
+        return tir.Evaluate(value, call.span)
 
     def _reads(self, call: syntax.Call) -> Result:
         self.block.reads_writes(call, "reads")
