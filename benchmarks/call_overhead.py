@@ -1,8 +1,8 @@
 """Per-call overhead of a compiled function from Python: `main` adding two (4, 4)
 float32 tensors, called from `build()`'s result and from a loaded `.so` with
-NumPy arrays, torch tensors (when torch is installed) and a bare DLPack
-producer, through the Python (ctypes) path, with `np.add` for reference; and
-TVM's VM on the same module with its own tensors and with the same inputs, in
+NumPy arrays, torch tensors (when torch is installed) and bare DLPack producers
+(DLPack 1.0 and legacy), through the Python (ctypes) path, with `np.add` for
+reference; and TVM's VM on the same module with its own tensors and with the same inputs, in
 this interpreter when it imports tvm, else in `--tvm-python`'s.
 
     python benchmarks/call_overhead.py [--number 100000] [--rounds 7]
@@ -60,6 +60,13 @@ class Producer:
         return self._array.__dlpack_device__()
 
 
+class LegacyProducer(Producer):
+    """A producer from before DLPack 1.0: no `max_version`, legacy capsules."""
+
+    def __dlpack__(self, stream: Any = None) -> Any:  # type: ignore[override]
+        return self._array.__dlpack__(stream=stream)
+
+
 def inputs() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     return rng.random((4, 4), "float32"), rng.random((4, 4), "float32")
@@ -80,11 +87,13 @@ def tvmlite_contenders(folder: Path) -> dict[str, Call]:
     built = ex["main"]
     loaded = tvmlite.load_module(ex.export_library(folder / "add.so"))["main"]
     px, py = Producer(x), Producer(y)
+    lx, ly = LegacyProducer(x), LegacyProducer(y)
     calls = {
         "numpy np.add(x, y)": lambda: np.add(x, y),
         "tvmlite build() main(x, y)": lambda: built(x, y),
         "tvmlite load_module main(x, y)": lambda: loaded(x, y),
         "tvmlite main(DLPack producers)": lambda: built(px, py),
+        "tvmlite main(legacy producers)": lambda: built(lx, ly),
         "tvmlite ctypes path (fallback)": lambda: built.call_python(x, y),
     }
     torch = _torch()

@@ -27,6 +27,7 @@ from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_fastcall import add_fast_calls
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
+from tvmlite.lowering.codegen.memory_plan import written_params
 from tvmlite.lowering.tir.signature import kernel_signature
 from tvmlite.lowering.transform import stage
 from tvmlite.runtime.abi import KernelSignature
@@ -56,7 +57,8 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
         kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
         module, glue, packed = build_host_module(kernels, graphs)
-        fast = add_fast_calls(module, graphs)
+        written = {name: written_params(f) for name, f in graphs.items()}
+        fast = add_fast_calls(module, graphs, written)
     shown = {
         name
         for name, f in prims.items()
@@ -65,7 +67,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
     return GeneratedCode(
         module,
         glue,
-        manifest_info(graphs, packed, fast),
+        manifest_info(graphs, packed, fast, written),
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,

@@ -7,13 +7,15 @@ as NumPy arrays that own their blocks.
 
 Only the common case runs here: the right number of arguments, each an exact
 `numpy.ndarray` of the declared rank and dtype, native byte order, C-contiguous
-and aligned, or a tensor of the one DLPack producer type the module serves
-(`fastcall.serve_producer`), which that type's C exchange API describes and
-which is taken under the same conditions. Anything else (lists, other DLPack
-producers, strided views, subclasses, wrong rank or dtype) goes to the
-fallback, the Python path, which converts or raises the same error it always
-has; shape and symbolic-dim checks happen inside the entry either way, which
-reports them through the error buffer.
+and aligned, or another library's tensor under the same conditions, read
+through DLPack (`llvm_fastcall_foreign.py`: the C exchange API of the one type
+the module serves, else the producer's `__dlpack__` capsule). Anything else
+(lists, strided views, wrong rank or dtype, other devices, producers that
+raise) goes to the fallback, the Python path, which converts or raises the
+same error it always has; shape and symbolic-dim checks happen inside the
+entry either way, which reports them through the error buffer. A wrapper's
+`self` may end with `convert`, which it hands every result array to
+(`with_output("torch")`: `torch.from_numpy`).
 
 One body does the work for every function of a module (private
 `tvmlite_fastcall.body`), reading what differs from a constant record per
@@ -21,13 +23,13 @@ function: its entry, its parameters' ranks, dtypes and NumPy type numbers, its
 results' type numbers. Which function CPython calls depends on the module:
 
 - a small one (`SMALL_MODULE` graph functions or fewer) has a wrapper per
-  function, `tvmlite_fastcall_NAME`, whose `self` is the fallback: a stub that
+  function, `tvmlite_fastcall_NAME`, whose `self` is (fallback[, convert]): a stub that
   makes room for the DLTensors and calls the body, inlined, with its record,
   where the record's reads fold into constants and its short loops unroll (the
   code of a wrapper written for the one function, for the calls whose
   overhead shows);
-- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is the
-  pair (fallback, capsule of the function's record), the records one exported
+- a large one has one wrapper, `tvmlite_fastcall`, for all: its `self` is
+  (fallback, capsule of the function's record[, convert]), the records one exported
   table, `tvmlite_fastcall_records`. Thousands of stubs were the larger part of
   such a module's machine-code time.
 
@@ -47,6 +49,7 @@ from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
+from tvmlite.lowering.codegen import llvm_fastcall_foreign as foreign
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
@@ -78,25 +81,35 @@ FN_TYPES = {
     "tuple_new": ir.FunctionType(PTR, [I64]),
     "clear_error": ir.FunctionType(VOID, []),
     "exchange_dltensor": ir.FunctionType(I32, [PTR, PTR]),
+    "vectorcall_method": ir.FunctionType(PTR, [PTR, PTR, I64, PTR]),
+    "exception_matches": ir.FunctionType(I32, [PTR]),
+    "type_lookup": ir.FunctionType(PTR, [PTR, PTR]),
+    "capsule_is_valid": ir.FunctionType(I32, [PTR, PTR]),
+    "capsule_pointer": ir.FunctionType(PTR, [PTR, PTR]),
+    "capsule_set_name": ir.FunctionType(I32, [PTR, PTR]),
 }
-# DLTensor field offsets (dlpack.h; the struct `abi.DLTENSOR` describes).
-T_DEVICE_TYPE, T_NDIM, T_DTYPE, T_SHAPE, T_STRIDES = 8, 16, 20, 24, 32
 ENTRY = ir.FunctionType(I32, [PTR, I32, PTR, I32, PTR, I64])
 # A function's record: its entry, its parameter table, its results' NumPy type
 # numbers (i32 each), the counts of parameters and results, whether the results
 # come back as a tuple.
 RECORD = ir.LiteralStructType([PTR, PTR, PTR, I32, I32, I32])
 ENTRY_FIELD, PARAMS_FIELD, OUTS_FIELD, N_FIELD, M_FIELD, TUPLE_FIELD = range(6)
-# Stub -> body: fallback, args, nargs, record, DLTensors, their pointers, result blocks.
-BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR])
+ROW_FIXED = 3  # a parameter row: rank, packed dtype, NumPy flags, then type numbers
+# Wrapper -> body: fallback, args, nargs, record, convert (or NULL), DLTensors, their
+# pointers, the managed tensors taken from capsules (a tensor and its deleter
+# each), result blocks.
+BODY_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, PTR, PTR, PTR, PTR, PTR, PTR])
 WRAPPER_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64])  # METH_FASTCALL: self, args, nargs
 
 
 def add_fast_calls(
-    module: ir.Module, graphs: Mapping[str, relax.Function]
+    module: ir.Module,
+    graphs: Mapping[str, relax.Function],
+    written: Mapping[str, frozenset[int]],
 ) -> dict[str, dict[str, Any]]:
     """The API table, and a wrapper for every graph function whose signature
-    `fastcall.wrapper_spec` accepts, calling its entry, already in `module`.
+    `fastcall.wrapper_spec` accepts, calling its entry, already in `module`
+    (`written`: the parameters each writes in place).
     Returns what the manifest says of each served function: the symbol of its
     own wrapper (`fastcall`) or its index in the shared wrapper's records
     (`fastcall_record`)."""
@@ -105,7 +118,7 @@ def add_fast_calls(
     table.initializer = ir.Constant(slots, [None] * len(fc.API_SLOTS))
     specs = {}
     for name, func in graphs.items():
-        spec = fc.wrapper_spec(func.params, func.ret_struct_info)
+        spec = fc.wrapper_spec(func.params, func.ret_struct_info, written[name])
         if spec is not None:
             specs[name] = spec
     if not specs:
@@ -135,29 +148,30 @@ def add_fast_calls(
 def _stub(module: ir.Module, symbol: str, spec: fc.WrapperSpec, body: ir.Function,
           record: ir.Value) -> None:  # fmt: skip
     """A function's own wrapper: room for its DLTensors, and the body on its record
-    (inlined, the record's reads fold into constants)."""
+    (inlined, the record's reads fold into constants). Its `self` is the tuple
+    (fallback[, convert])."""
     fn = ir.Function(module, WRAPPER_TYPE, symbol)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    state, args, nargs = fn.args
+    fallback, convert = _state(b, state, 1)
     n = ir.Constant(I32, max(1, len(spec.params)))
     m = ir.Constant(I32, max(1, len(spec.out_type_nums)))
     tensors, pointers, outs = b.alloca(abi.DLTENSOR, n), b.alloca(PTR, n), b.alloca(PTR, m)
-    b.ret(b.call(body, [*fn.args, record, tensors, pointers, outs]))
+    owned = b.alloca(PTR, ir.Constant(I32, 2 * max(1, len(spec.params))))
+    b.ret(b.call(body, [fallback, args, nargs, record, convert, tensors, pointers, owned, outs]))
 
 
 def _shared(module: ir.Module, body: ir.Function) -> None:
     """`tvmlite_fastcall`, the wrapper of every function of a large module. Its
-    `self` is the pair (fallback, capsule of the function's record)
+    `self` is the tuple (fallback, capsule of the function's record[, convert])
     (`fastcall.FastCall`); its DLTensors get room as the record says."""
     _claim(module, SHARED_FASTCALL)
     fn = ir.Function(module, WRAPPER_TYPE, SHARED_FASTCALL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    pair, args, nargs = fn.args
-
-    def load(base: ir.Value, offset: int, kind: ir.Type) -> ir.Value:
-        return b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=I8), typ=kind)
-
-    fallback = load(pair, fc.TUPLE_ITEMS, PTR)
-    record = load(load(pair, fc.TUPLE_ITEMS + 8, PTR), fc.CAPSULE_POINTER, PTR)
+    state, args, nargs = fn.args
+    fallback, convert = _state(b, state, 2)
+    capsule = _load(b, state, fc.TUPLE_ITEMS + 8, PTR)
+    record = _load(b, capsule, fc.CAPSULE_POINTER, PTR)
 
     def count(index: int) -> ir.Value:
         at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
@@ -165,7 +179,26 @@ def _shared(module: ir.Module, body: ir.Function) -> None:
 
     n, m = count(N_FIELD), count(M_FIELD)
     tensors, pointers, outs = b.alloca(abi.DLTENSOR, n), b.alloca(PTR, n), b.alloca(PTR, m)
-    b.ret(b.call(body, [fallback, args, nargs, record, tensors, pointers, outs]))
+    owned = b.alloca(PTR, b.mul(n, ir.Constant(I32, 2)))
+    b.ret(b.call(body, [fallback, args, nargs, record, convert, tensors, pointers, owned, outs]))
+
+
+def _load(b: ir.IRBuilder, base: ir.Value, offset: int, kind: ir.Type) -> ir.Value:
+    return b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=I8), typ=kind)
+
+
+def _state(b: ir.IRBuilder, state: ir.Value, items: int) -> tuple[ir.Value, ir.Value]:
+    """(fallback, convert or NULL) of a wrapper's `self`, a tuple of `items`
+    fields, and `convert` after them when results are converted."""
+    fallback = _load(b, state, fc.TUPLE_ITEMS, PTR)
+    size = _load(b, state, fc.TUPLE_SIZE, I64)
+    converts = b.icmp_signed("==", size, ir.Constant(I64, items + 1))
+    # Without a branch (a stub stays straight-line code) and reading only items
+    # the tuple has: item `items` when it exists, else item 0, unused.
+    index = b.select(converts, ir.Constant(I64, items), ir.Constant(I64, 0))
+    items_at = b.gep(state, [ir.Constant(I64, fc.TUPLE_ITEMS)], source_etype=I8)
+    last = b.load(b.gep(items_at, [index], source_etype=PTR), typ=PTR)
+    return fallback, b.select(converts, last, ir.Constant(PTR, None))
 
 
 def _claim(module: ir.Module, symbol: str) -> None:
@@ -190,7 +223,7 @@ class _Tables:
 
     def __init__(self, module: ir.Module, width: int) -> None:
         self.module, self.width = module, width
-        self.row = ir.LiteralStructType([I32] * (2 + width))
+        self.row = ir.LiteralStructType([I32] * (ROW_FIXED + width))
         self.made: dict[tuple, ir.Value] = {}
 
     def record(self, name: str, spec: fc.WrapperSpec) -> ir.Constant:
@@ -209,10 +242,11 @@ class _Tables:
         )
 
     def params(self, symbol: str, params: tuple[fc.ParamSpec, ...]) -> ir.Value:
-        """One record per parameter: its rank, its packed DLDataType, then the
-        NumPy type numbers its arrays may have (padded with the first)."""
+        """One record per parameter: its rank, its packed DLDataType, the NumPy
+        flags its arrays must have, then the NumPy type numbers they may have
+        (padded with the first)."""
         rows = tuple(
-            (p.ndim, abi.packed_dtype(p.dtype), *p.type_nums)
+            (p.ndim, abi.packed_dtype(p.dtype), p.flags, *p.type_nums)
             + (p.type_nums[0],) * (self.width - len(p.type_nums))
             for p in params
         )
@@ -238,17 +272,16 @@ class _Tables:
         return self.made[key]
 
 
-class _Body:
-    """The one wrapper body of a module, `tvmlite_fastcall`."""
+class Emitter:
+    """The IR of one function of the fast-call code: reads of the API table,
+    loops, the block that gives up (`fallback`), scratch room on the stack."""
 
-    def __init__(self, module: ir.Module, table: ir.Value, width: int, unroll: bool) -> None:
-        self.module, self.table, self.width = module, table, width
-        self.fn = ir.Function(module, BODY_TYPE, BODY)
-        self.fn.linkage = "private"
-        self.fn.attributes.add("alwaysinline")  # into every stub, or the one shared wrapper
-        self.unroll = unroll
-        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        self.fallback = self.fn.append_basic_block("fallback")
+    def __init__(self, module: ir.Module, table: ir.Value, fn: ir.Function, unroll: bool) -> None:
+        self.module, self.table, self.fn, self.unroll = module, table, fn, unroll
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.fallback = fn.append_basic_block("fallback")
+        self.step = self.b.alloca(I64)  # the compact stride of the next axis (foreign.accept)
+        self.call_args = self.b.alloca(PTR, ir.Constant(I32, 2))  # of `__dlpack__`, `convert`
 
     def const(self, name: str) -> ir.Value:
         """The API table's slot `name`: a function pointer or an object's address."""
@@ -274,13 +307,37 @@ class _Body:
         unroll nothing unasked), so that its table reads fold into constants."""
         loop.close(ty.loop_hint(self.module, "llvm.loop.unroll.full") if self.unroll else None)
 
+    def branch_unless(self, ok: ir.Value, otherwise: ir.Block) -> None:
+        cont = self.fn.append_basic_block("ok")
+        self.b.cbranch(ok, cont, otherwise)
+        self.b.position_at_end(cont)
+
+
+class _Body(Emitter):
+    """The one wrapper body of a module, `tvmlite_fastcall`; producers' capsules
+    are read by a function of their own (`foreign.define_capsule_reader`), kept
+    out of line: it runs only for them, and after a Python call anyway."""
+
+    def __init__(self, module: ir.Module, table: ir.Value, width: int, unroll: bool) -> None:
+        fn = ir.Function(module, BODY_TYPE, BODY)
+        fn.linkage = "private"
+        fn.attributes.add("alwaysinline")  # into every stub, or the one shared wrapper
+        super().__init__(module, table, fn, unroll)
+        self.width = width
+        reader = ir.Function(module, foreign.CAPSULE_READER_TYPE, foreign.CAPSULE_READER)
+        reader.linkage = "private"
+        reader.attributes.add("noinline")
+        self.capsule_reader = foreign.define_capsule_reader(Emitter(module, table, reader, False))
+
     def guard(self, ok: ir.Value) -> None:
         """Continue when `ok`, else take the Python path."""
         self.branch_unless(ok, self.fallback)
 
     def emit(self) -> ir.Function:
         b = self.b
-        fallback, args, nargs, record, tensors, pointers, outs = self.fn.args
+        fallback, args, nargs, record, convert, self.tensors, pointers, self.owned, outs = (
+            self.fn.args
+        )
 
         def field(index: int, kind: ir.Type) -> ir.Value:
             at = b.gep(record, [ir.Constant(I32, 0), ir.Constant(I32, index)], source_etype=RECORD)
@@ -290,9 +347,9 @@ class _Body:
         out_nums, as_tuple = field(OUTS_FIELD, PTR), field(TUPLE_FIELD, I32)
         n, m = b.sext(field(N_FIELD, I32), I64), b.sext(field(M_FIELD, I32), I64)
         err = b.alloca(I8, ir.Constant(I32, ERROR_BYTES))
-        self.step = b.alloca(I64)  # the compact stride of the next axis (foreign_tensor)
+        foreign.clear_owned(self, n)
         self.guard(b.icmp_signed("==", nargs, n))
-        self.check(args, n, params, tensors, pointers)
+        self.check(args, n, params, pointers)
         loop = self.loop(m)
         b.store(ir.Constant(PTR, None), self.at(outs, loop.i))
         self.close(loop)
@@ -300,6 +357,7 @@ class _Body:
         n32, m32 = b.trunc(n, I32), b.trunc(m, I32)
         status = b.call(entry, [pointers, n32, outs, m32, err, ir.Constant(I64, ERROR_BYTES)])
         self.call("restore_thread", [state])
+        foreign.release_owned(self, n)
         failed = self.fn.append_basic_block("failed")
         done = self.fn.append_basic_block("done")
         b.cbranch(b.icmp_signed("!=", status, ir.Constant(I32, 0)), failed, done)
@@ -307,18 +365,17 @@ class _Body:
         self.call("set_error", [self.const("error_class"), err])
         b.ret(ir.Constant(PTR, None))
         b.position_at_end(done)
-        self.results(outs, m, out_nums, as_tuple)
+        self.results(outs, m, out_nums, as_tuple, convert)
         b.position_at_end(self.fallback)
+        foreign.release_owned(self, n)
         b.ret(self.call("vectorcall", [fallback, args, nargs, ir.Constant(PTR, None)]))
         return self.fn
 
-    def check(
-        self, args: ir.Value, n: ir.Value, params: ir.Value, tensors: ir.Value, pointers: ir.Value
-    ) -> None:
-        """Every argument an array (or a served producer's tensor) as its
-        parameter's row says, described as a DLTensor."""
+    def check(self, args: ir.Value, n: ir.Value, params: ir.Value, pointers: ir.Value) -> None:
+        """Every argument an array (or another library's tensor, `foreign`) as
+        its parameter's row says, described as a DLTensor."""
         b = self.b
-        row_kind = ir.LiteralStructType([I32] * (2 + self.width))
+        row_kind = ir.LiteralStructType([I32] * (ROW_FIXED + self.width))
         array_type = self.const("array_type")
         loop = self.loop(n)
         k = loop.i
@@ -329,78 +386,30 @@ class _Body:
             return b.load(at, typ=I32)
 
         arg = b.load(self.at(args, k), typ=PTR)
-        tensor = b.gep(tensors, [k], source_etype=abi.DLTENSOR)
-        ndim, ob_type = field(0), self.load(arg, fc.OB_TYPE, PTR)
-        numpy, foreign = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("foreign")
+        tensor = b.gep(self.tensors, [k], source_etype=abi.DLTENSOR)
+        ndim, ob_type, need = field(0), self.load(arg, fc.OB_TYPE, PTR), field(2)
+        numpy, other = self.fn.append_basic_block("numpy"), self.fn.append_basic_block("other")
         filled = self.fn.append_basic_block("filled")
-        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, foreign)
-        b.position_at_end(foreign)
-        self.guard(b.icmp_unsigned("==", ob_type, self.const("exchange_type")))
-        self.foreign_tensor(tensor, arg, ndim, field(1))
+        b.cbranch(b.icmp_unsigned("==", ob_type, array_type), numpy, other)
+        b.position_at_end(other)
+        foreign.read_foreign(self, k, arg, ob_type, ndim, field(1), need)
         b.branch(filled)
         b.position_at_end(numpy)
         self.guard(b.icmp_signed("==", self.load(arg, fc.AR_ND, I32), ndim))
         descr = self.load(arg, fc.AR_DESCR, PTR)
         num = self.load(descr, fc.DESCR_TYPE_NUM, I32)
-        ok = b.icmp_signed("==", num, field(2))
-        for j in range(3, 2 + self.width):
+        ok = b.icmp_signed("==", num, field(ROW_FIXED))
+        for j in range(ROW_FIXED + 1, ROW_FIXED + self.width):
             ok = b.or_(ok, b.icmp_signed("==", num, field(j)))
         big_endian = ir.Constant(I8, ord(">"))
         ok = b.and_(ok, b.icmp_unsigned("!=", self.load(descr, fc.DESCR_BYTEORDER, I8), big_endian))
-        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), ir.Constant(I32, fc.C_CONTIGUOUS_ALIGNED))
-        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, ir.Constant(I32, 0x101))))
+        flags = b.and_(self.load(arg, fc.AR_FLAGS, I32), need)
+        self.guard(b.and_(ok, b.icmp_unsigned("==", flags, need)))
         self.fill(tensor, arg, ndim, field(1))
         b.branch(filled)
         b.position_at_end(filled)
         b.store(tensor, self.at(pointers, k))
         self.close(loop)
-
-    def foreign_tensor(
-        self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value
-    ) -> None:
-        """Let the served producer type fill `tensor` (a view it keeps valid while
-        `arg` lives), then take it only as the NumPy path would take the array:
-        on the CPU, of rank `ndim` and packed DLDataType `dtype`, compact (size-1
-        axes may have any stride), aligned; its byte offset folded into the data
-        pointer. Anything else goes to the Python path, which reports it."""
-        b = self.b
-        status = self.call("exchange_dltensor", [arg, tensor])
-        refused = self.fn.append_basic_block("producer_refused")
-        with b.goto_block(refused):
-            self.call("clear_error", [])  # the Python path asks again and reports
-            b.branch(self.fallback)
-        self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), refused)
-        cpu = ir.Constant(I32, abi.KDL_CPU)
-        ok = b.icmp_signed("==", self.load(tensor, T_DEVICE_TYPE, I32), cpu)
-        ok = b.and_(ok, b.icmp_signed("==", self.load(tensor, T_NDIM, I32), ndim))
-        self.guard(b.and_(ok, b.icmp_signed("==", self.load(tensor, T_DTYPE, I32), dtype)))
-        shape, strides = self.load(tensor, T_SHAPE, PTR), self.load(tensor, T_STRIDES, PTR)
-        strided, compact = (
-            self.fn.append_basic_block("strided"),
-            self.fn.append_basic_block("compact"),
-        )
-        b.cbranch(b.icmp_unsigned("==", strides, ir.Constant(PTR, None)), compact, strided)
-        b.position_at_end(strided)
-        b.store(ir.Constant(I64, 1), self.step)
-        rank = b.sext(ndim, I64)
-        axes = self.loop(rank)
-        axis = b.sub(b.sub(rank, ir.Constant(I64, 1)), axes.i)  # the last axis first
-        extent = b.load(b.gep(shape, [axis], source_etype=I64), typ=I64)
-        stride = b.load(b.gep(strides, [axis], source_etype=I64), typ=I64)
-        step = b.load(self.step, typ=I64)
-        one = b.icmp_signed("==", extent, ir.Constant(I64, 1))
-        self.guard(b.or_(one, b.icmp_signed("==", stride, step)))
-        b.store(b.mul(step, extent), self.step)
-        axes.close()
-        b.branch(compact)
-        b.position_at_end(compact)
-        data = abi.data_pointer(b, tensor)
-        item = b.lshr(b.and_(dtype, ir.Constant(I32, 0xFF00)), ir.Constant(I32, 11))  # bytes
-        mask = b.sub(b.zext(item, I64), ir.Constant(I64, 1))
-        self.guard(b.icmp_unsigned("==", b.and_(b.ptrtoint(data, I64), mask), ir.Constant(I64, 0)))
-        value = b.insert_value(b.load(tensor, typ=abi.DLTENSOR), data, abi.DATA)
-        value = b.insert_value(value, ir.Constant(PTR, None), abi.STRIDES)
-        b.store(b.insert_value(value, ir.Constant(I64, 0), abi.OFFSET), tensor)
 
     def fill(self, tensor: ir.Value, arg: ir.Value, ndim: ir.Value, dtype: ir.Value) -> None:
         """The DLTensor at `tensor` over array `arg`, of rank `ndim` and packed
@@ -428,15 +437,19 @@ class _Body:
         value = b.insert_value(value, self.load(arg, fc.AR_DIMS, PTR), abi.SHAPE)
         b.store(value, tensor)
 
-    def results(self, outs: ir.Value, m: ir.Value, out_nums: ir.Value, as_tuple: ir.Value) -> None:
-        """Wrap every block as an array, in its place in `outs`; on a failure at
-        result j, release the arrays before it and the blocks after it."""
+    def results(
+        self, outs: ir.Value, m: ir.Value, out_nums: ir.Value, as_tuple: ir.Value, convert: ir.Value
+    ) -> None:
+        """Wrap every block as an array (as `convert(array)` unless `convert` is
+        NULL), in its place in `outs`; on a failure at result j, release the
+        results before it and the blocks after it."""
         b = self.b
         loop = self.loop(m)
         j = loop.i
         bad = self.fn.append_basic_block("wrap_failed")
         num = b.load(b.gep(out_nums, [j], source_etype=I32), typ=I32)
-        b.store(self.wrap(b.load(self.at(outs, j), typ=PTR), num, bad), self.at(outs, j))
+        array = self.wrap(b.load(self.at(outs, j), typ=PTR), num, bad)
+        b.store(self.converted(array, convert, bad), self.at(outs, j))
         self.close(loop)
         with b.goto_block(bad):
             self.release_from(outs, ir.Constant(I64, 0), j, "decref")
@@ -459,6 +472,27 @@ class _Body:
         b.store(b.load(self.at(outs, loop.i), typ=PTR), self.at(items, loop.i))
         self.close(loop)
         b.ret(result)
+
+    def converted(self, array: ir.Value, convert: ir.Value, fail: ir.Block) -> ir.Value:
+        """`convert(array)` (the array let go), or `array` when `convert` is NULL;
+        on a failure, branch to `fail` (a Python error is set)."""
+        b = self.b
+        start = b.block
+        call, join = self.fn.append_basic_block("convert"), self.fn.append_basic_block("converted")
+        b.cbranch(b.icmp_unsigned("==", convert, ir.Constant(PTR, None)), join, call)
+        b.position_at_end(call)
+        b.store(array, self.call_args)
+        one, null = ir.Constant(I64, 1), ir.Constant(PTR, None)
+        result = self.call("vectorcall", [convert, self.call_args, one, null])
+        self.call("decref", [array])
+        self.branch_unless(b.icmp_unsigned("!=", result, null), fail)
+        end = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        phi = b.phi(PTR)
+        phi.add_incoming(array, start)
+        phi.add_incoming(result, end)
+        return phi
 
     def release_from(self, outs: ir.Value, start: ir.Value, stop: ir.Value, how: str) -> None:
         """Let go of `outs[start:stop]`: arrays (`how` "decref") or result blocks."""
@@ -509,8 +543,3 @@ class _Body:
             b.branch(fail)
         self.branch_unless(b.icmp_signed("==", status, ir.Constant(I32, 0)), no_base)
         return array
-
-    def branch_unless(self, ok: ir.Value, otherwise: ir.Block) -> None:
-        cont = self.fn.append_basic_block("ok")
-        self.b.cbranch(ok, cont, otherwise)
-        self.b.position_at_end(cont)

@@ -19,6 +19,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.runtime.abi import ALLOC, BLOCK_HOOKS
+from tvmlite.runtime.dlpack import DLPACK_MAJOR, DLPACK_MINOR
 
 I8, I16, I32, I64, PTR = ty.I8, ir.IntType(16), ty.I32, ty.I64, ty.PTR
 DEVICE = ir.LiteralStructType([I32, I32])
@@ -32,7 +33,6 @@ ALIGN = 64
 HUGE_PAGES = 4 << 20  # bytes from which a block asks for huge pages
 PAGE = 4096
 MADV_HUGEPAGE = 14  # Linux, every architecture
-DLPACK_MAJOR, DLPACK_MINOR = 1, 0
 # DLTensor fields.
 DATA, DEV, NDIM, DT, SHAPE, STRIDES, OFFSET = range(7)
 KDL_CPU = 1

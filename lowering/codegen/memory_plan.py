@@ -78,6 +78,13 @@ class _Value:
     size: int
 
 
+def inplace_arguments(call: relax.Call) -> list[relax.Expr]:
+    """The arguments an in-place call (`INPLACE`) writes: those `inplace_indices` names."""
+    args = call.args[1].fields if call.op.name == "relax.call_tir_inplace" else call.args[1:]
+    found = (int(i) for i in dict(call.attrs).get("inplace_indices", ()))
+    return [args[i] for i in found if 0 <= i < len(args)]
+
+
 def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
     """The storages (ids in `roots`) a value may share with earlier values, not
     counting the ones it makes."""
@@ -92,10 +99,8 @@ def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
         return alias_roots(e.tuple_value, roots)
     if isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
         out = set()  # the in-place arguments are the result: their storages live on
-        args = e.args[1].fields if e.op.name == "relax.call_tir_inplace" else e.args[1:]
-        for i in dict(e.attrs).get("inplace_indices", ()):
-            if 0 <= int(i) < len(args):
-                out |= alias_roots(args[int(i)], roots)
+        for arg in inplace_arguments(e):
+            out |= alias_roots(arg, roots)
         return out
     if isinstance(e, relax.If | relax.SeqExpr):
         out = set()
@@ -103,6 +108,29 @@ def alias_roots(e: relax.Expr, roots: Mapping[relax.Var, set[int]]) -> set[int]:
             out |= roots.get(v, set())
         return out
     return set()
+
+
+def written_params(func: relax.Function) -> frozenset[int]:
+    """The positions of `func`'s parameters an in-place call may write (through
+    any alias, in any branch): the caller's tensors there must be writable."""
+    roots: dict[relax.Var, set[int]] = {p: {k} for k, p in enumerate(func.params)}
+    written: set[int] = set()
+
+    def visit(e: relax.Expr) -> None:
+        if isinstance(e, relax.SeqExpr):
+            for block in e.blocks:
+                for bd in block.bindings:
+                    visit(bd.value)
+                    roots[bd.var] = alias_roots(bd.value, roots)
+        elif isinstance(e, relax.If):
+            visit(e.true_branch)
+            visit(e.false_branch)
+        elif isinstance(e, relax.Call) and isinstance(e.op, relax.Op) and e.op.name in INPLACE:
+            for arg in inplace_arguments(e):
+                written.update(alias_roots(arg, roots))
+
+    visit(func.body)
+    return frozenset(written)
 
 
 def last_uses(bindings: list[relax.Binding], body: relax.Expr) -> dict[relax.Var, int]:

@@ -19,7 +19,6 @@ from tvmlite.lowering.codegen.generate import GeneratedCode, generate_llvm
 from tvmlite.lowering.codegen.llvm_fastcall import BODY
 from tvmlite.lowering.codegen.llvm_host_module import SMALL_MODULE
 from tvmlite.lowering.target import Target
-from tvmlite.runtime import dlpack
 from tvmlite.runtime.abi import FASTCALL_RECORDS, SHARED_FASTCALL
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
@@ -143,7 +142,6 @@ def test_torch_tensors_are_read_by_the_shared_body(count: int, monkeypatch) -> N
         last(torch.rand(3, 2).t(), a)
     # From now on every function of the module reads torch tensors without Python.
     monkeypatch.setattr(np, "from_dlpack", None)
-    monkeypatch.setattr(dlpack, "imported", None)
     i = torch.arange(4, dtype=torch.int64)
     x, y = torch.arange(3.0, dtype=torch.float64), torch.full((3,), 0.5, dtype=torch.float64)
     for k in range(count):

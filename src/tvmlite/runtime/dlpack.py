@@ -19,6 +19,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime.scalars import describe
 
 HEADER, ALIGN, KDL_CPU, TENSOR_OFFSET = 80, 64, 1, 32
+DLPACK_MAJOR, DLPACK_MINOR = 1, 0  # the version of the blocks made here, and asked for
 _CODES = {"i": 0, "u": 1, "f": 2, "b": 6}
 _KINDS = {0: "i", 1: "u", 2: "f", 6: "b"}
 
@@ -96,30 +97,18 @@ def as_array(arg: Any, where: str) -> np.ndarray:
         )
     try:
         return np.from_dlpack(arg)
-    except (BufferError, TypeError, ValueError, RuntimeError) as err:
-        raise TVMLiteError(f"{where}: cannot import via DLPack: {err}") from None
+    except Exception as err:  # noqa: BLE001 - whatever the producer raised, located
+        raise TVMLiteError(f"{where}: cannot import via DLPack: {_reason(err)}") from err
+
+
+def _reason(err: Exception) -> str:
+    """What a producer's exception says: its message, or its class when it has none."""
+    return str(err) or type(err).__name__
 
 
 def _producer(arg: Any) -> bool:
     """Whether `arg` exports a tensor through DLPack (NumPy scalars are values)."""
     return hasattr(arg, "__dlpack__") and not isinstance(arg, np.generic)
-
-
-def imported(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """`args` with every DLPack producer imported as a NumPy array, or None when
-    none is one or one cannot be imported (the caller's checks then report it)."""
-    found = None
-    for k, arg in enumerate(args):
-        if type(arg) is np.ndarray or not _producer(arg):
-            continue
-        try:
-            array = np.from_dlpack(arg)
-        except (BufferError, TypeError, ValueError, RuntimeError):
-            return None
-        if found is None:
-            found = list(args)
-        found[k] = array
-    return None if found is None else tuple(found)
 
 
 def fill_tensor(t: DLTensor, arr: np.ndarray, keep: list[Any]) -> None:
@@ -198,7 +187,7 @@ def new_managed(arr: np.ndarray) -> int:
     ctypes.memmove(data, arr.__array_interface__["data"][0], arr.nbytes)
     managed = DLManagedTensorVersioned.from_address(block)
     code, bits = _CODES[arr.dtype.kind], arr.dtype.itemsize * 8
-    managed.version = DLPackVersion(1, 0)
+    managed.version = DLPackVersion(DLPACK_MAJOR, DLPACK_MINOR)
     managed.manager_ctx = None
     managed.deleter = FREE_ADDRESS
     managed.flags = 0

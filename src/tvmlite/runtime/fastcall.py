@@ -55,9 +55,10 @@ ARRAY_TYPE, DESCR_FROM_TYPE, NEW_FROM_DESCR, SET_BASE_OBJECT = 2, 45, 94, 282
 # checked against live objects before any wrapper is used.
 OB_TYPE, AR_DATA, AR_ND, AR_DIMS, AR_DESCR, AR_FLAGS = 8, 16, 24, 32, 56, 64
 DESCR_BYTEORDER, DESCR_TYPE_NUM = 26, 28
-TUPLE_ITEMS = 24  # offsetof(PyTupleObject, ob_item)
+TUPLE_SIZE, TUPLE_ITEMS = 16, 24  # offsetof(PyTupleObject, ob_size / ob_item)
 CAPSULE_POINTER = 16  # offsetof(PyCapsule, pointer)
 C_CONTIGUOUS_ALIGNED = 0x1 | 0x100
+WRITEABLE = 0x400  # also asked of arrays a parameter written in place gets
 CARRAY_WRITEABLE = 0x1 | 0x100 | 0x400
 # What the table `tvmlite_python_api` holds, in order: CPython and NumPy functions,
 # then data (NumPy's array type, the error class, the result capsules' name and
@@ -78,12 +79,30 @@ API_SLOTS = (
     "capsule_name",
     "capsule_destructor",
     "clear_error",
+    "vectorcall_method",
+    "exception_matches",
+    "type_lookup",
+    "capsule_is_valid",
+    "capsule_pointer",
+    "capsule_set_name",
+    "type_error",
+    "dlpack_method",
+    "dlpack_kwnames",
+    "dlpack_max_version",
+    "exchange_attribute",
+    "versioned_name",
+    "legacy_name",
+    "used_versioned_name",
+    "used_legacy_name",
     "exchange_type",
     "exchange_dltensor",
 )
 # The last two are the one DLPack producer type whose tensors a module's wrappers
 # read themselves (through that type's C exchange API, `serve_producer`): empty
-# when loaded, set from Python the first time such a producer is passed.
+# when loaded, set from Python the first time such a producer is passed. Other
+# producers the wrappers ask for a capsule (`__dlpack__(max_version=...)`, the
+# slots before): the objects and names those slots point to live as long as this
+# module (the capsule names must outlive every capsule renamed with them).
 EXCHANGE_TYPE, EXCHANGE_DLTENSOR = (
     API_SLOTS.index("exchange_type"),
     API_SLOTS.index("exchange_dltensor"),
@@ -112,6 +131,18 @@ _NEW_BUILTIN = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p
 )(("PyCFunction_NewEx", ctypes.pythonapi))
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# What the wrappers pass to and compare with (module constants: they live as long
+# as the process has this module).
+_DLPACK_METHOD = "__dlpack__"
+_DLPACK_KWNAMES = ("max_version",)
+_DLPACK_MAX_VERSION = (dlpack.DLPACK_MAJOR, dlpack.DLPACK_MINOR)
+_EXCHANGE_ATTRIBUTE = "__dlpack_c_exchange_api__"
+_CAPSULE_NAMES = {
+    "versioned_name": b"dltensor_versioned",
+    "legacy_name": b"dltensor",
+    "used_versioned_name": b"used_dltensor_versioned",
+    "used_legacy_name": b"used_dltensor",
+}
 
 
 # ------------------------------------------------------------ which entries
@@ -122,6 +153,12 @@ class ParamSpec:
     ndim: int
     dtype: str
     type_nums: tuple[int, ...]  # NumPy type numbers of the dtype (int64 has two)
+    written: bool = False  # an in-place call writes it: read-only tensors are refused
+
+    @property
+    def flags(self) -> int:
+        """The NumPy array flags an argument must have."""
+        return C_CONTIGUOUS_ALIGNED | (WRITEABLE if self.written else 0)
 
 
 @dataclass(frozen=True)
@@ -134,15 +171,18 @@ class WrapperSpec:
     as_tuple: bool
 
 
-def wrapper_spec(params: Sequence[relax.Var], ret: relax.StructInfo) -> WrapperSpec | None:
-    """The wrapper of an entry, or None when its signature has anything but
-    tensors of known dtype and rank (those keep the Python path)."""
+def wrapper_spec(
+    params: Sequence[relax.Var], ret: relax.StructInfo, written: frozenset[int] = frozenset()
+) -> WrapperSpec | None:
+    """The wrapper of an entry (which writes the parameters at `written` in
+    place), or None when its signature has anything but tensors of known dtype
+    and rank (those keep the Python path)."""
     specs = []
-    for p in params:
+    for k, p in enumerate(params):
         s = p.struct_info
         if not isinstance(s, relax.TensorStructInfo) or not _plain(s):
             return None
-        specs.append(ParamSpec(s.ndim, s.dtype, type_nums(s.dtype)))
+        specs.append(ParamSpec(s.ndim, s.dtype, type_nums(s.dtype), k in written))
     fields = ret.fields if isinstance(ret, relax.TupleStructInfo) else (ret,)
     outs = []
     for f in fields:
@@ -208,8 +248,17 @@ def _numpy_api() -> dict[str, int] | None:
     }
 
 
-def _python_api() -> dict[str, int]:
+def _python_api() -> dict[str, int] | None:
+    """Addresses of the CPython entries and objects wrappers use, or None when
+    this interpreter lacks one."""
     api = ctypes.pythonapi
+    try:
+        return _python_values(api)
+    except AttributeError:  # an interpreter without `_PyType_Lookup`, say
+        return None
+
+
+def _python_values(api: Any) -> dict[str, int]:
     return {
         "save_thread": _address(api.PyEval_SaveThread),
         "restore_thread": _address(api.PyEval_RestoreThread),
@@ -220,9 +269,26 @@ def _python_api() -> dict[str, int]:
         "tuple_new": _address(api.PyTuple_New),
         "error_class": id(TVMLiteError),  # a module-level class: lives as long as we do
         "clear_error": _address(api.PyErr_Clear),
+        "vectorcall_method": _address(api.PyObject_VectorcallMethod),
+        "exception_matches": _address(api.PyErr_ExceptionMatches),
+        "type_lookup": _address(api._PyType_Lookup),  # borrowed or NULL, never an error
+        "capsule_is_valid": _address(api.PyCapsule_IsValid),
+        "capsule_pointer": _address(api.PyCapsule_GetPointer),
+        "capsule_set_name": _address(api.PyCapsule_SetName),
+        "type_error": id(TypeError),
+        "dlpack_method": id(_DLPACK_METHOD),
+        "dlpack_kwnames": id(_DLPACK_KWNAMES),
+        "dlpack_max_version": id(_DLPACK_MAX_VERSION),
+        "exchange_attribute": id(_EXCHANGE_ATTRIBUTE),
+        **{slot: _bytes_address(name) for slot, name in _CAPSULE_NAMES.items()},
         "exchange_type": 0,
         "exchange_dltensor": 0,
     }
+
+
+def _bytes_address(data: bytes) -> int:
+    """Where the characters of `data` are (a NUL-terminated C string)."""
+    return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
 
 
 def _numpy_capsule() -> dict[str, int] | None:
@@ -287,10 +353,10 @@ def api_table() -> tuple[int, ...] | None:
     numpy_api = _numpy_api()
     if numpy_api is None or not _layout_ok():
         return None
-    capsule = _numpy_capsule()
-    if capsule is None:
+    capsule, python_api = _numpy_capsule(), _python_api()
+    if capsule is None or python_api is None:
         return None
-    values = {**numpy_api, **_python_api(), **capsule}
+    values = {**numpy_api, **python_api, **capsule}
     return tuple(values[slot] for slot in API_SLOTS)
 
 
@@ -408,15 +474,25 @@ class PyMethodDef(ctypes.Structure):
 
 class FastCall:
     """A compiled wrapper turned into a builtin function. Holds the PyMethodDef
-    CPython points to; the builtin's `self` is the Python fallback, or, for the
-    shared wrapper of a large module (`record` given), the pair (fallback, a
-    capsule of the function's record's address) it reads both from. The caller
-    holds the module whose code the wrapper is."""
+    CPython points to; the builtin's `self` is the tuple (fallback[, convert]),
+    or, for the shared wrapper of a large module (`record` given), (fallback, a
+    capsule of the function's record's address[, convert]); the wrapper hands
+    every result array to `convert` when given. The caller holds the module
+    whose code the wrapper is."""
 
     def __init__(
-        self, address: int, fallback: Callable[..., Any], name: str, record: int = 0
+        self,
+        address: int,
+        fallback: Callable[..., Any],
+        name: str,
+        record: int = 0,
+        convert: Callable[[np.ndarray], Any] | None = None,
     ) -> None:
         self.name = name.encode()
         self.method = PyMethodDef(self.name, address, METH_FASTCALL, None)
-        owner: Any = (fallback, _CAPSULE_NEW(record, None, None)) if record else fallback
+        owner: tuple[Any, ...] = (fallback,)
+        if record:
+            owner += (_CAPSULE_NEW(record, None, None),)
+        if convert is not None:
+            owner += (convert,)
         self.function = _NEW_BUILTIN(ctypes.addressof(self.method), owner, None)

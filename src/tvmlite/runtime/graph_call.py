@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
-from tvmlite.runtime import dlpack
+from tvmlite.runtime import dlpack, outputs
 from tvmlite.runtime.abi import ERROR_BYTES, Leaf, leaves
 from tvmlite.runtime.fastcall import FastCall
 from tvmlite.runtime.scalars import describe, scalar_value, shape_values
@@ -51,10 +51,14 @@ class GraphFunction:
         address: int,
         fast_address: int = 0,
         fast_record: int = 0,
+        convert: Callable[[np.ndarray], Any] | None = None,
+        written: frozenset[int] = frozenset(),
     ) -> None:
         self.executable = executable  # keeps the machine code alive
+        self.convert = convert  # what result arrays are handed to (`with_output`), or None
         self.name = name
         self.params = tuple(params)
+        self.written = written  # positions of the parameters written in place
         self.leaves = [leaf for p in self.params for leaf in leaves(p.struct_info, p.name)]
         self.ret = ret
         self.ret_leaves = leaves(ret, "result")
@@ -70,7 +74,16 @@ class GraphFunction:
         self._fast_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)})>"
+        kind = "" if self.convert is None else f" -> {outputs.kind_of(self.convert)}"
+        return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)}){kind}>"
+
+    def with_output(self, convert: Callable[[np.ndarray], Any]) -> GraphFunction:
+        """This function with every result array handed to `convert` (by the
+        native wrapper itself when it serves the call)."""
+        return GraphFunction(
+            self.executable, self.name, self.params, self.ret, self.address,
+            self._fast_address, self._fast_record, convert, self.written,
+        )  # fmt: skip
 
     def __call__(self, *args: Any) -> Any:
         fast = self._fast
@@ -90,24 +103,23 @@ class GraphFunction:
         with self._fast_lock:
             if not self._fast_tried:
                 self._fast_owner = FastCall(
-                    self._fast_address, self.call_python, self.name, self._fast_record
+                    self._fast_address,
+                    self.call_python,
+                    self.name,
+                    self._fast_record,
+                    self.convert,
                 )
                 self._fast = self._fast_owner.function
                 self._fast_tried = True
             return self._fast
 
     def call_python(self, *args: Any) -> Any:
-        """What the native wrapper does not take: DLPack producers (the first type
-        with a C exchange API is handed to the wrapper, which reads such tensors
-        itself from then on; others are imported as NumPy arrays, zero-copy, and
-        go back through the wrapper), and the ctypes path for strided views,
-        tuples, scalars and every error."""
-        if self._fast is not None:
-            if self.executable.serve_producer(args):
-                return self._fast(*args)
-            arrays = dlpack.imported(args)
-            if arrays is not None:
-                return self._fast(*arrays)
+        """What the native wrapper does not take: the first producer type with a
+        C exchange API (handed to the wrapper, which reads such tensors itself
+        from then on), and the ctypes path for strided views, tuples, scalars,
+        producers the wrapper refused and every error."""
+        if self._fast is not None and self.executable.serve_producer(args):
+            return self._fast(*args)
         if len(args) != len(self.params):
             names = ", ".join(p.name for p in self.params)
             raise TVMLiteError(
@@ -116,8 +128,14 @@ class GraphFunction:
         if self.executable.has_missing_packed:
             self.executable.resolve_packed()
         arrays: list[np.ndarray] = []
-        for p, arg in zip(self.params, args, strict=True):
+        for k, (p, arg) in enumerate(zip(self.params, args, strict=True)):
+            start = len(arrays)
             _flatten(p.struct_info, arg, p.name, arrays, self.name)
+            if k in self.written and not all(a.flags.writeable for a in arrays[start:]):
+                raise TVMLiteError(
+                    f"{self.name}: parameter '{p.name}': the array is read-only, "
+                    "but the function writes it in place"
+                )
         tensors = (dlpack.DLTensor * max(1, len(arrays)))()
         keep: list[Any] = []
         for t, arr in zip(tensors, arrays, strict=False):
@@ -133,7 +151,8 @@ class GraphFunction:
         if status:
             raise TVMLiteError(err.value.decode(errors="replace") or f"{self.name}: failed")
         results = [_to_python(leaf, outs[k]) for k, leaf in enumerate(self.ret_leaves)]
-        return _rebuild(self.ret, results)
+        result = _rebuild(self.ret, results)
+        return result if self.convert is None else outputs.converted(result, self.convert)
 
 
 def _flatten(sinfo: relax.StructInfo, arg: Any, label: str, out: list[np.ndarray], fn: str) -> None:

@@ -49,7 +49,7 @@ from tvmlite.runtime.abi import (
 from tvmlite.runtime.elf import STT_FUNC, STT_OBJECT, SharedObject
 from tvmlite.runtime.export import write_atomic
 from tvmlite.runtime.fastcall import API_SLOTS
-from tvmlite.runtime.manifest import ABI_VERSION, signature_from_info
+from tvmlite.runtime.manifest import ABI_VERSION, signature_from_info, written_from_info
 from tvmlite.runtime.module import CompiledModule
 
 # What this process has dlopen'ed, by path: (device, inode, mtime, size) when loaded.
@@ -262,5 +262,6 @@ def _require(image: SharedObject, name: str, kind: int, size: int) -> None:
 def _signature(path: Path, name: str, info: dict[str, Any]) -> None:
     try:
         signature_from_info(info)
+        written_from_info(info)
     except (KeyError, TypeError, ValueError, AttributeError):
         raise TVMLiteError(f"{path}: the manifest's signature of '{name}' is malformed") from None

@@ -89,12 +89,15 @@ def _dim_from_json(d: Any, names: dict[str, tir.Var]) -> tir.PrimExpr:
     return tir.Var(d.get("expr", "?"), "int64")
 
 
-def function_info(name: str, func: relax.Function, fast: Mapping[str, Any]) -> dict[str, Any]:
+def function_info(
+    name: str, func: relax.Function, fast: Mapping[str, Any], written: frozenset[int]
+) -> dict[str, Any]:
     """One function's manifest record (`symbol`, `params`, `num_outputs` are the
-    ABI-1 keys; `signature` and `public` let a loader rebuild the callable;
-    `fast` says which CPython wrapper serves it: `fastcall`, the symbol of its
-    own, or `fastcall_record`, the index of its record for the module's shared
-    one; none when the Python path does)."""
+    ABI-1 keys; `signature` and `public` let a loader rebuild the callable, the
+    signature's `written`, when present, lists the parameters an in-place call
+    writes; `fast` says which CPython wrapper serves it: `fastcall`, the symbol
+    of its own, or `fastcall_record`, the index of its record for the module's
+    shared one; none when the Python path does)."""
     info = {
         "symbol": entry_symbol(name),
         "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
@@ -105,6 +108,8 @@ def function_info(name: str, func: relax.Function, fast: Mapping[str, Any]) -> d
             "ret": sinfo_to_json(func.ret_struct_info),
         },
     }
+    if written:
+        info["signature"]["written"] = sorted(written)
     return {**info, **fast}
 
 
@@ -118,17 +123,24 @@ def signature_from_info(info: Mapping[str, Any]) -> tuple[list[relax.Var], relax
     return params, sinfo_from_json(sig["ret"], names)
 
 
+def written_from_info(info: Mapping[str, Any]) -> frozenset[int]:
+    """The positions of the parameters a manifest record's function writes in place."""
+    return frozenset(int(k) for k in info["signature"].get("written", ()))
+
+
 def manifest_info(
     graphs: Mapping[str, relax.Function],
     packed: list[str],
     fast: Mapping[str, Mapping[str, Any]],
+    written: Mapping[str, frozenset[int]],
 ) -> dict[str, Any]:
     """The whole manifest: ABI version, functions by name (with the wrappers
-    `fast` names), packed names."""
+    `fast` names and the parameters `written` in place), packed names."""
     return {
         "abi": ABI_VERSION,
         "functions": {
-            name: function_info(name, f, fast.get(name, {})) for name, f in graphs.items()
+            name: function_info(name, f, fast.get(name, {}), written[name])
+            for name, f in graphs.items()
         },
         "packed": packed,
     }

@@ -44,7 +44,7 @@ from tvmlite.runtime.export import (
 )
 from tvmlite.runtime.graph_call import GraphFunction
 from tvmlite.runtime.kernels import PrimFuncKernel
-from tvmlite.runtime.manifest import prefixed, signature_from_info
+from tvmlite.runtime.manifest import prefixed, signature_from_info, written_from_info
 from tvmlite.runtime.outputs import ConvertedModule
 
 
@@ -109,7 +109,9 @@ class CompiledModule:
             params, ret = signature_from_info(info)
             wrapper, record = fastcall.addresses(image, info, prefix) if fast else (0, 0)
             address = image.address(info["symbol"])
-            self._entries[name] = GraphFunction(self, name, params, ret, address, wrapper, record)
+            self._entries[name] = GraphFunction(
+                self, name, params, ret, address, wrapper, record, written=written_from_info(info)
+            )
             if not info.get("public", True):
                 self._private.add(name)
         for name, sig in (kernels or {}).items():
@@ -153,7 +155,8 @@ class CompiledModule:
 
     def with_output(self, kind: str) -> ConvertedModule:
         """This module with results returned as `kind` arrays: "numpy" (the
-        default of every call) or "torch" (zero-copy, through DLPack)."""
+        default of every call) or "torch" (zero-copy: `torch.from_numpy`, which
+        a graph function's native wrapper calls itself; `outputs.py`)."""
         return ConvertedModule(self, kind)
 
     @property

@@ -3,9 +3,13 @@ callable's results handed over as torch tensors (zero-copy, sharing memory), so
 torch code calls compiled functions with torch tensors in and gets torch tensors
 out. Inputs need no switch: any DLPack producer is accepted as it is.
 
-The converted module holds the original, so machine code stays mapped while a
-converted callable exists. Prim values (Python numbers) and shapes (tuples of
+A graph function's native wrapper converts the results itself (it calls the
+converter on each array it makes: no Python frame in between); the Python path
+converts what it returns. Prim values (Python numbers) and shapes (tuples of
 ints) are returned as they are; tuples of results are converted item by item.
+Prim functions return nothing, so they are the module's own. The converted
+module holds the original, so machine code stays mapped while a converted
+callable exists.
 """
 
 from __future__ import annotations
@@ -18,44 +22,36 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 
 OUTPUTS = ("numpy", "torch")
+Convert = Callable[[np.ndarray], Any]
 
 
-def converter(kind: str) -> Callable[[np.ndarray], Any]:
-    """How an output array becomes one of library `kind`."""
+def converter(kind: str) -> Convert | None:
+    """How an output array becomes one of library `kind` (None: it stays one)."""
     if kind == "numpy":
-        return _same
+        return None
     if kind == "torch":
         try:
             import torch  # noqa: PLC0415 - optional: only this switch needs it
         except ImportError:
             raise TVMLiteError("with_output('torch') needs PyTorch installed") from None
-        return torch.from_numpy  # zero-copy like from_dlpack, at half its cost a call
+        # Zero-copy, the tensor keeping the array (and so its block) alive; the
+        # cheapest of torch's ways per call: from_dlpack, or the C exchange API's
+        # import of our block, cost about twice as much.
+        return torch.from_numpy
     raise TVMLiteError(f"with_output: kind must be one of {', '.join(OUTPUTS)}, got {kind!r}")
 
 
-def _same(array: np.ndarray) -> np.ndarray:
-    return array
+def kind_of(convert: Convert) -> str:
+    """The library a converter makes results of (for reprs)."""
+    return (getattr(convert, "__module__", None) or "?").split(".")[0]
 
 
-class ConvertedFunction:
-    """A compiled function whose array results are converted."""
-
-    def __init__(self, function: Any, convert: Callable[[np.ndarray], Any]) -> None:
-        self.function = function
-        self.convert = convert
-
-    def __call__(self, *args: Any) -> Any:
-        return _converted(self.function(*args), self.convert)
-
-    def __repr__(self) -> str:
-        return f"<{self.function!r} -> {self.convert.__module__.split('.')[0]}>"
-
-
-def _converted(result: Any, convert: Callable[[np.ndarray], Any]) -> Any:
+def converted(result: Any, convert: Convert) -> Any:
+    """`result` with every array in it converted."""
     if isinstance(result, np.ndarray):
         return convert(result)
     if isinstance(result, tuple):
-        return tuple(_converted(item, convert) for item in result)
+        return tuple(converted(item, convert) for item in result)
     return result
 
 
@@ -66,9 +62,16 @@ class ConvertedModule:
         self.module = module
         self.kind = kind
         self._convert = converter(kind)
+        self._made: dict[str, Any] = {}  # each function's converting twin, made once
 
-    def __getitem__(self, name: str) -> ConvertedFunction:
-        return ConvertedFunction(self.module[name], self._convert)
+    def __getitem__(self, name: str) -> Any:
+        function = self.module[name]  # checks the name
+        if self._convert is None or not hasattr(function, "with_output"):
+            return function
+        found = self._made.get(name)
+        if found is None:
+            found = self._made.setdefault(name, function.with_output(self._convert))
+        return found
 
     @property
     def functions(self) -> list[str]:
