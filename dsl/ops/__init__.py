@@ -3,6 +3,7 @@
     lookup("relax.nn.conv2d")           -> OpDef | None
     make_call(name, args, kwargs, span) -> relax.Call (attributes in TVM's order)
     infer_struct_info(call, span)       -> relax.StructInfo
+    dtype_conflict(call)                -> error text for a binary op on two dtypes | None
     all_ops()                           -> every OpDef
 
 Importing the theme modules below registers their operators.
@@ -31,6 +32,7 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
     unary,
     vision,
 )
+from tvmlite.dsl.ops.binary import dtype_conflict
 from tvmlite.dsl.ops.call import infer_struct_info, make_call
 from tvmlite.dsl.ops.context import sinfo_of
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, OpPatternKind, all_ops, lookup
@@ -41,6 +43,7 @@ __all__ = [
     "OpDef",
     "OpPatternKind",
     "all_ops",
+    "dtype_conflict",
     "infer_struct_info",
     "lookup",
     "make_call",

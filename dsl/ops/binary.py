@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
-from tvmlite.dsl.ops.context import InferCtx, Shape, known_shape, like, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.context import (
+    InferCtx,
+    Shape,
+    known_shape,
+    like,
+    ndim_of,
+    sinfo_of,
+    tensor_sinfo,
+)
 from tvmlite.dsl.ops.registry import ArgDef, OpDef, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 
@@ -116,15 +124,30 @@ def broadcast_result(
 
 
 def _binary(ctx: InferCtx, compare: bool) -> relax.StructInfo:
+    """Operands of two different dtypes (`dtype_conflict`) give an unknown (`void`)
+    arithmetic result, a bool comparison, as TVM's parser keeps them; `lower`/`build`
+    refuse them."""
     left, right = ctx.sinfo(0), ctx.sinfo(1)
     if isinstance(left, relax.PrimStructInfo) and isinstance(right, relax.PrimStructInfo):
-        dtype = ctx.same_dtype(left.dtype, right.dtype)
+        dtype = left.dtype if left.dtype == right.dtype else "void"
         return relax.PrimStructInfo("bool" if compare else dtype)
     a, b = ctx.as_tensor(left, "x1", True), ctx.as_tensor(right, "x2", True)
-    if a.dtype != "void" and b.dtype != "void" and a.dtype != b.dtype:
-        ctx.fail(f"operands must have the same dtype, got {a.dtype} and {b.dtype}")
     dtype = "bool" if compare else (a.dtype if a.dtype == b.dtype else "void")
     return broadcast_result(ctx, [a, b], dtype)
+
+
+_BINARY_OPS = frozenset(f"relax.{name}" for name in ARITH_BINARY + COMPARE_BINARY)
+
+
+def dtype_conflict(call: relax.Call) -> str | None:
+    """The error for a binary operator on two different known dtypes (`R.equal` of
+    an int64 and an int32 scalar), None when the call is no such thing."""
+    if not (isinstance(call.op, relax.Op) and call.op.name in _BINARY_OPS) or len(call.args) != 2:
+        return None
+    a, b = (getattr(sinfo_of(arg), "dtype", "void") for arg in call.args)
+    if a == "void" or b == "void" or a == b:
+        return None
+    return f"{call.op.name.replace('relax.', 'R.')}: operands must have the same dtype, got {a} and {b}"
 
 
 def infer_arith_binary(ctx: InferCtx) -> relax.StructInfo:

@@ -314,7 +314,7 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), symbols=False, annotations=False)
+        verify_module(IRModule({fdef.name: func}), symbols=False, semantic=False)
         return func
 
     # ------------------------------------------------------------ modules
@@ -367,7 +367,7 @@ class _ModuleParser:
             span=cdef.span,
             comments=tables.comments,
         )
-        verify_module(mod, annotations=False)
+        verify_module(mod, semantic=False)
         return mod
 
     def after_members(

@@ -1,10 +1,14 @@
 """Rules of Relax functions that the parser and every pass must keep (TVM's
-WellFormed): vars used only in scope (dataflow vars only inside their block),
-each var bound once, `call_tir` only of prim functions of the module, module
-calls with the right number of arguments, a public function's `global_symbol`
-equal to its name, bodies that match the return annotation, and purity: no
-impure call (`R.call_packed`, `R.print`, `R.assert_op`, a `pure=False`
-function...) inside a dataflow block or a pure function.
+WellFormed). Structural rules hold for everything the parser builds: vars used
+only in scope (dataflow vars only inside their block), each var bound once,
+`call_tir` with a prim function, a tuple and the output struct info, module calls
+with the right number of arguments. Semantic rules are what TVM's parser lets
+through with its well-formedness check off (and what TVM's own tests print), so
+parsing keeps such a module faithfully and `lower`/`build` refuse it: a public
+function's `global_symbol` equal to its name, calls only of functions that exist,
+bodies and bindings that match their annotations, binary operators on one dtype,
+and purity: no impure call (`R.call_packed`, `R.print`, `R.assert_op`, a
+`pure=False` function...) inside a dataflow block or a pure function.
 
 Also the struct-info helpers both the parser and the checks need: the struct
 info of an expression, whether an annotation fits an inferred struct info, and
@@ -341,26 +345,24 @@ def _subst_sinfo(si: relax.StructInfo, bound: dict) -> relax.StructInfo:
 # ---------------------------------------------------------------- the checks
 
 
-def verify_module(mod: IRModule, symbols: bool = True, annotations: bool = True) -> None:
+def verify_module(mod: IRModule, symbols: bool = True, semantic: bool = True) -> None:
     """Check every Relax function of `mod`; raises a located VerifyError.
     `symbols=False` skips the global_symbol rule (a lone function, which TVM
     prints as `main` when its symbol is no identifier, is no module member).
-    `annotations=False` lets an annotation (a function's return, a binding's)
-    disagree with the struct info inferred for its value: TVM parses such a function
-    (keeping the annotation; its well-formedness check is what refuses it), a build
-    refuses it."""
+    `semantic=False` checks the structural rules only (see the module docstring):
+    what the parser asks, since TVM parses such modules and keeps them as written."""
     sigs = signatures_of(mod)
     for name, func in mod.functions.items():
         if isinstance(func, relax.Function):
             symbol = func.attr("global_symbol")
-            if symbols and symbol is not None and str(symbol) != name:
+            if semantic and symbols and symbol is not None and str(symbol) != name:
                 raise VerifyError(
                     f'function {name} has global_symbol "{symbol}": a public function\'s '
                     "global_symbol must be its name",
                     func.span,
                     func.span.source.filename if func.span is not None else None,
                 )
-            _FunctionChecker(mod, sigs, annotations).check(func)
+            _FunctionChecker(mod, sigs, semantic).check(func)
 
 
 def verify_function(func: relax.Function, mod: IRModule | None = None) -> None:
@@ -376,11 +378,11 @@ class _FunctionChecker(ExprVisitor):
         self,
         mod: IRModule | None,
         sigs: Mapping[str, relax.FuncStructInfo],
-        annotations: bool = True,
+        semantic: bool = True,
     ) -> None:
         self.mod = mod
         self.sigs = sigs
-        self.annotations = annotations
+        self.semantic = semantic
         self.defined: list[set[relax.Var]] = []
         self.closed: dict[relax.Var, Span | None] = {}
         self.bound: set[relax.Var] = set()  # every var bound so far: each only once
@@ -396,7 +398,7 @@ class _FunctionChecker(ExprVisitor):
     def check(self, func: relax.Function) -> None:
         self.visit_Function(func)
         body_sinfo = struct_info_of(func.body.body, self.sigs)
-        if self.annotations and not compatible(func.ret_struct_info, body_sinfo):
+        if self.semantic and not compatible(func.ret_struct_info, body_sinfo):
             raise self.error(
                 f"the function returns {sinfo_text(body_sinfo)} but its return annotation is "
                 f"{sinfo_text(func.ret_struct_info)}",
@@ -449,7 +451,7 @@ class _FunctionChecker(ExprVisitor):
             if isinstance(binding.value, relax.Function):
                 self.defined[-1].add(var)  # a local function may call itself
             self.visit_expr(binding.value)
-            if self.annotations and isinstance(binding, relax.VarBinding):
+            if self.semantic and isinstance(binding, relax.VarBinding):
                 self._check_annotation(binding)
             self._bind_once(var, binding)
             if isinstance(var, relax.DataflowVar):
@@ -491,6 +493,12 @@ class _FunctionChecker(ExprVisitor):
             self._call_tir(e, self.where)
         elif isinstance(e.op, relax.GlobalVar):
             self._global_call(e, e.op, self.where)
+        if not self.semantic:
+            super().visit_Call(e)
+            return
+        conflict = ops.dtype_conflict(e)
+        if conflict is not None:
+            raise self.error(conflict, e, self.where)
         impure = self._impure(e)
         if impure is not None and self.dataflow:
             raise self.error(
@@ -537,7 +545,7 @@ class _FunctionChecker(ExprVisitor):
                 call,
                 where,
             )
-        if self.mod is None:
+        if self.mod is None or not self.semantic:
             return
         callee = view.callee
         if callee.name not in self.mod.functions:
@@ -551,7 +559,7 @@ class _FunctionChecker(ExprVisitor):
         if self.mod is None:
             return
         func = self.mod.functions.get(gv.name)
-        if func is None:
+        if func is None and self.semantic:
             raise self.error(f"call of unknown function {gv.name}", gv, call, where)
         if isinstance(func, relax.Function) and len(func.params) != len(call.args):
             raise self.error(

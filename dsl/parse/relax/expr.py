@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.ops.binary import COMPARE_BINARY
 from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
 from tvmlite.dsl.parse.relax.sinfo import (
     RelaxContext,
@@ -58,6 +59,7 @@ _BINARY_OPS = {
     "**": "relax.power",
     "@": "relax.matmul",
 }
+_COMPARE_OPS = frozenset(f"relax.{name}" for name in COMPARE_BINARY)
 _UNSUPPORTED_CALLS = (
     "R.emit_with_sinfo",
     "R.emit_with_type",
@@ -84,6 +86,8 @@ class RelaxExprParser:
         self.in_dataflow = False
         self.fresh_counts: dict[str, int] = {}
         self.closed_dataflow: dict[str, Span | None] = {}
+        # the value of an annotated binding: the annotation gives its struct info
+        self.annotated: syntax.Node | None = None
         # struct info of call nodes built here, by id (calls carry none themselves)
         self._call_sinfo: dict[int, tuple[relax.Expr, relax.StructInfo]] = {}
 
@@ -350,7 +354,13 @@ class RelaxExprParser:
 
     def op_call(self, op_name: str, args: list, kwargs: dict, node: syntax.Node) -> relax.Call:
         call = ops.make_call(op_name, args, kwargs, span=node.span)
-        return self.typed(call, ops.infer_struct_info(call, node.span))
+        sinfo = ops.infer_struct_info(call, node.span)
+        conflict = ops.dtype_conflict(call)
+        if conflict is not None and node is not self.annotated and op_name not in _COMPARE_OPS:
+            # TVM's parser infers no dtype for it; an annotation states it, and the
+            # build refuses the operands (a comparison is bool either way)
+            raise self.ctx.error(conflict, node)
+        return self.typed(call, sinfo)
 
     _NODES: ClassVar[dict[type, Callable[..., Value]]] = {
         syntax.Name: _name,

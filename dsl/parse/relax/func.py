@@ -231,7 +231,9 @@ class RelaxFunctionParser:
         if callee == "R.match_cast":
             self._match_cast(target, ann, value, stmt)
             return
+        self.expr.annotated = value if ann is not None else None
         expr = self.expr.rx(value)
+        self.expr.annotated = None
         if isinstance(expr, relax.Tuple):
             expr = self.expr.normalize(expr, value.span)
         sinfo = self.expr.sinfo_of(expr)

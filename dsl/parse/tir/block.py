@@ -164,6 +164,10 @@ class BlockParser:
         dtype = declared or _first_dtype(binding, hi, lo) or "int32"
         value = materialize(binding, dtype)
         low, high = materialize(lo, dtype), materialize(hi, dtype)
+        if isinstance(hi, Lit) and isinstance(lo, Lit) and declared is None:
+            # TVM keeps a bare literal extent's own dtype (`T.axis.spatial(1, T.int64(0))`
+            # has an int32 domain and an int64 binding) and prints it that way
+            low, high = materialize(lo), materialize(hi)
         if not dt.is_integer_like(dtype):
             raise self.ctx.error(f"a block axis must be an integer, got {dtype}", call)
         frame.comments = self.header_comments(frame.comments, f"axis:{len(frame.iter_vars)}")
