@@ -104,7 +104,8 @@ class RelaxPrinter:
             lines = []
             for block in seq.blocks:
                 lines.extend(self._block(block))
-            lines.extend(with_comments([last(seq.body)], seq.comments))
+            result = with_comments([last(seq.body)], seq.comments)
+            lines.extend(self.exprs.take_free_decls() + result)
         finally:
             self.names.pop()
         return lines
@@ -116,7 +117,8 @@ class RelaxPrinter:
         lines: list[str] = []
         outputs = []
         for binding in block.bindings:
-            lines.extend(with_comments(self._binding(binding), binding.comments))
+            binding_lines = with_comments(self._binding(binding), binding.comments)
+            lines.extend(self.exprs.take_free_decls() + binding_lines)
             if block.is_dataflow and not isinstance(binding.var, relax.DataflowVar):
                 outputs.append(self.exprs.expr(binding.var))
         if not block.is_dataflow:

@@ -89,6 +89,7 @@ class RelaxExprPrinter:
         self.names = ctx.names
         self.frame = FunctionFrame()
         self.calls = RelaxCallPrinter(self)  # the call forms
+        self.free_decls: list[str] = []  # `gv: R.Tuple` lines for unbound vars just used
 
     # ------------------------------------------------------------ TIR scalars
 
@@ -198,8 +199,17 @@ class RelaxExprPrinter:
 
     def _var(self, v: relax.Var) -> str:
         name = self.names.get(v)
-        # An unbound var (ill-formed IR) still prints: TVM declares it in place.
-        return name if name is not None else self.names.define(v, v.name or "v")
+        if name is not None:
+            return name
+        # An unbound var (ill-formed IR) still prints: TVM declares it before the
+        # statement that first uses it.
+        name = self.names.define(v, v.name or "v")
+        self.free_decls.append(f"{name}: {self.sinfo(v.struct_info)}")
+        return name
+
+    def take_free_decls(self) -> list[str]:
+        lines, self.free_decls = self.free_decls, []
+        return lines
 
     def _global_var(self, gv: relax.GlobalVar) -> str:
         module = self.ctx.module_functions

@@ -486,6 +486,8 @@ class _FunctionChecker(ExprVisitor):
             raise self.error(
                 f"dataflow variable {e.name} is used outside its dataflow block", self.where, e
             )
+        if not self.semantic:
+            return  # a declared free var (`gv: R.Tuple` alone), as TVM prints one
         raise self.error(f"{e.name} is used outside the scope that defines it", self.where, e)
 
     def visit_Call(self, e: relax.Call) -> None:

@@ -87,11 +87,11 @@ class RelaxCallParser:
         return relax.Tuple((value,), span=node.span)
 
     def prim_func_ref(self, node: syntax.Node, name: str) -> relax.GlobalVar:
-        callee = self.expr.value(node)
+        callee = self.expr.callee(node)
         if not isinstance(callee, relax.GlobalVar):
             raise self.ctx.error(f"{name} needs a prim function of the module (cls.f)", node)
         kind = self.ctx.global_names.get(callee.name)
-        if kind != "prim":
+        if kind is not None and kind != "prim":
             what = {"relax": "a Relax function", "extern": "an extern function"}
             raise self.ctx.error(
                 f"{name} calls a prim function, but {callee.name} is "
@@ -375,17 +375,19 @@ class RelaxCallParser:
         )
 
     def _assert_op(self, node: syntax.Call) -> relax.Call:
-        params = ("condition", "format_args", "format")
-        args = bind_call(self.ctx, node, "R.assert_op", params, required=1)
-        cond = self.expr.arg(args["condition"])
-        values: tuple[relax.Expr, ...] = ()
-        fa = args.get("format_args")
-        if fa is not None and not _is_none(fa):
-            if isinstance(fa, (syntax.List, syntax.Tuple)):
-                values = tuple(self.expr.arg(e) for e in fa.elts)
-            else:
-                values = (self.expr.arg(fa),)
-        call_args = (cond, self._format(args.get("format")), *values)
+        if {kw.name for kw in node.keywords} == {"format"} and len(node.args) > 2:
+            # TVM prints every format value positionally: `R.assert_op(c, x, y, format=...)`
+            cond, fmt, value_nodes = node.args[0], node.keywords[0].value, list(node.args[1:])
+        else:
+            params = ("condition", "format_args", "format")
+            args = bind_call(self.ctx, node, "R.assert_op", params, required=1)
+            cond, fmt, value_nodes = args["condition"], args.get("format"), []
+            fa = args.get("format_args")
+            if fa is not None and not _is_none(fa):
+                value_nodes = list(fa.elts) if isinstance(fa, (syntax.List, syntax.Tuple)) else [fa]
+        condition = self.expr.arg(cond)
+        values = tuple(self.expr.arg(e) for e in value_nodes)
+        call_args = (condition, self._format(fmt), *values)
         call = relax.Call(relax.Op("relax.assert_op"), call_args, span=node.span)
         return self.expr.typed(call, relax.TupleStructInfo(()))
 

@@ -294,7 +294,7 @@ class RelaxExprParser:
             return parse_tir_expr(node, self.types.sym, self.ctx)
         if name.startswith("I."):
             raise self.ctx.error(f"{name} is not allowed in a Relax function body", node.func)
-        callee = self.value(node.func)
+        callee = self.callee(node.func)
         if node.keywords:
             raise self.ctx.error("calls of functions take no keyword arguments", node.keywords[0])
         args = tuple(self.arg(a) for a in node.args)
@@ -305,12 +305,31 @@ class RelaxExprParser:
             return self.typed(relax.Call(callee, args, span=node.span), result)
         raise self.ctx.error("this is not callable", node.func)
 
+    def callee(self, node: syntax.Node) -> Value:
+        """What a call names. A bare name defined nowhere is a function of the module
+        that is missing: TVM's parser keeps the call of its GlobalVar (a module pass
+        may add it), `lower`/`build` refuse it."""
+        if isinstance(node, syntax.Name) and not self.is_defined(node.id):
+            return relax.GlobalVar(node.id, span=node.span)
+        return self.value(node)
+
+    def is_defined(self, name: str) -> bool:
+        return (
+            self.types.vars.lookup(name) is not None
+            or self.types.sym.lookup(name) is not None
+            or name in self.ctx.type_vars
+            or name in self.ctx.global_names
+            or name == self.ctx.module_name
+            or name in self.closed_dataflow
+            or name == "metadata"
+        )
+
     def _global_call(
         self, gv: relax.GlobalVar, args: tuple[relax.Expr, ...], node: syntax.Call
     ) -> relax.Call:
         sig = self.ctx.signatures.get(gv.name)
-        if sig is None:
-            raise self.ctx.error(f"undefined function {gv.name}", node.func)
+        if sig is None:  # a missing function: its result is unknown
+            return self.typed(relax.Call(gv, args, span=node.span), relax.ObjectStructInfo())
         if sig.params is not None and len(sig.params) != len(args):
             raise self.ctx.error(
                 f"{gv.name} takes {len(sig.params)} arguments ({len(args)} given)", node

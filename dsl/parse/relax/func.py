@@ -203,8 +203,18 @@ class RelaxFunctionParser:
 
     def _ann_assign(self, stmt: syntax.AnnAssign) -> None:
         if stmt.value is None:
-            raise self.ctx.error("a Relax binding needs a value (x: T = value)", stmt)
+            self._declare_free(stmt)
+            return
         self.bind(stmt.target, stmt.annotation, stmt.value, stmt)
+
+    def _declare_free(self, stmt: syntax.AnnAssign) -> None:
+        """`gv: R.Tuple` alone: TVM prints a var that nothing binds (ill-formed IR)
+        as such a declaration where it is first used. It parses back to that free
+        var; `lower`/`build` refuse its use."""
+        if not isinstance(stmt.target, syntax.Name):
+            raise self.ctx.error("a Relax declaration (x: T) needs a single name", stmt.target)
+        var = relax.Var(stmt.target.id, self.types.sinfo(stmt.annotation), span=stmt.target.span)
+        self.types.vars.define(stmt.target.id, var)
 
     def bind(
         self,
