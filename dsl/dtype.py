@@ -14,12 +14,13 @@ _DTYPE = re.compile(
     r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3|float8_e3m4|"
     r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))(?:x(\d+))?$"
 )
-# Bit widths a code may take; others (`float8`, `int7`) are rejected. int4/uint4 are
-# TVM's packed sub-byte integers (tensor-core operands): the LLVM backend refuses them.
+# Bit widths a code may take; others (`int7`, `float12`) are rejected. int4/uint4 are
+# TVM's packed sub-byte integers (tensor-core operands) and `float8` its generic 8-bit
+# float (what `R.memory.view` reinterprets bytes as): the LLVM backend refuses them.
 _WIDTHS = {
     "int": (4, 8, 16, 32, 64),
     "uint": (4, 8, 16, 32, 64),
-    "float": (16, 32, 64),
+    "float": (8, 16, 32, 64),
     "bfloat": (16,),
 }
 # Lanes are a 16-bit field in TVM's DataType (and in DLPack's), so `x65536` is no dtype.

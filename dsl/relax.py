@@ -37,6 +37,12 @@ class ObjectStructInfo(StructInfo):
 
 
 @dataclass(frozen=True, slots=True)
+class StringStructInfo(ObjectStructInfo):
+    """A string (`R.str("...")`): `I.StringType()` in 0.27, an object to everything
+    that does not print it."""
+
+
+@dataclass(frozen=True, slots=True)
 class PrimStructInfo(StructInfo):
     """A scalar: `R.Prim("int64")` / `T.int64`; `value` when known (`R.Prim(value=n)`)."""
 

@@ -46,6 +46,7 @@ EXPR_NODES: tuple[type[relax.Expr], ...] = (
 BINDING_NODES: tuple[type, ...] = (relax.VarBinding, relax.MatchCast)
 STRUCT_INFO_NODES: tuple[type[relax.StructInfo], ...] = (
     relax.ObjectStructInfo,
+    relax.StringStructInfo,
     relax.PrimStructInfo,
     relax.ShapeStructInfo,
     relax.TensorStructInfo,
@@ -221,6 +222,7 @@ class ExprVisitor(RelaxFunctor):
                 self.visit_prim_expr(dim)
 
     visit_DTensorStructInfo = visit_TensorStructInfo  # the global shape
+    visit_StringStructInfo = visit_ObjectStructInfo
 
     def visit_TupleStructInfo(self, si: relax.TupleStructInfo) -> None:
         for f in si.fields:

@@ -244,6 +244,7 @@ class ExprMutator(RelaxFunctor):
         return replace(si, shape=None if si.shape is None else self._prim_exprs(si.shape))
 
     visit_DTensorStructInfo = visit_TensorStructInfo  # `replace` keeps mesh and placement
+    visit_StringStructInfo = visit_ObjectStructInfo
 
     def visit_TupleStructInfo(self, si: relax.TupleStructInfo) -> relax.StructInfo:
         return replace(si, fields=self._struct_infos(si.fields))

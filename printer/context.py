@@ -43,6 +43,7 @@ class PrintContext:
     tir: TIRPrinter
     module_functions: frozenset[str] | None = None
     uses_tir: bool = False
+    uses_ir: bool = False  # a lone function's `I.StringType()` needs the `I` import
     # 0.27's module-level symbolic vars: each function's new ones, sorted by name,
     # after those of the functions printed before it (TVM's order)
     typevars: dict[str, None] = field(default_factory=dict)
@@ -72,7 +73,7 @@ class PrintContext:
         lines = []
         if self.typevars and not self.classic:
             lines.append("# from typing import TypeVar")
-        if uses_ir:
+        if uses_ir or self.uses_ir:
             lines.append("# from tvm.script import ir as I")
         if self.uses_tir:
             if self.classic:

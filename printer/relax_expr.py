@@ -138,6 +138,12 @@ class RelaxExprPrinter:
     def _object_sinfo(self, si: relax.ObjectStructInfo) -> str:
         return "R.Object" if self.ctx.classic else "R.Any"
 
+    def _string_sinfo(self, si: relax.StringStructInfo) -> str:
+        if self.ctx.classic:
+            return "R.Object"
+        self.ctx.uses_ir = True
+        return "I.StringType()"
+
     def _prim_sinfo(self, si: relax.PrimStructInfo) -> str:
         if not self.ctx.classic:
             self.ctx.uses_tir = True
@@ -355,6 +361,7 @@ def scalar_text(value: Any, dtype: str) -> str:
 
 _SINFO = {
     relax.ObjectStructInfo: "_object_sinfo",
+    relax.StringStructInfo: "_string_sinfo",
     relax.PrimStructInfo: "_prim_sinfo",
     relax.ShapeStructInfo: "_shape_sinfo",
     relax.TensorStructInfo: "_tensor_sinfo",

@@ -61,6 +61,8 @@ def sinfo_of(expr: Any, span: Span | None = None) -> relax.StructInfo:
     if isinstance(expr, relax.Function):
         params = tuple(p.struct_info for p in expr.params)
         return relax.FuncStructInfo(params, expr.ret_struct_info, expr.is_pure)
+    if isinstance(expr, relax.StringImm):
+        return relax.StringStructInfo()
     return relax.ObjectStructInfo()
 
 

@@ -236,6 +236,8 @@ def struct_info_of(
         return signatures.get(expr.name, _OPAQUE)
     if isinstance(expr, relax.ExternFunc):
         return _OPAQUE
+    if isinstance(expr, relax.StringImm):
+        return relax.StringStructInfo()
     if isinstance(expr, relax.If):
         return join(
             struct_info_of(expr.true_branch, signatures),
@@ -488,6 +490,8 @@ class _FunctionChecker(ExprVisitor):
             )
         if not self.semantic:
             return  # a declared free var (`gv: R.Tuple` alone), as TVM prints one
+        if e not in self.bound:
+            raise self.error(f"{e.name} is used but nothing binds it", e, self.where)
         raise self.error(f"{e.name} is used outside the scope that defines it", self.where, e)
 
     def visit_Call(self, e: relax.Call) -> None:

@@ -40,7 +40,7 @@ def test_a_well_formed_function_passes() -> None:
 def test_undefined_var() -> None:
     x, ghost, y = var("x"), var("ghost"), var("y")
     f = function((x,), block(exp(y, ghost)), body=y)
-    with pytest.raises(VerifyError, match="ghost is used outside the scope that defines it"):
+    with pytest.raises(VerifyError, match="ghost is used but nothing binds it"):
         verify_function(f)
 
 
@@ -73,7 +73,7 @@ def test_nested_function_bodies_are_checked() -> None:
     x, y, ghost, f = var("x"), var("y"), var("ghost"), var("f", FUNC)
     inner = function((y,), body=ghost)
     outer = function((x,), block(relax.VarBinding(f, inner)), body=x)
-    with pytest.raises(VerifyError, match="ghost is used outside the scope that defines it"):
+    with pytest.raises(VerifyError, match="ghost is used but nothing binds it"):
         verify_function(outer)
     closure = function((y,), body=x)  # reads the outer parameter: in scope
     verify_function(function((x,), block(relax.VarBinding(f, closure)), body=x))

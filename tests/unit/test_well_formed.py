@@ -1,7 +1,10 @@
 """TVM's WellFormed rules the Relax verifier adds (issue 14 item 1): purity of
 dataflow blocks and pure functions, each var bound once, a public function's
-global_symbol. One invalid program per rule, each rejected at parse time with
-its location, as TVM's parser rejects it; the valid spelling of each parses."""
+global_symbol, calls of functions that exist, binary operators on one dtype.
+TVM's test suite parses modules breaking the semantic rules (its check off) and
+prints them, so `tvmlite.parse` keeps such a module as written and
+`lower`/`build` refuse it with the location (issue 12). One invalid program per
+rule; the valid spelling of each parses."""
 
 from __future__ import annotations
 
@@ -70,10 +73,6 @@ class Module:
         ).replace(f"(x: {T4})", f"(x: {T4}, f: R.Callable(({T4},), {T4}, False))"),
         r"error: the call of f \(an impure callable\) has side effects, but main is pure",
     ),
-    "private function with a global_symbol": (
-        function('R.func_attr({"global_symbol": "main"})\nreturn x', "@R.function(private=True)"),
-        r"m.tvms:5:1: error: private function main has a global_symbol",
-    ),
     "module member whose global_symbol is not its name": (
         HEAD
         + f"""@I.ir_module
@@ -84,6 +83,28 @@ class Module:
         return x
 """,
         r'm.tvms:7:5: error: function main has global_symbol "other"',
+    ),
+    "call of a function the module does not have": (
+        function("y: R.Tensor = helper(x)\nreturn y"),
+        r"m.tvms:6:19: error: call of unknown function helper",
+    ),
+    "call_tir of a prim function the module does not have": (
+        function(f"y = R.call_tir(kernel, (x,), out_sinfo={T4})\nreturn y"),
+        r"m.tvms:6:20: error: R.call_tir of unknown function kernel",
+    ),
+    "comparison of two dtypes": (
+        function(
+            "n = R.prim_value(T.int64(4))\nc = R.equal(n, 0)\nreturn x",
+        ).replace(HEAD, HEAD.replace("\n\n", "\nfrom tvm.script import tirx as T\n\n")),
+        r"m.tvms:8:9: error: R.equal: operands must have the same dtype, got int64 and int32",
+    ),
+    "annotated arithmetic on two dtypes": (
+        function('y = R.astype(x, "float16")\nz: R.Tensor((4,), "float32") = R.add(x, y)\nreturn z'),
+        r"m.tvms:7:36: error: R.add: operands must have the same dtype, got float32 and float16",
+    ),
+    "a declared var nothing binds": (
+        function("gv: R.Tensor((4,), \"float32\")\nreturn gv"),
+        r"m.tvms:6:5: error: gv is used but nothing binds it",
     ),
 }
 
@@ -111,8 +132,27 @@ VALID = {
 
 
 @pytest.mark.parametrize("rule", sorted(INVALID))
-def test_each_rule_rejects_its_program_with_a_location(rule: str) -> None:
+def test_each_rule_parses_and_is_refused_at_lower_with_a_location(rule: str) -> None:
     text, message = INVALID[rule]
+    parsed = tvmlite.parse(text, filename="m.tvms")
+    printed = parsed.script()
+    assert tvmlite.parse(printed).script() == printed
+    assert tvmlite.structural_equal(tvmlite.parse(printed), parsed)
+    with pytest.raises(VerifyError, match=message):
+        tvmlite.lower(parsed)
+
+
+def test_a_private_function_with_a_global_symbol_is_refused_at_parse() -> None:
+    """No IR holds it (a private function is one without a global_symbol)."""
+    text = function('R.func_attr({"global_symbol": "main"})\nreturn x', "@R.function(private=True)")
+    with pytest.raises(tvmlite.ParseError, match="m.tvms:5:1: error: private function main has"):
+        tvmlite.parse(text, filename="m.tvms")
+
+
+def test_arithmetic_on_two_dtypes_needs_an_annotation() -> None:
+    """TVM's parser infers no dtype for it: unannotated, it is a parse error."""
+    text = function('y = R.astype(x, "float16")\nz = R.add(x, y)\nreturn z')
+    message = "m.tvms:7:9: error: R.add: operands must have the same dtype, got float32 and float16"
     with pytest.raises(tvmlite.ParseError, match=message):
         tvmlite.parse(text, filename="m.tvms")
 

@@ -271,6 +271,10 @@ class SinfoParser:
         bind_call(self.ctx, call, syntax.dotted(call.func) or "R.Object", ())
         return relax.ObjectStructInfo(span=call.span)
 
+    def _string(self, call: syntax.Call) -> relax.StructInfo:
+        bind_call(self.ctx, call, "I.StringType", ())
+        return relax.StringStructInfo(span=call.span)
+
     def _prim(self, call: syntax.Call) -> relax.StructInfo:
         args = bind_call(self.ctx, call, "R.Prim", ("dtype", "value"))
         dtype = check_dtype(self.ctx, args["dtype"]) if "dtype" in args else None
@@ -308,6 +312,7 @@ class SinfoParser:
         "R.Any": _object,
         "R.Prim": _prim,
         "R.Callable": _callable,
+        "I.StringType": _string,
     }
 
 
