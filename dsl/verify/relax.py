@@ -502,6 +502,13 @@ class _FunctionChecker(ExprVisitor):
         if not self.semantic:
             super().visit_Call(e)
             return
+        if isinstance(e.op, relax.Op) and not e.op.name.startswith("relax."):
+            raise self.error(
+                f"T.{e.op.name} is an operator registered outside Relax, which tvmlite "
+                "does not know: the module cannot be built",
+                e,
+                self.where,
+            )
         conflict = ops.dtype_conflict(e)
         if conflict is not None:
             raise self.error(conflict, e, self.where)

@@ -24,6 +24,7 @@ from tvmlite.dsl.parse.relax.sinfo import (
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.func import parse_tir_expr
 from tvmlite.dsl.parse.tir.index_map import parse_index_map, parse_lambda
+from tvmlite.dsl.parse.tir.intrin import is_tir_name
 from tvmlite.dsl.verify.relax import call_result, struct_info_of
 from tvmlite.grammar import syntax
 
@@ -290,6 +291,8 @@ class RelaxExprParser:
             return self._registered_op(name, node)
         if name == "T.index_map":
             return parse_index_map(node, ExprParser(self.ctx, self.types.sym))
+        if name.startswith("T.") and not is_tir_name(name[2:]):
+            return self._foreign_op(name[2:], node)
         if name.startswith("T."):
             return parse_tir_expr(node, self.types.sym, self.ctx)
         if name.startswith("I."):
@@ -304,6 +307,16 @@ class RelaxExprParser:
             result = call_result(callee.struct_info, [self.sinfo_of(a) for a in args])
             return self.typed(relax.Call(callee, args, span=node.span), result)
         raise self.ctx.error("this is not callable", node.func)
+
+    def _foreign_op(self, name: str, node: syntax.Call) -> relax.Call:
+        """`T.custom_op.matmul_bias_add(A, W, B)`: TVM prints a call of an operator
+        registered outside Relax with the `T.` prefix. Kept with an unknown result
+        (the binding's annotation states it); `lower`/`build` refuse it."""
+        if node.keywords:
+            raise self.ctx.error(f"T.{name} takes no keyword arguments here", node.keywords[0])
+        args = tuple(self.arg(a) for a in node.args)
+        call = relax.Call(relax.Op(name), args, span=node.span)
+        return self.typed(call, relax.ObjectStructInfo())
 
     def callee(self, node: syntax.Node) -> Value:
         """What a call names. A bare name defined nowhere is a function of the module

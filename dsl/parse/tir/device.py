@@ -111,6 +111,7 @@ _RESULT = {
     "cuda.mov_sreg": "bits0",  # int<bits>
     "s_tir.cp_async_raw": "str0",  # the dtype written as the first argument
     "vectorlow": "str0",
+    "vectorhigh": "str0",
     "tvm_struct_get": "str-1",
     "cuda.ldg": "str1?",  # `T.cuda.ldg(ptr, "float32")`; the vector form is a statement
     "cuda.__activemask": "uint32",

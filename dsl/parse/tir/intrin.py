@@ -283,3 +283,17 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
 BUILTINS.update(MATH_BUILTINS)
 BUILTINS.update(DEVICE_BUILTINS)
 BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})
+
+
+def is_tir_name(name: str) -> bool:
+    """Whether `T.<name>` means something to the TIR parser (a builtin, a statement,
+    a dtype or a meta builtin it refuses); a Relax function reads any other `T.<name>`
+    call as an operator TVM registers outside Relax (see dsl/parse/relax/expr.py)."""
+    return (
+        name in BUILTINS
+        or name in STATEMENT_BUILTINS
+        or name in META_BUILTINS
+        or name == "comm_reducer"
+        or DTYPE_LIKE.match(name) is not None
+        or dt.is_valid(name)
+    )
