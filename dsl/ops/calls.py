@@ -178,6 +178,22 @@ for _name in ("call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure"):
     )
 
 
+# `R.call_py_func(R.str("name"), (args,), ty_args=...)`: a Python function of TVM's
+# BasePyModule. Parsed and printed; no build runs Python functions.
+register(
+    OpDef(
+        "relax.call_py_func",
+        (ArgDef("func_name", "any"), ArgDef("args", "tuple")),
+        (),
+        K.kOpaque,
+        infer_from_sinfo_args,
+        build_tuple_args,
+        sinfo_keywords=TY_KEYWORDS,
+        signature=("func_name", "args", "sinfo_args"),
+    )
+)
+
+
 def infer_make_closure(ctx: InferCtx) -> relax.StructInfo:
     return relax.FuncStructInfo(None, relax.ObjectStructInfo())
 

@@ -214,12 +214,18 @@ class RelaxCallParser:
         return self.expr.typed(call, out[0] if len(out) == 1 else relax.TupleStructInfo(out))
 
     def _callee_and_tuple(self, node: syntax.Call) -> relax.Call:
-        """`R.call_builtin_with_ctx("f", (args,), ty_args=...)`, and
-        `R.invoke_closure(clo, (args,), ty_args=...)` (its pure variant too)."""
+        """`R.call_builtin_with_ctx("f", (args,), ty_args=...)`,
+        `R.invoke_closure(clo, (args,), ty_args=...)` (its pure variant too) and
+        `R.call_py_func(R.str("f"), (args,), ty_args=...)`."""
         name = syntax.dotted(node.func) or ""
         if len(node.args) != 2:
             raise self.ctx.error(f"{name} takes a function and an argument tuple", node)
-        callee = self.packed_callee(node.args[0], name)
+        if name == "R.call_py_func":
+            callee = self.expr.arg(node.args[0])
+            if not isinstance(callee, relax.StringImm):
+                raise self.ctx.error('R.call_py_func needs a name such as R.str("f")', node.args[0])
+        else:
+            callee = self.packed_callee(node.args[0], name)
         out, rest = self.sinfo_args(node, name)
         if rest:
             raise self.ctx.error(f"{name} got an unexpected keyword argument '{next(iter(rest))}'",
@@ -414,6 +420,7 @@ SPECIAL_CALLS: dict[str, Callable[[RelaxCallParser, syntax.Call], Value]] = {
     "R.call_pure_packed": RelaxCallParser._call_pure_packed,
     "R.call_inplace_packed": RelaxCallParser._call_inplace_packed,
     "R.call_builtin_with_ctx": RelaxCallParser._callee_and_tuple,
+    "R.call_py_func": RelaxCallParser._callee_and_tuple,
     "R.invoke_closure": RelaxCallParser._callee_and_tuple,
     "R.invoke_pure_closure": RelaxCallParser._callee_and_tuple,
     "R.const": RelaxCallParser._const,
