@@ -39,7 +39,9 @@ HEADERS = {
 }
 # Every spelling only 0.27 has contains one of these: a text without any is classic
 # without looking at its tokens (most classic texts), and a parse pays nothing.
-HINTS_027 = ("T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.", "R.Any")
+HINTS_027 = (
+    "T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.", "R.Any", "I.StringType"
+)  # fmt: skip
 KEYWORDS_027 = frozenset({"out_ty", "ty_args", "s_tir"})  # as keyword arguments
 # (token, token after it) pairs that may spell 0.27: `out_ty=`, `TypeVar(`, `T.let[`, `"tirx.":`
 PAIRS_027 = frozenset(
@@ -80,7 +82,7 @@ def _header(tokens: Sequence[Tok]) -> str | None:
 
 def _spells_027(tokens: Sequence[Tok]) -> bool:
     """Whether code (not a comment, not inside a string) uses a 0.27-only spelling:
-    `T.sblock...`, `R.Any`, `out_ty=` / `ty_args=` / `s_tir=` as keyword arguments,
+    `T.sblock...`, `R.Any`, `I.StringType`, `out_ty=` / `ty_args=` / `s_tir=` as keyword arguments,
     `TypeVar(`, `T.let[`, or a `"tirx.*"` dict key."""
     depth = 0  # of brackets: keyword arguments are inside some
     previous: Tok | None = None
@@ -90,7 +92,9 @@ def _spells_027(tokens: Sequence[Tok]) -> bool:
             depth += 1
         elif kind in CLOSING:
             depth -= 1
-        if kind == "DOTTED_NAME" and (token.value.startswith("T.sblock") or token.value == "R.Any"):
+        if kind == "DOTTED_NAME" and (
+            token.value.startswith("T.sblock") or token.value in ("R.Any", "I.StringType")
+        ):
             return True
         if previous is not None and (previous.type, kind) in PAIRS_027:
             last = previous.value

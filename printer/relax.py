@@ -68,8 +68,9 @@ class RelaxPrinter:
 
     def _names_its_value(self, param: relax.Var) -> bool:
         """`n: T.int64`: in 0.27 a scalar parameter is itself the symbolic var that
-        later annotations use (`R.Tensor((n + 1,))`), so that var prints as the
-        parameter."""
+        later annotations use (`R.Tensor((n + 1,))`), and so is a scalar binding
+        (`alias: T.int64 = n`) for the arithmetic after it: that var prints as
+        the Relax var."""
         si = param.struct_info
         return (
             not self.ctx.classic
@@ -166,7 +167,10 @@ class RelaxPrinter:
         return self.exprs.sinfo(var.struct_info)
 
     def _define(self, var: relax.Var) -> str:
-        return self.names.define(var, var.name or "v")
+        name = self.names.define(var, var.name or "v")
+        if self._names_its_value(var):  # `alias: T.int64 = n`, as a scalar parameter
+            self.names.share(var.struct_info.value, var)  # type: ignore[union-attr]
+        return name
 
     def rhs(self, value: relax.Expr) -> str:
         """A tuple of two or more fields prints without parentheses after `=`."""

@@ -38,8 +38,9 @@ class RelaxCallPrinter:
             if special is not None:
                 return getattr(self, special)(call)
             name = dotted_identifier(op.name, "the operator")
-            # an operator registered outside Relax prints as TVM prints it: `T.<name>`
             prefix = "R." + name[len("relax.") :] if name.startswith("relax.") else f"T.{name}"
+            # an operator registered outside Relax prints as TVM prints it: `T.<name>`
+            self.ctx.uses_tir = self.ctx.uses_tir or not name.startswith("relax.")
             args = []
         elif isinstance(op, relax.ExternFunc):
             prefix, args = "R.call_packed", [string_text(op.global_symbol)]

@@ -295,7 +295,18 @@ class HostEmitter:
             val = self.value(bd.value)
             self.f.values[bd.var] = self.flow.match_cast(val, bd.struct_info, bd.var.name)
             return
-        self.f.values[bd.var] = self.value(bd.value, bd.var)
+        val = self.value(bd.value, bd.var)
+        si = bd.var.struct_info
+        if (
+            isinstance(val, PrimVal)
+            and isinstance(si, relax.PrimStructInfo)
+            and isinstance(si.value, tir.Var)
+            and si.value not in self.f.exprs.vars
+        ):
+            # `alias: T.int64 = n` (0.27): the bound var is itself the TIR scalar that
+            # later arithmetic (`alias + 1`) reads
+            self.checks.bind_prim(val.value, si, bd.var.name, abi.STATUS_RUNTIME)
+        self.f.values[bd.var] = val
 
     def value(self, e: relax.Expr, var: relax.Var | None = None) -> Val:
         visit = self._value.get(type(e))

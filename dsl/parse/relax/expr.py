@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.ops.binary import COMPARE_BINARY
 from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
 from tvmlite.dsl.parse.relax.sinfo import (
@@ -259,6 +260,8 @@ class RelaxExprParser:
 
     def _binary(self, node: syntax.BinOp) -> Value:
         left, right = self.value(node.left), self.value(node.right)
+        if self._tir_scalar(left) and self._tir_scalar(right):
+            return self.types.prim(node)  # 0.27: `n + 1` of scalar vars is TIR arithmetic
         if isinstance(left, relax.Expr) or isinstance(right, relax.Expr):
             name = _BINARY_OPS.get(node.op)
             if name is None:
@@ -267,6 +270,21 @@ class RelaxExprParser:
                     ((left, node.left), (right, node.right))]  # fmt: skip
             return self.op_call(name, args, {}, node)
         return self.types.prim(node)
+
+    def _tir_scalar(self, value: Value) -> bool:
+        """A value TIR arithmetic takes: no Relax value, or (in 0.27) a scalar var that
+        is itself the TIR var its name denotes (a parameter `n: T.int64`, a binding
+        `alias: T.int64 = n`)."""
+        if not isinstance(value, relax.Expr):
+            return True
+        si = getattr(value, "struct_info", None)
+        return (
+            self.ctx.dialect == TVM027
+            and isinstance(value, relax.Var)
+            and isinstance(si, relax.PrimStructInfo)
+            and isinstance(si.value, tir.Var)
+            and self.types.sym.lookup(value.name) is si.value
+        )
 
     def _compare(self, node: syntax.Compare) -> Value:
         """`N % 16 == 0` over symbolic vars is a TIR condition; Relax tensors

@@ -260,6 +260,12 @@ class RelaxFunctionParser:
             # well-formedness check refuses it, as lower/build do here).
             sinfo = self.types.sinfo(ann)
             expr = _typed_literal(expr, value, sinfo)
+            if self.ctx.dialect == TVM027 and _is_int_scalar(sinfo) and _is_scalar_var(expr):
+                # `alias: T.int64 = n`: in 0.27 the bound var is itself a TIR scalar
+                # that arithmetic uses (`alias + 1`), as a scalar parameter is
+                scalar = tir.Var(target.id, sinfo.dtype, span=target.span)
+                self.types.sym.define(target.id, scalar)
+                sinfo = relax.PrimStructInfo(sinfo.dtype, scalar, span=sinfo.span)
         self.define(target, sinfo, expr, stmt)
 
     def _drops_distribution(self, expr: relax.Expr, sinfo: relax.StructInfo) -> bool:
@@ -573,6 +579,14 @@ def _typed_literal(expr: relax.Expr, node: syntax.Node, sinfo: relax.StructInfo)
     if dt.is_float(sinfo.dtype):
         return relax.PrimValue(tir.FloatImm(sinfo.dtype, float(literal)), span=expr.span)
     return expr
+
+
+def _is_scalar_var(expr: relax.Expr) -> bool:
+    """A scalar var or TIR arithmetic (`n`, `alias + 1`): what a 0.27 binding of a
+    scalar makes a TIR var of."""
+    if isinstance(expr, relax.PrimValue):
+        return not isinstance(expr.value, tir.IntImm | tir.FloatImm)
+    return isinstance(expr, relax.Var) and isinstance(expr.struct_info, relax.PrimStructInfo)
 
 
 def _is_int_scalar(sinfo: relax.StructInfo) -> bool:
