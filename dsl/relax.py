@@ -61,7 +61,7 @@ class ShapeStructInfo(StructInfo):
 
     def __post_init__(self) -> None:
         if self.values is not None:
-            check_dims(self.values, self.span, "relax.ShapeStructInfo.values", negative_ok=True)
+            check_dims(self.values, self.span, "relax.ShapeStructInfo.values")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,12 +92,12 @@ class DTensorStructInfo(TensorStructInfo):
     placement: str = ""
 
 
-def check_dims(
-    dims: tuple[tir.PrimExpr, ...], span: Span | None, where: str, negative_ok: bool = False
-) -> None:
-    """Raise at the first entry of a shape that `tir.dim_problem` refuses."""
+def check_dims(dims: tuple[tir.PrimExpr, ...], span: Span | None, where: str) -> None:
+    """Raise at the first entry of a shape that `tir.dim_problem` refuses. A negative
+    constant is kept, as TVM keeps one (`R.shape_to_tensor` of a shape of unknown
+    rank is `R.Tensor((-1,))`); `lower`/`build` refuse it in a tensor's shape."""
     for k, dim in enumerate(dims):
-        problem = tir.dim_problem(dim, negative_ok)
+        problem = tir.dim_problem(dim, negative_ok=True)
         if problem is not None:
             raise tir.invalid(problem, dim.span or span, f"{where}[{k}]")
 
@@ -208,7 +208,7 @@ class ShapeExpr(Expr):
     span: Span | None = SPAN
 
     def __post_init__(self) -> None:
-        check_dims(self.values, self.span, "relax.ShapeExpr.values", negative_ok=True)
+        check_dims(self.values, self.span, "relax.ShapeExpr.values")
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,7 +147,8 @@ def dtype_conflict(call: relax.Call) -> str | None:
     a, b = (getattr(sinfo_of(arg), "dtype", "void") for arg in call.args)
     if a == "void" or b == "void" or a == b:
         return None
-    return f"{call.op.name.replace('relax.', 'R.')}: operands must have the same dtype, got {a} and {b}"
+    name = call.op.name.replace("relax.", "R.")
+    return f"{name}: operands must have the same dtype, got {a} and {b}"
 
 
 def infer_arith_binary(ctx: InferCtx) -> relax.StructInfo:

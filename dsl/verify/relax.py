@@ -372,6 +372,17 @@ def verify_function(func: relax.Function, mod: IRModule | None = None) -> None:
     _FunctionChecker(mod, signatures_of(mod) if mod else {}).check(func)
 
 
+def _negative_dim(si: relax.StructInfo) -> tir.IntImm | None:
+    if isinstance(si, relax.TensorStructInfo) and isinstance(si.shape, tuple):
+        return next((d for d in si.shape if isinstance(d, tir.IntImm) and d.value < 0), None)
+    inner: tuple[relax.StructInfo, ...] = ()
+    if isinstance(si, relax.TupleStructInfo):
+        inner = si.fields
+    elif isinstance(si, relax.FuncStructInfo):
+        inner = (*(si.params or ()), si.ret)
+    return next((d for d in map(_negative_dim, inner) if d is not None), None)
+
+
 class _FunctionChecker(ExprVisitor):
     """Scope and call rules over one function, nested functions included. `where`
     is the binding (or function) being checked: errors point at it too."""
@@ -415,8 +426,20 @@ class _FunctionChecker(ExprVisitor):
     def visit_struct_info(self, si: relax.StructInfo) -> None:
         pass  # annotations are checked against inferred struct info, not walked
 
+    def _dims(self, si: relax.StructInfo, *nodes: object) -> None:
+        """A tensor struct info with a negative constant dim (kept by the parser, as
+        TVM keeps it) cannot be built."""
+        dim = _negative_dim(si)
+        if dim is not None:
+            raise self.error(
+                f"a shape dimension must not be negative, got {dim.value}", dim, *nodes
+            )
+
     def visit_Function(self, e: relax.Function) -> None:
         outer, self.where = self.where, e
+        if self.semantic:
+            for si in (*(p.struct_info for p in e.params), e.ret_struct_info):
+                self._dims(si, e)
         outer_pure, outer_dataflow = self.pure, self.dataflow
         self.pure = [e] if e.is_pure and not e.attr(FORCE_PURE) else []
         self.dataflow = False
@@ -453,6 +476,8 @@ class _FunctionChecker(ExprVisitor):
             if isinstance(binding.value, relax.Function):
                 self.defined[-1].add(var)  # a local function may call itself
             self.visit_expr(binding.value)
+            if self.semantic:
+                self._dims(var.struct_info, binding)
             if self.semantic and isinstance(binding, relax.VarBinding):
                 self._check_annotation(binding)
             self._bind_once(var, binding)

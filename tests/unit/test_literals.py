@@ -1,7 +1,9 @@
 """Numbers that become a shape, an extent, an index or a dtype are checked where
 they are parsed, with a located error (issue 9): beyond int64 or the index dtype,
 negative, non-integral, infinite. IR built in code gets the same checks from the
-node constructors, with an error naming the node and field."""
+node constructors, with an error naming the node and field. A negative dim of a
+Relax tensor is the exception: TVM keeps and prints one, so parsing keeps it and
+`lower`/`build` refuse it (issue 12)."""
 
 from __future__ import annotations
 
@@ -31,13 +33,15 @@ BUF = 'A: T.Buffer((4, 16), "float32")'
 STORE = "    A[i, 0] = T.float32(1)"
 
 
-def located(text: str, culprit: str, message: str) -> None:
-    """Parsing `text` fails with `message` (a regex), located at the first
-    occurrence of `culprit` in the text."""
+def located(text: str, culprit: str, message: str, lower: bool = False) -> None:
+    """Parsing `text` (then lowering it, with `lower`) fails with `message` (a
+    regex), located at the first occurrence of `culprit` in the text."""
     before = text[: text.index(culprit)]
     line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
     with pytest.raises(tvmlite.ParseError) as info:
-        tvmlite.parse(text, filename="m.tvms")
+        parsed = tvmlite.parse(text, filename="m.tvms")
+        if lower:
+            tvmlite.lower(parsed)
     first = str(info.value).splitlines()[0]
     assert first.startswith(f"m.tvms:{line}:{col}: error: "), first
     assert re.search(message, first), first
@@ -57,12 +61,19 @@ def located(text: str, culprit: str, message: str) -> None:
         (graph("(4, 1e308)"), "1e308", r"a shape dimension must be an integer, got 1e\+308"),
         (graph("(4, 0.5)"), "0.5", r"a shape dimension must be an integer, got 0.5"),
         (graph("(4, 1e999)"), "1e999", r"a shape dimension must be an integer, got inf"),
-        (graph("(4, -1)"), "-1", r"a shape dimension must not be negative, got -1"),
         (graph("(4, 2**63)"), "2**63", r"value 9223372036854775808 is out of range for int64"),
     ],
 )
 def test_issue_examples_are_located_errors(text: str, culprit: str, message: str) -> None:
     located(text, culprit, message)
+
+
+def test_a_negative_tensor_dim_parses_and_lower_refuses_it() -> None:
+    text = graph("(4, -1)")
+    printed = tvmlite.parse(text).script()
+    assert 'R.Tensor((4, -1), dtype="float32")' in printed
+    assert tvmlite.parse(printed).script() == printed
+    located(text, "-1", r"a shape dimension must not be negative, got -1", lower=True)
 
 
 @pytest.mark.parametrize(
@@ -170,8 +181,8 @@ BUFFER = tir.Buffer("A", tir.Var("A", "handle"), "float32", (tir.IntImm("int32",
             "a shape dimension must be an integer, got float32",
         ),
         (
-            lambda: relax.TensorStructInfo((tir.IntImm("int64", -1),), "float32", 1),
-            r"relax.TensorStructInfo.shape\[0\]: a shape dimension must not be negative",
+            lambda: relax.TensorStructInfo((tir.FloatImm("float32", 2),), "float32", 1),
+            r"relax.TensorStructInfo.shape\[0\]: a shape dimension must be an integer",
         ),
         (
             lambda: relax.ShapeExpr((tir.FloatImm("float32", 0.5),)),

@@ -99,11 +99,13 @@ class Module:
         r"m.tvms:8:9: error: R.equal: operands must have the same dtype, got int64 and int32",
     ),
     "annotated arithmetic on two dtypes": (
-        function('y = R.astype(x, "float16")\nz: R.Tensor((4,), "float32") = R.add(x, y)\nreturn z'),
+        function(
+            'y = R.astype(x, "float16")\nz: R.Tensor((4,), "float32") = R.add(x, y)\nreturn z'
+        ),
         r"m.tvms:7:36: error: R.add: operands must have the same dtype, got float32 and float16",
     ),
     "a declared var nothing binds": (
-        function("gv: R.Tensor((4,), \"float32\")\nreturn gv"),
+        function('gv: R.Tensor((4,), "float32")\nreturn gv'),
         r"m.tvms:6:5: error: gv is used but nothing binds it",
     ),
 }
