@@ -11,7 +11,8 @@ mutable binding (`x: T.float32 = v`, a `Bind`) and the statement-level
 `T.alloc_buffer`. Printed in classic they come back as a let and a block
 allocation, which compute the same thing but are different IR. Nor can classic
 say `s_tir=True` of a function without blocks (classic derives the flag from the
-blocks), nor tirx buffer layouts. Everything else converts both ways without loss.
+blocks), nor tirx buffer layouts, nor a string's struct info (`I.StringType()`,
+an `R.Object` in classic). Everything else converts both ways without loss.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027
 from tvmlite.dsl.tir_layout import DefaultLayout
 from tvmlite.dsl.walk import walk
@@ -124,6 +125,8 @@ def tvm027_only(root: Any) -> list[str]:
             found.append(f"statement-level T.alloc_buffer of '{node.buffer.name}'")
         elif isinstance(node, tir.PrimFunc) and node.s_tir and not _has_block(node.body):
             found.append("s_tir=True on a function without blocks")
+        elif isinstance(node, relax.StringStructInfo):
+            found.append("a string struct info (I.StringType(); classic has R.Object)")
     return found
 
 

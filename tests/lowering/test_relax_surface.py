@@ -274,3 +274,74 @@ def test_split_points_are_clamped_as_tvm_infers_and_unsorted_ones_are_not_built(
     # TVM 0.27 refuses to build it too ("split_indices must be sorted")
     with pytest.raises(tvmlite.TVMLiteError, match=r"operator R\.split \(bound to 'gv'\)"):
         tvmlite.build(mod)
+
+
+def test_scalar_arithmetic_is_tir_arithmetic_on_the_bound_vars() -> None:
+    main = _build("scalar_arithmetic.tvms")["main"]
+    assert int(main(5, 3)) == 13  # TVM 0.27: 13 and -20 (`//` floors)
+    assert int(main(-7, 4)) == -20
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        ("impure_call_in_pure", r"10:46: error: R.call_packed\('my_func'\) has side effects, but "),
+        ("renamed", r'14:5: error: function renamed has global_symbol "other_name"'),
+        ("two_dtypes", r"20:21: error: R.equal: operands must have the same dtype, got int64 and"),
+    ],
+)
+def test_what_tvm_parses_unchecked_is_refused_by_the_build_where_written(
+    function: str, message: str
+) -> None:
+    mod = tvmlite.parse((GOLDEN / "refused_at_build.tvms").read_text(), filename="m.tvms")
+    one = tvmlite.IRModule({function: mod.functions[function]}, dialect=mod.dialect)
+    with pytest.raises(tvmlite.TVMLiteError, match="m.tvms:" + message):
+        tvmlite.build(one)
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        ("foreign_op", r"T.my_ops.fused_matmul is an operator registered outside Relax"),
+        ("missing_callee", r"call of unknown function helper"),
+        ("py_func", r"operator R.call_py_func \(bound to 'y'\) reached code generation"),
+        ("unbound", r"gv is used but nothing binds it"),
+    ],
+)
+def test_what_tvm_only_prints_stops_the_build_by_name(function: str, message: str) -> None:
+    mod = tvmlite.parse((GOLDEN / "printed_by_tvm_only.tvms").read_text())
+    one = tvmlite.IRModule({function: mod.functions[function]}, dialect=mod.dialect)
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        tvmlite.build(one)
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        ("greeting", r"struct info StringStructInfo, which compiled code cannot pass"),
+        ("shape_of_unknown_rank", r"a shape dimension must not be negative, got -1"),
+        ("view_as_float8", r"operator R.memory.view \(bound to 'b'\) reached code generation"),
+    ],
+)
+def test_strings_float8_and_negative_dims_stop_the_build_by_name(
+    function: str, message: str
+) -> None:
+    mod = tvmlite.parse((GOLDEN / "string_float8_negative_dim.tvms").read_text())
+    one = tvmlite.IRModule({function: mod.functions[function]}, dialect=mod.dialect)
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        tvmlite.build(one)
+
+
+def test_float8_tensors_parse_and_the_llvm_backend_names_the_dtype() -> None:
+    """TVM's generic 8-bit float: parsed and printed; no CPU code for it."""
+    text = (
+        "from tvm.script import relax as R\n\n@R.function\n"
+        'def main(x: R.Tensor((4,), "float8")) -> R.Tensor((4,), "float8"):\n'
+        "    y = R.add(x, x)\n    return y\n"
+    )
+    mod = tvmlite.parse(text)
+    assert 'R.Tensor((4,), dtype="float8")' in mod.script()
+    with pytest.raises(
+        tvmlite.TVMLiteError, match="the LLVM backend does not support dtype float8"
+    ):
+        tvmlite.build(mod)
