@@ -5,6 +5,7 @@ with a TVMLiteError that names the construct."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -204,3 +205,23 @@ def test_default_and_absent_layouts_run() -> None:
 def test_tile_operator_is_refused_by_name() -> None:
     body = "T.tile.add(A[0:4], A[0:4], T.float32(1.0))\n"
     assert "T.tile.add is not supported by the LLVM backend" in _build_error(body)
+
+
+def test_block_axes_with_a_literal_extent_over_int64_bindings_run() -> None:
+    """`T.axis.spatial(1, T.int64(0))`: the domain keeps the literal's int32, as TVM
+    prints it (golden tir/axis_literal_extent.tvms); the sum is NumPy's."""
+    path = Path(__file__).parents[1] / "golden" / "tir" / "axis_literal_extent.tvms"
+    main = tvmlite.build(tvmlite.parse(path.read_text()))["main"]
+    a, b = np.arange(4, dtype="float32"), np.zeros((), "float32")
+    main(a, b)
+    assert float(b) == float(a.sum()) * 0.5
+
+
+def test_vectorhigh_parses_and_the_llvm_backend_names_it() -> None:
+    params = 'A: T.Buffer((16,), "int8"), B: T.Buffer((8,), "int8")'
+    body = 'v: T.int8x16 = A[T.Ramp(0, 1, 16)]\nB[T.Ramp(0, 1, 8)] = T.vectorhigh("int8x8", v)\n'
+    assert "T.vectorhigh is not supported by the LLVM backend" in _build_error(body, params)
+    text = HEADER + f"@T.prim_func\ndef main({params}):\n" + textwrap.indent(body, "    ")
+    printed = tvmlite.parse(text).script()
+    assert 'B[0:8] = T.vectorhigh("int8x8", v)' in printed
+    assert tvmlite.parse(printed).script() == printed

@@ -517,3 +517,22 @@ def test_missing_else_and_mismatched_branch_names():
     assert msg == "a Relax if needs an else branch" and line == 3
     msg, line, col = error_at(func("if c:\n    r = x\nelse:\n    s = x\nreturn x", params=params))
     assert "same name (r and s)" in msg and (line, col) == (6, 9)
+
+
+def test_assert_op_with_its_format_values_positional() -> None:
+    """TVM prints every format value positionally before `format=`; the call keeps
+    (condition, format, *values), the same IR as `format_args=[x, y]`."""
+    text = func(
+        """
+        R.assert_op(R.const(True, "bool"), x, y, format=R.str("{} {}"))
+        return x
+        """,
+        params='x: R.Tensor((), "int32"), y: R.Tensor((), "int32")',
+    ).replace("@R.function", "@R.function(pure=False)")
+    f = parse(text)
+    call = bindings(f)[0].value
+    assert [type(a).__name__ for a in call.args] == ["Constant", "StringImm", "Var", "Var"]
+    assert [a.name for a in call.args[2:]] == ["x", "y"]
+    assert 'R.assert_op(R.const(True, "bool"), x, y, format=R.str("{} {}"))' in f.script()
+    keyword = text.replace('x, y, format=R.str("{} {}")', 'format_args=[x, y], format="{} {}"')
+    assert parse(keyword).script() == f.script()
