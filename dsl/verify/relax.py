@@ -1,13 +1,14 @@
 """Rules of Relax functions that the parser and every pass must keep (TVM's
-WellFormed). Structural rules hold for everything the parser builds: vars used
-only in scope (dataflow vars only inside their block), each var bound once,
-`call_tir` with a prim function, a tuple and the output struct info, module calls
-with the right number of arguments. Semantic rules are what TVM's parser lets
-through with its well-formedness check off (and what TVM's own tests print), so
-parsing keeps such a module faithfully and `lower`/`build` refuse it: a public
-function's `global_symbol` equal to its name, calls only of functions that exist,
-bodies and bindings that match their annotations, binary operators on one dtype,
-and purity: no impure call (`R.call_packed`, `R.print`, `R.assert_op`, a
+WellFormed). Structural rules hold for everything the parser builds: dataflow
+vars used only inside their block, each var bound once, `call_tir` with a prim
+function, a tuple and the output struct info, module calls with the right number
+of arguments. Semantic rules are what TVM's parser lets through with its
+well-formedness check off (and what TVM's own tests print), so parsing keeps such
+a module faithfully and `lower`/`build` refuse it: vars used only when bound and
+in scope, a public function's `global_symbol` equal to its name, calls only of
+functions that exist, bodies and bindings that match their annotations, binary
+operators on one dtype, no negative constant tensor dim, no operator from outside
+Relax, and purity: no impure call (`R.call_packed`, `R.print`, `R.assert_op`, a
 `pure=False` function...) inside a dataflow block or a pure function.
 
 Also the struct-info helpers both the parser and the checks need: the struct

@@ -184,7 +184,8 @@ class RelaxExprParser:
 
     # ------------------------------------------------------------ syntax nodes
 
-    def _name(self, node: syntax.Name) -> Value:
+    def _lookup(self, node: syntax.Name) -> Value | None:
+        """What a name denotes, None for a name nothing defines."""
         found = self.types.vars.lookup(node.id)
         if found is not None:
             return found
@@ -197,6 +198,12 @@ class RelaxExprParser:
             return relax.GlobalVar(node.id, span=node.span)
         if node.id == self.ctx.module_name:
             return MODULE
+        return None
+
+    def _name(self, node: syntax.Name) -> Value:
+        found = self._lookup(node)
+        if found is not None:
+            return found
         if node.id in self.closed_dataflow:
             raise self.ctx.error(
                 f"{node.id} is a dataflow variable, visible only inside its dataflow block; "
@@ -340,20 +347,14 @@ class RelaxExprParser:
         """What a call names. A bare name defined nowhere is a function of the module
         that is missing: TVM's parser keeps the call of its GlobalVar (a module pass
         may add it), `lower`/`build` refuse it."""
-        if isinstance(node, syntax.Name) and not self.is_defined(node.id):
+        if (
+            isinstance(node, syntax.Name)
+            and node.id not in self.closed_dataflow  # these two have errors of their own
+            and node.id != "metadata"
+            and self._lookup(node) is None
+        ):
             return relax.GlobalVar(node.id, span=node.span)
         return self.value(node)
-
-    def is_defined(self, name: str) -> bool:
-        return (
-            self.types.vars.lookup(name) is not None
-            or self.types.sym.lookup(name) is not None
-            or name in self.ctx.type_vars
-            or name in self.ctx.global_names
-            or name == self.ctx.module_name
-            or name in self.closed_dataflow
-            or name == "metadata"
-        )
 
     def _global_call(
         self, gv: relax.GlobalVar, args: tuple[relax.Expr, ...], node: syntax.Call
