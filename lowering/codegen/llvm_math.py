@@ -141,6 +141,8 @@ class CallEmitter:
             "bitwise_xor": self._bitwise_xor,
             "bitwise_not": self._bitwise_not,
             "reinterpret": self._reinterpret,
+            "vectorlow": self._vector_half,
+            "vectorhigh": self._vector_half,
             "fmod": self._fmod,
             "ldexp": self._ldexp,
             "call_extern": self._extern,
@@ -275,6 +277,18 @@ class CallEmitter:
         if ty.byte_size(src.dtype) != ty.byte_size(e.dtype) or "bool" in (src.dtype, e.dtype):
             raise TVMLiteError(f"T.reinterpret cannot change {src.dtype} into {e.dtype}")
         return self.b.bitcast(self.expr(src), ty.value_type(e.dtype))
+
+    def _vector_half(self, e: tir.Call) -> Value:
+        """`T.vectorlow("int8x8", v)` / `T.vectorhigh(...)`: the first or last lanes of
+        `v`, as many as the result has (half of them, as TVM uses it)."""
+        src, lanes = e.args[-1], dt.lanes(e.dtype)
+        total = dt.lanes(src.dtype)
+        if dt.element_of(src.dtype) != dt.element_of(e.dtype) or lanes > total:
+            raise TVMLiteError(f"T.{e.op} cannot take {e.dtype} out of {src.dtype}")
+        start = 0 if e.op == "vectorlow" else total - lanes
+        value = self.expr(src)
+        mask = ir.Constant(ir.VectorType(ty.I32, lanes), list(range(start, start + lanes)))
+        return self.b.shuffle_vector(value, ir.Constant(value.type, ir.Undefined), mask)
 
     # ------------------------------------------------------------ control and calls
 
