@@ -243,6 +243,9 @@ class ExprPrinter:
         return string_text(e.value), ATOM
 
     def visit_Var(self, e: tir.Var) -> tuple[str, int]:
+        owner = self.data_owner.get(id(e))
+        if owner is not None and self.bare_scalar(owner):
+            return f"{self.buffer_name(owner)}.source.data", ATOM
         if id(e) in self.inline:
             return self.inline[id(e)], ATOM
         name = self.names.get(e)
@@ -313,9 +316,14 @@ class ExprPrinter:
             return self.buffer_name(e.buffer), ATOM
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
 
+    def bare_scalar(self, buffer: tir.Buffer) -> bool:
+        """Whether the buffer's bare name is its one element: then 0.27 names the buffer
+        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`)."""
+        return self.scalar_names and tir.is_scalar_buffer(buffer)
+
     def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
         """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""
-        if not self.scalar_names or not tir.is_scalar_buffer(buffer) or len(indices) != 1:
+        if not self.bare_scalar(buffer) or len(indices) != 1:
             return False
         index = indices[0]
         return isinstance(index, tir.IntImm) and index.dtype == "int32" and index.value == 0
@@ -369,7 +377,8 @@ class ExprPrinter:
                 stop = range_end(rng.min, rng.extent)
                 parts.append(f"{self.text(rng.min)}:{self.text(stop)}")
         inner = ", ".join(parts) if parts else "()"
-        return f"{self.buffer_name(region.buffer)}[{inner}]"
+        source = ".source" if self.bare_scalar(region.buffer) else ""
+        return f"{self.buffer_name(region.buffer)}{source}[{inner}]"
 
     def value_text(self, v: Any) -> str:
         """Attribute values (func_attr, sblock_attr, loop annotations): Python

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.expr import ExprParser, source_of
 from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Value
 from tvmlite.grammar import syntax
@@ -177,8 +177,9 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
     values = []
     for arg in args:
-        sliced = isinstance(arg, syntax.Subscript) and any(
-            isinstance(i, syntax.Slice) for i in arg.indices
+        sliced = isinstance(arg, syntax.Subscript) and (
+            any(isinstance(i, syntax.Slice) for i in arg.indices)
+            or source_of(arg.value) is not arg.value
         )
         whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
         if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):

@@ -151,7 +151,8 @@ class ExprParser:
         return lanes
 
     def buffer(self, node: syntax.Node) -> tir.Buffer:
-        """A buffer named by `node` (a name bound to a buffer)."""
+        """A buffer named by `node`: a name bound to a buffer, or 0.27's `A.source`."""
+        node = source_of(node)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
@@ -270,14 +271,16 @@ class ExprParser:
         return tir.Call(x.dtype, "pow", (x, y), node.span)
 
     def bitwise(self, op: str, a: Value, b: Value | None, node: syntax.Node) -> tir.PrimExpr:
-        """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or."""
+        """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or in the
+        classic dialect and stay bitwise Calls in 0.27's, as TVM 0.27 keeps them."""
         if b is None:
             x = materialize(a)
             args: tuple[tir.PrimExpr, ...] = (x,)
         else:
             x, y = self.matched(a, b, node)
             args = (x, y)
-            if dt.is_bool(dt.element_of(x.dtype)) and op in ("bitwise_and", "bitwise_or"):
+            logical = dt.is_bool(dt.element_of(x.dtype)) and self.ctx.dialect != "tvm-0.27"
+            if logical and op in ("bitwise_and", "bitwise_or"):
                 return tir.BinaryOp(op[8:], x, y, x.dtype, node.span)
         if not dt.is_integer_like(dt.element_of(x.dtype)):
             raise self.error(f"bitwise operation on {x.dtype}: operands must be integers", node)
@@ -335,6 +338,7 @@ class ExprParser:
         return buffer.strides[k]
 
     def buffer_of(self, node: syntax.Node) -> tir.Buffer:
+        node = source_of(node)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
@@ -391,7 +395,7 @@ class ExprParser:
         name = syntax.dotted(node)
         if name is not None and name.startswith("T."):
             raise self.error(f"{name} is not a value here; did you mean to call it?", node)
-        if isinstance(node.value, syntax.Name) and node.attr in ("data", "elem_offset"):
+        if isinstance(source_of(node.value), syntax.Name) and node.attr in ("data", "elem_offset"):
             buffer = self.buffer(node.value)
             if node.attr == "data":
                 return buffer.data
@@ -418,6 +422,14 @@ class ExprParser:
 
     def _lambda(self, node: syntax.Lambda) -> Value:
         raise self.error("lambda is not supported: it needs Python evaluation", node)
+
+
+def source_of(node: syntax.Node) -> syntax.Node:
+    """`A` of 0.27's `A.source`: the buffer itself where its bare name would be its one
+    element (`A.source.data`, `A.source[0]` as a tile operator's region)."""
+    if isinstance(node, syntax.Attribute) and node.attr == "source":
+        return node.value
+    return node
 
 
 def _is_number(value: Value) -> bool:
