@@ -554,13 +554,18 @@ class AllocBuffer(Stmt):
 
     `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
     `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
-    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data."""
+    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data.
+    `source` is the view a `decl_buffer` is declared over when that is itself a view
+    (`C = B.local()` with `B = A.view(...)`): TVM 0.27 keeps such chains, and the
+    printer names the view rather than the buffer owning the data. Nothing lowers
+    through it: `buffer.data` is the storage either way."""
 
     buffer: Buffer
     form: str = "alloc_buffer"
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
     annotations: tuple[tuple[str, Any], ...] = ()
+    source: Buffer | None = None
 
 
 @dataclass(frozen=True, slots=True)

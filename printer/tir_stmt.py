@@ -24,7 +24,8 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
-from tvmlite.printer.tir_layout import layout_kwargs, layout_text
+from tvmlite.printer.tir_layout import layout_kwargs
+from tvmlite.printer.tir_views import view_text
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -340,42 +341,17 @@ class StmtPrinter:
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         declared = self.modern and s.form == "decl_buffer" and not s.annotations
-        view = self.view_of(s.buffer) if declared else None
+        owner = s.source or self.exprs.data_owner.get(id(s.buffer.data))
+        view = view_text(self.exprs, s.buffer, owner) if declared and owner else None
         name = self.names.define(s.buffer, s.buffer.name)
         scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
         if self.exprs.scalar_names and scalar:
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
-        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes)
+        data = None if s.source is None else f"{self.exprs.buffer_name(s.source)}.data"
+        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], data=data, trailing=notes)
         self.emit(f"{name} = {decl}", s.comments)
-
-    def view_of(self, buffer: tir.Buffer) -> str | None:
-        """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
-        buffer's data that changes its shape or its dtype (not both)."""
-        owner = self.exprs.data_owner.get(id(buffer.data))
-        if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
-            return None
-        if owner.allocated_addr or buffer.allocated_addr:
-            return None
-        if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
-            return None
-        if buffer.align not in (0, 64) or buffer.offset_factor:
-            return None
-        same_shape = same_expr(buffer.shape, owner.shape)
-        if same_shape == (buffer.dtype == owner.dtype):
-            return None
-        source = self.exprs.buffer_name(owner)
-        if same_shape:  # a dtype view has the default layout
-            if not isinstance(buffer.layout, DefaultLayout):
-                return None
-            return f"{source}.view({string_text(buffer.dtype)})"
-        args = [self.exprs.text(d) for d in buffer.shape]
-        if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
-            if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):
-                return None
-            args.append(f"layout={layout_text(buffer.layout, self.exprs.text)}")
-        return f"{source}.view({', '.join(args)})"
 
     # ------------------------------------------------------------ loops
 
@@ -537,6 +513,7 @@ class StmtPrinter:
         region: bool = False,
         dtype_always: bool = False,
         own_data: bool = False,
+        data: str | None = None,
         trailing: list[str] | None = None,
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
@@ -546,12 +523,12 @@ class StmtPrinter:
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
             args.append(f'"{dtype_text(buffer.dtype)}"')
-        data, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
-        fresh = self.names.get(data) is None and self.exprs.inline.setdefault(id(data), own) == own
+        var, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
+        fresh = self.names.get(var) is None and self.exprs.inline.setdefault(id(var), own) == own
         if fresh:
-            self.exprs.data_owner.setdefault(id(data), buffer)
+            self.exprs.data_owner.setdefault(id(var), buffer)
         if not (own_data or fresh):
-            args.append(f"data={self.exprs.text(data)}")
+            args.append(f"data={data or self.exprs.text(var)}")
         args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"
 
