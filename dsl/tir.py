@@ -42,6 +42,11 @@ class Var(PrimExpr):
     span: Span | None = SPAN
 
 
+# The pointee of 0.27's `T.TensorMap()` vars: a CUDA tensor-map descriptor (TVM's
+# PointerType(TensorMapType)), which only GPU code reads.
+TENSOR_MAP = ("tensormap", "global")
+
+
 def invalid(problem: str, span: Span | None, built_as: str) -> TVMLiteError:
     """The error for a node that breaks a constructor's invariant: located when the
     node came from text (it has a span), else naming the constructor and parameter."""

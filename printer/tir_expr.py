@@ -181,6 +181,8 @@ def iter_vars_of(e: Any) -> Iterator[tir.Var]:
 
 def type_text(var: tir.Var) -> str:
     """`T.int32`, `T.handle`, `T.handle("float32", "shared")`."""
+    if var.pointee == tir.TENSOR_MAP:
+        return "T.TensorMap()"
     if var.pointee is not None:
         elem, scope = var.pointee
         elem = string_text(dtype_text(elem))

@@ -119,6 +119,10 @@ class AssignParser:
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
             return "handle", self.pointee(node), False
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.TensorMap":
+            if node.args or node.keywords:
+                raise self.ctx.error("T.TensorMap() takes no arguments", node)
+            return "handle", tir.TENSOR_MAP, False
         name = syntax.dotted(node)
         if name is None or not name.startswith("T."):
             raise self.ctx.error("expected a TIR type such as T.int32", node)

@@ -92,6 +92,8 @@ _RESULT = {
             "metal.simdgroup_store",
             "metal.simdgroup_multiply_accumulate",
             "ptr_byte_offset",
+            "print_buffer",
+            "nvshmem.quiet",
         )
     },  # fmt: skip
     "cuda.iket.range_start": "uint32",
@@ -121,6 +123,10 @@ _RESULT = {
     "q_multiply_shift": "arg0",
     "q_multiply_shift_per_axis": "arg0",
     "webgpu.subgroup_shuffle": "arg0",
+    "metal.simd_shuffle": "arg0",
+    "metal.simd_shuffle_up": "arg0",
+    "metal.simd_shuffle_down": "arg0",
+    "s_tir.ldg32": "arg0",  # (register, guard, address, local offset): the register's
     "tvm_warp_shuffle": "arg1",
     "tvm_warp_shuffle_up": "arg1",
     "tvm_warp_shuffle_down": "arg1",
