@@ -244,11 +244,12 @@ class Buffer:
 
 
 def is_scalar_buffer(buffer: Buffer) -> bool:
-    """A buffer of shape `(1,)` (int32), of any dtype (vectors too, as in TVM 0.27): 0.27
-    reads and writes its one element by the buffer's bare name (`acc = acc + A[i]`), and
-    `acc: T.float32` allocates a local one."""
+    """A buffer of shape `(1,)` (int32), of any dtype (vectors too, as in TVM 0.27) and
+    no alignment of its own: 0.27 reads and writes its one element by the buffer's bare
+    name (`acc = acc + A[i]`), and `acc: T.float32` allocates a local one."""
     return (
-        len(buffer.shape) == 1
+        buffer.align in (0, 64)
+        and len(buffer.shape) == 1
         and isinstance(buffer.shape[0], IntImm)
         and buffer.shape[0].dtype == "int32"
         and buffer.shape[0].value == 1
