@@ -24,6 +24,7 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
+from tvmlite.printer.tir_free import use_homes
 from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_views import view_text
 
@@ -99,18 +100,25 @@ class StmtPrinter:
         # is first used; each role is printed once
         self.func_comments: Comments | None = None
         self.declared: set[str] = set()
+        # the statements being printed, outermost first: (id, frame count when it began,
+        # naming depth); and where each free var or buffer is declared (see tir_free)
+        self.printing: list[tuple[int, int, int]] = []
+        self.root: tir.Stmt | None = None
+        self.homes: dict[int, int] | None = None
 
     # ------------------------------------------------------------ frames
 
-    def emit(self, line: str, comments: Comments | None = None, name: str = "") -> None:
-        """Add a line to the current frame, with the comments of its node's role."""
-        frame = self.frames[-1]
+    def emit(
+        self, line: str, comments: Comments | None = None, name: str = "", frame: int = -1
+    ) -> None:
+        """Add a line to the current frame (or `frame`), with the comments of its role."""
+        lines = self.frames[frame]
         found = None if comments is None else role(comments, name)
         if found is not None:
-            frame.extend(found.above)
+            lines.extend(found.above)
             if found.trailing is not None:
                 line = f"{line}  {found.trailing}"
-        frame.append(line)
+        lines.append(line)
 
     def body(self, stmt: tir.Stmt | None) -> list[str]:
         """Lines of `stmt` printed in a fresh frame (its own naming scope)."""
@@ -128,25 +136,46 @@ class StmtPrinter:
         return self.frames.pop()
 
     def declare_var(self, var: tir.Var) -> str:
-        name = self.names.define(var, var.name)
-        self.emit_declaration(f"{name} = {type_text(var)}()", var)
+        frame, depth = self.home(var)
+        name = self.names.define(var, var.name, depth)
+        self.emit_declaration(f"{name} = {type_text(var)}()", var, frame)
         return name
 
-    def emit_declaration(self, line: str, var: tir.Var) -> None:
+    def emit_declaration(self, line: str, var: tir.Var, frame: int = -1) -> None:
         """`n = T.int32()`, with the comments of the function-level line that
         declared the var, the first time it is printed."""
         role_name = f"decl:{var.name}"
         comments = None if role_name in self.declared else self.func_comments
         self.declared.add(role_name)
-        self.emit(line, comments, role_name)
+        self.emit(line, comments, role_name, frame)
 
     def undefined_buffer(self, buffer: tir.Buffer) -> str:
-        name = self.names.define(buffer, buffer.name)
-        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}")
+        frame, depth = self.home(buffer)
+        name = self.names.define(buffer, buffer.name, depth)
+        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}", frame=frame)
         return name
 
+    def home(self, obj: tir.Var | tir.Buffer) -> tuple[int, int | None]:
+        """(frame, naming depth) where a free var or buffer is declared: those of the
+        innermost statement being printed that holds all its uses, else the current."""
+        if not self.printing:
+            return -1, None
+        if self.root is not None and self.homes is None:
+            self.homes = use_homes(self.root)
+        found = None if self.homes is None else self.homes.get(id(obj))
+        for stmt_id, frames, depth in reversed(self.printing):
+            if stmt_id == found:
+                return frames - 1, depth
+        return -1, None
+
     def stmt(self, s: tir.Stmt) -> None:
-        getattr(self, "visit_" + type(s).__name__)(s)
+        if not self.printing:  # a new body: its free vars and buffers are found on demand
+            self.root, self.homes = s, None
+        self.printing.append((id(s), len(self.frames), self.names.depth))
+        try:
+            getattr(self, "visit_" + type(s).__name__)(s)
+        finally:
+            self.printing.pop()
         if s.comments is not None:
             self.frames[-1].extend(after_lines(s.comments))
 
