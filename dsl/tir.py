@@ -185,13 +185,16 @@ class Call(PrimExpr):
     False, T.float32(1.0), T.float32(0.0))`, `T.tile.sum(B[0:8], A[0:8, 0:4], [1],
     False)`), and `kwargs` their keyword options (`workspace={"C": C_sbuf}`), attribute
     values (see AttrDict). An `op` of `GLOBAL_CALL + name` calls the module's prim
-    function `name` (`Module.add(a, b)`), typed by its return annotation."""
+    function `name` (`Module.add(a, b)`), typed by its return annotation. `pointee` is
+    what a handle result points at, when its type says (0.27's
+    `T.reinterpret(T.handle("uint64", "shared").ty, x)`: (element dtype, scope))."""
 
     dtype: str
     op: str
     args: tuple[PrimExpr, ...]
     span: Span | None = SPAN
     kwargs: tuple[tuple[str, Any], ...] = ()
+    pointee: tuple[str, str] | None = None
 
 
 GLOBAL_CALL = "@"  # prefix of the op of a call to a module function

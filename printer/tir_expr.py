@@ -52,6 +52,8 @@ BITWISE = {
     "shift_left": ("<<", SHIFT),
     "shift_right": (">>", SHIFT),
 }
+# Intrinsics whose result type is printed as their last argument.
+DTYPE_LAST = frozenset({"tvm_struct_get"})
 # Intrinsics whose result dtype is printed as their first argument.
 DTYPE_FIRST = frozenset(
     {
@@ -308,10 +310,21 @@ class ExprPrinter:
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
             return f"{self.module_name}.{e.op[len(tir.GLOBAL_CALL) :]}({', '.join(args)})", ATOM
-        if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
-            handle = self.modern and e.dtype == "handle"
-            args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')
+        if e.op in DTYPE_FIRST:
+            args.insert(0, self.result_type(e))
+        elif e.op in DTYPE_LAST:
+            args.append(self.result_type(e))
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
+
+    def result_type(self, e: tir.Call) -> str:
+        """The result type a call writes as an argument: a dtype string, or in 0.27 a
+        handle type, `T.handle().ty` or `T.handle("int64", "global").ty`."""
+        if not (self.modern and e.dtype == "handle"):
+            return f'"{dtype_text(e.dtype)}"'
+        if e.pointee is None:
+            return "T.handle().ty"
+        elem, scope = e.pointee
+        return f"T.handle({string_text(dtype_text(elem))}, {string_text(scope)}).ty"
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
         if self.scalar_access(e.buffer, e.indices):

@@ -26,7 +26,7 @@ from tvmlite.printer.tir_expr import (
 )
 from tvmlite.printer.tir_free import use_homes
 from tvmlite.printer.tir_layout import layout_kwargs
-from tvmlite.printer.tir_views import view_text
+from tvmlite.printer.tir_views import scalar_text, view_text
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -379,8 +379,14 @@ class StmtPrinter:
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
         data = None if s.source is None else f"{self.exprs.buffer_name(s.source)}.data"
+        if declared and view is None and self.named(s.buffer.data):
+            view = scalar_text(self.exprs, s.buffer, data or self.exprs.text(s.buffer.data))
         decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], data=data, trailing=notes)
         self.emit(f"{name} = {decl}", s.comments)
+
+    def named(self, var: tir.Var) -> bool:
+        """Whether `var` already prints as something (a name, or another buffer's data)."""
+        return self.names.get(var) is not None or id(var) in self.exprs.inline
 
     # ------------------------------------------------------------ loops
 

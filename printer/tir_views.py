@@ -5,6 +5,8 @@ belongs to) that only reshapes it, retypes it, or takes one thread's part of it.
   B = A.view(16, 16)              same data, dtype and layout, another shape
   B = A.view("int16")             same shape, another dtype, the default layout
   C = B.local(2, 4)               one thread's part of a buffer spread over threads
+  x = T.decl_scalar(T.uint64, data=p, elem_offset=0, scope="shared")
+                                  one element (named bare) over existing storage
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from tvmlite.dsl.tir_layout import (
     row_major,
     thread_distributed,
 )
-from tvmlite.printer.literals import string_text
+from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.tir_expr import ExprPrinter, int_const, same_expr
 from tvmlite.printer.tir_layout import layout_text
 
@@ -88,3 +90,15 @@ def _is_extent(shape: tuple[tir.PrimExpr, ...], extent: int) -> bool:
     """Whether `shape` is `(extent,)` as an int32 constant (what a shapeless view gets)."""
     dim = shape[0] if len(shape) == 1 else None
     return isinstance(dim, tir.IntImm) and dim.dtype == "int32" and dim.value == extent
+
+
+def scalar_text(exprs: ExprPrinter, buffer: tir.Buffer, data: str) -> str | None:
+    """`T.decl_scalar(T.uint64, data=p, elem_offset=0, scope="shared")` for a one-element
+    buffer declared over storage that is already named (`data`), where its bare name is
+    its element; None otherwise."""
+    plain = not (buffer.strides or buffer.offset_factor or buffer.allocated_addr)
+    if not (plain and exprs.bare_scalar(buffer) and isinstance(buffer.layout, DefaultLayout)):
+        return None
+    offset = exprs.text(buffer.elem_offset) if buffer.elem_offset is not None else "0"
+    dtype, scope = f"T.{dtype_text(buffer.dtype)}", string_text(buffer.scope)
+    return f"T.decl_scalar({dtype}, data={data}, elem_offset={offset}, scope={scope})"

@@ -118,7 +118,7 @@ class AssignParser:
             self.ctx.depth -= 1
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
-            return "handle", self.pointee(node), False
+            return "handle", self.exprs.pointee(node), False
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.TensorMap":
             if node.args or node.keywords:
                 raise self.ctx.error("T.TensorMap() takes no arguments", node)
@@ -129,19 +129,6 @@ class AssignParser:
         if not dt.is_valid(name[2:]) or name[2:] == "void":
             raise self.ctx.error(f"unknown dtype '{name[2:]}'", node)
         return name[2:], None, False
-
-    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
-        kwargs = {kw.name: kw.value for kw in call.keywords}
-        args = list(call.args)
-        dtype_node = args[0] if args else kwargs.get("dtype")
-        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
-        if dtype_node is None:
-            scope = self.exprs.str_arg(scope_node, "storage_scope") if scope_node else "global"
-            return ("void", scope) if scope_node else None
-        scope = (
-            self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
-        )
-        return self.exprs.dtype_arg(dtype_node), scope
 
     def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
         """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""
@@ -272,6 +259,9 @@ class AssignParser:
         self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(buffer, short, call.span, annotations=annotations)
 
+    def _decl_scalar(self, target: syntax.Name, call: syntax.Call) -> Result:
+        return self.views.decl_scalar(target, call)
+
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
         self.check_rebind(target)
@@ -388,6 +378,7 @@ _ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Resu
     "alloc_local": AssignParser._alloc,
     "alloc_shared": AssignParser._alloc,
     "decl_buffer": AssignParser._alloc,
+    "decl_scalar": AssignParser._decl_scalar,
     "Buffer": AssignParser._buffer_alias,
     "bind": AssignParser._bind_call,
     "launch_thread": AssignParser._launch_thread,

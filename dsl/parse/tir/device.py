@@ -113,7 +113,6 @@ _RESULT = {
     "cuda.mov_sreg": "bits0",  # int<bits>
     "s_tir.cp_async_raw": "str0",  # the dtype written as the first argument
     "vectorlow": "str0",
-    "tvm_struct_get": "str-1",
     "cuda.ldg": "str1?",  # `T.cuda.ldg(ptr, "float32")`; the vector form is a statement
     "cuda.__activemask": "uint32",
     "vscale": "int32",
@@ -136,6 +135,14 @@ _RESULT = {
 def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     values = tuple(p.expr(arg) for arg in args)
     return tir.Call(_result_dtype(p, name, node, values), name, values, node.span)
+
+
+def _struct_get(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.tvm_struct_get(handle, index, field, "int32")`: the last argument is the result
+    type (`T.handle("int64", "global").ty` for a typed pointer), not an operand."""
+    dtype, pointee = p.type_arg(args[-1])
+    values = tuple(p.expr(arg) for arg in args[:-1])
+    return tir.Call(dtype, name, values, node.span, pointee=pointee)
 
 
 def _result_dtype(
@@ -201,6 +208,7 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None)) for name in _RESULT
 }
+DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
 DEVICE_BUILTINS.update(
     {

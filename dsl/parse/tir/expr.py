@@ -104,6 +104,25 @@ class ExprParser:
             raise self.error(f"'{name}' is used outside its scope", node)
         raise self.error(f"undefined name '{name}'", node)
 
+    def type_arg(self, node: syntax.Node) -> tuple[str, tuple[str, str] | None]:
+        """A result type: a dtype, or 0.27's `T.handle("float32", "shared").ty` (a handle
+        and what it points at)."""
+        if _is_handle_type(node):
+            assert isinstance(node, syntax.Attribute) and isinstance(node.value, syntax.Call)
+            return "handle", self.pointee(node.value)
+        return self.dtype_arg(node), None
+
+    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
+        """What `T.handle(dtype, storage_scope)` points at; None for a bare `T.handle()`."""
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        args = list(call.args)
+        dtype_node = args[0] if args else kwargs.get("dtype")
+        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
+        scope = self.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
+        if dtype_node is None:
+            return ("void", scope) if scope_node else None
+        return self.dtype_arg(dtype_node), scope
+
     def dtype_arg(self, node: syntax.Node) -> str:
         """A dtype written as a string (`"float32"`) or as `T.float32`."""
         name = syntax.dotted(node)
@@ -471,12 +490,10 @@ _VISIT: dict[type, Callable[[ExprParser, Any], Value]] = {
 
 
 def _is_handle_type(node: syntax.Node) -> bool:
-    """0.27's `T.handle().ty`: the handle dtype written as a type."""
+    """0.27's `T.handle().ty` / `T.handle("int64", "global").ty`: a handle type."""
     return (
         isinstance(node, syntax.Attribute)
         and node.attr == "ty"
         and isinstance(node.value, syntax.Call)
         and syntax.dotted(node.value.func) == "T.handle"
-        and not node.value.args
-        and not node.value.keywords
     )

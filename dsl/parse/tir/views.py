@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tvmlite.dsl import tir
+from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.expr import source_of
 from tvmlite.dsl.parse.tir.layout import buffer_layout
 from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, const_elements, per_thread_storage
@@ -50,6 +51,20 @@ class ViewParser:
             found = self.exprs.scope.lookup(getattr(source_of(node.value), "id", ""))
             return found if isinstance(found, tir.Buffer) else None
         return None
+
+    def decl_scalar(self, target: syntax.Name, call: syntax.Call) -> tir.AllocBuffer:
+        """`x = T.decl_scalar(T.uint64, data=ptr, elem_offset=0, scope="shared")`: a
+        one-element buffer over `ptr` (its bare name is the element), as TVM 0.27 writes
+        any such `decl_buffer`."""
+        named = bind_call(
+            self.ctx, call, "T.decl_scalar", ("dtype", "data", "scope", "elem_offset")
+        )
+        for needed in ("dtype", "data", "scope"):
+            if needed not in named:
+                raise self.ctx.error(f"T.decl_scalar needs {needed}=", call)
+        one = tir.IntImm("int32", 1, call.span)
+        buffer = self.fn.buffers.make_buffer(target.id, named, call, shape=(one,))
+        return self.declare(target, buffer, self.data_owner(named["data"]), call)
 
     def view(self, target: syntax.Name, call: syntax.Call) -> tir.AllocBuffer:
         """`B = A.view(n, m)` / `B = A.view("float16")`: a declaration over A's data
