@@ -95,7 +95,8 @@ class AssignParser:
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
         if not isinstance(node.target, syntax.Name):
             raise self.ctx.error("only a name can be annotated", node.target)
-        dtype, pointee, let = self.annotation(node.annotation)
+        classic_let = self.fn.classic and node.value is not None  # `x: T.void = f()`
+        dtype, pointee, let = self.annotation(node.annotation, void=classic_let)
         if node.value is None:
             if dtype is None:
                 raise self.ctx.error("T.let needs a value", node)
@@ -106,20 +107,22 @@ class AssignParser:
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
         )
 
-    def annotation(self, node: syntax.Node) -> tuple[str | None, tuple[str, str] | None, bool]:
-        """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`."""
+    def annotation(
+        self, node: syntax.Node, void: bool = False
+    ) -> tuple[str | None, tuple[str, str] | None, bool]:
+        """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`;
+        `T.void` only where `void` says a let binds a void call's value there."""
         if syntax.dotted(node) == "T.let":
             return None, None, True
         if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
             if len(node.indices) != 1:
                 raise self.ctx.error("T.let[...] takes one type", node)
             self.ctx.nest(node.indices[0], "type")
-            if syntax.dotted(node.indices[0]) == "T.void":  # what a void call's value binds
-                dtype, pointee = "void", None
-            else:
-                dtype, pointee, _ = self.annotation(node.indices[0])
+            dtype, pointee, _ = self.annotation(node.indices[0], void=True)
             self.ctx.depth -= 1
             return dtype, pointee, True
+        if void and syntax.dotted(node) == "T.void":
+            return "void", None, False
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
             return "handle", self.exprs.pointee(node), False
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.TensorMap":
