@@ -27,7 +27,9 @@ def _build_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> str
     return str(info.value)
 
 
-def _parse_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> tvmlite.ParseError:
+def _parse_error(
+    body: str, params: str = 'A: T.Buffer((4,), "float32"), n: T.int32'
+) -> tvmlite.ParseError:
     with pytest.raises(tvmlite.ParseError) as info:
         tvmlite.parse(_module(body, params), filename="s.tvms")
     return info.value
@@ -144,6 +146,12 @@ def test_gpu_only_constructs_are_named(body: str, params: str, message: str) -> 
             (7, 9),
         ),
         ("L = A.local(4, scope=1)\n", "A.local takes a shape (dims) and layout=", (6, 9)),
+        (
+            "L = A.local(n)\n",
+            "A.local shape is not constant, but each thread holds a span of 4",
+            (6, 9),
+        ),
+        ("x: T.let[T.void]\n", "T.let needs a value", (6, 5)),
         (
             'm: T.let[T.TensorMap(1)] = T.tvm_stack_alloca("tensormap", 1)\n',
             "T.TensorMap() takes no arguments",

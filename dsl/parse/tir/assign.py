@@ -98,7 +98,7 @@ class AssignParser:
         classic_let = self.fn.classic and node.value is not None  # `x: T.void = f()`
         dtype, pointee, let = self.annotation(node.annotation, void=classic_let)
         if node.value is None:
-            if dtype is None:
+            if dtype is None or dtype == "void":
                 raise self.ctx.error("T.let needs a value", node)
             if not self.fn.classic and dtype != "handle":
                 return self.scalar(node.target, dtype, node)

@@ -114,10 +114,11 @@ class ViewParser:
             extent = storage.span if layout_node is None else storage.size
             shape = (tir.IntImm("int32", extent, call.span),)
         if layout_node is None and storage is not None and call.args:
-            count = const_elements(shape)
-            if count is not None and count != storage.span:
+            count = const_elements(shape)  # TVM proves it equal to the span, or refuses
+            if count != storage.span:
+                what = "is not constant" if count is None else f"has {count} elements"
                 raise self.ctx.error(
-                    f"{source.name}.local shape has {count} elements, but each thread "
+                    f"{source.name}.local shape {what}, but each thread "
                     f"holds a span of {storage.span} of '{source.name}'",
                     call,
                 )
