@@ -10,16 +10,17 @@ import re
 
 SCALAR_CODES = ("int", "uint", "float", "bfloat")
 _DTYPE = re.compile(
-    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(4|8|16|32|64)|"
+    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(1|4|8|16|32|64|128)|"
     r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3|float8_e3m4|"
     r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))(?:x(\d+))?$"
 )
 # Bit widths a code may take; others (`int7`, `float12`) are rejected. int4/uint4 are
-# TVM's packed sub-byte integers (tensor-core operands) and `float8` its generic 8-bit
-# float (what `R.memory.view` reinterprets bytes as): the LLVM backend refuses them.
+# TVM's packed sub-byte integers and int1 its one-bit one (tensor-core operands), uint128
+# a 16-byte register (a CUDA cluster-launch response), `float8` its generic 8-bit float
+# (what `R.memory.view` reinterprets bytes as): the LLVM backend refuses them.
 _WIDTHS = {
-    "int": (4, 8, 16, 32, 64),
-    "uint": (4, 8, 16, 32, 64),
+    "int": (1, 4, 8, 16, 32, 64),
+    "uint": (4, 8, 16, 32, 64, 128),
     "float": (8, 16, 32, 64),
     "bfloat": (16,),
 }

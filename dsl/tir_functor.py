@@ -302,6 +302,8 @@ class StmtExprVisitor(TIRFunctor):
         self.visit_expr(s.value)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        if s.source is not None:
+            self.visit_buffer(s.source)
         self.visit_buffer_def(s.buffer)
         self.visit_annotations(s.annotations)
 

@@ -301,8 +301,10 @@ class StmtExprMutator(TIRFunctor):
         return replace(s, value=self.visit_expr(s.value))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
+        source = None if s.source is None else self.visit_buffer(s.source)
         buffer = self.visit_buffer_def(s.buffer)
-        return replace(s, buffer=buffer, annotations=self.visit_annotations(s.annotations))
+        annotations = self.visit_annotations(s.annotations)
+        return replace(s, buffer=buffer, annotations=annotations, source=source)
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         iter_vars = tuple(self.visit_iter_var(iv) for iv in s.iter_vars)

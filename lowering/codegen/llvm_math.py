@@ -338,5 +338,9 @@ class CallEmitter:
 
     def _address_of(self, e: tir.Call) -> Value:
         load = e.args[0]
-        assert isinstance(load, tir.BufferLoad)
+        if not isinstance(load, tir.BufferLoad):  # a T.TensorMap() descriptor
+            raise TVMLiteError(
+                "T.address_of of a T.TensorMap() var (a CUDA tensor-map descriptor) "
+                "is not supported by the LLVM backend"
+            )
         return self.element_pointer(load.buffer, load.indices[0])

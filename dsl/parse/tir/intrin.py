@@ -242,10 +242,25 @@ def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
 
 
 def _address_of(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.address_of(A[i])` (a handle), or of a `T.TensorMap()` descriptor (its address,
+    a uint64 as in TVM 0.27)."""
     load = p.expr(args[0])
+    if isinstance(load, tir.Var) and load.pointee == tir.TENSOR_MAP:
+        return tir.Call("uint64", name, (load,), node.span)
     if not isinstance(load, tir.BufferLoad):
-        raise p.error("T.address_of expects a buffer element such as A[i]", args[0])
+        raise p.error(
+            "T.address_of expects a buffer element such as A[i] or a T.TensorMap() var", args[0]
+        )
     return tir.Call("handle", name, (load,), node.span)
+
+
+def _buffer_offset(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.buffer_offset(A[i, j])`: the element offset of `A[i, j]` in A's storage (an
+    index, as in TVM 0.27, which writes it as a view's `elem_offset=`)."""
+    load = p.expr(args[0])
+    if not isinstance(load, tir.BufferLoad) or not load.indices:
+        raise p.error("T.buffer_offset expects a buffer element such as A[i]", args[0])
+    return tir.Call(load.indices[0].dtype, name, (load,), node.span)
 
 
 def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -277,6 +292,7 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "call_packed": (_extern, Sig(1, None)),
     "call_cpacked": (_extern, Sig(1, None)),
     "address_of": (_address_of, Sig(1, 1)),
+    "buffer_offset": (_buffer_offset, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),
     "type_annotation": (_type_annotation, Sig(1, 1)),
 }

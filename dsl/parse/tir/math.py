@@ -145,10 +145,10 @@ def _limit(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) 
 
 
 def _reinterpret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
-    dtype, value = p.dtype_arg(args[0]), p.expr(args[1])
+    (dtype, pointee), value = p.type_arg(args[0]), p.expr(args[1])
     if dt.bits(dtype) * dt.lanes(dtype) != dt.bits(value.dtype) * dt.lanes(value.dtype):
         raise p.error(f"T.reinterpret cannot change {value.dtype} into {dtype}: sizes differ", node)
-    return tir.Call(dtype, "reinterpret", (value,), node.span)
+    return tir.Call(dtype, "reinterpret", (value,), node.span, pointee=pointee)
 
 
 MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
