@@ -13,6 +13,7 @@ import dataclasses
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
@@ -174,6 +175,15 @@ class StmtPrinter:
                 body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
                 self.stmt(dataclasses.replace(item, body=body))
                 return
+            if self.mutable_scalar(item, s.seq[i + 1 :]):
+                skip = 1
+                init = s.seq[i + 1]
+                assert isinstance(item, tir.AllocBuffer) and isinstance(init, tir.BufferStore)
+                value = self.exprs.text(init.value)
+                name = self.names.define(item.buffer, item.buffer.name)
+                line = f"{name}: T.{dtype_text(item.buffer.dtype)} = {value}"
+                self.emit(line, item.comments)
+                continue
             if isinstance(item, tir.LetStmt):
                 self.visit_LetStmt(item, concise=last)
                 self.frames[-1].extend(after_lines(item.comments))
@@ -181,6 +191,20 @@ class StmtPrinter:
                 self.visit_AttrStmt(item, concise=False)
             else:
                 self.stmt(item)
+
+    def mutable_scalar(self, s: tir.Stmt, rest: tuple[tir.Stmt, ...]) -> bool:
+        """`x: T.float32 = v`, as 0.27 prints a local scalar's allocation and first store,
+        for the mutable scalar the parser makes of it: one stored to again after."""
+        if not (isinstance(s, tir.AllocBuffer) and self.exprs.scalar_names and rest):
+            return False
+        if s.form != "alloc_local" or s.annotations or not is_plain_scalar(s.buffer):
+            return False
+        init = rest[0]
+        if not isinstance(init, tir.BufferStore) or init.buffer is not s.buffer:
+            return False
+        if init.comments is not None or not self.exprs.scalar_access(init.buffer, init.indices):
+            return False
+        return any(isinstance(n, tir.BufferStore) and n.buffer is s.buffer for n in walk(rest[1:]))
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         target = self.exprs.buffer_name(s.buffer)
