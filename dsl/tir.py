@@ -153,6 +153,17 @@ class Ramp(PrimExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class Shuffle(PrimExpr):
+    """`T.Shuffle([a, b], [0, 1])`: the lanes of the concatenated `vectors` picked by
+    `indices`, one result lane per index."""
+
+    vectors: tuple[PrimExpr, ...]
+    indices: tuple[PrimExpr, ...]
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
 class Broadcast(PrimExpr):
     value: PrimExpr
     lanes: int

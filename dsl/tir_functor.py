@@ -36,6 +36,7 @@ EXPR_NODES: tuple[type[tir.PrimExpr], ...] = (
     tir.Select,
     tir.Ramp,
     tir.Broadcast,
+    tir.Shuffle,
     tir.Let,
     tir.Call,
     tir.BufferLoad,
@@ -212,6 +213,10 @@ class StmtExprVisitor(TIRFunctor):
 
     def visit_Broadcast(self, e: tir.Broadcast) -> None:
         self.visit_expr(e.value)
+
+    def visit_Shuffle(self, e: tir.Shuffle) -> None:
+        for v in (*e.vectors, *e.indices):
+            self.visit_expr(v)
 
     def visit_Let(self, e: tir.Let) -> None:
         self.visit_expr(e.value)

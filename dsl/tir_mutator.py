@@ -208,6 +208,9 @@ class StmtExprMutator(TIRFunctor):
     def visit_Broadcast(self, e: tir.Broadcast) -> tir.PrimExpr:
         return replace(e, value=self.visit_expr(e.value))
 
+    def visit_Shuffle(self, e: tir.Shuffle) -> tir.PrimExpr:
+        return replace(e, vectors=self.visit_exprs(e.vectors), indices=self.visit_exprs(e.indices))
+
     def visit_Let(self, e: tir.Let) -> tir.PrimExpr:
         value = self.visit_expr(e.value)
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))

@@ -183,6 +183,8 @@ def type_text(var: tir.Var) -> str:
     """`T.int32`, `T.handle`, `T.handle("float32", "shared")`."""
     if var.pointee is not None:
         elem, scope = var.pointee
+        if elem == "void" and scope not in ("", "global"):  # TVM names no void element
+            return f"T.handle(storage_scope={string_text(scope)})"
         elem = string_text(dtype_text(elem))
         return f"T.handle({elem}, {string_text(scope)})" if scope else f"T.handle({elem})"
     return f"T.{dtype_text(var.dtype)}"
@@ -286,6 +288,11 @@ class ExprPrinter:
 
     def visit_Broadcast(self, e: tir.Broadcast) -> tuple[str, int]:
         return f"T.Broadcast({self.text(e.value)}, {e.lanes})", ATOM
+
+    def visit_Shuffle(self, e: tir.Shuffle) -> tuple[str, int]:
+        vectors = ", ".join(self.text(v) for v in e.vectors)
+        indices = ", ".join(self.text(i) for i in e.indices)
+        return f"T.Shuffle([{vectors}], [{indices}])", ATOM
 
     def visit_Let(self, e: tir.Let) -> tuple[str, int]:
         var = self.text(e.var)

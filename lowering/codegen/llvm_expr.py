@@ -101,6 +101,26 @@ class ExprEmitter(TIRFunctor):
     def visit_Broadcast(self, e: tir.Broadcast) -> Value:
         return self.splat(self.expr(e.value), e.lanes)
 
+    def visit_Shuffle(self, e: tir.Shuffle) -> Value:
+        """Lane by lane: the concatenated vectors' lanes that constant indices pick."""
+        lanes: list[Value] = []
+        for vector in e.vectors:
+            value = self.expr(vector)
+            count = dt.lanes(vector.dtype)
+            if count == 1:
+                lanes.append(value)
+            else:
+                lanes += [self.b.extract_element(value, ty.constant("int32", k)) for k in range(count)]
+        result: Value = ir.Constant(ty.value_type(e.dtype), ir.Undefined)
+        for k, index in enumerate(e.indices):
+            if not isinstance(index, tir.IntImm) or not 0 <= index.value < len(lanes):
+                raise TVMLiteError("T.Shuffle needs constant indices within its vectors' lanes")
+            pick = lanes[index.value]
+            if dt.lanes(e.dtype) == 1:
+                return pick
+            result = self.b.insert_element(result, pick, ty.constant("int32", k))
+        return result
+
     def visit_Ramp(self, e: tir.Ramp) -> Value:
         base = self.splat(self.expr(e.base), e.lanes)
         stride = self.splat(self.expr(e.stride), e.lanes)

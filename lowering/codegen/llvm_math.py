@@ -324,5 +324,6 @@ class CallEmitter:
 
     def _address_of(self, e: tir.Call) -> Value:
         load = e.args[0]
-        assert isinstance(load, tir.BufferLoad)
+        if not isinstance(load, tir.BufferLoad):  # a variable has no address in a register
+            raise TVMLiteError("T.address_of of a variable is not supported by the LLVM backend")
         return self.element_pointer(load.buffer, load.indices[0])

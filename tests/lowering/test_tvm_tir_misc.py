@@ -44,3 +44,26 @@ def test_assigned_once_stays_a_binding() -> None:
     total = mod["total"].body
     assert isinstance(total.seq[0], tir.AllocBuffer)
     assert isinstance(total.seq[1], tir.BufferStore)
+
+
+def test_shuffle_picks_lanes() -> None:
+    """`T.Shuffle` of scalars and vectors (TVM 0.27: [7, 5, 8, 5] for x=5, y=7)."""
+    b = np.zeros(4, "int32")
+    _golden("shuffle.tvms")["main"](5, 7, b)
+    np.testing.assert_array_equal(b, [7, 5, 8, 5])
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        ("packed_value", "T.call_packed is not supported by the LLVM backend"),
+        ("lowered", "T.tvm_stack_alloca is not supported by the LLVM backend"),
+        ("addresses", "T.address_of of a variable is not supported by the LLVM backend"),
+        ("offsets", "T.handle_add_byte_offset is not supported by the LLVM backend"),
+    ],
+)
+def test_runtime_intrinsics_are_refused_by_name(function: str, message: str) -> None:
+    mod = tvmlite.parse((GOLDEN / "packed_and_pointers.tvms").read_text())
+    single = tvmlite.IRModule({function: mod[function]})
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        tvmlite.build(single)

@@ -223,7 +223,8 @@ class AssignParser:
         buffer = self.exprs.buffer_of(target.value)
         indices = self.exprs.indices(buffer, target)
         lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
-        value = self.exprs.typed(value_node, dt.with_lanes(buffer.dtype, lanes))
+        dtype = buffer.dtype if lanes == 1 else dt.with_lanes(buffer.dtype, lanes)  # int32x2 kept
+        value = self.exprs.typed(value_node, dtype)
         return tir.BufferStore(buffer, value, indices, node.span)
 
     def _aug_assign(self, node: syntax.AugAssign) -> Result:
