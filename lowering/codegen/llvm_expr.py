@@ -109,8 +109,9 @@ class ExprEmitter(TIRFunctor):
             count = dt.lanes(vector.dtype)
             if count == 1:
                 lanes.append(value)
-            else:
-                lanes += [self.b.extract_element(value, ty.constant("int32", k)) for k in range(count)]
+                continue
+            for k in range(count):
+                lanes.append(self.b.extract_element(value, ty.constant("int32", k)))
         result: Value = ir.Constant(ty.value_type(e.dtype), ir.Undefined)
         for k, index in enumerate(e.indices):
             if not isinstance(index, tir.IntImm) or not 0 <= index.value < len(lanes):
