@@ -565,13 +565,16 @@ class AllocBuffer(Stmt):
 
     `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
     `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
-    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data."""
+    fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data.
+    `data_value` is a `decl_buffer` over the pointer an expression computes
+    (`data=T.address_of(A[4])`): `buffer.data` is a fresh var bound to it here."""
 
     buffer: Buffer
     form: str = "alloc_buffer"
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
     annotations: tuple[tuple[str, Any], ...] = ()
+    data_value: PrimExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)

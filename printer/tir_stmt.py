@@ -371,7 +371,8 @@ class StmtPrinter:
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
-        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes)
+        data = None if s.data_value is None else self.exprs.text(s.data_value)
+        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes, data_text=data)
         self.emit(f"{name} = {decl}", s.comments)
 
     def view_of(self, buffer: tir.Buffer) -> str | None:
@@ -562,10 +563,12 @@ class StmtPrinter:
         dtype_always: bool = False,
         own_data: bool = False,
         trailing: list[str] | None = None,
+        data_text: str | None = None,
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
         dtype omitted when float32, keywords only when not the default. The data
-        var is taken over as `buf.data` unless it already has a name."""
+        var is taken over as `buf.data` unless it already has a name; `data_text` is the
+        text of the pointer expression a declaration's data var is bound to."""
         args = list(args)
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
@@ -574,7 +577,9 @@ class StmtPrinter:
         fresh = self.names.get(data) is None and self.exprs.inline.setdefault(id(data), own) == own
         if fresh:
             self.exprs.data_owner.setdefault(id(data), buffer)
-        if not (own_data or fresh):
+        if data_text is not None:
+            args.append(f"data={data_text}")
+        elif not (own_data or fresh):
             args.append(f"data={self.exprs.text(data)}")
         args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"

@@ -67,3 +67,11 @@ def test_runtime_intrinsics_are_refused_by_name(function: str, message: str) -> 
     single = tvmlite.IRModule({function: mod[function]})
     with pytest.raises(tvmlite.TVMLiteError, match=message):
         tvmlite.build(single)
+
+
+def test_decl_buffer_over_a_computed_pointer() -> None:
+    """`T.decl_buffer((4,), data=T.address_of(A[4]))` views A from element 4 on
+    (TVM 0.27: [0, 1, 2, 3, 0, 2, 4, 6])."""
+    a = np.arange(8, dtype="float32")
+    _golden("decl_buffer_pointer.tvms")["main"](a)
+    np.testing.assert_array_equal(a, [0, 1, 2, 3, 0, 2, 4, 6])

@@ -290,12 +290,22 @@ class AssignParser:
             call, keywords=tuple(k for k in call.keywords if k not in annotated)
         )
         named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
+        data_value = None
+        if short == "decl_buffer" and "data" in named:
+            value = self.exprs.value(named["data"])
+            if not isinstance(value, tir.Var):  # `data=T.address_of(A[4])`: a fresh var
+                data_value = materialize(value)
+                if data_value.dtype != "handle":
+                    raise self.ctx.error("data= must be a handle", named["data"])
+                del named["data"]
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
         annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
         self.exprs.define(target.id, buffer)
-        return tir.AllocBuffer(buffer, short, call.span, annotations=annotations)
+        return tir.AllocBuffer(
+            buffer, short, call.span, annotations=annotations, data_value=data_value
+        )
 
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
