@@ -503,10 +503,6 @@ class For(Stmt):
                 problem = f"the loop bound {name} is {bound.dtype}, its var is {want}"
                 where = f"tir.For({self.loop_var.name!r}).{name}"
                 raise invalid(problem, bound.span or self.span, where)
-        if isinstance(self.step, IntImm) and self.step.value <= 0:  # would never end
-            problem = f"a loop step must be positive, got {self.step.value}"
-            where = f"tir.For({self.loop_var.name!r}).step"
-            raise invalid(problem, self.step.span or self.span, where)
 
 
 @dataclass(frozen=True, slots=True)

@@ -445,10 +445,11 @@ class StmtPrinter:
             args.append(self.exprs.text(s.extent))
         else:
             args += [self.exprs.text(s.min), self.exprs.text(range_end(s.min, s.extent))]
+        step = None
         if s.step is not None and int_const(s.step) != 1:
             if len(args) == 1:
                 args.insert(0, self.exprs.text(s.min))
-            args.append(self.exprs.text(s.step))
+            step = self.exprs.text(s.step)  # `range(a, b, 3)`, `T.unroll(a, b, step=3)`
         if s.kind == tir.THREAD_BINDING:
             args.append(f"thread={string_text(s.thread)}")
         unroll = unroll_keyword(s.annotations) if s.kind == tir.SERIAL else None
@@ -460,6 +461,8 @@ class StmtPrinter:
             prefix = "T.serial" if s.annotations else "range"
         else:
             prefix = LOOP_PREFIX[s.kind]
+        if step is not None:
+            args.append(step if prefix == "range" else f"step={step}")
         return f"{prefix}({', '.join(args)})"
 
     # ------------------------------------------------------------ blocks

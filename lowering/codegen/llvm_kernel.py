@@ -288,6 +288,12 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(done)
 
     def visit_For(self, s: tir.For) -> None:
+        if isinstance(s.step, tir.IntImm) and s.step.value <= 0:  # TVM refuses it too
+            where = f"{s.span.location()}: " if s.span is not None else ""
+            raise TVMLiteError(
+                f"{where}loop '{s.loop_var.name}' has step {s.step.value}: "
+                "a loop step must be positive to build"
+            )
         if self.outlining and parallel.outlined(s):
             parallel.emit_parallel_loop(self, s)
             return

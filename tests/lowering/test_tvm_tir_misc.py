@@ -75,3 +75,19 @@ def test_decl_buffer_over_a_computed_pointer() -> None:
     a = np.arange(8, dtype="float32")
     _golden("decl_buffer_pointer.tvms")["main"](a)
     np.testing.assert_array_equal(a, [0, 1, 2, 3, 0, 2, 4, 6])
+
+
+def test_loop_steps_and_an_empty_negative_extent() -> None:
+    """Stepped loops of every kind run as in TVM 0.27 ([3, 4, 13, 0, 4, 0, 3, 4]);
+    `range(-1)` runs no iteration."""
+    mod = tvmlite.parse((GOLDEN / "loop_steps.tvms").read_text())
+    a = np.zeros(8, "float32")
+    tvmlite.build(tvmlite.IRModule({"steps": mod["steps"]}))["steps"](a)
+    np.testing.assert_array_equal(a, [3, 4, 13, 0, 4, 0, 3, 4])
+
+
+def test_negative_step_is_refused_at_build() -> None:
+    """TVM prints `range(0, 8, -3)` and refuses to build it; so does tvmlite, naming the loop."""
+    mod = tvmlite.parse((GOLDEN / "loop_steps.tvms").read_text())
+    with pytest.raises(tvmlite.TVMLiteError, match="loop 'i' has step -3: a loop step must be"):
+        tvmlite.build(tvmlite.IRModule({"negative_step": mod["negative_step"]}))
