@@ -99,6 +99,7 @@ class ExprEmitter(TIRFunctor):
         return self.b.shuffle_vector(first, undef, mask)
 
     def visit_Broadcast(self, e: tir.Broadcast) -> Value:
+        ty.check_fixed(e.dtype)
         return self.splat(self.expr(e.value), e.lanes)
 
     def visit_Shuffle(self, e: tir.Shuffle) -> Value:
@@ -123,6 +124,7 @@ class ExprEmitter(TIRFunctor):
         return result
 
     def visit_Ramp(self, e: tir.Ramp) -> Value:
+        ty.check_fixed(e.dtype)
         base = self.splat(self.expr(e.base), e.lanes)
         stride = self.splat(self.expr(e.stride), e.lanes)
         steps = ir.Constant(base.type, [ty.constant(e.base.dtype, i) for i in range(e.lanes)])
@@ -143,6 +145,7 @@ class ExprEmitter(TIRFunctor):
     def _check_flat(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
         if len(indices) != 1:
             raise TVMLiteError(f"access to '{buffer.name}' was not flattened")
+        ty.check_fixed(indices[0].dtype)
         return indices[0]
 
     def _contiguous(self, index: tir.PrimExpr) -> tir.PrimExpr | None:

@@ -91,3 +91,13 @@ def test_negative_step_is_refused_at_build() -> None:
     mod = tvmlite.parse((GOLDEN / "loop_steps.tvms").read_text())
     with pytest.raises(tvmlite.TVMLiteError, match="loop 'i' has step -3: a loop step must be"):
         tvmlite.build(tvmlite.IRModule({"negative_step": mod["negative_step"]}))
+
+
+@pytest.mark.parametrize("function", ["copy", "steps"])
+def test_scalable_vectors_are_refused_by_name(function: str) -> None:
+    """vscale is known only on an SVE/RVV device: a CPU build names the dtype (of the
+    vector index, the first thing it meets)."""
+    mod = tvmlite.parse((GOLDEN / "scalable_vectors.tvms").read_text())
+    message = "the LLVM backend does not support scalable vector dtype int64xvscalex4"
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        tvmlite.build(tvmlite.IRModule({function: mod[function]}))

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cyc
     from tvmlite.dsl.parse.tir.stmt import StmtParser
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
-from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS, access_dtype
 from tvmlite.dsl.parse.tir.layout import buffer_layout
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
 
@@ -222,9 +222,7 @@ class AssignParser:
                 )
         buffer = self.exprs.buffer_of(target.value)
         indices = self.exprs.indices(buffer, target)
-        lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
-        dtype = buffer.dtype if lanes == 1 else dt.with_lanes(buffer.dtype, lanes)  # int32x2 kept
-        value = self.exprs.typed(value_node, dtype)
+        value = self.exprs.typed(value_node, access_dtype(buffer, indices))
         return tir.BufferStore(buffer, value, indices, node.span)
 
     def _aug_assign(self, node: syntax.AugAssign) -> Result:

@@ -219,14 +219,15 @@ def _let(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) ->
 
 def _ramp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     base, stride = p.matched(p.value(args[0]), p.value(args[1]), node)
-    lanes = p.lanes_arg(args[2], "the lanes of T.Ramp")
-    return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes), node.span)
+    lanes, scalable = p.vector_lanes(args[2], "the lanes of T.Ramp")
+    return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes, scalable), node.span)
 
 
 def _broadcast(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
-    lanes = p.lanes_arg(args[1], "the lanes of T.Broadcast")
-    return tir.Broadcast(value, lanes, dt.with_lanes(value.dtype, lanes), node.span)
+    lanes, scalable = p.vector_lanes(args[1], "the lanes of T.Broadcast")
+    dtype = dt.with_lanes(value.dtype, lanes, scalable)
+    return tir.Broadcast(value, lanes, dtype, node.span)
 
 
 def _shuffle(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
