@@ -63,7 +63,8 @@ _OPERANDS: dict[str, tuple[str, bool]] = {
     **dict.fromkeys(LLVM_UNARY, _FLOAT_SAME),
     **dict.fromkeys(LLVM_BINARY, _FLOAT_SAME),
     **dict.fromkeys(["isnan", "isinf", "isfinite", "ldexp"], ("float", False)),
-    **dict.fromkeys(["popcount", "clz", "shift_left", "shift_right"], _INT_SAME),
+    **dict.fromkeys(["popcount", "shift_left", "shift_right"], _INT_SAME),
+    "clz": ("int", False),  # an int32 count of any integer
     **dict.fromkeys(["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"], _INT_SAME),
     "fmod": ("any", True),
 }
@@ -245,7 +246,9 @@ class CallEmitter:
         return self._intrinsic("llvm.ctpop", [self.expr(e.args[0])])
 
     def _clz(self, e: tir.Call) -> Value:
-        return self._intrinsic("llvm.ctlz", [self.expr(e.args[0]), ir.Constant(ty.I1, 0)])
+        (x,) = e.args
+        count = self._intrinsic("llvm.ctlz", [self.expr(x), ir.Constant(ty.I1, 0)])
+        return self.arith.cast(count, x.dtype, e.dtype)
 
     def _shift_left(self, e: tir.Call) -> Value:
         a, b = self._args(e)

@@ -101,3 +101,13 @@ def test_scalable_vectors_are_refused_by_name(function: str) -> None:
     message = "the LLVM backend does not support scalable vector dtype int64xvscalex4"
     with pytest.raises(tvmlite.TVMLiteError, match=message):
         tvmlite.build(tvmlite.IRModule({function: mod[function]}))
+
+
+def test_clz_counts_into_int32() -> None:
+    """`T.clz` is int32 whatever its argument's width, as in TVM 0.27
+    ([63, 23, 56, 1] and [31, 29, 24, 29])."""
+    a = np.array([1, 2**40 + 5, 255, 2**62 + 7], "int64")
+    b, c = np.zeros(4, "int32"), np.zeros(4, "int32")
+    _golden("clz_int32.tvms")["main"](a, b, c)
+    np.testing.assert_array_equal(b, [63, 23, 56, 1])
+    np.testing.assert_array_equal(c, [31, 29, 24, 29])

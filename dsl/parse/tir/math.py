@@ -107,7 +107,9 @@ def _bits(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
     x = p.expr(args[0])
     if not dt.is_integer_like(dt.element_of(x.dtype)):
         raise p.error(f"T.{name} expects an integer argument, got {x.dtype}", args[0])
-    return tir.Call(x.dtype, name, (x,), node.span)
+    # TVM counts leading zeros into an int32 whatever the argument's width
+    dtype = dt.like_lanes("int32", x.dtype) if name == "clz" else x.dtype
+    return tir.Call(dtype, name, (x,), node.span)
 
 
 def _math2(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
