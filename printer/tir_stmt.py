@@ -76,6 +76,12 @@ def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
     return None
 
 
+def is_nothing(s: tir.Stmt) -> bool:
+    """`T.evaluate(0)`, what an empty sequence parses to."""
+    value = s.value if isinstance(s, tir.Evaluate) else None
+    return isinstance(value, tir.IntImm) and value.value == 0 and s.comments is None
+
+
 def is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 1
 
@@ -265,6 +271,8 @@ class StmtPrinter:
         if self.modern and is_dict_attr(s.body):  # after the let's line: not alone, so `with`
             self.visit_AttrStmt(s.body, concise=False)  # type: ignore[arg-type]
             self.frames[-1].extend(after_lines(s.body.comments))
+        elif self.modern and is_nothing(s.body):
+            pass  # a flat let ends its sequence: TVM's Bind has no body to print
         else:
             self.stmt(s.body)
         lines = self.close()
