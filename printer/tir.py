@@ -19,7 +19,7 @@ from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_layout import layout_kwargs
-from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
+from tvmlite.printer.tir_stmt import StmtPrinter, default_offset, indent, is_true
 
 __all__ = ["TIRPrinter"]
 
@@ -239,7 +239,7 @@ class TIRPrinter:
         offset = buffer.elem_offset
         if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
             self.exprs.inline[id(offset)] = f"{name}.elem_offset"
-        elif offset is not None and int_const(offset) != 0:
+        elif offset is not None and not default_offset(buffer):
             text = self.signature_expr(offset, defined, quote_params=False)
             args.append(f"elem_offset={text}")
         if buffer.scope != "global":

@@ -76,6 +76,14 @@ def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
     return None
 
 
+def default_offset(buffer: tir.Buffer) -> bool:
+    """An offset TVM leaves out: a zero of the index dtype of the buffer's shape (a
+    `T.int64(0)` offset of an int32-shaped buffer is printed)."""
+    offset = buffer.elem_offset
+    index = buffer.shape[0].dtype if buffer.shape else "int32"
+    return isinstance(offset, tir.IntImm) and offset.value == 0 and offset.dtype == index
+
+
 def is_nothing(s: tir.Stmt) -> bool:
     """`T.evaluate(0)`, what an empty sequence parses to."""
     value = s.value if isinstance(s, tir.Evaluate) else None
@@ -627,7 +635,7 @@ class StmtPrinter:
             self.exprs.inline.setdefault(
                 id(offset), f"{self.exprs.buffer_name(buffer)}.elem_offset"
             )
-        elif offset is not None and int_const(offset) != 0:
+        elif offset is not None and not default_offset(buffer):
             kwargs.append(f"elem_offset={self.exprs.text(offset)}")
         if region and offset is None and buffer.offset_factor:
             force_factor = True
