@@ -111,3 +111,12 @@ def test_clz_counts_into_int32() -> None:
     _golden("clz_int32.tvms")["main"](a, b, c)
     np.testing.assert_array_equal(b, [63, 23, 56, 1])
     np.testing.assert_array_equal(c, [31, 29, 24, 29])
+
+
+def test_block_axis_with_a_bare_extent_over_int64_loops() -> None:
+    """`vi = T.axis.spatial(8, i)` with an int64 `i`: an int32 domain, as TVM keeps it,
+    and the blocks compute as in TVM 0.27."""
+    a, b, c = np.arange(8, dtype="float32"), np.zeros(8, "float32"), np.zeros((), "float32")
+    _golden("axis_bare_extent.tvms")["main"](a, b, c)
+    np.testing.assert_array_equal(b, a * 2)
+    assert c == 28.0
