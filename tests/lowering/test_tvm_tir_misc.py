@@ -120,3 +120,12 @@ def test_block_axis_with_a_bare_extent_over_int64_loops() -> None:
     _golden("axis_bare_extent.tvms")["main"](a, b, c)
     np.testing.assert_array_equal(b, a * 2)
     assert c == 28.0
+
+
+def test_one_bit_integers_are_refused_by_name() -> None:
+    """int1/uint1 (binary tensor cores, LLVM flags) parse and print; a CPU build names them."""
+    mod = tvmlite.parse((GOLDEN / "one_bit_ints.tvms").read_text())
+    with pytest.raises(
+        tvmlite.TVMLiteError, match="the LLVM backend does not support dtype u?int1"
+    ):
+        tvmlite.build(mod)
