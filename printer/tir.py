@@ -72,6 +72,7 @@ class TIRPrinter:
         self.names = names
         self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
+        self.keys_as_written = False  # set for a module printed in its own spelling
 
     def prim_func(
         self, name: str, func: tir.PrimFunc, module_level: bool
@@ -319,7 +320,11 @@ class TIRPrinter:
             self.stmts.frames[-1].extend(written.lines())  # its attributes print elsewhere
 
     def attr_key(self, key: str) -> str:
-        """`tir.`/`tirx.` key prefixes follow the dialect printed."""
+        """`tir.`/`tirx.` key prefixes follow the dialect printed; a module printed in
+        the spelling it was written in keeps them as written (TVM 0.27 prints a
+        `tir.noalias` it was given as such)."""
+        if self.keys_as_written:
+            return key
         for prefix in ("tir.", "tirx."):
             if key.startswith(prefix):
                 return ("tirx." if self.modern else "tir.") + key[len(prefix) :]
