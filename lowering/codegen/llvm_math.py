@@ -276,7 +276,9 @@ class CallEmitter:
     def _reinterpret(self, e: tir.Call) -> Value:
         src = e.args[-1]
         if ty.byte_size(src.dtype) != ty.byte_size(e.dtype) or "bool" in (src.dtype, e.dtype):
-            raise TVMLiteError(f"T.reinterpret cannot change {src.dtype} into {e.dtype}")
+            raise TVMLiteError(
+                f"T.reinterpret cannot change {src.dtype} into {e.dtype}: sizes differ"
+            )
         return self.b.bitcast(self.expr(src), ty.value_type(e.dtype))
 
     # ------------------------------------------------------------ control and calls

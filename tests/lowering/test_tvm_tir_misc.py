@@ -129,3 +129,18 @@ def test_one_bit_integers_are_refused_by_name() -> None:
         tvmlite.TVMLiteError, match="the LLVM backend does not support dtype u?int1"
     ):
         tvmlite.build(mod)
+
+
+def test_size_changing_reinterpret_parses_and_is_refused_at_build() -> None:
+    """TVM prints device operands packed into another width; a CPU build refuses it."""
+    text = """\
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((8,), "float16"), B: T.Buffer((2,), "int32")):
+    B[0] = T.reinterpret("int32", A[T.Ramp(0, 1, 4)])
+"""
+    mod = tvmlite.parse(text)
+    assert tvmlite.structural_equal(tvmlite.parse(mod.script()), mod)
+    with pytest.raises(tvmlite.TVMLiteError, match="float16x4 into int32: sizes differ"):
+        tvmlite.build(mod)
