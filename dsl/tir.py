@@ -201,6 +201,9 @@ class Call(PrimExpr):
 
 
 GLOBAL_CALL = "@"  # prefix of the op of a call to a module function
+# op of a pointer type written as a value (`T.handle("int64", "global").ty`, the type
+# argument of `T.tvm_struct_get`): args are the pointee's dtype and scope, if any
+HANDLE_TYPE = "handle_type"
 
 
 @dataclass(frozen=True, slots=True)

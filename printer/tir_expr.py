@@ -321,6 +321,11 @@ class ExprPrinter:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
+        if e.op == tir.HANDLE_TYPE:  # `T.handle("int64", "global").ty`
+            elem, scope = (a.value for a in e.args) if e.args else (None, None)  # type: ignore[attr-defined]
+            if elem is None:
+                return "T.handle().ty", ATOM
+            return f"{type_text(tir.Var('', 'handle', (elem, scope)))}.ty", ATOM
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
             return f"{self.module_name}.{e.op[len(tir.GLOBAL_CALL) :]}({', '.join(args)})", ATOM
         if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`

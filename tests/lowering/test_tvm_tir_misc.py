@@ -144,3 +144,23 @@ def main(A: T.Buffer((8,), "float16"), B: T.Buffer((2,), "int32")):
     assert tvmlite.structural_equal(tvmlite.parse(mod.script()), mod)
     with pytest.raises(tvmlite.TVMLiteError, match="float16x4 into int32: sizes differ"):
         tvmlite.build(mod)
+
+
+def test_pointer_types_as_values() -> None:
+    """`T.handle("int64", "global").ty` as the type argument of `T.tvm_struct_get`
+    (TVM 0.27's lowered packed calls): parsed, printed back, refused by a CPU build."""
+    text = """\
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int64"), h: T.handle):
+    shape: T.let[T.handle("int64", "global")] = T.tvm_struct_get(h, 0, 3, T.handle("int64", "global").ty)
+    data: T.let[T.handle] = T.tvm_struct_get(h, 0, 1, T.handle().ty)
+    A[0] = T.int64(1)
+"""
+    mod = tvmlite.parse(text)
+    printed = mod.script(dialect="tvm-0.27")
+    assert printed.splitlines()[3:] == text.splitlines()[2:]
+    assert tvmlite.structural_equal(tvmlite.parse(printed), mod)
+    with pytest.raises(tvmlite.TVMLiteError, match="T.tvm_struct_get is not supported"):
+        tvmlite.build(mod)

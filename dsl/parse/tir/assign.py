@@ -122,26 +122,13 @@ class AssignParser:
             self.ctx.depth -= 1
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
-            return "handle", self.pointee(node), False
+            return "handle", self.exprs.pointee(node), False
         name = syntax.dotted(node)
         if name is None or not name.startswith("T."):
             raise self.ctx.error("expected a TIR type such as T.int32", node)
         if not dt.is_valid(name[2:]) or name[2:] == "void":
             raise self.ctx.error(f"unknown dtype '{name[2:]}'", node)
         return name[2:], None, False
-
-    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
-        kwargs = {kw.name: kw.value for kw in call.keywords}
-        args = list(call.args)
-        dtype_node = args[0] if args else kwargs.get("dtype")
-        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
-        if dtype_node is None:
-            scope = self.exprs.str_arg(scope_node, "storage_scope") if scope_node else "global"
-            return ("void", scope) if scope_node else None
-        scope = (
-            self.exprs.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
-        )
-        return self.exprs.dtype_arg(dtype_node), scope
 
     def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
         """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""

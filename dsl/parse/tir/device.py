@@ -152,6 +152,8 @@ def _result_dtype(
         return f"int{value.value}"
     if kind == "str" and isinstance(value, tir.StringImm) and dt.is_valid(value.value):
         return value.value
+    if kind == "str" and isinstance(value, tir.Call) and value.op == tir.HANDLE_TYPE:
+        return "handle"
     if optional:
         return "handle"
     if value is None:

@@ -404,7 +404,24 @@ class ExprParser:
             return None
         return func.attr
 
+    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
+        """(element dtype, scope) of `T.handle("float32", "shared")`; None for `T.handle()`."""
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        args = list(call.args)
+        dtype_node = args[0] if args else kwargs.get("dtype")
+        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
+        if dtype_node is None:
+            scope = self.str_arg(scope_node, "storage_scope") if scope_node else "global"
+            return ("void", scope) if scope_node else None
+        scope = self.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
+        return self.dtype_arg(dtype_node), scope
+
     def _attribute(self, node: syntax.Attribute) -> Value:
+        if node.attr == "ty" and isinstance(node.value, syntax.Call):
+            if syntax.dotted(node.value.func) == "T.handle":  # a type as a value
+                pointee = self.pointee(node.value)
+                args = () if pointee is None else tuple(tir.StringImm(s) for s in pointee)
+                return tir.Call("handle", tir.HANDLE_TYPE, args, node.span)
         name = syntax.dotted(node)
         if name is not None and name.startswith("T."):
             raise self.error(f"{name} is not a value here; did you mean to call it?", node)
