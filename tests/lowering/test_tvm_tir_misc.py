@@ -164,3 +164,22 @@ def main(A: T.Buffer((4,), "int64"), h: T.handle):
     assert tvmlite.structural_equal(tvmlite.parse(printed), mod)
     with pytest.raises(tvmlite.TVMLiteError, match="T.tvm_struct_get is not supported"):
         tvmlite.build(mod)
+
+
+def test_void_let_parses_and_is_refused_at_build() -> None:
+    """`x: T.let[T.void] = T.call_extern("void", ...)`, as TVM prints the value of a
+    void call; a CPU build names the void dtype."""
+    text = """\
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    x: T.let[T.void] = T.call_extern("void", "srand", T.uint32(1))
+    A[0] = T.float32(1.0)
+"""
+    mod = tvmlite.parse(text)
+    printed = mod.script(dialect="tvm-0.27")
+    assert printed.splitlines()[3:] == text.splitlines()[2:]
+    assert tvmlite.structural_equal(tvmlite.parse(printed), mod)
+    with pytest.raises(tvmlite.TVMLiteError, match="does not support dtype void"):
+        tvmlite.build(mod)

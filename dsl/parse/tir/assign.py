@@ -118,7 +118,10 @@ class AssignParser:
             if len(node.indices) != 1:
                 raise self.ctx.error("T.let[...] takes one type", node)
             self.ctx.nest(node.indices[0], "type")
-            dtype, pointee, _ = self.annotation(node.indices[0])
+            if syntax.dotted(node.indices[0]) == "T.void":  # the value of a void extern call
+                dtype, pointee = "void", None
+            else:
+                dtype, pointee, _ = self.annotation(node.indices[0])
             self.ctx.depth -= 1
             return dtype, pointee, True
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
