@@ -30,6 +30,7 @@ from tvmlite.lowering.codegen.llvm_host_values import (
     rebuild,
     val_leaves,
 )
+from tvmlite.lowering.passes.legalize_ops import why_left
 from tvmlite.runtime.abi import Leaf, leaves
 
 if TYPE_CHECKING:
@@ -88,11 +89,10 @@ class Calls:
             handler = self._ops.get(op.name)
             if handler is None:
                 short = op.name.removeprefix("relax.")
+                where = f"{e.span.location()}: " if e.span is not None else ""
                 raise TVMLiteError(
-                    f"{self.f.prefix}operator R.{short} (bound to {what}) reached code generation: "
-                    "it has no native lowering and was not legalized (legalization needs the "
-                    "shapes of its arguments and result; it is on by default, and "
-                    "tvmlite.transform.LegalizeOps() runs it)"
+                    f"{where}{self.f.prefix}operator R.{short} (bound to {what}) cannot be "
+                    f"compiled: it has no native lowering, and {why_left(e)}"
                 )
             return handler(e, var)
         if isinstance(op, relax.GlobalVar):

@@ -227,6 +227,25 @@ class KernelTable(ExprMutator):
         return result
 
 
+def why_left(call: relax.Call) -> str:
+    """Why LegalizeOps leaves operator call `call` as it is, for the message of a
+    build that meets it: the rule is tried again, on its own, for its reason."""
+    name = call.op.name
+    rule, op = registry.rule_for(name), lookup(name)
+    if rule is None or op is None:
+        return "tvmlite has no legalization for it"
+    try:
+        result = rule(LegalizeCtx(call, op, sinfo_of(call), KernelTable(IRModule(), {})))
+    except LegalizeUnsupported as e:
+        return f"its legalization does not handle this call ({e})"
+    if result is None:
+        return "its legalization does not handle this call"
+    return (
+        "it was not legalized (LegalizeOps is on by default, unless the PassContext config "
+        f"{LEGALIZE_KEY} is False; tvmlite.transform.LegalizeOps() runs it)"
+    )
+
+
 def _sharper(old: relax.StructInfo, new: relax.StructInfo) -> bool:
     """Whether `new` gives a shape where `old` has none, and agrees with it elsewhere."""
     if isinstance(old, relax.TensorStructInfo) and isinstance(new, relax.TensorStructInfo):

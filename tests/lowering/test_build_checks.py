@@ -77,9 +77,23 @@ def test_unlegalized_operator_is_named() -> None:
     mod = tvmlite.parse((DATA / "unlegalized.tvms").read_text())
     with PassContext(config={"relax.transform.apply_legalize_ops": False}):
         with pytest.raises(
-            Error, match=r"operator R\.exp \(bound to 'y'\) reached code generation"
+            Error, match=r"operator R\.exp \(bound to 'y'\) cannot be compiled.*config"
         ):
             tvmlite.build(mod)
+
+
+def test_declining_legalization_gives_its_reason() -> None:
+    text = """\
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 8, 8, 3), "float32"), w: R.Tensor((3, 3, 3, 4), "float32")):
+        y = R.nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO", out_layout="NCHW")
+        return y
+"""
+    mod = tvmlite.parse(text, filename="conv.tvms")
+    with pytest.raises(Error, match=r"^conv\.tvms:5:\d+: .*R\.nn\.conv2d.*out_layout other than"):
+        tvmlite.build(mod)
 
 
 def test_kernel_buffer_mismatch_is_a_build_error() -> None:
