@@ -131,55 +131,42 @@ def test_one_bit_integers_are_refused_by_name() -> None:
         tvmlite.build(mod)
 
 
-def test_size_changing_reinterpret_parses_and_is_refused_at_build() -> None:
-    """TVM prints device operands packed into another width; a CPU build refuses it."""
-    text = """\
-# from tvm.script import tirx as T
-
-@T.prim_func
-def main(A: T.Buffer((8,), "float16"), B: T.Buffer((2,), "int32")):
-    B[0] = T.reinterpret("int32", A[T.Ramp(0, 1, 4)])
-"""
-    mod = tvmlite.parse(text)
-    assert tvmlite.structural_equal(tvmlite.parse(mod.script()), mod)
-    with pytest.raises(tvmlite.TVMLiteError, match="float16x4 into int32: sizes differ"):
-        tvmlite.build(mod)
-
-
-def test_pointer_types_as_values() -> None:
-    """`T.handle("int64", "global").ty` as the type argument of `T.tvm_struct_get`
-    (TVM 0.27's lowered packed calls): parsed, printed back, refused by a CPU build."""
-    text = """\
-# from tvm.script import tirx as T
-
-@T.prim_func
-def main(A: T.Buffer((4,), "int64"), h: T.handle):
-    shape: T.let[T.handle("int64", "global")] = T.tvm_struct_get(h, 0, 3, T.handle("int64", "global").ty)
-    data: T.let[T.handle] = T.tvm_struct_get(h, 0, 1, T.handle().ty)
-    A[0] = T.int64(1)
-"""
-    mod = tvmlite.parse(text)
-    printed = mod.script(dialect="tvm-0.27")
-    assert printed.splitlines()[3:] == text.splitlines()[2:]
-    assert tvmlite.structural_equal(tvmlite.parse(printed), mod)
-    with pytest.raises(tvmlite.TVMLiteError, match="T.tvm_struct_get is not supported"):
-        tvmlite.build(mod)
+HEADER = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+# (body of `main`, what a CPU build says): texts as TVM 0.27 prints them, which
+# parse, print back line for line and round-trip; none can run on a CPU.
+REFUSED = {
+    # device operands packed into another width
+    "reinterpret": (
+        'def main(A: T.Buffer((8,), "float16"), B: T.Buffer((2,), "int32")):\n'
+        '    B[0] = T.reinterpret("int32", A[T.Ramp(0, 1, 4)])\n',
+        "float16x4 into int32: sizes differ",
+    ),
+    # pointer types as values: the type argument of TVM's lowered packed calls
+    "pointer_types": (
+        'def main(A: T.Buffer((4,), "int64"), h: T.handle):\n'
+        '    shape: T.let[T.handle("int64", "global")] = '
+        'T.tvm_struct_get(h, 0, 3, T.handle("int64", "global").ty)\n'
+        "    data: T.let[T.handle] = T.tvm_struct_get(h, 0, 1, T.handle().ty)\n"
+        "    A[0] = T.int64(1)\n",
+        "T.tvm_struct_get is not supported",
+    ),
+    # the value of a void extern call
+    "void_let": (
+        'def main(A: T.Buffer((4,), "float32")):\n'
+        '    x: T.let[T.void] = T.call_extern("void", "srand", T.uint32(1))\n'
+        "    A[0] = T.float32(1.0)\n",
+        "does not support dtype void",
+    ),
+}
 
 
-def test_void_let_parses_and_is_refused_at_build() -> None:
-    """`x: T.let[T.void] = T.call_extern("void", ...)`, as TVM prints the value of a
-    void call; a CPU build names the void dtype."""
-    text = """\
-# from tvm.script import tirx as T
-
-@T.prim_func
-def main(A: T.Buffer((4,), "float32")):
-    x: T.let[T.void] = T.call_extern("void", "srand", T.uint32(1))
-    A[0] = T.float32(1.0)
-"""
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_printed_forms_parse_and_are_refused_at_build(case: str) -> None:
+    body, message = REFUSED[case]
+    text = HEADER + body
     mod = tvmlite.parse(text)
     printed = mod.script(dialect="tvm-0.27")
     assert printed.splitlines()[3:] == text.splitlines()[2:]
     assert tvmlite.structural_equal(tvmlite.parse(printed), mod)
-    with pytest.raises(tvmlite.TVMLiteError, match="does not support dtype void"):
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
         tvmlite.build(mod)
