@@ -190,9 +190,10 @@ class TIRPrinter:
     def declaration_groups(
         self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], symbolic: list[tir.Var]
     ) -> list[list[tir.Var]]:
-        """0.27's declarations: one line for the int32 vars each param buffer
-        introduces (`m, n = T.int32(), T.int32()`); stride vars the signature names
-        are `A.strides[k]` and need none."""
+        """0.27's declarations of the int32 vars each param buffer introduces, as TVM
+        orders them: a line of its own for each var inside an expression dim (`x =
+        T.int32()` for `"x * 8"`), then one line for the plain dims (`m, n = T.int32(),
+        T.int32()`); stride vars the signature names are `A.strides[k]` and need none."""
         wanted = {
             id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.exprs.inline
         }
@@ -201,13 +202,18 @@ class TIRPrinter:
             buffer = buffers.get(id(param))
             if buffer is None:
                 continue
-            group: dict[int, tir.Var] = {}
+            plain = {id(d) for d in buffer.shape if isinstance(d, tir.Var)}
+            group: list[tir.Var] = []
             for e in buffer_exprs(buffer):
                 for var in iter_vars_of(e):
-                    if wanted.pop(id(var), None) is not None:
-                        group[id(var)] = var
+                    if wanted.pop(id(var), None) is None:
+                        continue
+                    if id(var) in plain:
+                        group.append(var)
+                    else:
+                        groups.append([var])
             if group:
-                groups.append(list(group.values()))
+                groups.append(group)
         return groups
 
     def declaration_order(self, symbolic: list[tir.Var], buffers: object) -> list[tir.Var]:
