@@ -118,9 +118,16 @@ def tvm027_only(root: Any) -> list[str]:
             found.append(f"tirx scope id T.{node.kind}")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":
             found.append(f"statement-level T.alloc_buffer of '{node.buffer.name}'")
+        elif isinstance(node, tir.Call) and node.pointee is not None:
+            found.append(f"T.{node.op} typed T.handle(...).ty (classic has no typed handles)")
+        elif isinstance(node, tir.Call) and node.op in _LOGICAL_BITWISE and node.dtype == "bool":
+            found.append(f"T.{node.op} of bools (classic reads `&`, `|` as and, or)")
         elif isinstance(node, tir.PrimFunc) and node.s_tir and not _has_block(node.body):
             found.append("s_tir=True on a function without blocks")
     return found
+
+
+_LOGICAL_BITWISE = ("bitwise_and", "bitwise_or")
 
 
 def _has_block(stmt: tir.Stmt) -> bool:

@@ -12,17 +12,18 @@ import re
 
 SCALAR_CODES = ("int", "uint", "float", "bfloat")
 _DTYPE = re.compile(
-    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(4|8|16|32|64|1)|"
+    r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(1|4|8|16|32|64|128)|"
     r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3|float8_e3m4|"
     r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))"
     r"(?:x(vscalex)?(\d+))?$"
 )
 # Bit widths a code may take; others (`float8`, `int7`) are rejected. int4/uint4 are
-# TVM's packed sub-byte integers (tensor-core operands), int1/uint1 its 1-bit ones
-# (binary tensor cores, LLVM's i1 flags): the LLVM backend refuses them.
+# TVM's packed sub-byte integers, int1/uint1 its one-bit ones (binary tensor cores,
+# LLVM's i1 flags), uint128 a 16-byte register (a CUDA cluster-launch response): the
+# LLVM backend refuses them.
 _WIDTHS = {
     "int": (1, 4, 8, 16, 32, 64),
-    "uint": (1, 4, 8, 16, 32, 64),
+    "uint": (1, 4, 8, 16, 32, 64, 128),
     "float": (16, 32, 64),
     "bfloat": (16,),
 }

@@ -42,6 +42,11 @@ class Var(PrimExpr):
     span: Span | None = SPAN
 
 
+# The pointee of 0.27's `T.TensorMap()` vars: a CUDA tensor-map descriptor (TVM's
+# PointerType(TensorMapType)), which only GPU code reads.
+TENSOR_MAP = ("tensormap", "global")
+
+
 def invalid(problem: str, span: Span | None, built_as: str) -> TVMLiteError:
     """The error for a node that breaks a constructor's invariant: located when the
     node came from text (it has a span), else naming the constructor and parameter."""
@@ -191,19 +196,19 @@ class Call(PrimExpr):
     False, T.float32(1.0), T.float32(0.0))`, `T.tile.sum(B[0:8], A[0:8, 0:4], [1],
     False)`), and `kwargs` their keyword options (`workspace={"C": C_sbuf}`), attribute
     values (see AttrDict). An `op` of `GLOBAL_CALL + name` calls the module's prim
-    function `name` (`Module.add(a, b)`), typed by its return annotation."""
+    function `name` (`Module.add(a, b)`), typed by its return annotation. `pointee` is
+    what a handle result points at, when its type says (0.27's
+    `T.reinterpret(T.handle("uint64", "shared").ty, x)`: (element dtype, scope))."""
 
     dtype: str
     op: str
     args: tuple[PrimExpr, ...]
     span: Span | None = SPAN
     kwargs: tuple[tuple[str, Any], ...] = ()
+    pointee: tuple[str, str] | None = None
 
 
 GLOBAL_CALL = "@"  # prefix of the op of a call to a module function
-# op of a pointer type written as a value (`T.handle("int64", "global").ty`, the type
-# argument of `T.tvm_struct_get`): args are the pointee's dtype and scope, if any
-HANDLE_TYPE = "handle_type"
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,14 +258,15 @@ class Buffer:
 
 
 def is_scalar_buffer(buffer: Buffer) -> bool:
-    """A buffer of shape `(1,)` (int32): 0.27 reads and writes its one element by the
-    buffer's bare name (`acc = acc + A[i]`), and `acc: T.float32` allocates a local one."""
+    """A buffer of shape `(1,)` (int32), of any dtype (vectors too, as in TVM 0.27) and
+    no alignment of its own: 0.27 reads and writes its one element by the buffer's bare
+    name (`acc = acc + A[i]`), and `acc: T.float32` allocates a local one."""
     return (
-        len(buffer.shape) == 1
+        buffer.align in (0, 64)
+        and len(buffer.shape) == 1
         and isinstance(buffer.shape[0], IntImm)
         and buffer.shape[0].dtype == "int32"
         and buffer.shape[0].value == 1
-        and dt.lanes(buffer.dtype) == 1
     )
 
 
@@ -565,6 +571,10 @@ class AllocBuffer(Stmt):
     `form` records the spelling: `alloc_buffer` (0.27 statement form), `alloc_local`,
     `alloc_shared`, `decl_buffer` (a view, no storage of its own unless `data` is
     fresh). `annotations` are TVM's (`{"buffer_data_alignment": 64}`), kept as data.
+    `source` is the view a `decl_buffer` is declared over when that is itself a view
+    (`C = B.local()` with `B = A.view(...)`): TVM 0.27 keeps such chains, and the
+    printer names the view rather than the buffer owning the data. Nothing lowers
+    through it: `buffer.data` is the storage either way.
     `data_value` is a `decl_buffer` over the pointer an expression computes
     (`data=T.address_of(A[4])`): `buffer.data` is a fresh var bound to it here."""
 
@@ -573,6 +583,7 @@ class AllocBuffer(Stmt):
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
     annotations: tuple[tuple[str, Any], ...] = ()
+    source: Buffer | None = None
     data_value: PrimExpr | None = None
 
 

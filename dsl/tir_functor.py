@@ -307,6 +307,8 @@ class StmtExprVisitor(TIRFunctor):
         self.visit_expr(s.value)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
+        if s.source is not None:
+            self.visit_buffer(s.source)
         if s.data_value is not None:
             self.visit_expr(s.data_value)
         self.visit_buffer_def(s.buffer)

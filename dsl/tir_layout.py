@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from tvmlite.dsl.tir import PrimExpr
 
 MEMORY_AXIS = "m"  # the axis of plain strides
+# The axes TVM 0.27 counts as threads: iterators on them spread a buffer over threads,
+# and each thread's own storage (TVM's `Layout.storage()`) leaves them out.
+THREAD_AXES = frozenset({"laneid", "warpid", "tid_in_wg", "wid_in_wg", "wgid", "tx", "bx", "cbx"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +61,74 @@ class DefaultLayout:
 
 Layout = TileLayout | ComposeLayout
 DEFAULT_LAYOUT = DefaultLayout()
+
+
+@dataclass(frozen=True, slots=True)
+class Storage:
+    """What one thread holds of a buffer: `size` elements spread over `span` slots."""
+
+    span: int
+    size: int
+
+
+def thread_distributed(layout: Layout | DefaultLayout | None) -> bool:
+    """Whether the layout spreads its buffer over threads (an iterator on a thread axis)."""
+    tile = layout.tile if isinstance(layout, ComposeLayout) else layout
+    return isinstance(tile, TileLayout) and any(it.axis in THREAD_AXES for it in tile.shard)
+
+
+def per_thread_storage(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> Storage | None:
+    """Span and size of one thread's storage (TVM's `layout.storage()`: the iterators
+    off thread axes); a default layout is row-major over `shape`. None when they are not
+    constants, or the buffer has no layout."""
+    tile = layout.tile if isinstance(layout, ComposeLayout) else layout
+    if isinstance(tile, DefaultLayout):
+        size = const_elements(shape)
+        return None if size is None else Storage(size, size)
+    if not isinstance(tile, TileLayout):
+        return None
+    span, size = 1, 1
+    for it in tile.shard:
+        if it.axis in THREAD_AXES:
+            continue
+        extent, stride = _const(it.extent), _const(it.stride)
+        if extent is None or stride is None:
+            return None
+        span += (extent - 1) * abs(stride)
+        size *= extent
+    return Storage(span, size)
+
+
+def row_major(shape: tuple[PrimExpr, ...]) -> TileLayout:
+    """The layout a buffer of `shape` gets by default, written out."""
+    from tvmlite.dsl import tir  # tir imports this module
+
+    strides: list[PrimExpr] = []
+    step: PrimExpr = tir.IntImm("int32", 1)
+    for extent in reversed(shape):
+        strides.append(step)
+        if isinstance(step, tir.IntImm) and isinstance(extent, tir.IntImm):
+            step = tir.IntImm(extent.dtype, step.value * extent.value)
+        else:
+            step = tir.BinaryOp("mul", step, extent, extent.dtype)
+    pairs = zip(shape, reversed(strides), strict=True)
+    return TileLayout(tuple(LayoutIter(extent, stride) for extent, stride in pairs))
+
+
+def const_elements(shape: tuple[PrimExpr, ...]) -> int | None:
+    """The number of elements of a shape, when it is constant."""
+    count = 1
+    for dim in shape:
+        value = _const(dim)
+        if value is None:
+            return None
+        count *= value
+    return count
+
+
+def _const(value: PrimExpr) -> int | None:
+    from tvmlite.dsl import tir
+
+    return value.value if isinstance(value, tir.IntImm) else None

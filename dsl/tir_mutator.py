@@ -304,10 +304,13 @@ class StmtExprMutator(TIRFunctor):
         return replace(s, value=self.visit_expr(s.value))
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
+        source = None if s.source is None else self.visit_buffer(s.source)
         data_value = None if s.data_value is None else self.visit_expr(s.data_value)
         buffer = self.visit_buffer_def(s.buffer)
         annotations = self.visit_annotations(s.annotations)
-        return replace(s, buffer=buffer, annotations=annotations, data_value=data_value)
+        return replace(
+            s, buffer=buffer, annotations=annotations, source=source, data_value=data_value
+        )
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         iter_vars = tuple(self.visit_iter_var(iv) for iv in s.iter_vars)

@@ -52,6 +52,8 @@ BITWISE = {
     "shift_left": ("<<", SHIFT),
     "shift_right": (">>", SHIFT),
 }
+# Intrinsics whose result type is printed as their last argument.
+DTYPE_LAST = frozenset({"tvm_struct_get"})
 # Intrinsics whose result dtype is printed as their first argument.
 DTYPE_FIRST = frozenset(
     {
@@ -190,6 +192,8 @@ def iter_vars_of(e: Any) -> Iterator[tir.Var]:
 
 def type_text(var: tir.Var) -> str:
     """`T.int32`, `T.handle`, `T.handle("float32", "shared")`."""
+    if var.pointee == tir.TENSOR_MAP:
+        return "T.TensorMap()"
     if var.pointee is not None:
         elem, scope = var.pointee
         if elem == "void" and scope not in ("", "global"):  # TVM names no void element
@@ -254,6 +258,9 @@ class ExprPrinter:
         return string_text(e.value), ATOM
 
     def visit_Var(self, e: tir.Var) -> tuple[str, int]:
+        owner = self.data_owner.get(id(e))
+        if owner is not None and self.bare_scalar(owner):
+            return f"{self.buffer_name(owner)}.source.data", ATOM
         if id(e) in self.inline:
             return self.inline[id(e)], ATOM
         name = self.names.get(e)
@@ -321,26 +328,37 @@ class ExprPrinter:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
-        if e.op == tir.HANDLE_TYPE:  # `T.handle("int64", "global").ty`
-            elem, scope = (a.value for a in e.args) if e.args else (None, None)  # type: ignore[attr-defined]
-            if elem is None:
-                return "T.handle().ty", ATOM
-            return f"{type_text(tir.Var('', 'handle', (elem, scope)))}.ty", ATOM
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
             return f"{self.module_name}.{e.op[len(tir.GLOBAL_CALL) :]}({', '.join(args)})", ATOM
-        if e.op in DTYPE_FIRST:  # 0.27 writes the handle type as `T.handle().ty`
-            handle = self.modern and e.dtype == "handle"
-            args.insert(0, "T.handle().ty" if handle else f'"{dtype_text(e.dtype)}"')
+        if e.op in DTYPE_FIRST:
+            args.insert(0, self.result_type(e))
+        elif e.op in DTYPE_LAST:
+            args.append(self.result_type(e))
         return f"T.{dotted_identifier(e.op, 'the intrinsic')}({', '.join(args)})", ATOM
+
+    def result_type(self, e: tir.Call) -> str:
+        """The result type a call writes as an argument: a dtype string, or in 0.27 a
+        handle type, `T.handle().ty` or `T.handle("int64", "global").ty`."""
+        if not (self.modern and e.dtype == "handle"):
+            return f'"{dtype_text(e.dtype)}"'
+        if e.pointee is None:
+            return "T.handle().ty"
+        elem, scope = e.pointee
+        return f"T.handle({string_text(dtype_text(elem))}, {string_text(scope)}).ty"
 
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tuple[str, int]:
         if self.scalar_access(e.buffer, e.indices):
             return self.buffer_name(e.buffer), ATOM
         return self.buffer_name(e.buffer) + self.indices(e.indices, slices=not self.modern), ATOM
 
+    def bare_scalar(self, buffer: tir.Buffer) -> bool:
+        """Whether the buffer's bare name is its one element: then 0.27 names the buffer
+        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`)."""
+        return self.scalar_names and tir.is_scalar_buffer(buffer)
+
     def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
         """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""
-        if not self.scalar_names or not tir.is_scalar_buffer(buffer) or len(indices) != 1:
+        if not self.bare_scalar(buffer) or len(indices) != 1:
             return False
         index = indices[0]
         return isinstance(index, tir.IntImm) and index.dtype == "int32" and index.value == 0
@@ -394,7 +412,8 @@ class ExprPrinter:
                 stop = range_end(rng.min, rng.extent)
                 parts.append(f"{self.text(rng.min)}:{self.text(stop)}")
         inner = ", ".join(parts) if parts else "()"
-        return f"{self.buffer_name(region.buffer)}[{inner}]"
+        source = ".source" if self.bare_scalar(region.buffer) else ""
+        return f"{self.buffer_name(region.buffer)}{source}[{inner}]"
 
     def value_text(self, v: Any) -> str:
         """Attribute values (func_attr, sblock_attr, loop annotations): Python

@@ -25,7 +25,9 @@ from tvmlite.printer.tir_expr import (
     same_expr,
     type_text,
 )
-from tvmlite.printer.tir_layout import layout_kwargs, layout_text
+from tvmlite.printer.tir_free import use_homes
+from tvmlite.printer.tir_layout import layout_kwargs
+from tvmlite.printer.tir_views import scalar_text, view_text
 
 INDENT = "    "
 LOOP_PREFIX = {
@@ -113,18 +115,25 @@ class StmtPrinter:
         # is first used; each role is printed once
         self.func_comments: Comments | None = None
         self.declared: set[str] = set()
+        # the statements being printed, outermost first: (id, frame count when it began,
+        # naming depth); and where each free var or buffer is declared (see tir_free)
+        self.printing: list[tuple[int, int, int]] = []
+        self.root: tir.Stmt | None = None
+        self.homes: dict[int, int] | None = None
 
     # ------------------------------------------------------------ frames
 
-    def emit(self, line: str, comments: Comments | None = None, name: str = "") -> None:
-        """Add a line to the current frame, with the comments of its node's role."""
-        frame = self.frames[-1]
+    def emit(
+        self, line: str, comments: Comments | None = None, name: str = "", frame: int = -1
+    ) -> None:
+        """Add a line to the current frame (or `frame`), with the comments of its role."""
+        lines = self.frames[frame]
         found = None if comments is None else role(comments, name)
         if found is not None:
-            frame.extend(found.above)
+            lines.extend(found.above)
             if found.trailing is not None:
                 line = f"{line}  {found.trailing}"
-        frame.append(line)
+        lines.append(line)
 
     def body(self, stmt: tir.Stmt | None) -> list[str]:
         """Lines of `stmt` printed in a fresh frame (its own naming scope)."""
@@ -142,25 +151,46 @@ class StmtPrinter:
         return self.frames.pop()
 
     def declare_var(self, var: tir.Var) -> str:
-        name = self.names.define(var, var.name)
-        self.emit_declaration(f"{name} = {type_text(var)}()", var)
+        frame, depth = self.home(var)
+        name = self.names.define(var, var.name, depth)
+        self.emit_declaration(f"{name} = {type_text(var)}()", var, frame)
         return name
 
-    def emit_declaration(self, line: str, var: tir.Var) -> None:
+    def emit_declaration(self, line: str, var: tir.Var, frame: int = -1) -> None:
         """`n = T.int32()`, with the comments of the function-level line that
         declared the var, the first time it is printed."""
         role_name = f"decl:{var.name}"
         comments = None if role_name in self.declared else self.func_comments
         self.declared.add(role_name)
-        self.emit(line, comments, role_name)
+        self.emit(line, comments, role_name, frame)
 
     def undefined_buffer(self, buffer: tir.Buffer) -> str:
-        name = self.names.define(buffer, buffer.name)
-        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}")
+        frame, depth = self.home(buffer)
+        name = self.names.define(buffer, buffer.name, depth)
+        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}", frame=frame)
         return name
 
+    def home(self, obj: tir.Var | tir.Buffer) -> tuple[int, int | None]:
+        """(frame, naming depth) where a free var or buffer is declared: those of the
+        innermost statement being printed that holds all its uses, else the current."""
+        if not self.printing:
+            return -1, None
+        if self.root is not None and self.homes is None:
+            self.homes = use_homes(self.root)
+        found = None if self.homes is None else self.homes.get(id(obj))
+        for stmt_id, frames, depth in reversed(self.printing):
+            if stmt_id == found:
+                return frames - 1, depth
+        return -1, None
+
     def stmt(self, s: tir.Stmt) -> None:
-        getattr(self, "visit_" + type(s).__name__)(s)
+        if not self.printing:  # a new body: its free vars and buffers are found on demand
+            self.root, self.homes = s, None
+        self.printing.append((id(s), len(self.frames), self.names.depth))
+        try:
+            getattr(self, "visit_" + type(s).__name__)(s)
+        finally:
+            self.printing.pop()
         if s.comments is not None:
             self.frames[-1].extend(after_lines(s.comments))
 
@@ -380,45 +410,25 @@ class StmtPrinter:
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         declared = self.modern and s.form == "decl_buffer" and not s.annotations
-        view = self.view_of(s.buffer) if declared else None
+        owner = s.source or self.exprs.data_owner.get(id(s.buffer.data))
+        view = view_text(self.exprs, s.buffer, owner) if declared and owner else None
         name = self.names.define(s.buffer, s.buffer.name)
         scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
         if self.exprs.scalar_names and scalar:
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
-        data = None if s.data_value is None else self.exprs.text(s.data_value)
-        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], trailing=notes, data_text=data)
+        data = None if s.source is None else f"{self.exprs.buffer_name(s.source)}.data"
+        if s.data_value is not None:  # `data=T.address_of(A[4])`
+            data = self.exprs.text(s.data_value)
+        if declared and view is None and self.named(s.buffer.data):
+            view = scalar_text(self.exprs, s.buffer, data or self.exprs.text(s.buffer.data))
+        decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], data=data, trailing=notes)
         self.emit(f"{name} = {decl}", s.comments)
 
-    def view_of(self, buffer: tir.Buffer) -> str | None:
-        """0.27's `A.view(n, m)` / `A.view("int16")`: a plain declaration over another
-        buffer's data that changes its shape or its dtype (not both)."""
-        owner = self.exprs.data_owner.get(id(buffer.data))
-        if owner is None or owner is buffer or buffer.strides or buffer.scope != owner.scope:
-            return None
-        if owner.allocated_addr or buffer.allocated_addr:
-            return None
-        if buffer.elem_offset is not None and int_const(buffer.elem_offset) != 0:
-            return None
-        if buffer.align not in (0, 64) or buffer.offset_factor:
-            return None
-        same_shape = same_expr(buffer.shape, owner.shape)
-        if same_shape == (buffer.dtype == owner.dtype):
-            return None
-        source = self.exprs.buffer_name(owner)
-        if same_shape:  # a dtype view has the default layout
-            if not isinstance(buffer.layout, DefaultLayout):
-                return None
-            return f"{source}.view({string_text(buffer.dtype)})"
-        if len({d.dtype for d in (*buffer.shape, *owner.shape)}) > 1:
-            return None  # TVM views only within one index dtype
-        args = [self.exprs.text(d) for d in buffer.shape]
-        if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
-            if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):
-                return None
-            args.append(f"layout={layout_text(buffer.layout, self.exprs.text)}")
-        return f"{source}.view({', '.join(args)})"
+    def named(self, var: tir.Var) -> bool:
+        """Whether `var` already prints as something (a name, or another buffer's data)."""
+        return self.names.get(var) is not None or id(var) in self.exprs.inline
 
     # ------------------------------------------------------------ loops
 
@@ -583,25 +593,24 @@ class StmtPrinter:
         region: bool = False,
         dtype_always: bool = False,
         own_data: bool = False,
+        data: str | None = None,
         trailing: list[str] | None = None,
-        data_text: str | None = None,
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
         dtype omitted when float32, keywords only when not the default. The data
-        var is taken over as `buf.data` unless it already has a name; `data_text` is the
-        text of the pointer expression a declaration's data var is bound to."""
+        var is taken over as `buf.data` unless it already has a name; `data` is the
+        text `data=` gives (always printed when given: a view's source, or the pointer
+        expression a declaration's fresh data var is bound to)."""
         args = list(args)
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
             args.append(f'"{dtype_text(buffer.dtype)}"')
-        data, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
-        fresh = self.names.get(data) is None and self.exprs.inline.setdefault(id(data), own) == own
+        var, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
+        fresh = self.names.get(var) is None and self.exprs.inline.setdefault(id(var), own) == own
         if fresh:
-            self.exprs.data_owner.setdefault(id(data), buffer)
-        if data_text is not None:
-            args.append(f"data={data_text}")
-        elif not (own_data or fresh):
-            args.append(f"data={self.exprs.text(data)}")
+            self.exprs.data_owner.setdefault(id(var), buffer)
+        if data is not None or not (own_data or fresh):
+            args.append(f"data={data or self.exprs.text(var)}")
         args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"
 

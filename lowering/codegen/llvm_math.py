@@ -329,6 +329,11 @@ class CallEmitter:
 
     def _address_of(self, e: tir.Call) -> Value:
         load = e.args[0]
+        if isinstance(load, tir.Var) and load.pointee == tir.TENSOR_MAP:
+            raise TVMLiteError(
+                "T.address_of of a T.TensorMap() var (a CUDA tensor-map descriptor) "
+                "is not supported by the LLVM backend"
+            )
         if not isinstance(load, tir.BufferLoad):  # a variable has no address in a register
             raise TVMLiteError("T.address_of of a variable is not supported by the LLVM backend")
         return self.element_pointer(load.buffer, load.indices[0])

@@ -27,7 +27,7 @@ def _scalar(elem: str, memory: bool) -> ir.Type:
     code = dt.code(elem)
     if code == "bool":
         return I8 if memory else I1
-    if code in ("int", "uint") and dt.bits(elem) >= 8:  # int4 is packed two to a byte
+    if code in ("int", "uint") and 8 <= dt.bits(elem) <= 64:  # int4: two to a byte
         return ir.IntType(dt.bits(elem))
     if code == "float" and dt.bits(elem) in _FLOATS:
         return _FLOATS[dt.bits(elem)]

@@ -91,13 +91,19 @@ def product(items: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
     return total
 
 
-def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
-    """Element strides as int64 expressions: the declared ones, else row-major."""
+def check_placeable(b: tir.Buffer) -> None:
+    """A tirx layout (a buffer spread over threads or over an accelerator's memories)
+    has no place in a CPU build's flat memory."""
     if isinstance(b.layout, TileLayout | ComposeLayout):
         kind = type(b.layout).__name__
         raise TVMLiteError(
             f"buffer '{b.name}' has a tirx layout (T.{kind}): a CPU build cannot place it"
         )
+
+
+def strides_of(b: tir.Buffer) -> tuple[tir.PrimExpr, ...]:
+    """Element strides as int64 expressions: the declared ones, else row-major."""
+    check_placeable(b)
     if b.strides:
         if len(b.strides) != len(b.shape):
             raise TVMLiteError(
@@ -157,6 +163,9 @@ class _Flattener(StmtExprMutator):
         if s.form == "decl_buffer" or b.elem_offset is not None:
             # A view: accesses already carry its offset; storage is only needed
             # when its data var is fresh, and then the extent covers the offset.
+            # One laid over threads is refused even unused: its `local()` parts
+            # would read as if one thread held it all.
+            check_placeable(b)
             size = add(elem_offset_of(b), product(b.shape))
             flat = tir.Buffer(b.name, b.data, b.dtype, (size,), (), None, b.scope, span=b.span)
             return replace(s, buffer=flat)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
@@ -20,8 +19,8 @@ if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cyc
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
 from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS, access_dtype
-from tvmlite.dsl.parse.tir.layout import buffer_layout
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
+from tvmlite.dsl.parse.tir.views import ViewParser
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
 
@@ -45,6 +44,7 @@ class AssignParser:
         self.fn = fn  # the function body being parsed: its state and other helpers
         self.ctx = fn.ctx
         self.exprs = fn.exprs
+        self.views = ViewParser(self)  # `A.view(...)`, `A.local(...)`, `data=A.data`
 
     # ------------------------------------------------------------ assignments
 
@@ -78,8 +78,9 @@ class AssignParser:
                 "only a name, a buffer element or block axes can be assigned", target
             )
         if isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute):
-            if value.func.attr == "view" and isinstance(value.func.value, syntax.Name):
-                return self.view(target, value)
+            method = value.func.attr
+            if method in ("view", "local") and isinstance(value.func.value, syntax.Name):
+                return getattr(self.views, method)(target, value)
         if name is not None and name.startswith("T."):
             assert isinstance(value, syntax.Call)
             handler = _ASSIGN_CALLS.get(name[2:])
@@ -96,9 +97,10 @@ class AssignParser:
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
         if not isinstance(node.target, syntax.Name):
             raise self.ctx.error("only a name can be annotated", node.target)
-        dtype, pointee, let = self.annotation(node.annotation)
+        classic_let = self.fn.classic and node.value is not None  # `x: T.void = f()`
+        dtype, pointee, let = self.annotation(node.annotation, void=classic_let)
         if node.value is None:
-            if dtype is None:
+            if dtype is None or dtype == "void":
                 raise self.ctx.error("T.let needs a value", node)
             if not self.fn.classic and dtype != "handle":
                 return self.scalar(node.target, dtype, node)
@@ -110,22 +112,28 @@ class AssignParser:
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
         )
 
-    def annotation(self, node: syntax.Node) -> tuple[str | None, tuple[str, str] | None, bool]:
-        """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`."""
+    def annotation(
+        self, node: syntax.Node, void: bool = False
+    ) -> tuple[str | None, tuple[str, str] | None, bool]:
+        """(dtype, pointee, is T.let) of `T.float32`, `T.handle("f32")`, `T.let[T.int32]`;
+        `T.void` only where `void` says a let binds a void call's value there."""
         if syntax.dotted(node) == "T.let":
             return None, None, True
         if isinstance(node, syntax.Subscript) and syntax.dotted(node.value) == "T.let":
             if len(node.indices) != 1:
                 raise self.ctx.error("T.let[...] takes one type", node)
             self.ctx.nest(node.indices[0], "type")
-            if syntax.dotted(node.indices[0]) == "T.void":  # the value of a void extern call
-                dtype, pointee = "void", None
-            else:
-                dtype, pointee, _ = self.annotation(node.indices[0])
+            dtype, pointee, _ = self.annotation(node.indices[0], void=True)
             self.ctx.depth -= 1
             return dtype, pointee, True
+        if void and syntax.dotted(node) == "T.void":
+            return "void", None, False
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.handle":
             return "handle", self.exprs.pointee(node), False
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.TensorMap":
+            if node.args or node.keywords:
+                raise self.ctx.error("T.TensorMap() takes no arguments", node)
+            return "handle", tir.TENSOR_MAP, False
         name = syntax.dotted(node)
         if name is None or not name.startswith("T."):
             raise self.ctx.error("expected a TIR type such as T.int32", node)
@@ -290,10 +298,16 @@ class AssignParser:
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
         annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
+        if short == "decl_buffer" and not annotations and data_value is None:
+            owner = self.views.data_owner(named.get("data"))
+            return self.views.declare(target, buffer, owner, call)
         self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(
             buffer, short, call.span, annotations=annotations, data_value=data_value
         )
+
+    def _decl_scalar(self, target: syntax.Name, call: syntax.Call) -> Result:
+        return self.views.decl_scalar(target, call)
 
     def _buffer_alias(self, target: syntax.Name, call: syntax.Call) -> Result:
         """Classic `A = T.Buffer((n,), data=ptr)`: a name for a view, no statement."""
@@ -305,36 +319,6 @@ class AssignParser:
             ),
         )
         return None
-
-    def view(self, target: syntax.Name, call: syntax.Call) -> Result:
-        """0.27's `B = A.view(n, m)` / `B = A.view("float16")`: a declaration over
-        A's data with another shape or dtype (`T.decl_buffer(..., data=A.data)`)."""
-        assert isinstance(call.func, syntax.Attribute)
-        source = self.exprs.buffer(call.func.value)
-        layout_node = next((kw.value for kw in call.keywords if kw.name == "layout"), None)
-        if any(kw.name != "layout" for kw in call.keywords) or not call.args:
-            raise self.ctx.error("A.view takes a shape (dims) or a dtype string", call)
-        shape, dtype, layout = source.shape, source.dtype, DEFAULT_LAYOUT
-        first = call.args[0]
-        if (
-            len(call.args) == 1
-            and isinstance(first, syntax.Constant)
-            and isinstance(first.value, str)
-            and layout_node is None
-        ):
-            dtype = self.exprs.dtype_arg(first)
-        else:  # a new shape keeps A's layout unless `layout=` gives one, as in TVM
-            shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
-            layout = source.layout
-            if layout_node is not None:
-                s_tir = self.fn.buffers.s_tir
-                layout = buffer_layout(self.exprs, layout_node, shape, source.scope, s_tir)
-        buffer = tir.Buffer(
-            target.id, source.data, dtype, shape, scope=source.scope, span=call.span, layout=layout
-        )
-        self.check_rebind(target)
-        self.exprs.define(target.id, buffer)
-        return tir.AllocBuffer(buffer, "decl_buffer", call.span)
 
     # ------------------------------------------------------------ GPU threads
 
@@ -441,6 +425,7 @@ _ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Resu
     "alloc_local": AssignParser._alloc,
     "alloc_shared": AssignParser._alloc,
     "decl_buffer": AssignParser._alloc,
+    "decl_scalar": AssignParser._decl_scalar,
     "Buffer": AssignParser._buffer_alias,
     "bind": AssignParser._bind_call,
     "launch_thread": AssignParser._launch_thread,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse.tir.expr import ExprParser
+from tvmlite.dsl.parse.tir.expr import ExprParser, source_of
 from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Value
 from tvmlite.grammar import syntax
@@ -93,6 +93,8 @@ _RESULT = {
             "metal.simdgroup_multiply_accumulate",
             "ptr_byte_offset",
             "handle_add_byte_offset",
+            "print_buffer",
+            "nvshmem.quiet",
         )
     },  # fmt: skip
     "cuda.iket.range_start": "uint32",
@@ -112,7 +114,6 @@ _RESULT = {
     "cuda.mov_sreg": "bits0",  # int<bits>
     "s_tir.cp_async_raw": "str0",  # the dtype written as the first argument
     "vectorlow": "str0",
-    "tvm_struct_get": "str-1",
     "cuda.ldg": "str1?",  # `T.cuda.ldg(ptr, "float32")`; the vector form is a statement
     "cuda.__activemask": "uint32",
     "vscale": "int32",
@@ -122,6 +123,10 @@ _RESULT = {
     "q_multiply_shift": "arg0",
     "q_multiply_shift_per_axis": "arg0",
     "webgpu.subgroup_shuffle": "arg0",
+    "metal.simd_shuffle": "arg0",
+    "metal.simd_shuffle_up": "arg0",
+    "metal.simd_shuffle_down": "arg0",
+    "s_tir.ldg32": "arg0",  # (register, guard, address, local offset): the register's
     "tvm_warp_shuffle": "arg1",
     "tvm_warp_shuffle_up": "arg1",
     "tvm_warp_shuffle_down": "arg1",
@@ -131,6 +136,14 @@ _RESULT = {
 def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     values = tuple(p.expr(arg) for arg in args)
     return tir.Call(_result_dtype(p, name, node, values), name, values, node.span)
+
+
+def _struct_get(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.tvm_struct_get(handle, index, field, "int32")`: the last argument is the result
+    type (`T.handle("int64", "global").ty` for a typed pointer), not an operand."""
+    dtype, pointee = p.type_arg(args[-1])
+    values = tuple(p.expr(arg) for arg in args[:-1])
+    return tir.Call(dtype, name, values, node.span, pointee=pointee)
 
 
 def _result_dtype(
@@ -152,8 +165,6 @@ def _result_dtype(
         return f"int{value.value}"
     if kind == "str" and isinstance(value, tir.StringImm) and dt.is_valid(value.value):
         return value.value
-    if kind == "str" and isinstance(value, tir.Call) and value.op == tir.HANDLE_TYPE:
-        return "handle"
     if optional:
         return "handle"
     if value is None:
@@ -180,8 +191,9 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
     values = []
     for arg in args:
-        sliced = isinstance(arg, syntax.Subscript) and any(
-            isinstance(i, syntax.Slice) for i in arg.indices
+        sliced = isinstance(arg, syntax.Subscript) and (
+            any(isinstance(i, syntax.Slice) for i in arg.indices)
+            or source_of(arg.value) is not arg.value
         )
         whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
         if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):
@@ -197,6 +209,7 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None)) for name in _RESULT
 }
+DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
 DEVICE_BUILTINS.update(
     {

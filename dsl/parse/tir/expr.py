@@ -104,6 +104,25 @@ class ExprParser:
             raise self.error(f"'{name}' is used outside its scope", node)
         raise self.error(f"undefined name '{name}'", node)
 
+    def type_arg(self, node: syntax.Node) -> tuple[str, tuple[str, str] | None]:
+        """A result type: a dtype, or 0.27's `T.handle("float32", "shared").ty` (a handle
+        and what it points at)."""
+        if _is_handle_type(node):
+            assert isinstance(node, syntax.Attribute) and isinstance(node.value, syntax.Call)
+            return "handle", self.pointee(node.value)
+        return self.dtype_arg(node), None
+
+    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
+        """What `T.handle(dtype, storage_scope)` points at; None for a bare `T.handle()`."""
+        kwargs = {kw.name: kw.value for kw in call.keywords}
+        args = list(call.args)
+        dtype_node = args[0] if args else kwargs.get("dtype")
+        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
+        scope = self.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
+        if dtype_node is None:
+            return ("void", scope) if scope_node else None
+        return self.dtype_arg(dtype_node), scope
+
     def dtype_arg(self, node: syntax.Node) -> str:
         """A dtype written as a string (`"float32"`) or as `T.float32`."""
         name = syntax.dotted(node)
@@ -159,7 +178,8 @@ class ExprParser:
         return lanes
 
     def buffer(self, node: syntax.Node) -> tir.Buffer:
-        """A buffer named by `node` (a name bound to a buffer)."""
+        """A buffer named by `node`: a name bound to a buffer, or 0.27's `A.source`."""
+        node = source_of(node)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
@@ -278,14 +298,16 @@ class ExprParser:
         return tir.Call(x.dtype, "pow", (x, y), node.span)
 
     def bitwise(self, op: str, a: Value, b: Value | None, node: syntax.Node) -> tir.PrimExpr:
-        """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or."""
+        """`& | ^ << >> ~`: integer Calls; `&`/`|` on bools are logical and/or in the
+        classic dialect and stay bitwise Calls in 0.27's, as TVM 0.27 keeps them."""
         if b is None:
             x = materialize(a)
             args: tuple[tir.PrimExpr, ...] = (x,)
         else:
             x, y = self.matched(a, b, node)
             args = (x, y)
-            if dt.is_bool(dt.element_of(x.dtype)) and op in ("bitwise_and", "bitwise_or"):
+            logical = dt.is_bool(dt.element_of(x.dtype)) and self.ctx.dialect != "tvm-0.27"
+            if logical and op in ("bitwise_and", "bitwise_or"):
                 return tir.BinaryOp(op[8:], x, y, x.dtype, node.span)
         if not dt.is_integer_like(dt.element_of(x.dtype)):
             raise self.error(f"bitwise operation on {x.dtype}: operands must be integers", node)
@@ -341,6 +363,7 @@ class ExprParser:
         return buffer.strides[k]
 
     def buffer_of(self, node: syntax.Node) -> tir.Buffer:
+        node = source_of(node)
         if isinstance(node, syntax.Name):
             found = self.lookup(node.id, node)
             if isinstance(found, tir.Buffer):
@@ -404,28 +427,11 @@ class ExprParser:
             return None
         return func.attr
 
-    def pointee(self, call: syntax.Call) -> tuple[str, str] | None:
-        """(element dtype, scope) of `T.handle("float32", "shared")`; None for `T.handle()`."""
-        kwargs = {kw.name: kw.value for kw in call.keywords}
-        args = list(call.args)
-        dtype_node = args[0] if args else kwargs.get("dtype")
-        scope_node = args[1] if len(args) > 1 else kwargs.get("storage_scope")
-        if dtype_node is None:
-            scope = self.str_arg(scope_node, "storage_scope") if scope_node else "global"
-            return ("void", scope) if scope_node else None
-        scope = self.str_arg(scope_node, "storage_scope") if scope_node is not None else "global"
-        return self.dtype_arg(dtype_node), scope
-
     def _attribute(self, node: syntax.Attribute) -> Value:
-        if node.attr == "ty" and isinstance(node.value, syntax.Call):
-            if syntax.dotted(node.value.func) == "T.handle":  # a type as a value
-                pointee = self.pointee(node.value)
-                args = () if pointee is None else tuple(tir.StringImm(s) for s in pointee)
-                return tir.Call("handle", tir.HANDLE_TYPE, args, node.span)
         name = syntax.dotted(node)
         if name is not None and name.startswith("T."):
             raise self.error(f"{name} is not a value here; did you mean to call it?", node)
-        if isinstance(node.value, syntax.Name) and node.attr in ("data", "elem_offset"):
+        if isinstance(source_of(node.value), syntax.Name) and node.attr in ("data", "elem_offset"):
             buffer = self.buffer(node.value)
             if node.attr == "data":
                 return buffer.data
@@ -452,6 +458,14 @@ class ExprParser:
 
     def _lambda(self, node: syntax.Lambda) -> Value:
         raise self.error("lambda is not supported: it needs Python evaluation", node)
+
+
+def source_of(node: syntax.Node) -> syntax.Node:
+    """`A` of 0.27's `A.source`: the buffer itself where its bare name would be its one
+    element (`A.source.data`, `A.source[0]` as a tile operator's region)."""
+    if isinstance(node, syntax.Attribute) and node.attr == "source":
+        return node.value
+    return node
 
 
 def _is_number(value: Value) -> bool:
@@ -493,14 +507,12 @@ _VISIT: dict[type, Callable[[ExprParser, Any], Value]] = {
 
 
 def _is_handle_type(node: syntax.Node) -> bool:
-    """0.27's `T.handle().ty`: the handle dtype written as a type."""
+    """0.27's `T.handle().ty` / `T.handle("int64", "global").ty`: a handle type."""
     return (
         isinstance(node, syntax.Attribute)
         and node.attr == "ty"
         and isinstance(node.value, syntax.Call)
         and syntax.dotted(node.value.func) == "T.handle"
-        and not node.value.args
-        and not node.value.keywords
     )
 
 

@@ -267,11 +267,23 @@ def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
 
 
 def _address_of(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
-    """`T.address_of(A[i])`; TVM also prints the address of a scalar variable."""
+    """`T.address_of(A[i])` (a handle), of a scalar variable (TVM prints that too), or
+    of a `T.TensorMap()` descriptor (its address, a uint64 as in TVM 0.27)."""
     target = p.expr(args[0])
+    if isinstance(target, tir.Var) and target.pointee == tir.TENSOR_MAP:
+        return tir.Call("uint64", name, (target,), node.span)
     if not isinstance(target, tir.BufferLoad | tir.Var):
         raise p.error("T.address_of expects a buffer element such as A[i] or a variable", args[0])
     return tir.Call("handle", name, (target,), node.span)
+
+
+def _buffer_offset(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.buffer_offset(A[i, j])`: the element offset of `A[i, j]` in A's storage (an
+    index, as in TVM 0.27, which writes it as a view's `elem_offset=`)."""
+    load = p.expr(args[0])
+    if not isinstance(load, tir.BufferLoad) or not load.indices:
+        raise p.error("T.buffer_offset expects a buffer element such as A[i]", args[0])
+    return tir.Call(load.indices[0].dtype, name, (load,), node.span)
 
 
 def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -303,6 +315,7 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "call_llvm_pure_intrin": (_extern, Sig(2, None)),
     **{packed: (_extern, Sig(1, None)) for packed in _PACKED},
     "address_of": (_address_of, Sig(1, 1)),
+    "buffer_offset": (_buffer_offset, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),
     "type_annotation": (_type_annotation, Sig(1, 1)),
 }

@@ -17,6 +17,7 @@ from tvmlite.dsl.tir_layout import (
     Layout,
     LayoutIter,
     TileLayout,
+    row_major,
 )
 from tvmlite.grammar import syntax
 
@@ -134,18 +135,7 @@ def _on_axis(p: ExprParser, node: syntax.Node) -> tuple[str, tir.PrimExpr]:
 
 
 def _row_major(extents: list[tir.PrimExpr]) -> list[tir.PrimExpr]:
-    strides: list[tir.PrimExpr] = []
-    step: tir.PrimExpr = tir.IntImm("int32", 1)
-    for extent in reversed(extents):
-        strides.append(step)
-        step = _product(step, extent)
-    return strides[::-1]
-
-
-def _product(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
-    if isinstance(a, tir.IntImm) and isinstance(b, tir.IntImm):
-        return tir.IntImm(b.dtype, a.value * b.value)
-    return tir.BinaryOp("mul", a, b)
+    return [it.stride for it in row_major(tuple(extents)).shard]
 
 
 def is_row_major(layout: TileLayout, shape: tuple[tir.PrimExpr, ...]) -> bool:

@@ -150,8 +150,8 @@ def _reinterpret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kw
     """Kept whatever the sizes: TVM prints device intrinsics' operands packed into
     another width (`T.reinterpret("int32", A[tx, T.Ramp(0, 1, 4)])` of float16); a CPU
     build refuses a reinterpret that changes the size."""
-    dtype, value = p.dtype_arg(args[0]), p.expr(args[1])
-    return tir.Call(dtype, "reinterpret", (value,), node.span)
+    (dtype, pointee), value = p.type_arg(args[0]), p.expr(args[1])
+    return tir.Call(dtype, "reinterpret", (value,), node.span, pointee=pointee)
 
 
 MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
