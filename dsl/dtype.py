@@ -1,6 +1,8 @@
 """Data types as strings (`"float32"`, `"int64"`, `"bool"`, `"float32x4"`, `"handle"`).
 
 A dtype is a plain string everywhere in the IR; this module parses and checks them.
+A scalable vector (`"float32xvscalex4"`: 4 x vscale lanes, known only on the device,
+as SVE and RVV have them) has `lanes()` 4 and `is_scalable()` true.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ SCALAR_CODES = ("int", "uint", "float", "bfloat")
 _DTYPE = re.compile(
     r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(1|4|8|16|32|64|128)|"
     r"(float8_e4m3fn|float8_e5m2|float8_e4m3fnuz|float8_e5m2fnuz|float8_e4m3|float8_e3m4|"
-    r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))(?:x(\d+))?$"
+    r"float8_e4m3b11fnuz|float8_e8m0fnu|float6_e2m3fn|float6_e3m2fn|float4_e2m1fn))"
+    r"(?:x(vscalex)?(\d+))?$"
 )
 # Bit widths a code may take; others (`int7`, `float12`) are rejected. int4/uint4 are
-# TVM's packed sub-byte integers and int1 its one-bit one (tensor-core operands), uint128
-# a 16-byte register (a CUDA cluster-launch response), `float8` its generic 8-bit float
-# (what `R.memory.view` reinterprets bytes as): the LLVM backend refuses them.
+# TVM's packed sub-byte integers, int1/uint1 its one-bit ones (binary tensor cores,
+# LLVM's i1 flags), uint128 a 16-byte register (a CUDA cluster-launch response), `float8`
+# its generic 8-bit float (what `R.memory.view` reinterprets bytes as): the LLVM backend
+# refuses them.
 _WIDTHS = {
     "int": (1, 4, 8, 16, 32, 64),
-    "uint": (4, 8, 16, 32, 64, 128),
+    "uint": (1, 4, 8, 16, 32, 64, 128),
     "float": (8, 16, 32, 64),
     "bfloat": (16,),
 }
@@ -66,7 +70,7 @@ def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
         width = int(m.group(6)[5])  # float8_..., float6_..., float4_...
     else:
         width = int(m.group(5))
-    n = int(m.group(7)) if m.group(7) else 1
+    n = int(m.group(8)) if m.group(8) else 1
     valid = (width in _WIDTHS[kind] if m.group(4) else True) and 1 <= n <= MAX_LANES
     return kind, width, n, valid
 
@@ -96,14 +100,26 @@ def lanes(dtype: str) -> int:
     return info[2] if info is not None else 1
 
 
+def is_scalable(dtype: str) -> bool:
+    """A vector of vscale x lanes (`float32xvscalex4`)."""
+    return "xvscalex" in dtype
+
+
 def element_of(dtype: str) -> str:
     """The scalar dtype of a vector dtype (`float32x4` -> `float32`)."""
-    return dtype.split("x")[0] if lanes(dtype) > 1 else dtype
+    return dtype.split("x")[0] if lanes(dtype) > 1 or is_scalable(dtype) else dtype
 
 
-def with_lanes(dtype: str, n: int) -> str:
+def with_lanes(dtype: str, n: int, scalable: bool = False) -> str:
     base = element_of(dtype)
+    if scalable:
+        return f"{base}xvscalex{n}"
     return base if n == 1 else f"{base}x{n}"
+
+
+def like_lanes(dtype: str, other: str) -> str:
+    """`dtype`'s element with the lanes of `other`, fixed or scalable."""
+    return with_lanes(dtype, lanes(other), is_scalable(other))
 
 
 def is_float(dtype: str) -> bool:

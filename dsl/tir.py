@@ -158,6 +158,17 @@ class Ramp(PrimExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class Shuffle(PrimExpr):
+    """`T.Shuffle([a, b], [0, 1])`: the lanes of the concatenated `vectors` picked by
+    `indices`, one result lane per index."""
+
+    vectors: tuple[PrimExpr, ...]
+    indices: tuple[PrimExpr, ...]
+    dtype: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True, slots=True)
 class Broadcast(PrimExpr):
     value: PrimExpr
     lanes: int
@@ -501,10 +512,6 @@ class For(Stmt):
                 problem = f"the loop bound {name} is {bound.dtype}, its var is {want}"
                 where = f"tir.For({self.loop_var.name!r}).{name}"
                 raise invalid(problem, bound.span or self.span, where)
-        if isinstance(self.step, IntImm) and self.step.value <= 0:  # would never end
-            problem = f"a loop step must be positive, got {self.step.value}"
-            where = f"tir.For({self.loop_var.name!r}).step"
-            raise invalid(problem, self.step.span or self.span, where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -567,7 +574,9 @@ class AllocBuffer(Stmt):
     `source` is the view a `decl_buffer` is declared over when that is itself a view
     (`C = B.local()` with `B = A.view(...)`): TVM 0.27 keeps such chains, and the
     printer names the view rather than the buffer owning the data. Nothing lowers
-    through it: `buffer.data` is the storage either way."""
+    through it: `buffer.data` is the storage either way.
+    `data_value` is a `decl_buffer` over the pointer an expression computes
+    (`data=T.address_of(A[4])`): `buffer.data` is a fresh var bound to it here."""
 
     buffer: Buffer
     form: str = "alloc_buffer"
@@ -575,6 +584,7 @@ class AllocBuffer(Stmt):
     comments: Comments | None = COMMENTS
     annotations: tuple[tuple[str, Any], ...] = ()
     source: Buffer | None = None
+    data_value: PrimExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ EXPR_NODES: tuple[type[tir.PrimExpr], ...] = (
     tir.Select,
     tir.Ramp,
     tir.Broadcast,
+    tir.Shuffle,
     tir.Let,
     tir.Call,
     tir.BufferLoad,
@@ -213,6 +214,10 @@ class StmtExprVisitor(TIRFunctor):
     def visit_Broadcast(self, e: tir.Broadcast) -> None:
         self.visit_expr(e.value)
 
+    def visit_Shuffle(self, e: tir.Shuffle) -> None:
+        for v in (*e.vectors, *e.indices):
+            self.visit_expr(v)
+
     def visit_Let(self, e: tir.Let) -> None:
         self.visit_expr(e.value)
         self.visit_var_def(e.var)
@@ -304,6 +309,8 @@ class StmtExprVisitor(TIRFunctor):
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         if s.source is not None:
             self.visit_buffer(s.source)
+        if s.data_value is not None:
+            self.visit_expr(s.data_value)
         self.visit_buffer_def(s.buffer)
         self.visit_annotations(s.annotations)
 

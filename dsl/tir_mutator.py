@@ -208,6 +208,9 @@ class StmtExprMutator(TIRFunctor):
     def visit_Broadcast(self, e: tir.Broadcast) -> tir.PrimExpr:
         return replace(e, value=self.visit_expr(e.value))
 
+    def visit_Shuffle(self, e: tir.Shuffle) -> tir.PrimExpr:
+        return replace(e, vectors=self.visit_exprs(e.vectors), indices=self.visit_exprs(e.indices))
+
     def visit_Let(self, e: tir.Let) -> tir.PrimExpr:
         value = self.visit_expr(e.value)
         return replace(e, var=self._define(e.var), value=value, body=self.visit_expr(e.body))
@@ -302,9 +305,12 @@ class StmtExprMutator(TIRFunctor):
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> tir.Stmt:
         source = None if s.source is None else self.visit_buffer(s.source)
+        data_value = None if s.data_value is None else self.visit_expr(s.data_value)
         buffer = self.visit_buffer_def(s.buffer)
         annotations = self.visit_annotations(s.annotations)
-        return replace(s, buffer=buffer, annotations=annotations, source=source)
+        return replace(
+            s, buffer=buffer, annotations=annotations, source=source, data_value=data_value
+        )
 
     def visit_Block(self, s: tir.Block) -> tir.Stmt:
         iter_vars = tuple(self.visit_iter_var(iv) for iv in s.iter_vars)

@@ -41,6 +41,7 @@ def _context(
 
 def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> str:
     ctx = _context(dialect, frozenset(mod.functions), options)
+    ctx.tir.keys_as_written = mod.dialect == dialect
     relax_printer = RelaxPrinter(ctx)
     notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty

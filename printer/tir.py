@@ -19,7 +19,7 @@ from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_layout import layout_kwargs
-from tvmlite.printer.tir_stmt import StmtPrinter, indent, is_true
+from tvmlite.printer.tir_stmt import StmtPrinter, default_offset, indent, is_true
 
 __all__ = ["TIRPrinter"]
 
@@ -72,6 +72,7 @@ class TIRPrinter:
         self.names = names
         self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
+        self.keys_as_written = False  # set for a module printed in its own spelling
 
     def prim_func(
         self, name: str, func: tir.PrimFunc, module_level: bool
@@ -189,9 +190,10 @@ class TIRPrinter:
     def declaration_groups(
         self, func: tir.PrimFunc, buffers: dict[int, tir.Buffer], symbolic: list[tir.Var]
     ) -> list[list[tir.Var]]:
-        """0.27's declarations: one line for the int32 vars each param buffer
-        introduces (`m, n = T.int32(), T.int32()`); stride vars the signature names
-        are `A.strides[k]` and need none."""
+        """0.27's declarations of the int32 vars each param buffer introduces, as TVM
+        orders them: a line of its own for each var inside an expression dim (`x =
+        T.int32()` for `"x * 8"`), then one line for the plain dims (`m, n = T.int32(),
+        T.int32()`); stride vars the signature names are `A.strides[k]` and need none."""
         wanted = {
             id(v): v for v in symbolic if v.dtype != "int64" and id(v) not in self.exprs.inline
         }
@@ -200,13 +202,18 @@ class TIRPrinter:
             buffer = buffers.get(id(param))
             if buffer is None:
                 continue
-            group: dict[int, tir.Var] = {}
+            plain = {id(d) for d in buffer.shape if isinstance(d, tir.Var)}
+            group: list[tir.Var] = []
             for e in buffer_exprs(buffer):
                 for var in iter_vars_of(e):
-                    if wanted.pop(id(var), None) is not None:
-                        group[id(var)] = var
+                    if wanted.pop(id(var), None) is None:
+                        continue
+                    if id(var) in plain:
+                        group.append(var)
+                    else:
+                        groups.append([var])
             if group:
-                groups.append(list(group.values()))
+                groups.append(group)
         return groups
 
     def declaration_order(self, symbolic: list[tir.Var], buffers: object) -> list[tir.Var]:
@@ -239,7 +246,7 @@ class TIRPrinter:
         offset = buffer.elem_offset
         if isinstance(offset, tir.Var) and id(offset) in self.buffer_named:
             self.exprs.inline[id(offset)] = f"{name}.elem_offset"
-        elif offset is not None and int_const(offset) != 0:
+        elif offset is not None and not default_offset(buffer):
             text = self.signature_expr(offset, defined, quote_params=False)
             args.append(f"elem_offset={text}")
         if buffer.scope != "global":
@@ -319,7 +326,11 @@ class TIRPrinter:
             self.stmts.frames[-1].extend(written.lines())  # its attributes print elsewhere
 
     def attr_key(self, key: str) -> str:
-        """`tir.`/`tirx.` key prefixes follow the dialect printed."""
+        """`tir.`/`tirx.` key prefixes follow the dialect printed; a module printed in
+        the spelling it was written in keeps them as written (TVM 0.27 prints a
+        `tir.noalias` it was given as such)."""
+        if self.keys_as_written:
+            return key
         for prefix in ("tir.", "tirx."):
             if key.startswith(prefix):
                 return ("tirx." if self.modern else "tir.") + key[len(prefix) :]

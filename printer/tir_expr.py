@@ -71,6 +71,15 @@ DTYPE_FIRST = frozenset(
 )
 
 
+def lanes_expr(lanes: int, dtype: str, index_dtype: str = "int32") -> tir.PrimExpr:
+    """The lane count of a vector of `dtype`: `4`, or `T.vscale() * 4` when scalable."""
+    count = tir.IntImm(index_dtype, lanes)
+    if not dt.is_scalable(dtype):
+        return count
+    vscale = tir.Call("int32", "vscale", ())
+    return tir.BinaryOp("mul", vscale, count, "int32")
+
+
 def wrap(child: tuple[str, int], parent: int, same: bool = False) -> str:
     """Parenthesize `child` if it binds looser than `parent` (or equally, for
     right operands of left-associative operators)."""
@@ -187,6 +196,8 @@ def type_text(var: tir.Var) -> str:
         return "T.TensorMap()"
     if var.pointee is not None:
         elem, scope = var.pointee
+        if elem == "void" and scope not in ("", "global"):  # TVM names no void element
+            return f"T.handle(storage_scope={string_text(scope)})"
         elem = string_text(dtype_text(elem))
         return f"T.handle({elem}, {string_text(scope)})" if scope else f"T.handle({elem})"
     return f"T.{dtype_text(var.dtype)}"
@@ -289,10 +300,19 @@ class ExprPrinter:
         return f"T.Select({args})", ATOM
 
     def visit_Ramp(self, e: tir.Ramp) -> tuple[str, int]:
-        return f"T.Ramp({self.text(e.base)}, {self.text(e.stride)}, {e.lanes})", ATOM
+        lanes = self.lanes_text(e.lanes, e.dtype)
+        return f"T.Ramp({self.text(e.base)}, {self.text(e.stride)}, {lanes})", ATOM
 
     def visit_Broadcast(self, e: tir.Broadcast) -> tuple[str, int]:
-        return f"T.Broadcast({self.text(e.value)}, {e.lanes})", ATOM
+        return f"T.Broadcast({self.text(e.value)}, {self.lanes_text(e.lanes, e.dtype)})", ATOM
+
+    def lanes_text(self, lanes: int, dtype: str) -> str:
+        return self.text(lanes_expr(lanes, dtype)) if dt.is_scalable(dtype) else str(lanes)
+
+    def visit_Shuffle(self, e: tir.Shuffle) -> tuple[str, int]:
+        vectors = ", ".join(self.text(v) for v in e.vectors)
+        indices = ", ".join(self.text(i) for i in e.indices)
+        return f"T.Shuffle([{vectors}], [{indices}])", ATOM
 
     def visit_Let(self, e: tir.Let) -> tuple[str, int]:
         var = self.text(e.var)
@@ -367,7 +387,7 @@ class ExprPrinter:
         return "[" + ", ".join(parts) + "]"
 
     def ramp_slice(self, ramp: tir.Ramp) -> str:
-        lanes = tir.IntImm(ramp.stride.dtype, ramp.lanes)
+        lanes = lanes_expr(ramp.lanes, ramp.dtype, ramp.stride.dtype)
         stop = add_folded(ramp.base, mul_folded(lanes, ramp.stride))
         text = f"{self.text(ramp.base)}:{self.text(stop)}"
         if int_const(ramp.stride) != 1:

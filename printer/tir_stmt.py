@@ -13,6 +13,7 @@ import dataclasses
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
 from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
@@ -75,6 +76,20 @@ def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
     if key == "pragma_unroll" and (value is True or type(value) is int):
         return str(value)
     return None
+
+
+def default_offset(buffer: tir.Buffer) -> bool:
+    """An offset TVM leaves out: a zero of the index dtype of the buffer's shape (a
+    `T.int64(0)` offset of an int32-shaped buffer is printed)."""
+    offset = buffer.elem_offset
+    index = buffer.shape[0].dtype if buffer.shape else "int32"
+    return isinstance(offset, tir.IntImm) and offset.value == 0 and offset.dtype == index
+
+
+def is_nothing(s: tir.Stmt) -> bool:
+    """`T.evaluate(0)`, what an empty sequence parses to."""
+    value = s.value if isinstance(s, tir.Evaluate) else None
+    return isinstance(value, tir.IntImm) and value.value == 0 and s.comments is None
 
 
 def is_true(e: tir.PrimExpr) -> bool:
@@ -204,6 +219,15 @@ class StmtPrinter:
                 body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
                 self.stmt(dataclasses.replace(item, body=body))
                 return
+            if self.mutable_scalar(item, s.seq[i + 1 :]):
+                skip = 1
+                init = s.seq[i + 1]
+                assert isinstance(item, tir.AllocBuffer) and isinstance(init, tir.BufferStore)
+                value = self.exprs.text(init.value)
+                name = self.names.define(item.buffer, item.buffer.name)
+                line = f"{name}: T.{dtype_text(item.buffer.dtype)} = {value}"
+                self.emit(line, item.comments)
+                continue
             if isinstance(item, tir.LetStmt):
                 self.visit_LetStmt(item, concise=last)
                 self.frames[-1].extend(after_lines(item.comments))
@@ -211,6 +235,20 @@ class StmtPrinter:
                 self.visit_AttrStmt(item, concise=False)
             else:
                 self.stmt(item)
+
+    def mutable_scalar(self, s: tir.Stmt, rest: tuple[tir.Stmt, ...]) -> bool:
+        """`x: T.float32 = v`, as 0.27 prints a local scalar's allocation and first store,
+        for the mutable scalar the parser makes of it: one stored to again after."""
+        if not (isinstance(s, tir.AllocBuffer) and self.exprs.scalar_names and rest):
+            return False
+        if s.form != "alloc_local" or s.annotations or not is_plain_scalar(s.buffer):
+            return False
+        init = rest[0]
+        if not isinstance(init, tir.BufferStore) or init.buffer is not s.buffer:
+            return False
+        if init.comments is not None or not self.exprs.scalar_access(init.buffer, init.indices):
+            return False
+        return any(isinstance(n, tir.BufferStore) and n.buffer is s.buffer for n in walk(rest[1:]))
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         target = self.exprs.buffer_name(s.buffer)
@@ -271,6 +309,8 @@ class StmtPrinter:
         if self.modern and is_dict_attr(s.body):  # after the let's line: not alone, so `with`
             self.visit_AttrStmt(s.body, concise=False)  # type: ignore[arg-type]
             self.frames[-1].extend(after_lines(s.body.comments))
+        elif self.modern and is_nothing(s.body):
+            pass  # a flat let ends its sequence: TVM's Bind has no body to print
         else:
             self.stmt(s.body)
         lines = self.close()
@@ -379,6 +419,8 @@ class StmtPrinter:
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []
         data = None if s.source is None else f"{self.exprs.buffer_name(s.source)}.data"
+        if s.data_value is not None:  # `data=T.address_of(A[4])`
+            data = self.exprs.text(s.data_value)
         if declared and view is None and self.named(s.buffer.data):
             view = scalar_text(self.exprs, s.buffer, data or self.exprs.text(s.buffer.data))
         decl = view or self.buffer_decl(s.buffer, "T." + s.form, [], data=data, trailing=notes)
@@ -431,10 +473,11 @@ class StmtPrinter:
             args.append(self.exprs.text(s.extent))
         else:
             args += [self.exprs.text(s.min), self.exprs.text(range_end(s.min, s.extent))]
+        step = None
         if s.step is not None and int_const(s.step) != 1:
             if len(args) == 1:
                 args.insert(0, self.exprs.text(s.min))
-            args.append(self.exprs.text(s.step))
+            step = self.exprs.text(s.step)  # `range(a, b, 3)`, `T.unroll(a, b, step=3)`
         if s.kind == tir.THREAD_BINDING:
             args.append(f"thread={string_text(s.thread)}")
         unroll = unroll_keyword(s.annotations) if s.kind == tir.SERIAL else None
@@ -446,6 +489,8 @@ class StmtPrinter:
             prefix = "T.serial" if s.annotations else "range"
         else:
             prefix = LOOP_PREFIX[s.kind]
+        if step is not None:
+            args.append(step if prefix == "range" else f"step={step}")
         return f"{prefix}({', '.join(args)})"
 
     # ------------------------------------------------------------ blocks
@@ -553,7 +598,9 @@ class StmtPrinter:
     ) -> str:
         """`T.alloc_buffer((4,), "int64", scope="shared")`-style declarations:
         dtype omitted when float32, keywords only when not the default. The data
-        var is taken over as `buf.data` unless it already has a name."""
+        var is taken over as `buf.data` unless it already has a name; `data` is the
+        text `data=` gives (always printed when given: a view's source, or the pointer
+        expression a declaration's fresh data var is bound to)."""
         args = list(args)
         args.append(self.shape_text(buffer.shape))
         if dtype_always or buffer.dtype != "float32":
@@ -562,7 +609,7 @@ class StmtPrinter:
         fresh = self.names.get(var) is None and self.exprs.inline.setdefault(id(var), own) == own
         if fresh:
             self.exprs.data_owner.setdefault(id(var), buffer)
-        if not (own_data or fresh):
+        if data is not None or not (own_data or fresh):
             args.append(f"data={data or self.exprs.text(var)}")
         args += self.buffer_kwargs(buffer, callee, region) + (trailing or [])
         return f"{callee}({', '.join(args)})"
@@ -597,7 +644,7 @@ class StmtPrinter:
             self.exprs.inline.setdefault(
                 id(offset), f"{self.exprs.buffer_name(buffer)}.elem_offset"
             )
-        elif offset is not None and int_const(offset) != 0:
+        elif offset is not None and not default_offset(buffer):
             kwargs.append(f"elem_offset={self.exprs.text(offset)}")
         if region and offset is None and buffer.offset_factor:
             force_factor = True

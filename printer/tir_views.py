@@ -45,6 +45,8 @@ def view_text(exprs: ExprPrinter, buffer: tir.Buffer, owner: tir.Buffer) -> str 
         if not isinstance(buffer.layout, DefaultLayout):
             return None
         return f"{source}.view({string_text(buffer.dtype)})"
+    if len({d.dtype for d in (*buffer.shape, *owner.shape)}) > 1:
+        return None  # TVM views only within one index dtype
     args = [exprs.text(d) for d in buffer.shape]
     if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
         if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):

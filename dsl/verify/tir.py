@@ -126,9 +126,6 @@ class _Verifier(StmtExprVisitor):
     # ------------------------------------------------------------ statements
 
     def visit_For(self, s: tir.For) -> None:
-        extent = const_int(s.extent)
-        if extent is not None and extent < 0:
-            raise self.fail(f"loop extent of '{s.loop_var.name}' is negative ({extent})")
         self.loops[s.loop_var] = tir.Range(s.min, s.extent)
         super().visit_For(s)
 

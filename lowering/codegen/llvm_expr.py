@@ -99,9 +99,32 @@ class ExprEmitter(TIRFunctor):
         return self.b.shuffle_vector(first, undef, mask)
 
     def visit_Broadcast(self, e: tir.Broadcast) -> Value:
+        ty.check_fixed(e.dtype)
         return self.splat(self.expr(e.value), e.lanes)
 
+    def visit_Shuffle(self, e: tir.Shuffle) -> Value:
+        """Lane by lane: the concatenated vectors' lanes that constant indices pick."""
+        lanes: list[Value] = []
+        for vector in e.vectors:
+            value = self.expr(vector)
+            count = dt.lanes(vector.dtype)
+            if count == 1:
+                lanes.append(value)
+                continue
+            for k in range(count):
+                lanes.append(self.b.extract_element(value, ty.constant("int32", k)))
+        result: Value = ir.Constant(ty.value_type(e.dtype), ir.Undefined)
+        for k, index in enumerate(e.indices):
+            if not isinstance(index, tir.IntImm) or not 0 <= index.value < len(lanes):
+                raise TVMLiteError("T.Shuffle needs constant indices within its vectors' lanes")
+            pick = lanes[index.value]
+            if dt.lanes(e.dtype) == 1:
+                return pick
+            result = self.b.insert_element(result, pick, ty.constant("int32", k))
+        return result
+
     def visit_Ramp(self, e: tir.Ramp) -> Value:
+        ty.check_fixed(e.dtype)
         base = self.splat(self.expr(e.base), e.lanes)
         stride = self.splat(self.expr(e.stride), e.lanes)
         steps = ir.Constant(base.type, [ty.constant(e.base.dtype, i) for i in range(e.lanes)])
@@ -122,6 +145,7 @@ class ExprEmitter(TIRFunctor):
     def _check_flat(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
         if len(indices) != 1:
             raise TVMLiteError(f"access to '{buffer.name}' was not flattened")
+        ty.check_fixed(indices[0].dtype)
         return indices[0]
 
     def _contiguous(self, index: tir.PrimExpr) -> tir.PrimExpr | None:

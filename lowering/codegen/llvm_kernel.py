@@ -137,7 +137,7 @@ class KernelEmitter(ExprEmitter):
         collect.visit_stmt(body)
         for alloc in collect.found:
             b = alloc.buffer
-            if b.data in self.vars:
+            if b.data in self.vars or alloc.data_value is not None:
                 continue  # a view of storage that exists already
             elem = ty.memory_type(dt.element_of(b.dtype))
             item = ty.byte_size(b.dtype)
@@ -259,7 +259,10 @@ class KernelEmitter(ExprEmitter):
         self.leave(0)
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
-        """Storage was made at entry (see `allocate`)."""
+        """Storage was made at entry (see `allocate`); a view over a computed pointer
+        takes it here."""
+        if s.data_value is not None:
+            self.vars[s.buffer.data] = self.expr(s.data_value)
 
     def visit_Block(self, s: tir.Block) -> None:
         raise TVMLiteError(f"block '{s.name}' reached codegen: run LowerBlocks first")
@@ -285,6 +288,12 @@ class KernelEmitter(ExprEmitter):
         self.b.position_at_end(done)
 
     def visit_For(self, s: tir.For) -> None:
+        if isinstance(s.step, tir.IntImm) and s.step.value <= 0:  # TVM refuses it too
+            where = f"{s.span.location()}: " if s.span is not None else ""
+            raise TVMLiteError(
+                f"{where}loop '{s.loop_var.name}' has step {s.step.value}: "
+                "a loop step must be positive to build"
+            )
         if self.outlining and parallel.outlined(s):
             parallel.emit_parallel_loop(self, s)
             return

@@ -63,7 +63,8 @@ _OPERANDS: dict[str, tuple[str, bool]] = {
     **dict.fromkeys(LLVM_UNARY, _FLOAT_SAME),
     **dict.fromkeys(LLVM_BINARY, _FLOAT_SAME),
     **dict.fromkeys(["isnan", "isinf", "isfinite", "ldexp"], ("float", False)),
-    **dict.fromkeys(["popcount", "clz", "shift_left", "shift_right"], _INT_SAME),
+    **dict.fromkeys(["popcount", "shift_left", "shift_right"], _INT_SAME),
+    "clz": ("int", False),  # an int32 count of any integer
     **dict.fromkeys(["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"], _INT_SAME),
     "fmod": ("any", True),
 }
@@ -247,7 +248,9 @@ class CallEmitter:
         return self._intrinsic("llvm.ctpop", [self.expr(e.args[0])])
 
     def _clz(self, e: tir.Call) -> Value:
-        return self._intrinsic("llvm.ctlz", [self.expr(e.args[0]), ir.Constant(ty.I1, 0)])
+        (x,) = e.args
+        count = self._intrinsic("llvm.ctlz", [self.expr(x), ir.Constant(ty.I1, 0)])
+        return self.arith.cast(count, x.dtype, e.dtype)
 
     def _shift_left(self, e: tir.Call) -> Value:
         a, b = self._args(e)
@@ -275,7 +278,9 @@ class CallEmitter:
     def _reinterpret(self, e: tir.Call) -> Value:
         src = e.args[-1]
         if ty.byte_size(src.dtype) != ty.byte_size(e.dtype) or "bool" in (src.dtype, e.dtype):
-            raise TVMLiteError(f"T.reinterpret cannot change {src.dtype} into {e.dtype}")
+            raise TVMLiteError(
+                f"T.reinterpret cannot change {src.dtype} into {e.dtype}: sizes differ"
+            )
         return self.b.bitcast(self.expr(src), ty.value_type(e.dtype))
 
     def _vector_half(self, e: tir.Call) -> Value:
@@ -338,9 +343,11 @@ class CallEmitter:
 
     def _address_of(self, e: tir.Call) -> Value:
         load = e.args[0]
-        if not isinstance(load, tir.BufferLoad):  # a T.TensorMap() descriptor
+        if isinstance(load, tir.Var) and load.pointee == tir.TENSOR_MAP:
             raise TVMLiteError(
                 "T.address_of of a T.TensorMap() var (a CUDA tensor-map descriptor) "
                 "is not supported by the LLVM backend"
             )
+        if not isinstance(load, tir.BufferLoad):  # a variable has no address in a register
+            raise TVMLiteError("T.address_of of a variable is not supported by the LLVM backend")
         return self.element_pointer(load.buffer, load.indices[0])

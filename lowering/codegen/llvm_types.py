@@ -36,8 +36,15 @@ def _scalar(elem: str, memory: bool) -> ir.Type:
     raise TVMLiteError(f"the LLVM backend does not support dtype {elem}")
 
 
+def check_fixed(dtype: str) -> None:
+    """Refuses a scalable vector dtype: LLVM types here have a lane count fixed at build."""
+    if dt.is_scalable(dtype):  # vscale is the device's (SVE, RVV): unknown when compiling
+        raise TVMLiteError(f"the LLVM backend does not support scalable vector dtype {dtype}")
+
+
 def value_type(dtype: str) -> ir.Type:
     """Type of an SSA value of `dtype` (bool is i1; vectors are <n x T>)."""
+    check_fixed(dtype)
     scalar = _scalar(dt.element_of(dtype), memory=False)
     n = dt.lanes(dtype)
     return scalar if n == 1 else ir.VectorType(scalar, n)
@@ -45,6 +52,7 @@ def value_type(dtype: str) -> ir.Type:
 
 def memory_type(dtype: str) -> ir.Type:
     """Type of an element of `dtype` in a buffer (bool is i8)."""
+    check_fixed(dtype)
     scalar = _scalar(dt.element_of(dtype), memory=True)
     n = dt.lanes(dtype)
     return scalar if n == 1 else ir.VectorType(scalar, n)

@@ -33,11 +33,12 @@ def to_index(e: tir.PrimExpr) -> tir.PrimExpr:
         return e
     if isinstance(e, tir.IntImm):
         return tir.IntImm(INDEX, e.value)
+    vector = dt.like_lanes(INDEX, e.dtype)  # scalable lanes stay scalable
     if isinstance(e, tir.Ramp):
-        return tir.Ramp(to_index(e.base), to_index(e.stride), e.lanes, f"{INDEX}x{e.lanes}")
+        return tir.Ramp(to_index(e.base), to_index(e.stride), e.lanes, vector)
     if isinstance(e, tir.Broadcast):
-        return tir.Broadcast(to_index(e.value), e.lanes, f"{INDEX}x{e.lanes}")
-    return tir.Cast(dt.with_lanes(INDEX, dt.lanes(e.dtype)), e)
+        return tir.Broadcast(to_index(e.value), e.lanes, vector)
+    return tir.Cast(vector, e)
 
 
 def _broadcast(e: tir.PrimExpr, lanes: int) -> tir.PrimExpr:

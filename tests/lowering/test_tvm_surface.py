@@ -207,16 +207,6 @@ def test_tile_operator_is_refused_by_name() -> None:
     assert "T.tile.add is not supported by the LLVM backend" in _build_error(body)
 
 
-def test_block_axes_with_a_literal_extent_over_int64_bindings_run() -> None:
-    """`T.axis.spatial(1, T.int64(0))`: the domain keeps the literal's int32, as TVM
-    prints it (golden tir/axis_literal_extent.tvms); the sum is NumPy's."""
-    path = Path(__file__).parents[1] / "golden" / "tir" / "axis_literal_extent.tvms"
-    main = tvmlite.build(tvmlite.parse(path.read_text()))["main"]
-    a, b = np.arange(4, dtype="float32"), np.zeros((), "float32")
-    main(a, b)
-    assert float(b) == float(a.sum()) * 0.5
-
-
 def test_vector_halves_run() -> None:
     """`T.vectorlow` / `T.vectorhigh` (golden tir/vector_halves.tvms): the first and
     last 8 lanes of 16, as TVM 0.27 computes them."""

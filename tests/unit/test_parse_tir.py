@@ -697,9 +697,10 @@ def test_init_without_reduce_axis_is_accepted_as_tvm() -> None:
 
 
 def test_verify_negative_extent_and_zero_is_fine():
+    """As in TVM, a loop with a negative extent is valid and runs no iteration."""
     body_of("for i in range(0):\n    A[i] = T.float32(0)")
-    error = _verify_err("for i in range(4, 2):\n    A[i, 0] = T.float32(0)")
-    assert "loop extent of 'i' is negative (-2)" in error.message and where(error) == (3, 5)
+    loop = body_of("for i in range(4, 2):\n    A[i] = T.float32(0)")
+    assert isinstance(loop, tir.For) and loop.extent.value == -2
 
 
 def test_verify_binding_out_of_domain():

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cyc
     from tvmlite.dsl.parse.tir.stmt import StmtParser
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.block import AXIS_KINDS, FUNCTION
-from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS
+from tvmlite.dsl.parse.tir.expr import _ARITH, _BITWISE, META_BUILTINS, access_dtype
 from tvmlite.dsl.parse.tir.ops import make_const, materialize
 from tvmlite.dsl.parse.tir.views import ViewParser
 
@@ -90,6 +90,8 @@ class AssignParser:
         if not self.fn.classic and isinstance(old, tir.Buffer) and tir.is_scalar_buffer(old):
             zero = tir.IntImm("int32", 0, target.span)  # 0.27 `acc = v`: its one element
             return tir.BufferStore(old, self.exprs.typed(value, old.dtype), (zero,), node.span)
+        if not self.fn.classic and reassigned(target.id, self.fn.following):
+            return self.mutable(target, None, value, node)
         return self.bind(target, None, value, node, let=self.fn.classic)
 
     def _ann_assign(self, node: syntax.AnnAssign) -> Result:
@@ -103,6 +105,9 @@ class AssignParser:
             if not self.fn.classic and dtype != "handle":
                 return self.scalar(node.target, dtype, node)
             return self.declare(node.target, dtype, node, pointee)
+        mutable = not (let or self.fn.classic) and dtype != "handle"
+        if mutable and reassigned(node.target.id, self.fn.following):
+            return self.mutable(node.target, dtype, node.value, node)
         return self.bind(
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
         )
@@ -179,12 +184,32 @@ class AssignParser:
         rest of the sequence (LetStmt); 0.27 `x = v` / `x: T.f32 = v` is a flat Bind."""
         dtype, pointee = annotated if annotated is not None else (None, None)
         value = self.exprs.typed(value_node, dtype) if dtype else self.exprs.expr(value_node)
+        return self.bind_value(target, pointee, value, node, let)
+
+    def bind_value(
+        self, target: syntax.Name, pointee: Any, value: tir.PrimExpr, node: syntax.Node, let: bool
+    ) -> Result:
         self.check_rebind(target)
-        var = tir.Var(target.id, dtype or value.dtype, pointee, target.span)
+        var = tir.Var(target.id, value.dtype, pointee, target.span)
         self.exprs.define(target.id, var)
         if let:
             return Scoped(tir.LetStmt(var, value, tir.Evaluate(tir.IntImm("int32", 0)), node.span))
         return tir.Bind(var, value, node.span)
+
+    def mutable(
+        self, target: syntax.Name, dtype: str | None, value_node: syntax.Node, node: syntax.Node
+    ) -> Result:
+        """0.27's `x: T.f32 = v` (or `x = v`) of a name assigned again later, as in a loop
+        that accumulates: a mutable scalar, the local one-element buffer TVM makes of it,
+        and the store of its first value. A name assigned once stays an immutable Bind:
+        the same value, printed the same, and plain to index analysis."""
+        value = self.exprs.typed(value_node, dtype) if dtype else self.exprs.expr(value_node)
+        if value.dtype == "handle" or dt.lanes(value.dtype) != 1:
+            return self.bind_value(target, None, value, node, let=False)
+        alloc = self.scalar(target, value.dtype, node)
+        assert isinstance(alloc, tir.AllocBuffer)
+        zero = tir.IntImm("int32", 0, target.span)
+        return [alloc, tir.BufferStore(alloc.buffer, value, (zero,), node.span)]
 
     def store(self, target: syntax.Subscript, value_node: syntax.Node, node: syntax.Node) -> Result:
         if isinstance(target.value, syntax.Name):
@@ -195,12 +220,11 @@ class AssignParser:
                 )
         buffer = self.exprs.buffer_of(target.value)
         indices = self.exprs.indices(buffer, target)
-        lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
-        value = self.exprs.typed(value_node, dt.with_lanes(buffer.dtype, lanes))
+        value = self.exprs.typed(value_node, access_dtype(buffer, indices))
         return tir.BufferStore(buffer, value, indices, node.span)
 
     def _aug_assign(self, node: syntax.AugAssign) -> Result:
-        if not isinstance(node.target, syntax.Subscript):
+        if not isinstance(node.target, syntax.Subscript) and not self.scalar_name(node.target):
             raise self.ctx.error("augmented assignment is only supported on buffer elements", node)
         kind = _ARITH.get(node.op)
         load = self.exprs.value(node.target)
@@ -212,6 +236,13 @@ class AssignParser:
             raise self.ctx.error(f"operator '{node.op}=' is not supported in TIR", node)
         assert isinstance(load, tir.BufferLoad)
         return tir.BufferStore(load.buffer, new, load.indices, node.span)
+
+    def scalar_name(self, node: syntax.Node) -> bool:
+        """Whether `node` names a 0.27 scalar (`acc += v` stores to its one element)."""
+        if self.fn.classic or not isinstance(node, syntax.Name):
+            return False
+        found = self.exprs.scope.lookup(node.id)
+        return isinstance(found, tir.Buffer) and tir.is_scalar_buffer(found)
 
     # ------------------------------------------------------------ buffers from assignments
 
@@ -255,15 +286,25 @@ class AssignParser:
             call, keywords=tuple(k for k in call.keywords if k not in annotated)
         )
         named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
+        data_value = None
+        if short == "decl_buffer" and "data" in named:
+            value = self.exprs.value(named["data"])
+            if not isinstance(value, tir.Var):  # `data=T.address_of(A[4])`: a fresh var
+                data_value = materialize(value)
+                if data_value.dtype != "handle":
+                    raise self.ctx.error("data= must be a handle", named["data"])
+                del named["data"]
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
         annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
-        if short == "decl_buffer" and not annotations:
+        if short == "decl_buffer" and not annotations and data_value is None:
             owner = self.views.data_owner(named.get("data"))
             return self.views.declare(target, buffer, owner, call)
         self.exprs.define(target.id, buffer)
-        return tir.AllocBuffer(buffer, short, call.span, annotations=annotations)
+        return tir.AllocBuffer(
+            buffer, short, call.span, annotations=annotations, data_value=data_value
+        )
 
     def _decl_scalar(self, target: syntax.Name, call: syntax.Call) -> Result:
         return self.views.decl_scalar(target, call)
@@ -413,3 +454,21 @@ def declarations(
             return []
         out.append((name, callee[2:], call))
     return out
+
+
+def reassigned(name: str, nodes: tuple[syntax.Node, ...]) -> bool:
+    """Whether a statement among `nodes` (or nested in one) assigns `name` again."""
+    for node in nodes:
+        if isinstance(node, syntax.Assign):
+            if any(isinstance(t, syntax.Name) and t.id == name for t in node.targets):
+                return True
+        elif isinstance(node, syntax.AugAssign):
+            if isinstance(node.target, syntax.Name) and node.target.id == name:
+                return True
+        elif isinstance(node, syntax.If):
+            if reassigned(name, node.body) or reassigned(name, node.orelse):
+                return True
+        elif isinstance(node, syntax.For | syntax.While | syntax.With):
+            if reassigned(name, node.body):
+                return True
+    return False

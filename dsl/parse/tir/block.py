@@ -163,11 +163,16 @@ class BlockParser:
             lo, hi = Lit(0, dom_node.span), self.exprs.value(dom_node)
         dtype = declared or _first_dtype(binding, hi, lo) or "int32"
         value = materialize(binding, dtype)
-        low, high = materialize(lo, dtype), materialize(hi, dtype)
-        if isinstance(hi, Lit) and isinstance(lo, Lit) and declared is None:
-            # TVM keeps a bare literal extent's own dtype (`T.axis.spatial(1, T.int64(0))`
-            # has an int32 domain and an int64 binding) and prints it that way
-            low, high = materialize(lo), materialize(hi)
+        # TVM gives a bare extent (`T.axis.spatial(1, T.int64(0))`) int32, whatever the binding
+        bare = declared is None and isinstance(hi, Lit) and isinstance(lo, Lit)
+        low, high = (
+            (materialize(lo), materialize(hi))
+            if bare
+            else (
+                materialize(lo, dtype),
+                materialize(hi, dtype),
+            )
+        )
         if not dt.is_integer_like(dtype):
             raise self.ctx.error(f"a block axis must be an integer, got {dtype}", call)
         frame.comments = self.header_comments(frame.comments, f"axis:{len(frame.iter_vars)}")

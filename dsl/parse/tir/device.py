@@ -92,6 +92,7 @@ _RESULT = {
             "metal.simdgroup_store",
             "metal.simdgroup_multiply_accumulate",
             "ptr_byte_offset",
+            "handle_add_byte_offset",
             "print_buffer",
             "nvshmem.quiet",
         )

@@ -164,6 +164,14 @@ class ExprParser:
         """A vector width: an integer constant from 1 to `dtype.MAX_LANES`."""
         return self.check_lanes(self.int_arg(node, what), node, what)
 
+    def vector_lanes(self, node: syntax.Node, what: str) -> tuple[int, bool]:
+        """(lanes, scalable) of a width: a constant, or `T.vscale() * 4` (scalable)."""
+        value = self.value(node)
+        k = scalable_lanes(value) if isinstance(value, tir.PrimExpr) else None
+        if k is not None:
+            return self.check_lanes(k, node, what), True
+        return self.lanes_arg(node, what), False
+
     def check_lanes(self, lanes: int, node: syntax.Node, what: str) -> int:
         if not 1 <= lanes <= dt.MAX_LANES:
             raise self.error(f"{what} must be from 1 to {dt.MAX_LANES}, got {lanes}", node)
@@ -342,9 +350,7 @@ class ExprParser:
             return self.stride_of(owner, node)
         buffer = self.buffer_of(owner)
         indices = self.indices(buffer, node)
-        lanes = max((dt.lanes(i.dtype) for i in indices), default=1)
-        dtype = dt.with_lanes(buffer.dtype, lanes * dt.lanes(buffer.dtype))
-        return tir.BufferLoad(buffer, indices, dtype, node.span)
+        return tir.BufferLoad(buffer, indices, access_dtype(buffer, indices), node.span)
 
     def stride_of(self, owner: syntax.Attribute, node: syntax.Subscript) -> tir.PrimExpr:
         """`A.strides[k]`: how 0.27 names the k-th stride of a strided buffer."""
@@ -395,7 +401,18 @@ class ExprParser:
         )
         step = self.expr(node.step, start.dtype) if node.step is not None else None
         step_value = 1 if step is None else const_int(step)
-        span_value = const_int(difference(stop, start))
+        extent = difference(stop, start)
+        if isinstance(stop, tir.BinaryOp) and stop.kind == "add" and stop.a == start:
+            extent = stop.b  # `4 + T.vscale() * 8`, as the printer writes a scalable stop
+        scalable = scalable_lanes(extent)
+        if scalable is not None and step_value is not None and step_value > 0:
+            # `A[0:T.vscale() * 4]`, `A[4:4 + T.vscale() * 4 * 2:2]`
+            lanes = self.check_lanes(-(-scalable // step_value), node, "the lanes of a slice")
+            stride = step if step is not None else make_const(1, start.dtype, node.span)
+            return tir.Ramp(
+                start, stride, lanes, dt.with_lanes(start.dtype, lanes, True), node.span
+            )
+        span_value = const_int(extent)
         if step_value is None or span_value is None or step_value <= 0:
             raise self.error("a vector index slice needs constant extent and step", node)
         lanes = self.check_lanes(-(-span_value // step_value), node, "the lanes of a slice")
@@ -497,3 +514,29 @@ def _is_handle_type(node: syntax.Node) -> bool:
         and isinstance(node.value, syntax.Call)
         and syntax.dotted(node.value.func) == "T.handle"
     )
+
+
+def scalable_lanes(value: tir.PrimExpr) -> int | None:
+    """k of `T.vscale() * k` (the lanes of a scalable vector; `T.vscale() * 4 * 2` is
+    k = 8), else None."""
+    if not isinstance(value, tir.BinaryOp) or value.kind != "mul":
+        return None
+    for vscale, k in ((value.a, value.b), (value.b, value.a)):
+        if not isinstance(k, tir.IntImm):
+            continue
+        if isinstance(vscale, tir.Call) and vscale.op == "vscale":
+            return k.value
+        inner = scalable_lanes(vscale)
+        if inner is not None:
+            return inner * k.value
+    return None
+
+
+def access_dtype(buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> str:
+    """The dtype of `buffer[indices]`: a vector when an index is (fixed or scalable)."""
+    vector = next((i for i in indices if dt.lanes(i.dtype) > 1 or dt.is_scalable(i.dtype)), None)
+    if vector is None:
+        return buffer.dtype
+    if dt.is_scalable(vector.dtype):
+        return dt.like_lanes(buffer.dtype, vector.dtype)
+    return dt.with_lanes(buffer.dtype, dt.lanes(vector.dtype) * dt.lanes(buffer.dtype))

@@ -12,7 +12,7 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
 from tvmlite.dsl.parse.tir.expr import DTYPE_LIKE, META_BUILTINS, ExprParser
 from tvmlite.dsl.parse.tir.math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
-from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const
+from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const, materialize
 from tvmlite.grammar import syntax
 
 # `T.*` names that are statements; using one inside an expression is an error.
@@ -219,21 +219,46 @@ def _let(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) ->
 
 def _ramp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     base, stride = p.matched(p.value(args[0]), p.value(args[1]), node)
-    lanes = p.lanes_arg(args[2], "the lanes of T.Ramp")
-    return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes), node.span)
+    lanes, scalable = p.vector_lanes(args[2], "the lanes of T.Ramp")
+    return tir.Ramp(base, stride, lanes, dt.with_lanes(base.dtype, lanes, scalable), node.span)
 
 
 def _broadcast(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
-    lanes = p.lanes_arg(args[1], "the lanes of T.Broadcast")
-    return tir.Broadcast(value, lanes, dt.with_lanes(value.dtype, lanes), node.span)
+    lanes, scalable = p.vector_lanes(args[1], "the lanes of T.Broadcast")
+    dtype = dt.with_lanes(value.dtype, lanes, scalable)
+    return tir.Broadcast(value, lanes, dtype, node.span)
+
+
+def _shuffle(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.Shuffle([x, y], [0, 1])`: vectors, then the lane indices to pick."""
+    if not all(isinstance(a, syntax.List) and a.elts for a in args):
+        raise p.error("T.Shuffle expects a list of vectors and a list of lane indices", node)
+    vectors = tuple(p.expr(v) for v in args[0].elts)  # type: ignore[attr-defined]
+    indices = tuple(
+        materialize(p.integer(i, "a lane index of T.Shuffle"))
+        for i in args[1].elts  # type: ignore[attr-defined]
+    )
+    elem = dt.element_of(vectors[0].dtype)
+    for vector, item in zip(vectors, args[0].elts, strict=True):  # type: ignore[attr-defined]
+        if dt.element_of(vector.dtype) != elem:
+            raise p.error(f"the vectors of T.Shuffle must all be {elem}, got {vector.dtype}", item)
+    dtype = dt.with_lanes(elem, len(indices))
+    return tir.Shuffle(vectors, indices, dtype, node.span)
+
+
+_PACKED = ("call_packed", "call_cpacked", "call_packed_lowered", "call_cpacked_lowered")
 
 
 def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """`T.call_extern("int32", "f", ...)` and friends: result dtype first, then the name.
-    `T.call_packed("f", ...)` has no dtype (int32)."""
-    if name in ("call_packed", "call_cpacked"):
+    `T.call_packed("f", ...)` and the lowered `T.call_packed_lowered("f", stack, 0, 1)`
+    have no dtype (int32); TVM also takes the packed function as a value (a handle)."""
+    if name in _PACKED:
         dtype, rest = "int32", args
+        first = rest[0]
+        if not (isinstance(first, syntax.Constant) and isinstance(first.value, str)):
+            return tir.Call(dtype, name, tuple(p.expr(arg) for arg in rest), node.span)
     else:
         dtype, rest = p.dtype_arg(args[0]), args[1:]
     callee = tir.StringImm(p.str_arg(rest[0], f"the function name of T.{name}"), span=rest[0].span)
@@ -242,16 +267,14 @@ def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
 
 
 def _address_of(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
-    """`T.address_of(A[i])` (a handle), or of a `T.TensorMap()` descriptor (its address,
-    a uint64 as in TVM 0.27)."""
-    load = p.expr(args[0])
-    if isinstance(load, tir.Var) and load.pointee == tir.TENSOR_MAP:
-        return tir.Call("uint64", name, (load,), node.span)
-    if not isinstance(load, tir.BufferLoad):
-        raise p.error(
-            "T.address_of expects a buffer element such as A[i] or a T.TensorMap() var", args[0]
-        )
-    return tir.Call("handle", name, (load,), node.span)
+    """`T.address_of(A[i])` (a handle), of a scalar variable (TVM prints that too), or
+    of a `T.TensorMap()` descriptor (its address, a uint64 as in TVM 0.27)."""
+    target = p.expr(args[0])
+    if isinstance(target, tir.Var) and target.pointee == tir.TENSOR_MAP:
+        return tir.Call("uint64", name, (target,), node.span)
+    if not isinstance(target, tir.BufferLoad | tir.Var):
+        raise p.error("T.address_of expects a buffer element such as A[i] or a variable", args[0])
+    return tir.Call("handle", name, (target,), node.span)
 
 
 def _buffer_offset(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -284,13 +307,13 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "Let": (_let, Sig(1, 2, ("where",))),
     "Ramp": (_ramp, Sig(3, 3)),
     "Broadcast": (_broadcast, Sig(2, 2)),
+    "Shuffle": (_shuffle, Sig(2, 2)),
     "call_extern": (_extern, Sig(2, None)),
     "call_pure_extern": (_extern, Sig(2, None)),
     "call_intrin": (_extern, Sig(2, None)),
     "call_llvm_intrin": (_extern, Sig(2, None)),
     "call_llvm_pure_intrin": (_extern, Sig(2, None)),
-    "call_packed": (_extern, Sig(1, None)),
-    "call_cpacked": (_extern, Sig(1, None)),
+    **{packed: (_extern, Sig(1, None)) for packed in _PACKED},
     "address_of": (_address_of, Sig(1, 1)),
     "buffer_offset": (_buffer_offset, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),

@@ -101,6 +101,7 @@ class StmtParser:
         self.predeclared: dict[str, tir.Var] = {}
         self.env_threads: dict[tir.Var, str] = {}
         self.node: syntax.Node | None = None  # the statement being parsed
+        self.following: tuple[syntax.Node, ...] = ()  # the statements after it, same level
         self.func_comments: Comments | None = None  # T.func_attr's
         self.root_comments: Comments | None = None  # root-level T.alloc_buffer's
         self.rooted = False  # the root block's comment line was met
@@ -127,6 +128,7 @@ class StmtParser:
         for i in range(start, len(nodes)):
             if not self.rooted and nodes[i].comments is not None and self.level is FUNCTION:  # type: ignore[attr-defined]
                 pending = self.root_marker(nodes[i], pending)
+            self.following = nodes[i + 1 :]
             result = self.stmt(nodes[i])
             comments = nodes[i].comments  # type: ignore[attr-defined]
             if comments is not None or pending:
