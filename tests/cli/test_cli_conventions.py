@@ -199,6 +199,9 @@ def test_ctrl_c_exits_130(tmp_path, env) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # as from a terminal: a suite started in the background (`pytest &` without job
+        # control) has SIGINT ignored, and its children would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         writer = None

@@ -46,6 +46,32 @@ def test_assigned_once_stays_a_binding() -> None:
     assert isinstance(total.seq[1], tir.BufferStore)
 
 
+def test_a_scalar_named_as_a_buffer_is_one() -> None:
+    """`lo: T.float32 = v` assigned once but read as a region (`lo.source[0]`, as TVM
+    0.27 prints the reads of its scalars in blocks) is the local buffer TVM makes."""
+    text = """\
+# from tvm.script import tirx as T
+
+@T.prim_func(s_tir=True)
+def clip(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    lo: T.float32 = T.float32(-1.0)
+    for i in range(4):
+        with T.sblock("c"):
+            vi = T.axis.spatial(4, i)
+            T.reads(A[vi], lo.source[0])
+            T.writes(B[vi])
+            B[vi] = T.max(A[vi], lo)
+"""
+    func = tvmlite.parse(text)
+    body = func.body.block.body
+    assert isinstance(body.seq[0], tir.AllocBuffer) and body.seq[0].buffer.name == "lo"
+    assert tvmlite.structural_equal(tvmlite.parse(func.script()), func)
+    a = np.array([-3.0, -0.5, 2.0, -1.5], "float32")
+    b = np.zeros(4, "float32")
+    tvmlite.build(func)["clip"](a, b)
+    np.testing.assert_array_equal(b, np.maximum(a, -1.0))
+
+
 def test_shuffle_picks_lanes() -> None:
     """`T.Shuffle` of scalars and vectors (TVM 0.27: [7, 5, 8, 5] for x=5, y=7)."""
     b = np.zeros(4, "int32")

@@ -90,7 +90,7 @@ class AssignParser:
         if not self.fn.classic and isinstance(old, tir.Buffer) and tir.is_scalar_buffer(old):
             zero = tir.IntImm("int32", 0, target.span)  # 0.27 `acc = v`: its one element
             return tir.BufferStore(old, self.exprs.typed(value, old.dtype), (zero,), node.span)
-        if not self.fn.classic and reassigned(target.id, self.fn.following):
+        if not self.fn.classic and self.stored(target.id):
             return self.mutable(target, None, value, node)
         return self.bind(target, None, value, node, let=self.fn.classic)
 
@@ -106,7 +106,7 @@ class AssignParser:
                 return self.scalar(node.target, dtype, node)
             return self.declare(node.target, dtype, node, pointee)
         mutable = not (let or self.fn.classic) and dtype != "handle"
-        if mutable and reassigned(node.target.id, self.fn.following):
+        if mutable and self.stored(node.target.id):
             return self.mutable(node.target, dtype, node.value, node)
         return self.bind(
             node.target, (dtype, pointee), node.value, node, let=let or self.fn.classic
@@ -195,6 +195,12 @@ class AssignParser:
         if let:
             return Scoped(tir.LetStmt(var, value, tir.Evaluate(tir.IntImm("int32", 0)), node.span))
         return tir.Bind(var, value, node.span)
+
+    def stored(self, name: str) -> bool:
+        """Whether 0.27's `name = v` must be a one-element buffer, as TVM makes every
+        such scalar: when the name is assigned again or its buffer is named
+        (`name.source`); otherwise it is a Bind, of the same value and printed alike."""
+        return name in self.fn.source_names or reassigned(name, self.fn.following)
 
     def mutable(
         self, target: syntax.Name, dtype: str | None, value_node: syntax.Node, node: syntax.Node

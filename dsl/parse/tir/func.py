@@ -19,6 +19,7 @@ from tvmlite.dsl.parse.tir.buffer import implied_offset
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.stmt import StmtParser
 from tvmlite.dsl.verify.tir import verify_prim_func
+from tvmlite.dsl.walk import walk
 from tvmlite.grammar import syntax
 
 __all__ = ["parse_prim_func", "parse_tir_expr"]
@@ -70,6 +71,13 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     for name in fdef.type_params:
         parser.exprs.define(name, tir.Var(name, "int64", span=fdef.span))
     _predeclare(parser, fdef.body)
+    parser.source_names = frozenset(
+        node.value.id
+        for node in walk(fdef.body)
+        if isinstance(node, syntax.Attribute)
+        and node.attr == "source"
+        and isinstance(node.value, syntax.Name)
+    )
     params = _parse_params(parser, fdef)
     ret_type = parser.assign.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
