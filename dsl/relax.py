@@ -97,7 +97,7 @@ def check_dims(dims: tuple[tir.PrimExpr, ...], span: Span | None, where: str) ->
     constant is kept, as TVM keeps one (`R.shape_to_tensor` of a shape of unknown
     rank is `R.Tensor((-1,))`); `lower`/`build` refuse it in a tensor's shape."""
     for k, dim in enumerate(dims):
-        problem = tir.dim_problem(dim, negative_ok=True)
+        problem = tir.dim_problem(dim)
         if problem is not None:
             raise tir.invalid(problem, dim.span or span, f"{where}[{k}]")
 

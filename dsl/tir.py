@@ -270,14 +270,12 @@ def is_scalar_buffer(buffer: Buffer) -> bool:
     )
 
 
-def dim_problem(dim: PrimExpr, negative_ok: bool = False) -> str | None:
-    """Why `dim` cannot be a shape dimension: not a scalar integer, or a negative
-    constant unless `negative_ok` (the values of a Relax shape may be, as in TVM).
-    Only constants can be judged before run time."""
+def dim_problem(dim: PrimExpr) -> str | None:
+    """Why `dim` cannot be a shape dimension: not a scalar integer. A negative constant
+    is kept as written (TVM prints such Relax shapes and TIR buffers); `lower` and
+    `build` refuse it."""
     if dim.dtype not in _DIM_DTYPES:
         return f"a shape dimension must be an integer, got {dim.dtype}"
-    if not negative_ok and isinstance(dim, IntImm) and dim.value < 0:
-        return f"a shape dimension must not be negative, got {dim.value}"
     return None
 
 

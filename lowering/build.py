@@ -20,6 +20,7 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.relax_functor import ExprVisitor
 from tvmlite.dsl.verify.relax import verify_module
+from tvmlite.dsl.walk import walk
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
@@ -48,6 +49,8 @@ def lower(
     for func in module.functions.values():
         if isinstance(func, relax.Function):
             _OneDevice().visit_expr(func)
+        elif isinstance(func, tir.PrimFunc):
+            _no_negative_dims(func)
     module = _at(module, tgt, "before_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind (RFC: first)
     module = as_pass(relax_pipeline_of(pipeline, relax_pipeline, tgt), tgt)(module)
@@ -204,6 +207,22 @@ class _Callable(Pass):
                 f"pipeline {self.name} returned {type(result).__name__}, not an IRModule"
             )
         return result
+
+
+def _no_negative_dims(func: tir.PrimFunc) -> None:
+    """A buffer of a negative constant dimension (TVM prints `T.alloc_local((-1,))`, and
+    tvmlite parses it as written) has no storage to give: refused where it is written."""
+    for node in walk(func.body):
+        if isinstance(node, tir.Buffer):
+            for dim in node.shape:
+                if isinstance(dim, tir.IntImm) and dim.value < 0:
+                    span = dim.span or node.span
+                    raise VerifyError(
+                        f"buffer '{node.name}': a shape dimension must not be negative, "
+                        f"got {dim.value}",
+                        span,
+                        span.source.filename if span is not None else None,
+                    )
 
 
 class _OneDevice(ExprVisitor):
