@@ -200,7 +200,9 @@ class AssignParser:
         """Whether 0.27's `name = v` must be a one-element buffer, as TVM makes every
         such scalar: when the name is assigned again or its buffer is named
         (`name.source`); otherwise it is a Bind, of the same value and printed alike."""
-        return name in self.fn.source_names or reassigned(name, self.fn.following)
+        if name in self.fn.source_names:
+            return True
+        return name in self.fn.assigned_again and reassigned(name, self.fn.following)
 
     def mutable(
         self, target: syntax.Name, dtype: str | None, value_node: syntax.Node, node: syntax.Node

@@ -71,13 +71,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     for name in fdef.type_params:
         parser.exprs.define(name, tir.Var(name, "int64", span=fdef.span))
     _predeclare(parser, fdef.body)
-    parser.source_names = frozenset(
-        node.value.id
-        for node in walk(fdef.body)
-        if isinstance(node, syntax.Attribute)
-        and node.attr == "source"
-        and isinstance(node.value, syntax.Name)
-    )
+    _scan_names(parser, fdef.body)
     params = _parse_params(parser, fdef)
     ret_type = parser.assign.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
@@ -93,6 +87,27 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     )  # fmt: skip
     verify_prim_func(func, ctx)
     return func
+
+
+def _scan_names(parser: StmtParser, body: tuple[syntax.Node, ...]) -> None:
+    """One walk over the body for the 0.27 scalar rule (`AssignParser.stored`): the
+    names whose `.source` is read, and those assigned more than once anywhere, the only
+    ones worth looking for a later assignment of (a flat function of thousands of
+    single assignments stays linear)."""
+    sources: set[str] = set()
+    seen: set[str] = set()
+    again: set[str] = set()
+    for node in walk(body):
+        if isinstance(node, syntax.Attribute) and node.attr == "source":
+            if isinstance(node.value, syntax.Name):
+                sources.add(node.value.id)
+        elif isinstance(node, syntax.Assign | syntax.AnnAssign | syntax.AugAssign):
+            targets = node.targets if isinstance(node, syntax.Assign) else (node.target,)
+            for target in targets:
+                if isinstance(target, syntax.Name):
+                    (again if target.id in seen else seen).add(target.id)
+    parser.source_names = frozenset(sources)
+    parser.assigned_again = frozenset(again)
 
 
 def _predeclare(parser: StmtParser, body: tuple[syntax.Node, ...]) -> None:

@@ -105,6 +105,7 @@ class StmtParser:
         # names whose `.source` the body reads (`T.reads(acc.source[0])`): 0.27 scalars
         # that are one-element buffers even when assigned once (`func.parse_prim_func`)
         self.source_names: frozenset[str] = frozenset()
+        self.assigned_again: frozenset[str] = frozenset()  # names assigned more than once
         self.func_comments: Comments | None = None  # T.func_attr's
         self.root_comments: Comments | None = None  # root-level T.alloc_buffer's
         self.rooted = False  # the root block's comment line was met
