@@ -208,6 +208,8 @@ class Analyzer:
     def __init__(self) -> None:
         self.ranges: dict[tir.Var, Bound] = {}
         self.values: dict[tir.Var, tir.PrimExpr] = {}  # vars with a single value
+        # Vars whose range has a symbolic end: (first, last) as expressions.
+        self.symbolic: dict[tir.Var, tuple[tir.PrimExpr, tir.PrimExpr]] = {}
 
     def bind(self, var: tir.Var, lo: tir.PrimExpr | int, extent: tir.PrimExpr | int) -> None:
         """`var` ranges over [lo, lo + extent); with extent 1 it is replaced by `lo`."""
@@ -216,6 +218,9 @@ class Analyzer:
         lo_b = self.const_bound(lo) if isinstance(lo, tir.PrimExpr) else (lo, lo)
         ext_b = self.const_bound(extent) if isinstance(extent, tir.PrimExpr) else (extent, extent)
         self.ranges[var] = (lo_b[0], lo_b[1] + ext_b[1] - 1)
+        if isinstance(extent, tir.PrimExpr) and as_int(extent) is None:
+            first = lo if isinstance(lo, tir.PrimExpr) else const(lo, var.dtype)
+            self.symbolic[var] = (first, sub(add(first, extent), 1))
 
     def bind_range(self, var: tir.Var, r: tir.Range) -> None:
         self.bind(var, r.min, r.extent)
@@ -243,6 +248,49 @@ class Analyzer:
             a, b = self.const_bound(e.true_value), self.const_bound(e.false_value)
             return (min(a[0], b[0]), max(a[1], b[1]))
         return _dtype_bound(e.dtype)
+
+    def difference_bound(self, diff: tir.PrimExpr) -> Bound:
+        """Constant bounds of a difference of index expressions, also when they
+        hold only symbolically: through the symbolic ends of loop ranges (`i * 16
+        + j - n * 256` with `i` below `n * 16` and `j` below 16 is negative) and
+        through rounding (`(n + 7) // 8 * 8 - n` is in [0, 7]), as TVM proves
+        such comparisons."""
+        lo, hi = self.const_bound(diff)
+        top, bottom = self._expanded(diff, True), self._expanded(diff, False)
+        if top is not None:
+            hi = min(hi, self.const_bound(top)[1])
+        if bottom is not None:
+            lo = max(lo, self.const_bound(bottom)[0])
+        return lo, hi
+
+    def _expanded(self, e: tir.PrimExpr, top: bool) -> tir.PrimExpr | None:
+        """An expression at least (`top`) or at most `e`, in which the terms of
+        `e` that hide a relation between symbols are opened up: a var of a
+        symbolic range becomes the end of its range, `(x // c) * (k * c)`
+        becomes `k * x` less what the division drops (up to `c - 1`). None when
+        `e` has no such term."""
+        canon = self._canon(e)
+        if not isinstance(canon, (_Sum, _Split)):
+            return None
+        whole = self._to_sum(canon, e.dtype)
+        out = _Sum(e.dtype, [], whole.base)
+        changed = False
+        for t in whole.terms:
+            ends = self.symbolic.get(t.index) if isinstance(t.index, tir.Var) else None
+            if ends is not None and t.upper is None:
+                end = ends[1] if (t.scale > 0) == top else ends[0]
+                part = self._canon(floordiv(end, t.lower) if t.lower != 1 else end)
+                out.add_sum(self._to_sum(part, e.dtype), t.scale)
+                changed = True
+            elif t.lower > 1 and t.upper is None and t.scale % t.lower == 0:
+                k = t.scale // t.lower
+                out.add_sum(self._to_sum(self._canon(t.index), e.dtype), k)
+                if (k > 0) != top:
+                    out.base -= k * (t.lower - 1)
+                changed = True
+            else:
+                out.add_term(t, 1)
+        return out.normalize() if changed else None
 
     def can_prove_ge(self, e: tir.PrimExpr, value: int) -> bool:
         return self.const_bound(e)[0] >= value
@@ -337,7 +385,10 @@ class Analyzer:
             split = self._to_split(a)
             split.scale *= y
             return split
-        return mul(_norm(a), _norm(b))
+        # A product of symbols keeps their constant factors as its scale:
+        # `(n * 3) * (m * 5)` is `n * m * 15`.
+        (x_index, x_scale), (y_index, y_scale) = _scaled(a), _scaled(b)
+        return _Split(mul(x_index, y_index), scale=x_scale * y_scale)
 
     def _floordiv(self, e: tir.BinaryOp) -> tir.PrimExpr | _Sum | _Split:
         a, b = self._canon(e.a), self._canon(e.b)
@@ -425,6 +476,17 @@ class Analyzer:
 
 def _const(x: tir.PrimExpr | _Sum | _Split) -> int | None:
     return as_int(x) if isinstance(x, tir.PrimExpr) else None
+
+
+def _scaled(x: tir.PrimExpr | _Sum | _Split) -> tuple[tir.PrimExpr, int]:
+    """`x` as (expression, constant factor)."""
+    if isinstance(x, _Sum) and x.base == 0 and len(x.terms) == 1:
+        x = x.terms[0]
+    if isinstance(x, _Split):
+        unscaled = x.copy()
+        unscaled.scale = 1
+        return unscaled.normalize(), x.scale
+    return _norm(x), 1
 
 
 def _norm(x: tir.PrimExpr | _Sum | _Split) -> tir.PrimExpr:
@@ -609,7 +671,7 @@ class _Rewriter:
             e = tir.BinaryOp(flipped, e.b, e.a, e.dtype)
         if e.kind in ("lt", "le", "eq", "ne") and is_index(e.a):
             diff = self.analyzer.canonical_simplify(sub(e.a, e.b))
-            lo, hi = self.analyzer.const_bound(diff)
+            lo, hi = self.analyzer.difference_bound(diff)
             decided = {
                 "lt": (hi < 0, lo >= 0),
                 "le": (hi <= 0, lo > 0),
@@ -641,13 +703,17 @@ class _Rewriter:
                     return e.a
             return e
         if e.kind in ("min", "max") and is_index(e):
-            diff = as_int(self.analyzer.canonical_simplify(sub(e.a, e.b)))
-            if diff is not None:
-                a_first = diff <= 0 if e.kind == "min" else diff >= 0
+            diff = self.analyzer.canonical_simplify(sub(e.a, e.b))
+            if as_int(diff) is not None:
+                a_first = as_int(diff) <= 0 if e.kind == "min" else as_int(diff) >= 0
                 return e.a if a_first else e.b
             a, b = self.analyzer.const_bound(e.a), self.analyzer.const_bound(e.b)
             a_first = a[1] <= b[0] if e.kind == "min" else a[0] >= b[1]
             b_first = b[1] <= a[0] if e.kind == "min" else b[0] >= a[1]
+            if not (a_first or b_first):
+                lo, hi = self.analyzer.difference_bound(diff)
+                a_first = hi <= 0 if e.kind == "min" else lo >= 0
+                b_first = lo >= 0 if e.kind == "min" else hi <= 0
             if a_first:
                 return e.a
             if b_first:

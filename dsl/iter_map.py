@@ -9,6 +9,12 @@ chain scales `e1*e2, e2, 1`), and prints it back the way TVM's iteration-map
 simplifier does: a mark's full range prints as the mark, its top part as a
 division, a middle part as `mark % (lower*extent) // lower`. A binding that is
 not such a map is left as it was.
+
+Extents are ints, or index expressions when a loop runs a symbolic number of
+times (`n`, `(n + 15) // 16`): such a loop is an iterator like any other, and
+dividing it by a constant needs the division proved exact (`n * 16` by 16).
+Scales and the `lower` of a split stay constant: a binding scaled by a
+symbolic amount is not an affine map here (TVM prints it as substituted).
 """
 
 from __future__ import annotations
@@ -18,6 +24,50 @@ from dataclasses import dataclass
 from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl import dtype as dt
 
+Extent = int | tir.PrimExpr  # an int when constant
+
+
+def extent_mul(a: Extent, b: Extent) -> Extent:
+    """`a * b`, in canonical form when symbolic."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if isinstance(a, int):
+        a, b = b, a
+    assert isinstance(a, tir.PrimExpr)
+    return _constant_or(canonical.Analyzer().canonical_simplify(arith.mul(a, b)))
+
+
+def extent_divides(c: int, e: Extent) -> bool:
+    """Whether `c` provably divides `e`."""
+    if isinstance(e, int):
+        return e % c == 0
+    return arith.as_int(canonical.Analyzer().canonical_simplify(arith.floormod(e, c))) == 0
+
+
+def extent_div(e: Extent, c: int) -> Extent:
+    """`e // c` (exact: `extent_divides(c, e)`)."""
+    if isinstance(e, int):
+        return e // c
+    return _constant_or(canonical.Analyzer().canonical_simplify(arith.floordiv(e, c)))
+
+
+def extent_equal(a: Extent, b: Extent) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    if isinstance(a, int) or isinstance(b, int):
+        return False  # extents are ints whenever they are constant
+    return canonical.Analyzer().can_prove_equal(a, b)
+
+
+def as_extent(e: tir.PrimExpr) -> Extent:
+    """A loop's extent as the iteration map holds it."""
+    return _constant_or(e)
+
+
+def _constant_or(e: tir.PrimExpr) -> Extent:
+    value = arith.as_int(e)
+    return e if value is None else value
+
 
 @dataclass(eq=False)
 class Mark:
@@ -25,7 +75,7 @@ class Mark:
     fused `IterSum` of splits."""
 
     source: tir.Var | IterSum
-    extent: int
+    extent: Extent
     offset: int = 0
 
     def leaves(self) -> list[tir.Var]:
@@ -39,7 +89,7 @@ class Mark:
 class Split:
     mark: Mark
     lower: int
-    extent: int
+    extent: Extent
     scale: int
 
 
@@ -54,11 +104,11 @@ class _NotAffine(Exception):
 
 
 class _Detector:
-    def __init__(self, iters: dict[tir.Var, tuple[int, int]], trivial: bool) -> None:
+    def __init__(self, iters: dict[tir.Var, tuple[int, Extent]], trivial: bool) -> None:
         self.iters = iters
         self.simplify_trivial = trivial
         self.marks: dict[tir.Var, Mark] = {}
-        self.fused: list[tuple[list[tuple[int, int, int, int]], Mark]] = []
+        self.fused: list[tuple[list[tuple[int, int, Extent, int]], Mark]] = []
 
     def rewrite(self, e: tir.PrimExpr) -> IterSum:
         if isinstance(e, tir.Var):
@@ -108,7 +158,9 @@ class _Detector:
                     op = arith.floordiv if e.kind == "floordiv" else arith.floormod
                     return IterSum([], op(a.base, b.base))
                 c = arith.as_int(b.base)
-                if c is None or c <= 0:
+                if c is None:
+                    return self.by_whole(self.to_split(a), b.base, e.kind, e.dtype)
+                if c <= 0:
                     raise _NotAffine
                 split = self.to_split(a)
                 if e.kind == "floordiv":
@@ -132,7 +184,8 @@ class _Detector:
 
     def fuse(self, args: list[Split]) -> Split:
         """Fuse `args` into one split over a new mark: their scales must chain
-        (the smallest `c`, then `c * e`, then `c * e * e'`, ...)."""
+        (the smallest `c`, then `c * e`, then `c * e * e'`, ...); only the
+        outermost part may have a symbolic extent."""
         remaining = list(args)
         smallest = min(remaining, key=lambda s: abs(s.scale))
         base_scale = smallest.scale
@@ -140,18 +193,21 @@ class _Detector:
             raise _NotAffine
         ordered: list[Split] = []
         expected = base_scale
+        extent: Extent = 1
         while remaining:
             found = next((s for s in reversed(remaining) if s.scale == expected), None)
             if found is None:
                 raise _NotAffine
             remaining.remove(found)
             ordered.append(found)
-            expected *= found.extent
+            extent = extent_mul(extent, found.extent)
+            if remaining and not isinstance(found.extent, int):
+                raise _NotAffine
+            expected *= found.extent if isinstance(found.extent, int) else 1
         ordered.reverse()
-        extent = expected // base_scale
         key = [(id(s.mark), s.lower, s.extent, s.scale // base_scale) for s in ordered]
         for known, mark in self.fused:
-            if known == key:
+            if _same_key(known, key):
                 return Split(mark, 1, extent, base_scale)
         inner = [Split(s.mark, s.lower, s.extent, s.scale // base_scale) for s in ordered]
         zero = arith.const(0, _dtype_of(inner[0]))
@@ -159,15 +215,26 @@ class _Detector:
         self.fused.append((key, mark))
         return Split(mark, 1, extent, base_scale)
 
+    def by_whole(self, s: Split, whole: tir.PrimExpr, kind: str, dtype: str) -> IterSum:
+        """`s // whole` or `s % whole` for a symbolic `whole`: only when it is the
+        split's whole range (`fused % (n * 28)` of a loop over `n * 28`)."""
+        if not extent_equal(extent_mul(s.scale, s.extent), as_extent(whole)):
+            raise _NotAffine
+        if kind == "floordiv":
+            return IterSum([], arith.const(0, dtype))
+        return IterSum([s], arith.const(0, dtype))
+
     def split_div(self, s: Split, c: int, dtype: str) -> IterSum:
         if s.scale % c == 0:
             return IterSum([Split(s.mark, s.lower, s.extent, s.scale // c)], arith.const(0, dtype))
         if c % s.scale != 0:
             raise _NotAffine
         c //= s.scale
-        if s.extent % c != 0:
+        if not extent_divides(c, s.extent):
             raise _NotAffine
-        return IterSum([Split(s.mark, s.lower * c, s.extent // c, 1)], arith.const(0, dtype))
+        return IterSum(
+            [Split(s.mark, s.lower * c, extent_div(s.extent, c), 1)], arith.const(0, dtype)
+        )
 
     def split_mod(self, s: Split, c: int, dtype: str) -> IterSum:
         if s.scale % c == 0:
@@ -175,7 +242,7 @@ class _Detector:
         if c % s.scale != 0:
             raise _NotAffine
         c //= s.scale
-        if s.extent % c != 0:
+        if not extent_divides(c, s.extent):
             raise _NotAffine
         return IterSum([Split(s.mark, s.lower, c, s.scale)], arith.const(0, dtype))
 
@@ -186,6 +253,13 @@ class _Detector:
             split = self.fuse(s.args)
             return IterSum([split], s.base)
         return s
+
+
+def _same_key(a: list[tuple[int, int, Extent, int]], b: list[tuple[int, int, Extent, int]]) -> bool:
+    return len(a) == len(b) and all(
+        x[0] == y[0] and x[1] == y[1] and x[3] == y[3] and extent_equal(x[2], y[2])
+        for x, y in zip(a, b, strict=True)
+    )
 
 
 def _dtype_of(s: Split) -> str:
@@ -208,19 +282,19 @@ def _split_expr(s: Split, dtype: str) -> tir.PrimExpr:
         e = arith.sub(source, s.mark.offset) if s.mark.offset else source
     else:
         e = normalize(source, dtype)
-    if s.extent == s.mark.extent and s.lower == 1:
+    if s.lower == 1 and extent_equal(s.extent, s.mark.extent):
         return arith.mul(e, s.scale)
-    if s.mark.extent == s.lower * s.extent:
+    if extent_equal(s.mark.extent, extent_mul(s.lower, s.extent)):
         if s.extent == 1 and s.mark.extent != 1:
             return arith.const(0, dtype)
         return arith.mul(arith.floordiv(e, s.lower), s.scale)
-    full = s.lower * s.extent
+    full = extent_mul(s.lower, s.extent)
     return arith.mul(arith.floordiv(arith.floormod(e, full), s.lower), s.scale)
 
 
 def detect(
     values: tuple[tir.PrimExpr, ...],
-    iters: dict[tir.Var, tuple[int, int]],
+    iters: dict[tir.Var, tuple[int, Extent]],
     preserve_unit_iters: bool = True,
 ) -> list[IterSum] | None:
     """Each value as an iteration sum over `iters`, or None when one is not affine."""
@@ -233,11 +307,11 @@ def detect(
 
 def simplify_bindings(
     values: tuple[tir.PrimExpr, ...],
-    iters: dict[tir.Var, tuple[int, int]],
+    iters: dict[tir.Var, tuple[int, Extent]],
     preserve_unit_iters: bool = True,
 ) -> tuple[tir.PrimExpr, ...]:
     """`values` in normal form when every one is an affine map of `iters`
-    (var -> (min, extent), constant); otherwise `values` unchanged."""
+    (var -> (min, extent), the min constant); otherwise `values` unchanged."""
     sums = detect(values, iters, preserve_unit_iters)
     if sums is None:
         return values

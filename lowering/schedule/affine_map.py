@@ -9,7 +9,9 @@ split divides its mark evenly. Then the outputs run independently over
 (TVM asks for a `pad_value` otherwise, which tvmlite does not support) and no
 holes (`i * 2`). `transform_block_layout` further needs the map to be
 bijective: every digit of every index used exactly once, which gives the
-inverse that rewrites the block's body.
+inverse that rewrites the block's body. A symbolic extent (a buffer of `n`
+rows) is an index like another; only the top part of an index (`i // 4` of
+`n` rows, when 4 provably divides `n`) can have a symbolic extent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tvmlite.dsl import arith, canonical, iter_map, tir
+from tvmlite.dsl.iter_map import Extent, as_extent, extent_equal, extent_mul
 from tvmlite.lowering.schedule.index_map import IndexMap
 from tvmlite.lowering.schedule.state import ScheduleError
 
@@ -28,7 +31,7 @@ class AffineMap:
 
     index_map: IndexMap
     sums: list[iter_map.IterSum]
-    extents: tuple[int, ...]  # of each output
+    extents: tuple[Extent, ...]  # of each output
 
     def leaves(self, output: int) -> list[tir.Var]:
         """The indices an output is computed from."""
@@ -40,12 +43,9 @@ def analyse(
 ) -> AffineMap:
     """`index_map` over indices running in `[0, domain[k])`, checked as above;
     `what` starts the error messages (the primitive and the buffer or block)."""
-    sizes = [arith.as_int(d) for d in domain]
-    if any(s is None for s in sizes):
-        raise ScheduleError(f"{what}: the index map needs constant extents, got {list(domain)}")
     text = index_map.as_lambda()
-    iters = {v: (0, s) for v, s in zip(index_map.initial_indices, sizes, strict=True)}
-    sums = iter_map.detect(index_map.final_indices, iters)  # type: ignore[arg-type]
+    iters = {v: (0, as_extent(d)) for v, d in zip(index_map.initial_indices, domain, strict=True)}
+    sums = iter_map.detect(index_map.final_indices, iters)
     if sums is None:
         raise ScheduleError(
             f"{what}: the index map {text} is not an affine map whose outputs split the "
@@ -78,9 +78,7 @@ def _check_independent(sums: list[iter_map.IterSum], what: str, text: str) -> No
     for key, (mark, splits) in _pieces(sums).items():
         for a in splits:
             for b in splits:
-                if a is not b and max(a.lower, b.lower) < min(
-                    a.lower * a.extent, b.lower * b.extent
-                ):
+                if a is not b and _overlap(a, b):
                     raise ScheduleError(
                         f"{what}: the outputs of the index map {text} are not independent "
                         "(two of them use the same part of an index)"
@@ -93,18 +91,31 @@ def _check_independent(sums: list[iter_map.IterSum], what: str, text: str) -> No
                 )
 
 
+def _overlap(a: iter_map.Split, b: iter_map.Split) -> bool:
+    """Whether two splits of one mark share a digit. A symbolic extent is the
+    top part of its mark: it reaches above every constant part."""
+    top_a, top_b = extent_mul(a.lower, a.extent), extent_mul(b.lower, b.extent)
+    if isinstance(top_a, int) and isinstance(top_b, int):
+        return max(a.lower, b.lower) < min(top_a, top_b)
+    if not isinstance(top_a, int) and not isinstance(top_b, int):
+        return True
+    high, low_top = (a, top_b) if not isinstance(top_a, int) else (b, top_a)
+    assert isinstance(low_top, int)
+    return high.lower < low_top
+
+
 def _check_bijective(
     index_map: IndexMap, sums: list[iter_map.IterSum], what: str, text: str
 ) -> None:
     fail = ScheduleError(f"{what}: the index map {text} is not bijective affine")
     reached: set[tir.Var] = set()
     for mark, splits in _pieces(sums).values():
-        covered = 1
+        covered: Extent = 1
         for split in sorted(splits, key=lambda s: s.lower):
             if split.lower != covered:
                 raise fail
-            covered *= split.extent
-        if covered != mark.extent:
+            covered = extent_mul(covered, split.extent)
+        if not extent_equal(covered, mark.extent):
             raise fail
         reached.update(mark.leaves())
     if any(not s.args for s in sums):
@@ -148,10 +159,10 @@ def inverse(affine: AffineMap, outputs: Sequence[tir.Var]) -> dict[tir.Var, tir.
     return out
 
 
-def _part(value: tir.PrimExpr, part: iter_map.Split, whole: int) -> tir.PrimExpr:
+def _part(value: tir.PrimExpr, part: iter_map.Split, whole: Extent) -> tir.PrimExpr:
     """The digit of a fused mark that `part` (weight `part.scale`) stands for."""
-    top = part.scale * part.extent
-    if top == whole:
+    top = extent_mul(part.scale, part.extent)
+    if extent_equal(top, whole):
         return arith.floordiv(value, part.scale)
     if part.scale == 1:
         return arith.floormod(value, part.extent)

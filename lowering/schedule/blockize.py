@@ -92,7 +92,8 @@ def blockize(tree: Tree, loop: tir.For, preserve_unit_iters: bool) -> tuple[Chan
     block = realize.block
     inner_loops = [lp for lp in tree.loops_above(block) if tree.is_ancestor(loop, lp) or lp is loop]
     inner_vars = {lp.loop_var for lp in inner_loops}
-    iters = loop_ranges(tree, block)
+    # Dividing a binding between inner and outer loops needs constant extents.
+    iters = {v: r for v, r in loop_ranges(tree, block).items() if isinstance(r[1], int)}
     sums = iter_map.detect(realize.iter_values, iters, preserve_unit_iters)
     divisions = None
     if sums is not None and arith.as_bool(realize.predicate) is True:

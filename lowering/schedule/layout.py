@@ -187,7 +187,7 @@ def transform_layout(
     if site is None:
         raise ScheduleError(f"{what}: the function has no root block")
     dtype = buffer.shape[0].dtype
-    shape = tuple(arith.const(e, dtype) for e in affine.extents)
+    shape = tuple(_extent_expr(e, dtype) for e in affine.extents)
     new_buffer = dataclasses.replace(buffer, shape=shape, strides=())
     remap = _Remap(buffer, new_buffer, imap)
     new_site = remap.visit_stmt(site)
@@ -197,6 +197,10 @@ def transform_layout(
         buffer_map = tuple((v, new_buffer if b is buffer else b) for v, b in change.func.buffer_map)
         change.func = dataclasses.replace(change.func, buffer_map=buffer_map)
     return change, imap
+
+
+def _extent_expr(extent: Extent, dtype: str) -> tir.PrimExpr:
+    return extent if isinstance(extent, tir.PrimExpr) else arith.const(extent, dtype)
 
 
 def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tuple[Change, IndexMap]:
@@ -239,7 +243,7 @@ def transform_block_layout(tree: Tree, block: tir.Block, index_map: Any) -> tupl
                 f"({', '.join(sorted(kinds))})"
             )
         var = tir.Var(f"v{k}", block.iter_vars[0].var.dtype)
-        dom = tir.Range(arith.const(0, var.dtype), arith.const(extent, var.dtype))
+        dom = tir.Range(arith.const(0, var.dtype), _extent_expr(extent, var.dtype))
         new_iters.append(tir.IterVar(var, dom, kinds.pop()))
     old_of = dict(zip(imap.initial_indices, block.iter_vars, strict=True))
     m = _AccessSimplifier({iv.var: (0, e) for iv, e in zip(new_iters, affine.extents, strict=True)})

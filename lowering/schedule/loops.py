@@ -12,7 +12,7 @@ import dataclasses
 
 from tvmlite.dsl import arith, canonical, tir
 from tvmlite.dsl.analysis import free_vars, substitute, uses
-from tvmlite.dsl.iter_map import simplify_bindings
+from tvmlite.dsl.iter_map import Extent, as_extent, simplify_bindings
 from tvmlite.lowering.schedule.state import ScheduleError
 from tvmlite.lowering.schedule.tree import (
     Change,
@@ -43,13 +43,14 @@ def const_extent(loop: tir.For, primitive: str) -> int:
     return extent
 
 
-def loop_ranges(tree: Tree, node: Node) -> dict[tir.Var, tuple[int, int]]:
-    """Constant (min, extent) of every loop above `node` in its scope."""
+def loop_ranges(tree: Tree, node: Node) -> dict[tir.Var, tuple[int, Extent]]:
+    """(min, extent) of every loop above `node` in its scope that starts at a
+    constant; the extent may be symbolic (`dsl.iter_map`)."""
     out = {}
     for lp in tree.loops_above(node):
-        lo, ext = arith.as_int(lp.min), arith.as_int(lp.extent)
-        if lo is not None and ext is not None:
-            out[lp.loop_var] = (lo, ext)
+        lo = arith.as_int(lp.min)
+        if lo is not None:
+            out[lp.loop_var] = (lo, as_extent(lp.extent))
     return out
 
 
@@ -57,15 +58,17 @@ class _SimplifyBindings(ScheduleMutator):
     """Puts the bindings of every block realize in normal form over the loops
     around it (`iters`, extended by the loops met on the way down)."""
 
-    def __init__(self, iters: dict[tir.Var, tuple[int, int]], preserve_unit_iters: bool) -> None:
+    def __init__(
+        self, iters: dict[tir.Var, tuple[int, Extent]], preserve_unit_iters: bool
+    ) -> None:
         super().__init__()
         self.iters = dict(iters)
         self.preserve = preserve_unit_iters
 
     def visit_For(self, s: tir.For) -> tir.Stmt:
-        lo, ext = arith.as_int(s.min), arith.as_int(s.extent)
-        if lo is not None and ext is not None:
-            self.iters[s.loop_var] = (lo, ext)
+        lo = arith.as_int(s.min)
+        if lo is not None:
+            self.iters[s.loop_var] = (lo, as_extent(s.extent))
         out = super().visit_For(s)
         self.iters.pop(s.loop_var, None)
         return out
@@ -99,7 +102,7 @@ def _bounds_a_part(realize: tir.BlockRealize) -> bool:
 
 
 def simplify_under(
-    stmt: tir.Stmt, iters: dict[tir.Var, tuple[int, int]], preserve_unit_iters: bool
+    stmt: tir.Stmt, iters: dict[tir.Var, tuple[int, Extent]], preserve_unit_iters: bool
 ) -> tuple[tir.Stmt, dict[int, tir.Block]]:
     m = _SimplifyBindings(iters, preserve_unit_iters)
     return m.visit_stmt(stmt), m.reuse
@@ -126,8 +129,7 @@ def split(
     check_plain_loop(loop, "split")
     if not isinstance(factors, (list, tuple)) or not factors:
         raise ScheduleError(f"split: the factors of {loop_name(loop)} must be a non-empty list")
-    extent = arith.as_int(loop.extent)
-    values: list[int | None] = []
+    values: list[Extent | None] = []
     for f in factors:
         if f is None or (isinstance(f, int) and not isinstance(f, bool) and f == -1):
             values.append(None)
@@ -146,12 +148,12 @@ def split(
     known = 1
     for v in values:
         known *= v or 1
+    extent = arith.as_int(loop.extent)
+    analyzer = canonical.Analyzer()
     if None in values:
-        if extent is None:
-            raise ScheduleError(
-                f"split: cannot infer a factor of {loop_name(loop)}: extent unknown"
-            )
-        values[values.index(None)] = -(-extent // known)
+        # The inferred factor covers the extent: `(n + 15) // 16` when symbolic.
+        inferred = analyzer.simplify(arith.floordiv(arith.add(loop.extent, known - 1), known))
+        values[values.index(None)] = as_extent(inferred)
     elif extent is not None and known < extent:
         raise ScheduleError(
             f"split: the product of factors {values} is smaller than the extent {extent} "
@@ -165,11 +167,10 @@ def split(
     # Block bindings get the value in normal form (`i_0 * 16 + i_1 * 8 + i_2`),
     # predicates and other uses as built, as TVM prints them.
     new_iters = {v: (0, f) for v, f in zip(new_vars, values, strict=True)}
-    (normal,) = simplify_bindings((value,), new_iters, preserve_unit_iters)  # type: ignore[arg-type]
+    (normal,) = simplify_bindings((value,), new_iters, preserve_unit_iters)
     bindings = _SubstituteBindings({loop.loop_var: normal})
     body, reuse1 = substitute_stmt(bindings.visit_stmt(loop.body), {loop.loop_var: value})
     reuse1 = merge_reuse(bindings.reuse, reuse1)
-    analyzer = canonical.Analyzer()
     for var, f in zip(new_vars, values, strict=True):
         analyzer.bind(var, 0, f)
     predicate = arith.compare("lt", value, loop.extent)
@@ -177,7 +178,8 @@ def split(
         body, reuse2 = _append_predicate(body, predicate)
         reuse1 = merge_reuse(reuse1, reuse2)
     for var, f in reversed(list(zip(new_vars, values, strict=True))):
-        body = tir.For(var, arith.const(0, dtype), arith.const(f, dtype), tir.SERIAL, body)
+        size = f if isinstance(f, tir.PrimExpr) else arith.const(f, dtype)
+        body = tir.For(var, arith.const(0, dtype), size, tir.SERIAL, body)
     iters = loop_ranges(tree, loop)
     body, reuse3 = simplify_under(body, iters, preserve_unit_iters)
     return finish(tree, {id(loop): body}, reuse1, reuse3), new_vars
