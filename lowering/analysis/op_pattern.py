@@ -36,15 +36,21 @@ OPAQUE_CALLS = frozenset(
 
 def analyze_op_pattern(func: tir.PrimFunc) -> OpPatternKind:
     """The fusion pattern of `func` (TVM's `AnalyzeOpPatternKind`)."""
-    opaque = _OpaqueConstructs()
-    opaque.visit_stmt(func.body)
-    if opaque.found:
+    if calls_opaque_code(func):
         return OpPatternKind.kOpaque
     analyzer = _PatternAnalyzer({buf for _, buf in func.buffer_map})
     analyzer.visit_stmt(func.body)
     if not analyzer.saw_block:
         return OpPatternKind.kOpaque
     return analyzer.kind
+
+
+def calls_opaque_code(func: tir.PrimFunc) -> bool:
+    """Whether `func` has a `while` loop or calls code the analysis cannot see
+    (extern, packed): then it may have effects that loops must not reorder."""
+    opaque = _OpaqueConstructs()
+    opaque.visit_stmt(func.body)
+    return opaque.found
 
 
 class _OpaqueConstructs(StmtExprVisitor):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmlite.dsl import arith, canonical, iter_map, tir
+from tvmlite.dsl.iter_map import Extent
 from tvmlite.dsl.regions import infer_regions
 from tvmlite.lowering.schedule.affine_map import analyse, inverse
 from tvmlite.lowering.schedule.cache import nth_buffer

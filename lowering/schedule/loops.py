@@ -58,9 +58,7 @@ class _SimplifyBindings(ScheduleMutator):
     """Puts the bindings of every block realize in normal form over the loops
     around it (`iters`, extended by the loops met on the way down)."""
 
-    def __init__(
-        self, iters: dict[tir.Var, tuple[int, Extent]], preserve_unit_iters: bool
-    ) -> None:
+    def __init__(self, iters: dict[tir.Var, tuple[int, Extent]], preserve_unit_iters: bool) -> None:
         super().__init__()
         self.iters = dict(iters)
         self.preserve = preserve_unit_iters

@@ -1,15 +1,19 @@
 """What a prim function computes, as the default schedule rules see it.
 
 A kernel the rules understand is a root block holding a sequence of stages;
-a stage is a perfect nest of serial loops over constant extents with one
-block at the bottom whose axes are the loops in order (`T.axis.remap`) and
-which stores to one buffer at indices computed from its axes alone. That is
-the shape of every legalized operator and of FuseTIR's fused kernels, and of
-most hand-written block kernels. Anything else (loops written without
-blocks, `while`, scatters that store at loaded indices, a stage that reads
-what it writes outside a reduction, symbolic extents) is not a `Kernel`, and
-the rules leave such a function as it is, as they do one whose `op_pattern`
-(set by the pipeline, or deduced) is opaque.
+a stage is a perfect nest of serial loops from 0 with one block at the bottom
+whose axes are the loops in order (`T.axis.remap`) and which stores to one
+buffer at indices computed from its axes alone. That is the shape of every
+legalized operator and of FuseTIR's fused kernels, and of most hand-written
+block kernels. Anything else (loops written without blocks, `while`, scatters
+that store at loaded indices, a stage that reads what it writes outside a
+reduction, a loop whose extent depends on another loop) is not a `Kernel`,
+and the rules leave such a function as it is, as they do one that calls
+extern or packed code.
+
+Extents may be symbolic (a batch `n`, a sequence `s`): a stage's `extents`
+hold an int for each constant extent and the expression for the others, and
+its `work` counts a symbolic extent as `SYMBOLIC_EXTENT` iterations.
 """
 
 from __future__ import annotations
@@ -18,20 +22,33 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.analysis import free_vars, loads
+from tvmlite.dsl.analysis import free_vars, loads, uses
+from tvmlite.dsl.iter_map import Extent, as_extent
 from tvmlite.dsl.tir_functor import StmtExprVisitor
-from tvmlite.lowering.analysis.op_pattern import OpPatternKind, analyze_op_pattern
+from tvmlite.lowering.analysis.op_pattern import calls_opaque_code
 from tvmlite.lowering.schedule import Schedule
+
+# What a symbolic extent counts for in work estimates. Running a small kernel in
+# parallel costs a thread-pool launch (microseconds), a large one on one thread
+# half its speed: so a batch or a sequence counts as large, a kernel over (n, 256)
+# as 32768 iterations.
+SYMBOLIC_EXTENT = 128
+
+
+def estimate(extent: Extent) -> int:
+    """Iterations of a loop, `SYMBOLIC_EXTENT` when symbolic."""
+    return extent if isinstance(extent, int) else SYMBOLIC_EXTENT
 
 
 @dataclass(frozen=True)
 class Stage:
     """One loop nest: its block, the loops outermost first, and per loop its
-    extent and axis kind ("S" spatial, "R" reduce)."""
+    extent (an int, or the expression of a symbolic one) and axis kind ("S"
+    spatial, "R" reduce)."""
 
     block: tir.Block
     loops: tuple[tir.For, ...]
-    extents: tuple[int, ...]
+    extents: tuple[Extent, ...]
     kinds: str
 
     @property
@@ -85,10 +102,11 @@ class Stage:
 
     @property
     def work(self) -> int:
-        """Iterations of the block: a rough measure of the stage's cost."""
+        """Iterations of the block: a rough measure of the stage's cost (a
+        symbolic extent counts as `SYMBOLIC_EXTENT`)."""
         total = 1
         for e in self.extents:
-            total *= e
+            total *= estimate(e)
         return total
 
 
@@ -135,11 +153,10 @@ class Kernel:
             stages.append(stage)
         if len({s.name for s in stages}) != len(stages):
             return None  # blocks are found by name
-        # The fusion pattern the pipeline set (or the analysis finds): an opaque
-        # kernel (extern or packed calls, say) may have effects loops must not reorder.
-        pattern = func.attr("op_pattern")
-        kind = OpPatternKind(pattern) if isinstance(pattern, int) else analyze_op_pattern(func)
-        return None if kind == OpPatternKind.kOpaque else Kernel(name, func, tuple(stages))
+        # Extern or packed calls may have effects loops must not reorder. (An
+        # opaque fusion pattern alone is no reason: TVM's analysis calls a
+        # reshape over a symbolic batch opaque for its `% n` index.)
+        return None if calls_opaque_code(func) else Kernel(name, func, tuple(stages))
 
 
 def _size(buffer: tir.Buffer) -> int:
@@ -157,7 +174,7 @@ def _stage(nest: tir.Stmt) -> Stage | None:
             s.kind != tir.SERIAL
             or s.step is not None
             or s.annotations
-            or not isinstance(s.extent, tir.IntImm)
+            or uses(s.extent, {lp.loop_var: None for lp in loops})
             or not (isinstance(s.min, tir.IntImm) and s.min.value == 0)
         ):
             return None
@@ -184,7 +201,7 @@ def _stage(nest: tir.Stmt) -> Stage | None:
     ):
         return None
     kinds = "".join("R" if iv.kind == tir.REDUCE else "S" for iv in block.iter_vars[: len(loops)])
-    return Stage(block, tuple(loops), tuple(lp.extent.value for lp in loops), kinds)
+    return Stage(block, tuple(loops), tuple(as_extent(lp.extent) for lp in loops), kinds)
 
 
 def _irregular(block: tir.Block) -> bool:
@@ -231,4 +248,4 @@ def current_stage(sch: Schedule, name: str) -> Stage:
     block = sch.get(sch.get_sblock(name))
     loops = tuple(sch.get(lp) for lp in sch.get_loops(name))
     kinds = "".join("R" if iv.kind == tir.REDUCE else "S" for iv in block.iter_vars[: len(loops)])
-    return Stage(block, loops, tuple(lp.extent.value for lp in loops), kinds)
+    return Stage(block, loops, tuple(as_extent(lp.extent) for lp in loops), kinds)

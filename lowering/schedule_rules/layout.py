@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tvmlite.lowering.schedule import Schedule
 from tvmlite.lowering.schedule_rules.kernel import Stage
-from tvmlite.lowering.schedule_rules.loops import lanes, parallel_outer
+from tvmlite.lowering.schedule_rules.loops import exceeds, lanes, parallel_outer
 
 TILE = 16  # input rows per tile: 16 cache lines in flight
 
@@ -35,10 +35,10 @@ def tile_transpose(sch: Schedule, stage: Stage, axis: int) -> None:
     write, read = loops[-1], loops[axis]
     width = lanes(stage.output.dtype)
     outer = [lp for i, lp in enumerate(loops) if i not in (axis, len(loops) - 1)]
-    if stage.extents[axis] > TILE:
+    if exceeds(stage.extents[axis], TILE):
         tile_out, read = sch.split(read, factors=[None, TILE])
         outer.append(tile_out)
-    if stage.extents[-1] > width:
+    if exceeds(stage.extents[-1], width):
         tile_out, write = sch.split(write, factors=[None, width])
         outer.append(tile_out)
     sch.reorder(*outer, read, write)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from tvmlite.lowering.schedule import LoopRV, Schedule
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
-from tvmlite.lowering.schedule_rules.loops import lanes, parallel_outer, vectorize_tail
+from tvmlite.lowering.schedule_rules.loops import exceeds, lanes, parallel_outer, vectorize_tail
 
 
 def contiguous_output_axis(stage: Stage) -> int | None:
@@ -58,7 +58,7 @@ def schedule_window(sch: Schedule, stage: Stage) -> LoopRV | None:
     width = lanes(stage.output.dtype)
     inner = loops[axis]
     outer = [lp for i, lp in enumerate(loops) if stage.kinds[i] == "S" and i != axis]
-    if stage.extents[axis] > width:
+    if exceeds(stage.extents[axis], width):
         rest, inner = sch.split(inner, factors=[None, width])
         outer.append(rest)
     reduce = [lp for i, lp in enumerate(loops) if stage.kinds[i] == "R"]

@@ -6,9 +6,13 @@ The reductions of such a kernel share their spatial axes, the "rows", and so
 does its last stage; what follows the rows differs (the reduced axes, or a row
 of elements). The schedule, per row:
 
-- each reduction over K elements, K a multiple of the vector width W, keeps W
-  partial results (`rfactor`): a vectorized loop accumulates W lanes at a time
-  over K / W steps, then W partial results are combined;
+- each reduction over K elements keeps W partial results (`rfactor`, W the
+  vector width): a vectorized loop accumulates W lanes at a time over
+  ceil(K / W) steps, then W partial results are combined. When W does not
+  divide K (197 tokens, 30522 columns, a symbolic sequence) a `T.where`
+  guards the last step, which TIR lowering peels off the whole vectors
+  (lowering/tir/partition_loops.py); a reduction of fewer than 2 W elements
+  stays serial;
 - each elementwise stage runs its row vectorized, W lanes at a time (cheap
   producers are inlined first, as for injective kernels);
 - all stages share one row loop (`merge`), run in parallel, so a row's data
@@ -17,6 +21,8 @@ of elements). The schedule, per row:
 """
 
 from __future__ import annotations
+
+import math
 
 from tvmlite.dsl.analysis import loads, stores
 from tvmlite.lowering.schedule import LoopRV, Schedule, ScheduleError
@@ -109,14 +115,12 @@ def schedule_row_reduction(sch: Schedule, stage: Stage) -> None:
 
 
 def _partial_results(sch: Schedule, stage: Stage, rows: int) -> str | None:
-    """Split the stage's reduction into W vectorized partial results; the name
-    of the block computing them, or None when the reduction is too short or not
-    a multiple of W (a predicate would then bound the reduction)."""
+    """Split the stage's reduction into W vectorized partial results (the last
+    step guarded when W does not divide it); the name of the block computing
+    them, or None when the reduction is too short."""
     width = lanes(stage.output.dtype)
-    total = 1
-    for e in stage.extents[rows:]:
-        total *= e
-    if total < 2 * width or total % width:
+    sizes = [e for e in stage.extents[rows:] if isinstance(e, int)]
+    if len(sizes) == len(stage.extents[rows:]) and math.prod(sizes) < 2 * width:
         return None
     reduce = sch.get_loops(stage.name)[rows:]
     fused = sch.fuse(*reduce) if len(reduce) > 1 else reduce[0]

@@ -27,6 +27,7 @@ from tvmlite.lowering.tir.instrument_bound_checkers import (
 )
 from tvmlite.lowering.tir.lower_blocks import LowerBlocks
 from tvmlite.lowering.tir.lower_intrinsics import LowerIntrinsics
+from tvmlite.lowering.tir.partition_loops import PartitionLoops
 from tvmlite.lowering.tir.simplify import Simplify
 from tvmlite.lowering.tir.simplify_indices import SimplifyIndices
 from tvmlite.lowering.transform import Pass
@@ -49,6 +50,7 @@ class LowerTIR(Pass):
             CompactBuffers(),
             *checks,  # before SimplifyIndices: messages show the indices as written
             *self.inside,
+            PartitionLoops(),  # guarded tails apart from the whole vectors
             SimplifyIndices(),
             FlattenBuffers(),
             LowerIntrinsics(),

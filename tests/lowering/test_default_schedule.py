@@ -403,12 +403,23 @@ def test_rows_are_not_merged_when_a_stage_reads_another_row() -> None:
     np.testing.assert_allclose(c, b.T + b.sum(1)[:, None], rtol=1e-5)
 
 
-def test_opaque_kernels_are_left_alone() -> None:
-    """op_pattern 8 (opaque, as the pipeline marks extern calls) keeps the loops."""
+def test_kernels_calling_extern_code_are_left_alone() -> None:
+    """A kernel calling extern code may have effects the loops must not reorder."""
     text = HAND_WRITTEN.replace(
-        '"float32")):\n', '"float32")):\n        T.func_attr({"op_pattern": 8})\n', 1
+        "B[vi] = B[vi] + A[vi, vk] * A[vi, vk]",
+        'B[vi] = B[vi] + T.call_extern("float32", "sqrtf", A[vi, vk])',
     )
     mod = tvmlite.parse(text)
     assert schedule_rules.Kernel.of("whatever", mod["whatever"]) is None
     assert DefaultCPUSchedule()(mod) is mod
     assert schedule_rules.Kernel.of("whatever", tvmlite.parse(HAND_WRITTEN)["whatever"])
+
+
+def test_an_opaque_fusion_pattern_alone_does_not_stop_the_schedule() -> None:
+    """op_pattern 8, as TVM's analysis gives a reshape over a symbolic batch for
+    its `% n` index, says nothing about effects: the kernel is scheduled."""
+    text = HAND_WRITTEN.replace(
+        '"float32")):\n', '"float32")):\n        T.func_attr({"op_pattern": 8})\n', 1
+    )
+    mod = DefaultCPUSchedule()(tvmlite.parse(text))
+    assert mod["whatever"].attr("tir.is_scheduled") is True
