@@ -1,8 +1,9 @@
 """Indexing operators: slicing, take/gather, scatter, index_tensor, one_hot.
 
 Static slices follow Python's slice rules exactly; a symbolic dim with constant
-bounds gets TVM's clamped form (`(T.min(3, n) + 1 - T.min(1, n)) // 2`); other
-symbolic cases keep only the rank.
+bounds gets TVM's clamped form (`(T.min(3, n) + 1 - T.min(1, n)) // 2`), a
+symbolic end (a size) ends at `T.min(end, dim)`; other symbolic cases keep
+only the rank.
 """
 
 from __future__ import annotations
@@ -54,9 +55,28 @@ def slice_length(
         return None
     if s == 1 and b == 0 and isinstance(end, tir.PrimExpr) and sa.equal(end, dim):
         return dim
+    if b is not None and s is not None and s > 0 and _nonnegative(end) and not inbound:
+        # A symbolic end is a size (TVM takes shape vars to be non-negative): the
+        # slice ends at T.min(end, dim).
+        lo, hi = _clamp(b, dim), sa.minimum(end, dim)  # type: ignore[arg-type]
+        if s == 1:
+            return sa.sub(hi, lo)
+        return sa.floordiv(sa.sub(sa.add(hi, sa.const(s - 1)), lo), sa.const(s))
     if s == 1 and isinstance(begin, tir.PrimExpr) and isinstance(end, tir.PrimExpr) and inbound:
         return sa.sub(end, begin)
     return None
+
+
+def _nonnegative(e: object) -> bool:
+    """Whether `e` is a size built from symbolic dims: vars, non-negative
+    constants, their sums, products, quotients, minima and maxima."""
+    if isinstance(e, tir.Var):
+        return True
+    if isinstance(e, tir.IntImm):
+        return e.value >= 0
+    if isinstance(e, tir.BinaryOp) and e.kind in ("add", "mul", "floordiv", "min", "max"):
+        return _nonnegative(e.a) and _nonnegative(e.b)
+    return False
 
 
 @define(

@@ -206,9 +206,15 @@ class KernelCalls:
                     f"{self.f.prefix}{where}: '{p.name}' needs a {p.var.dtype} scalar"
                 )
             env[p.var] = self.f.exprs.arith.cast(a.value, a.dtype, p.var.dtype)
+        # Every buffer binds its plain dims before any dim is checked: a kernel's
+        # input may have the shape (n * 12, 64) and only its output (n, 12, 64).
+        bound = []
         for p, a in zip(sig.params, actuals, strict=True):
             if p.buffer is not None and isinstance(a, TensorVal):
-                self._match_buffer(p.buffer, a, env, f"{where}: buffer '{p.name}'")
+                what = f"{where}: buffer '{p.name}'"
+                bound.append((p.buffer, a, self._bind_buffer(p.buffer, a, env, what), what))
+        for buf, a, got, what in bound:
+            self._check_shape(buf, a, got, what)
         for p, a in zip(sig.params, actuals, strict=True):
             if p.is_pointer:
                 assert isinstance(a, TensorVal)
@@ -225,9 +231,8 @@ class KernelCalls:
             args.append(self.f.exprs.arith.cast(env[var], var.dtype, "int64"))
         return args
 
-    def _match_buffer(self, buf: tir.Buffer, t: TensorVal, env: dict, what: str) -> None:
-        """Bind the kernel's vars from the tensor and check the rest; dims known at
-        compile time are compared here, the others at run time."""
+    def _bind_buffer(self, buf: tir.Buffer, t: TensorVal, env: dict, what: str) -> list[ir.Value]:
+        """Bind the kernel's vars from the tensor's dims (and strides); the dims."""
         b = self.f.b
         ndim = len(buf.shape)
         if t.ndim >= 0 and t.ndim != ndim:
@@ -248,6 +253,13 @@ class KernelCalls:
             env[offset] = ty.constant(offset.dtype, 0)
         elif offset is not None and not _is_zero(offset):
             raise TVMLiteError(f"{self.f.prefix}{what} needs a nonzero element offset")
+        return got
+
+    def _check_shape(self, buf: tir.Buffer, t: TensorVal, got: list[ir.Value], what: str) -> None:
+        """Compare the tensor's dims with the buffer's: at compile time when both
+        are known, else at run time."""
+        b = self.f.b
+        ndim = len(buf.shape)
         want: list[ir.Value] = []
         runtime = False
         for dim, value in zip(buf.shape, got, strict=True):

@@ -12,7 +12,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
-from tvmlite.lowering.legalize.broadcast import Operand, bcast_load
+from tvmlite.lowering.legalize.broadcast import Operand, bcast_load, with_agreeing_shapes
 from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
 
 Scalar2 = Callable[[tir.PrimExpr, tir.PrimExpr], tir.PrimExpr]
@@ -20,6 +20,7 @@ Scalar2 = Callable[[tir.PrimExpr, tir.PrimExpr], tir.PrimExpr]
 
 def binary_kernel(ctx: LegalizeCtx, name: str, fn: Scalar2) -> tir.PrimExpr:
     """`out = fn(a, b)` broadcast over the result shape."""
+    ctx = with_agreeing_shapes(ctx)
     shape = ctx.out_shape()
 
     def build(kb: te.KernelBuilder, a: Operand, b: Operand) -> te.Tensor:

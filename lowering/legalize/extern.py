@@ -57,7 +57,9 @@ def store(buf: tir.Buffer, value: tir.PrimExpr, flat: tir.PrimExpr) -> tir.Buffe
     return tir.BufferStore(buf, value, tuple(unflatten(buf, flat)))
 
 
-def loop(var: tir.Var, extent: int, body: tir.Stmt, kind: str = tir.SERIAL) -> tir.For:
+def loop(
+    var: tir.Var, extent: int | tir.PrimExpr, body: tir.Stmt, kind: str = tir.SERIAL
+) -> tir.For:
     return tir.For(var, E.idx(0), E.idx(extent), kind, body)
 
 

@@ -213,6 +213,7 @@ def legalize_broadcast_to(ctx: LegalizeCtx) -> relax.Expr:
 
 
 def _ints(expr: relax.Expr) -> list[int]:
+    """The constants of a tuple of prim values (a slice's axes, begins, strides)."""
     if isinstance(expr, relax.Tuple):
         vals = [f.value for f in expr.fields if isinstance(f, relax.PrimValue)]
     elif isinstance(expr, relax.ShapeExpr):
@@ -226,20 +227,17 @@ def _ints(expr: relax.Expr) -> list[int]:
 
 @register_legalize("relax.strided_slice")
 def legalize_strided_slice(ctx: LegalizeCtx) -> relax.Expr:
+    """The ends only size the result (`ctx.out_shape()`, which may be symbolic:
+    `T.min(s, 512)`); each sliced axis reads from its clamped begin by its stride."""
     axes, begins = _ints(ctx.args[1]), _ints(ctx.args[2])
     strides = _ints(ctx.args[4]) if len(ctx.args) > 4 else [1] * len(axes)
     shape = ctx.out_shape()
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        starts: dict[int, tuple[int, int]] = {}
+        starts: dict[int, tuple[tir.PrimExpr | int, int]] = {}
         for a, b, s in zip(axes, begins, strides, strict=True):
             a = _axis(a, x.ndim)
-            dim = x.shape[a]
-            if not isinstance(dim, tir.IntImm):
-                raise LegalizeUnsupported("strided_slice over a symbolic axis")
-            b = b + dim.value if b < 0 else b
-            b = min(max(b, 0), dim.value) if s > 0 else min(max(b, -1), dim.value - 1)
-            starts[a] = (b, s)
+            starts[a] = (_slice_start(x.shape[a], b, s), s)
 
         def body(*ax: tir.Var) -> tir.PrimExpr:
             index: list[tir.PrimExpr] = list(ax)
@@ -253,6 +251,18 @@ def legalize_strided_slice(ctx: LegalizeCtx) -> relax.Expr:
         return kb.compute(shape, body, "T_strided_slice_with_axes")
 
     return ctx.call_te("strided_slice", build, args=ctx.args[:1])
+
+
+def _slice_start(dim: tir.PrimExpr, begin: int, stride: int) -> tir.PrimExpr | int:
+    """The first index a slice of `dim` elements reads, `begin` clamped into the
+    axis (Python's rules); symbolic for a forward slice of a symbolic axis."""
+    if isinstance(dim, tir.IntImm):
+        b = begin + dim.value if begin < 0 else begin
+        return min(max(b, 0), dim.value) if stride > 0 else min(max(b, -1), dim.value - 1)
+    if stride < 0:
+        raise LegalizeUnsupported("strided_slice backwards over a symbolic axis")
+    # A non-empty result reads from below `dim`: the clamp to `dim` never applies.
+    return begin if begin >= 0 else E.maximum(E.add(dim, begin), E.idx(0))
 
 
 @register_legalize("relax.stack")

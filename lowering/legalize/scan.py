@@ -63,7 +63,7 @@ def _scan_rule(kind: str) -> Callable[[LegalizeCtx], relax.Expr]:
             raise LegalizeUnsupported(f"{kind} accumulating in bool")
 
         def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-            lines = Lines.of(x, axis, kind)
+            lines = Lines.of(x, axis, kind, symbolic=True)
 
             def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
                 return scan_lines(ins[0], outs[0], lines, kind, exclusive)

@@ -23,7 +23,6 @@ from tvmlite.lowering.legalize.extern import (
     index_var,
     local_scalar,
     loop,
-    product,
     seq,
     set0,
     static_dims,
@@ -34,11 +33,22 @@ INDEX = E.INDEX
 NOTHING = tir.Evaluate(tir.IntImm("int32", 0))  # the body of a kernel over an empty tensor
 
 
-def split_index(flat: tir.PrimExpr, dims: Sequence[int]) -> list[tir.PrimExpr]:
+Size = int | tir.PrimExpr  # a dim: an int, or an expression when symbolic
+
+
+def size_product(dims: Sequence[Size]) -> Size:
+    """The product of `dims`, an int when they all are."""
+    out: Size = 1
+    for d in dims:
+        out = out * d if isinstance(out, int) and isinstance(d, int) else E.mul(out, d)
+    return out
+
+
+def split_index(flat: tir.PrimExpr, dims: Sequence[Size]) -> list[tir.PrimExpr]:
     """The row-major indices of position `flat` in a tensor of shape `dims`."""
     out = []
     for d, size in enumerate(dims):
-        part = E.floordiv(flat, product(dims[d + 1 :]))
+        part = E.floordiv(flat, size_product(dims[d + 1 :]))
         out.append(part if d == 0 else E.floormod(part, size))
     return out
 
@@ -46,23 +56,35 @@ def split_index(flat: tir.PrimExpr, dims: Sequence[int]) -> list[tir.PrimExpr]:
 @dataclass(frozen=True)
 class Lines:
     """A tensor of shape `dims` seen as lines along `axis` (None: the whole tensor
-    flattened, one line). Line l is the l-th index of the other axes, row-major."""
+    flattened, one line). Line l is the l-th index of the other axes, row-major.
+    Dims are ints, or expressions when symbolic (`Lines.of(..., symbolic=True)`,
+    for kernels that only walk the lines: scans)."""
 
-    dims: tuple[int, ...]
+    dims: tuple[Size, ...]
     axis: int | None
 
     @staticmethod
-    def of(x: te.Tensor, axis: int | None, what: str) -> Lines:
-        dims = tuple(static_dims(x.shape, what))
+    def of(x: te.Tensor, axis: int | None, what: str, symbolic: bool = False) -> Lines:
+        if symbolic:
+            dims: tuple[Size, ...] = tuple(
+                d.value if isinstance(d, tir.IntImm) else d for d in x.shape
+            )
+        else:
+            dims = tuple(static_dims(x.shape, what))
         return Lines(dims, None if axis is None else axis % max(len(dims), 1))
 
     @property
-    def length(self) -> int:
-        return product(self.dims) if self.axis is None else self.dims[self.axis]
+    def length(self) -> Size:
+        return size_product(self.dims) if self.axis is None else self.dims[self.axis]
 
     @property
-    def count(self) -> int:
-        return product(self.dims) // self.length if self.length else 0
+    def count(self) -> Size:
+        """How many lines (none when they are empty)."""
+        if self.length == 0:
+            return 0
+        if self.axis is None:
+            return 1
+        return size_product(self.dims[: self.axis] + self.dims[self.axis + 1 :])
 
     def with_length(self, length: int) -> Lines:
         """The same lines in a tensor whose axis has `length` elements."""
@@ -76,7 +98,7 @@ class Lines:
         if self.axis is None:
             return tuple(split_index(j, self.dims))
         before, after = self.dims[: self.axis], self.dims[self.axis + 1 :]
-        inner = product(after)
+        inner = size_product(after)
         outer_idx = split_index(E.floordiv(line, inner), before)
         return (*outer_idx, j, *split_index(E.floormod(line, inner), after))
 
