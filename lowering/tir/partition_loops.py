@@ -4,16 +4,26 @@ A schedule that splits a loop of K iterations by a vector width W that does
 not divide K (197 tokens, a symbolic sequence `s`) guards the last step:
 `T.where(k_0 * 16 + k_1 < K)`, which LowerBlocks turns into an `if` around
 the block's body. LLVM then keeps the vector loop scalar (a reduction over
-4001 columns ran 20x slower than over 4000). As TVM's LoopPartition does,
-a serial or parallel loop `o` whose body holds such tests, each a conjunct
+4001 columns ran 20x slower than over 4000). The tests considered are the
+conjuncts of `if` statements (without `else`) of the form
 
     a * o + f(inner) + g < 0        (also written `x < y`, `x <= y`, `x > y`)
 
-with `a > 0` a constant, `f` linear in loops inside `o` of constant range
-and `g` not changing inside `o`, runs as two loops: `o` over [0, M) with the
-tests dropped (true for every inner iteration: M is the first `o` where the
-largest `f` can fail) and `o` over [M, extent) with the tests kept. Tests of
-another form (a fused index `f // 28 < n`) stay where they are.
+for a loop `o`, with `a > 0` a constant, `f` linear in loops inside `o` of
+constant range and `g` not changing inside `o`. From the outermost loop in:
+
+- when every effect in the loop's body sits under one such test without an
+  `f` (the test bounds `o` alone: a vector loop over a guarded row
+  `f % 3 * 16 + l < 40`, the rows of a last tile), the loop runs only the
+  iterations that pass, without the test;
+- else a serial or parallel loop holding such tests runs, as TVM's
+  LoopPartition does, as two loops: `o` over [0, M) with the tests dropped
+  (true for every inner iteration: M is the first `o` where the largest `f`
+  can fail) and `o` over [M, extent) with the tests kept (their vector loops
+  then cut short by the first rule).
+
+Tests of another form (a fused index `f // 28 < n`) stay where they are.
+Unrolled loops keep their constant trip counts.
 """
 
 from __future__ import annotations
@@ -36,6 +46,13 @@ def _conjuncts(e: tir.PrimExpr) -> list[tir.PrimExpr]:
     return [e]
 
 
+def _all_of(conds: list[tir.PrimExpr]) -> tir.PrimExpr:
+    out = conds[0]
+    for c in conds[1:]:
+        out = tir.BinaryOp("and", out, c, "bool")
+    return out
+
+
 def _as_negative(test: tir.PrimExpr) -> tir.PrimExpr | None:
     """An integer `d` such that the test is `d < 0`."""
     if not isinstance(test, tir.BinaryOp) or test.kind not in ("lt", "le", "gt", "ge"):
@@ -48,8 +65,8 @@ def _as_negative(test: tir.PrimExpr) -> tir.PrimExpr | None:
 
 
 class _Inside(StmtExprVisitor):
-    """What a loop body defines: loop vars with their constant ranges, and
-    every other var it binds; and the `if` statements without `else`."""
+    """What a loop body defines (loop vars, with their constant ranges, and
+    every other var it binds) and its `if` statements without `else`."""
 
     def __init__(self) -> None:
         self.ranges: dict[tir.Var, tuple[int, int]] = {}
@@ -77,9 +94,17 @@ class _Inside(StmtExprVisitor):
         super().visit_IfThenElse(s)
 
 
-def _bound(test: tir.PrimExpr, loop: tir.For, inside: _Inside) -> tir.PrimExpr | None:
-    """M such that the test holds for every `o < M` and every inner iteration,
-    when it has the form above; else None."""
+@dataclass(frozen=True)
+class _Bound:
+    """A test holds for every inner iteration while the loop var is below
+    `first_fail`; `exact` when no inner loop takes part (it then fails for
+    every iteration from there on)."""
+
+    first_fail: tir.PrimExpr
+    exact: bool
+
+
+def _bound(test: tir.PrimExpr, loop: tir.For, inside: _Inside) -> _Bound | None:
     d = _as_negative(test)
     form = None if d is None else linear_form(d)
     if d is None or form is None:
@@ -89,6 +114,7 @@ def _bound(test: tir.PrimExpr, loop: tir.For, inside: _Inside) -> tir.PrimExpr |
     if a <= 0:
         return None
     largest: tir.PrimExpr = arith.const(const, d.dtype)
+    exact = True
     for atom, coeff in terms.items():
         e = atom.expr
         if e is loop.loop_var or coeff == 0:
@@ -96,75 +122,139 @@ def _bound(test: tir.PrimExpr, loop: tir.For, inside: _Inside) -> tir.PrimExpr |
         if isinstance(e, tir.Var) and e in inside.ranges:
             lo, hi = inside.ranges[e]
             largest = arith.add(largest, coeff * (hi if coeff > 0 else lo))
+            exact = False
         elif uses(e, inside.defined) or uses(e, {loop.loop_var}):
             return None
         else:
             largest = arith.add(largest, arith.mul(e, coeff))
     # a * o + largest < 0  <=>  o < ceil(-largest / a)
     first_fail = arith.floordiv(arith.add(arith.sub(arith.const(0, d.dtype), largest), a - 1), a)
-    return canonical.Analyzer().simplify(arith.cast(loop.loop_var.dtype, first_fail))
+    simplified = canonical.Analyzer().simplify(arith.cast(loop.loop_var.dtype, first_fail))
+    return _Bound(simplified, exact)
+
+
+class _Effects(StmtExprVisitor):
+    """The tests every effect (store, call, assert) of a body runs under; an
+    effect outside any test makes the list empty for good."""
+
+    def __init__(self) -> None:
+        self.open: list[tir.PrimExpr] = []
+        self.guards: list[list[tir.PrimExpr]] = []
+        self.unguarded = False
+
+    def _effect(self) -> None:
+        if not self.open:
+            self.unguarded = True
+        self.guards.append([c for cond in self.open for c in _conjuncts(cond)])
+
+    def shared(self) -> list[tir.PrimExpr]:
+        """The conjuncts every effect runs under."""
+        if self.unguarded or not self.guards:
+            return []
+        first, *rest = self.guards
+        return [c for c in first if all(any(canonical.expr_equal(c, g) for g in r) for r in rest)]
+
+    def visit_IfThenElse(self, s: tir.IfThenElse) -> None:
+        if s.else_case is not None:
+            self._effect()  # both branches run under the tests around
+            return
+        self.open.append(s.condition)
+        self.visit_stmt(s.then_case)
+        self.open.pop()
+
+    def visit_BufferStore(self, s: tir.BufferStore) -> None:
+        self._effect()
+
+    def visit_Evaluate(self, s: tir.Evaluate) -> None:
+        self._effect()
+
+    def visit_AssertStmt(self, s: tir.AssertStmt) -> None:
+        self._effect()
 
 
 class _DropTests(StmtExprMutator):
-    """The `if` statements of `tests` without the conjuncts of `drop`."""
+    """The `if` statements of a body without the conjuncts equal to `drop`."""
 
-    def __init__(self, drop: dict[int, list[tir.PrimExpr]]) -> None:
+    def __init__(self, drop: list[tir.PrimExpr]) -> None:
         super().__init__()
         self.drop = drop
 
     def visit_IfThenElse(self, s: tir.IfThenElse) -> tir.Stmt:
-        dropped = self.drop.get(id(s))
         s2 = super().visit_IfThenElse(s)
-        if dropped is None or not isinstance(s2, tir.IfThenElse):
+        if not isinstance(s2, tir.IfThenElse) or s2.else_case is not None:
             return s2
-        kept = [c for c in _conjuncts(s.condition) if not any(c is d for d in dropped)]
-        if not kept:
-            return s2.then_case
-        condition = kept[0]
-        for c in kept[1:]:
-            condition = tir.BinaryOp("and", condition, c, "bool")
-        return replace(s2, condition=condition)
+        kept = [
+            c
+            for c in _conjuncts(s2.condition)
+            if not any(canonical.expr_equal(c, d) for d in self.drop)
+        ]
+        if len(kept) == len(_conjuncts(s2.condition)):
+            return s2
+        return replace(s2, condition=_all_of(kept)) if kept else s2.then_case
 
 
-class _PartitionLoops(StmtExprMutator):
-    def visit_For(self, s: tir.For) -> tir.Stmt:
-        loop = super().visit_For(s)
-        assert isinstance(loop, tir.For)
-        if loop.kind not in _PARTITIONED or loop.step is not None or arith.as_int(loop.min) != 0:
-            return loop
-        inside = _Inside()
-        inside.visit_stmt(loop.body)
-        drop: dict[int, list[tir.PrimExpr]] = {}
-        bounds: list[tir.PrimExpr] = []
-        for test in inside.tests:
-            for c in _conjuncts(test.condition):
-                bound = _bound(c, loop, inside)
-                if bound is not None:
-                    drop.setdefault(id(test), []).append(c)
-                    bounds.append(bound)
-        if not bounds:
-            return loop
-        return _split(loop, bounds, _DropTests(drop).visit_stmt(loop.body))
+def _least(values: list[tir.PrimExpr]) -> tir.PrimExpr:
+    out = values[0]
+    for v in values[1:]:
+        out = arith.minimum(out, v)
+    return out
 
 
-def _split(loop: tir.For, bounds: list[tir.PrimExpr], unguarded: tir.Stmt) -> tir.Stmt:
-    """`loop` as [0, M) running `unguarded` and [M, extent) running its body."""
+def _shrink(loop: tir.For) -> tir.For | None:
+    """The loop cut to the iterations its shared exact tests let through."""
+    inside = _Inside()
+    inside.visit_stmt(loop.body)
+    effects = _Effects()
+    effects.visit_stmt(loop.body)
+    tests, bounds = [], []
+    for c in effects.shared():
+        bound = _bound(c, loop, inside)
+        if bound is not None and bound.exact:
+            tests.append(c)
+            bounds.append(bound.first_fail)
+    if not bounds:
+        return None
+    runs = arith.minimum(arith.maximum(arith.sub(_least(bounds), loop.min), 0), loop.extent)
+    body = _DropTests(tests).visit_stmt(loop.body)
+    return replace(loop, extent=canonical.Analyzer().simplify(runs), body=body)
+
+
+def _partition(loop: tir.For) -> tir.Stmt | None:
+    """The loop as its unguarded whole steps and its guarded rest."""
+    inside = _Inside()
+    inside.visit_stmt(loop.body)
+    tests, bounds = [], []
+    for test in inside.tests:
+        for c in _conjuncts(test.condition):
+            bound = _bound(c, loop, inside)
+            if bound is not None:
+                tests.append(c)
+                bounds.append(bound.first_fail)
+    if not bounds:
+        return None
     analyzer = canonical.Analyzer()
-    split = bounds[0]
-    for b in bounds[1:]:
-        split = arith.minimum(split, b)
-    split = analyzer.simplify(arith.minimum(arith.maximum(split, 0), loop.extent))
+    split = analyzer.simplify(arith.minimum(arith.maximum(_least(bounds), 0), loop.extent))
     if arith.as_int(split) == 0:
-        return loop
-    main = replace(loop, extent=split, body=unguarded)
+        return None
+    main = replace(loop, extent=split, body=_DropTests(tests).visit_stmt(loop.body))
     if canonical.expr_equal(split, loop.extent):
         return main
     var = tir.Var(loop.loop_var.name, loop.loop_var.dtype)
     rest = analyzer.simplify(arith.sub(loop.extent, split))
-    tail = replace(
-        loop, loop_var=var, min=split, extent=rest, body=substitute(loop.body, {loop.loop_var: var})
-    )
-    return tir.seq([main, tail])
+    body = substitute(loop.body, {loop.loop_var: var})
+    return tir.seq([main, replace(loop, loop_var=var, min=split, extent=rest, body=body)])
+
+
+class _PartitionLoops(StmtExprMutator):
+    def visit_For(self, s: tir.For) -> tir.Stmt:
+        if s.kind != tir.UNROLLED and s.step is None:
+            done: tir.Stmt | None = _shrink(s)
+            if done is None and s.kind in _PARTITIONED and arith.as_int(s.min) == 0:
+                done = _partition(s)
+            if done is not None:
+                # The tests it used are gone: the loops made are visited for others.
+                return self.visit_stmt(done)
+        return super().visit_For(s)
 
 
 @dataclass(frozen=True)
