@@ -14,13 +14,32 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported,
 F = "float32"
 
 
-def source_coord(mode: str, out: tir.PrimExpr, in_size: int, out_size: int) -> tir.PrimExpr:
-    """The input coordinate (float) that output position `out` samples."""
+Size = int | tir.PrimExpr  # a dim: an int, or the expression of a symbolic one
+
+
+def _less_one(size: Size) -> Size:
+    return size - 1 if isinstance(size, int) else E.sub(size, 1)
+
+
+def _ratio(a: Size, b: Size) -> tir.PrimExpr:
+    """`a / b` in float32: a constant when both are."""
+    if isinstance(a, int) and isinstance(b, int):
+        return E.const(a / b, F)
+    return E.div(E.cast(a, F), E.cast(b, F))
+
+
+def source_coord(mode: str, out: tir.PrimExpr, in_size: Size, out_size: Size) -> tir.PrimExpr:
+    """The input coordinate (float) that output position `out` samples; sizes
+    may be symbolic (the scale is then computed at run time)."""
     x = E.cast(out, F)
     if mode == "align_corners":
-        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        return E.mul(x, E.const(scale, F))
-    scale = E.const(in_size / out_size, F)
+        if isinstance(out_size, int) and out_size <= 1:
+            return E.mul(x, E.const(0.0, F))
+        scale = _ratio(_less_one(in_size), _less_one(out_size))
+        if not isinstance(out_size, int):
+            scale = E.select(E.binary("lt", E.idx(1), out_size), scale, E.const(0.0, F))
+        return E.mul(x, scale)
+    scale = _ratio(in_size, out_size)
     if mode == "asymmetric":
         return E.mul(x, scale)
     if mode == "tf_half_pixel_for_nn":
@@ -28,11 +47,19 @@ def source_coord(mode: str, out: tir.PrimExpr, in_size: int, out_size: int) -> t
     if mode == "pytorch_half_pixel" and out_size == 1:
         return E.const(0, F)
     if mode in ("half_pixel", "pytorch_half_pixel"):
-        return E.sub(E.mul(E.add(x, E.const(0.5, F)), scale), E.const(0.5, F))
+        coord = E.sub(E.mul(E.add(x, E.const(0.5, F)), scale), E.const(0.5, F))
+        if mode == "pytorch_half_pixel" and not isinstance(out_size, int):
+            return E.select(E.binary("eq", out_size, E.idx(1)), E.const(0, F), coord)
+        return coord
     raise LegalizeUnsupported(f"resize coordinate mode {mode!r}")
 
 
-def _nearest_index(x: tir.PrimExpr, rounding: str, mode: str, size: int) -> tir.PrimExpr:
+def _size(e: tir.PrimExpr) -> Size:
+    v = E.value_of(e)
+    return v if isinstance(v, int) else e
+
+
+def _nearest_index(x: tir.PrimExpr, rounding: str, mode: str, size: Size) -> tir.PrimExpr:
     if rounding == "":
         rounding = "round" if mode == "align_corners" else "floor"
     half = E.const(0.5, F)
@@ -49,8 +76,8 @@ def _nearest_index(x: tir.PrimExpr, rounding: str, mode: str, size: int) -> tir.
     return _clamp(E.cast(v, "int64"), size)
 
 
-def _clamp(i: tir.PrimExpr, size: int) -> tir.PrimExpr:
-    return E.minimum(E.maximum(i, E.idx(0)), E.idx(size - 1))
+def _clamp(i: tir.PrimExpr, size: Size) -> tir.PrimExpr:
+    return E.minimum(E.maximum(i, E.idx(0)), E.sub(E.idx(size), 1))
 
 
 def resize_compute(
@@ -62,9 +89,7 @@ def resize_compute(
     layout, method = attrs["layout"], attrs["method"]
     mode, rounding = attrs["coordinate_transformation_mode"], attrs["rounding_method"]
     axes = [layout.index(letter) for letter in spatial]
-    sizes = [(E.value_of(x.shape[a]), E.value_of(out[a])) for a in axes]
-    if not all(isinstance(i, int) and isinstance(o, int) for i, o in sizes):
-        raise LegalizeUnsupported(f"{attrs['name']} with symbolic sizes")
+    sizes = [(_size(x.shape[a]), _size(out[a])) for a in axes]
     dtype = attrs.get("out_dtype") or x.dtype
 
     def body(*ax: tir.Var) -> tir.PrimExpr:

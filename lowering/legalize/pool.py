@@ -22,11 +22,10 @@ def _rule_attr(name: str) -> tuple[tuple[str, str], ...]:
     return (("schedule_rule", f"meta_schedule.{name}"),)
 
 
-def _static(e: tir.PrimExpr, what: str) -> int:
+def _size(e: tir.PrimExpr) -> int | tir.PrimExpr:
+    """A dim as an int, or the expression of a symbolic one."""
     v = E.value_of(e)
-    if not isinstance(v, int):
-        raise LegalizeUnsupported(f"pool with a symbolic {what}")
-    return v
+    return v if isinstance(v, int) else e
 
 
 def _window_load(
@@ -52,9 +51,9 @@ def _padded(
     for j, axis in enumerate(sp):
         before[axis], after[axis] = pads[j], pads[j + n]
         if attrs.get("ceil_mode"):
-            dim, o = _static(x.shape[axis], "shape"), _static(out[axis], "shape")
             k, s, d = attrs["pool_size"][j], attrs["strides"][j], attrs["dilation"][j]
-            after[axis] = max(0, (o - 1) * s + (k - 1) * d + 1 - dim - pads[j])
+            last = E.add(E.mul(E.sub(out[axis], 1), s), (k - 1) * d + 1 - pads[j])
+            after[axis] = _size(E.maximum(E.sub(last, x.shape[axis]), E.idx(0)))
     if all(E.value_of(E.idx(p)) == 0 for p in (*before, *after)):
         return x
     return pad_compute(kb, x, before, after, value, "pad_temp")
@@ -159,21 +158,31 @@ def adaptive_avg_pool_compute(
 ) -> te.Tensor:
     """TOPI's adaptive pool: window `[o*in//out, ceil((o+1)*in/out))`. Even splits
     give fixed windows as TVM prints them; uneven ones reduce over the widest
-    window with out-of-window elements masked to zero."""
+    window with out-of-window elements masked to zero. A symbolic size splits
+    evenly only into one window per axis (a global pool)."""
     sp = spatial_axes(layout)
-    sizes = [(_static(x.shape[a], "shape"), _static(out[a], "output size")) for a in sp]
-    even = all(i % o == 0 for i, o in sizes)
+    sizes = [(_size(x.shape[a]), _size(out[a])) for a in sp]
+    even = all(
+        o == 1 or (isinstance(i, int) and isinstance(o, int) and i % o == 0) for i, o in sizes
+    )
 
     def window(ax: tuple[tir.Var, ...], j: int) -> tuple[tir.PrimExpr, tir.PrimExpr]:
         i, o = sizes[j]
         a = ax[sp[j]]
         start = E.floordiv(E.mul(a, i), o)
-        end = E.floordiv(E.add(E.mul(a, i), i + o - 1), o)
+        end = E.floordiv(E.add(E.mul(a, i), E.sub(E.add(i, o), 1)), o)
         return start, end
 
+    def width(i: int | tir.PrimExpr, o: int | tir.PrimExpr) -> int | tir.PrimExpr:
+        """The widest window: the split when even, else ceil(i / o) + 1."""
+        if isinstance(i, int) and isinstance(o, int):
+            return i // o if even else -(-i // o) + 1
+        if even:
+            return E.floordiv(i, o)
+        return E.add(E.floordiv(E.sub(E.add(i, o), 1), o), 1)
+
     def total(*ax: tir.Var) -> te.Reduce:
-        widths = [i // o if even else -(-i // o) + 1 for i, o in sizes]
-        rvs = [te.reduce_axis(w, f"rv{j}") for j, w in enumerate(widths)]
+        rvs = [te.reduce_axis(width(i, o), f"rv{j}") for j, (i, o) in enumerate(sizes)]
         index: list[tir.PrimExpr] = list(ax)
         inside: tir.PrimExpr | None = None
         for j, axis in enumerate(sp):
@@ -187,17 +196,23 @@ def adaptive_avg_pool_compute(
     pool_sum = kb.compute(out, total, "adaptive_pool_sum")
 
     def body(*ax: tir.Var) -> tir.PrimExpr:
-        if even:
+        if even and all(isinstance(width(i, o), int) for i, o in sizes):
             size = 1
             for i, o in sizes:
-                size *= i // o
+                size *= width(i, o)  # type: ignore[operator]
             return E.div(pool_sum[ax], E.const(size, x.dtype))
-        count: tir.PrimExpr | None = None
+        if even:
+            count: tir.PrimExpr = E.idx(1)
+            for i, o in sizes:
+                count = E.mul(count, width(i, o))
+            return E.div(pool_sum[ax], E.cast(count, x.dtype))
+        uneven: tir.PrimExpr | None = None
         for j in range(len(sp)):
             start, end = window(ax, j)
-            width = E.cast(E.sub(end, start), x.dtype)
-            count = width if count is None else E.mul(count, width)
-        return E.div(pool_sum[ax], count)
+            span = E.cast(E.sub(end, start), x.dtype)
+            uneven = span if uneven is None else E.mul(uneven, span)
+        assert uneven is not None
+        return E.div(pool_sum[ax], uneven)
 
     annotations = _rule_attr("adaptive_pool_avg")
     return kb.compute(out, body, "adaptive_pool_avg", annotations=annotations)

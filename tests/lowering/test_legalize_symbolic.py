@@ -102,3 +102,102 @@ def test_a_kernel_whose_input_dims_are_expressions_of_its_output_dims() -> None:
     for n in (1, 3):
         x = np.random.default_rng(n).standard_normal((n, 12, 6, 4)).astype("float32")
         np.testing.assert_allclose(ex["main"](x), 2 * x, rtol=1e-6)
+
+
+def spatial(body: str, extra: str = "") -> str:
+    """A module over an NCHW input of symbolic batch and size."""
+    return f"""
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 3, "h", "w"), "float32"){extra}):
+        with R.dataflow():
+            gv = {body}
+            R.output(gv)
+        return gv
+"""
+
+
+def max_pool_ceil(x: np.ndarray) -> np.ndarray:
+    """3x3 windows, stride 2, no padding, ceil mode (a last window may hang out)."""
+    n, c, h, w = x.shape
+    oh, ow = -(-(h - 3) // 2) + 1, -(-(w - 3) // 2) + 1
+    p = np.full((n, c, 2 * oh + 1, 2 * ow + 1), -np.inf, "float32")
+    p[:, :, :h, :w] = x
+    out = np.full((n, c, oh, ow), -np.inf, "float32")
+    for i in range(3):
+        for j in range(3):
+            out = np.maximum(out, p[:, :, i : i + 2 * oh : 2, j : j + 2 * ow : 2])
+    return out
+
+
+def adaptive_avg(x: np.ndarray, size: int) -> np.ndarray:
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, size, size), "float32")
+    for i in range(size):
+        for j in range(size):
+            rows = slice(i * h // size, -(-(i + 1) * h // size))
+            cols = slice(j * w // size, -(-(j + 1) * w // size))
+            out[:, :, i, j] = x[:, :, rows, cols].mean((2, 3))
+    return out
+
+
+def nearest(x: np.ndarray, size: int) -> np.ndarray:
+    """Asymmetric coordinates, floor rounding: output i reads input i * in // out."""
+    h, w = x.shape[2:]
+    rows = np.floor(np.arange(size) * (h / size)).astype(int)
+    cols = np.floor(np.arange(size) * (w / size)).astype(int)
+    return x[:, :, rows][:, :, :, cols]
+
+
+def bilinear(x: np.ndarray, size: int) -> np.ndarray:
+    """Half-pixel coordinates, clamped at the borders."""
+
+    def axis(n_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = np.maximum((np.arange(size) + 0.5) * (n_in / size) - 0.5, 0)
+        lo = np.minimum(np.floor(c).astype(int), n_in - 1)
+        return lo, np.minimum(lo + 1, n_in - 1), (c - np.floor(c)).astype("float32")
+
+    r0, r1, fr = axis(x.shape[2])
+    c0, c1, fc = axis(x.shape[3])
+    top = x[:, :, r0] * (1 - fr)[:, None] + x[:, :, r1] * fr[:, None]
+    return top[:, :, :, c0] * (1 - fc) + top[:, :, :, c1] * fc
+
+
+SPATIAL = [
+    (
+        "max_pool_ceil",
+        "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)",
+        max_pool_ceil,
+    ),
+    (
+        "global_avg_pool",
+        "R.nn.adaptive_avg_pool2d(x, output_size=[1, 1])",
+        lambda x: x.mean((2, 3), keepdims=True),
+    ),
+    (
+        "adaptive_avg_pool_3",
+        "R.nn.adaptive_avg_pool2d(x, output_size=[3, 3])",
+        lambda x: adaptive_avg(x, 3),
+    ),
+    (
+        "resize_nearest",
+        'R.image.resize2d(x, R.shape([8, 8]), method="nearest_neighbor", '
+        'coordinate_transformation_mode="asymmetric", rounding_method="floor")',
+        lambda x: nearest(x, 8),
+    ),
+    (
+        "resize_linear",
+        'R.image.resize2d(x, R.shape([8, 8]), method="linear", '
+        'coordinate_transformation_mode="half_pixel")',
+        lambda x: bilinear(x, 8),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "ref"), SPATIAL, ids=[c[0] for c in SPATIAL])
+def test_pooling_and_resizing_over_symbolic_sizes(name: str, body: str, ref) -> None:  # noqa: ANN001
+    ex = tvmlite.build(tvmlite.parse(spatial(body)))
+    for n, h, w in ((1, 5, 7), (2, 12, 12), (1, 9, 4)):
+        x = np.random.default_rng(h).standard_normal((n, 3, h, w)).astype("float32")
+        np.testing.assert_allclose(ex["main"](x), ref(x), rtol=1e-5, atol=1e-5)
