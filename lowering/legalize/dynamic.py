@@ -34,13 +34,13 @@ from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.extern import (
     at0,
+    dims,
     index_var,
     local_scalar,
     loop,
     product,
     seq,
     set0,
-    static_dims,
     unflatten,
 )
 from tvmlite.lowering.legalize.registry import (
@@ -63,13 +63,13 @@ def legalize_nonzero(ctx: LegalizeCtx) -> relax.Expr:
     def count(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
         # An IR-builder loop rather than a sum: a reduction's init never runs
         # over an empty input.
-        dims = static_dims(x.shape, "nonzero")
+        sizes = dims(x.shape)
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             (data,), (out,) = ins, outs
             i = index_var("i")
             bump = tir.IfThenElse(_nonzero_at(data, i), set0(out, E.add(at0(out), E.idx(1))), None)
-            return seq(set0(out, E.idx(0)), loop(i, product(dims), bump))
+            return seq(set0(out, E.idx(0)), loop(i, product(sizes), bump))
 
         outs = [("count", (E.idx(1),), "int64", False)]
         return kb.extern("count_nonzero", outs, [x], body)[0]
@@ -87,14 +87,14 @@ def legalize_nonzero(ctx: LegalizeCtx) -> relax.Expr:
     rows = max(len(sinfo.shape), 1)  # type: ignore[union-attr]
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        dims = static_dims(x.shape, "nonzero")
+        sizes = dims(x.shape)
         size = tir.Var("num_nonzero", "int64")
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             (data,), (out,) = ins, outs
             pos = local_scalar("pos", "int64")
             i = index_var("i")
-            at = unflatten(data, i) if dims else []
+            at = unflatten(data, i) if sizes else []
             found = seq(
                 *(
                     tir.BufferStore(out, E.cast(a, "int64"), (E.idx(d), at0(pos)))
@@ -104,7 +104,7 @@ def legalize_nonzero(ctx: LegalizeCtx) -> relax.Expr:
             )
             room = E.binary("lt", at0(pos), size)
             test = E.logical_and(_nonzero_at(data, i), room)
-            walk = loop(i, product(dims), tir.IfThenElse(test, found, None))
+            walk = loop(i, product(sizes), tir.IfThenElse(test, found, None))
             return seq(tir.AllocBuffer(pos, "alloc_local"), set0(pos, E.idx(0)), walk)
 
         outs = [("nonzero", (E.idx(rows), size), "int64", False)]

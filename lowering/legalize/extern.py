@@ -21,31 +21,48 @@ if TYPE_CHECKING:
     from tvmlite.lowering.legalize import te
 
 
+Size = int | tir.PrimExpr  # a dim: an int, or the expression of a symbolic one
+
+
 def static_dims(shape: Sequence[tir.PrimExpr], what: str) -> list[int]:
-    """`shape` as Python ints; IR-builder kernels here need known extents."""
-    dims = [E.value_of(d) for d in shape]
-    if not all(isinstance(d, int) for d in dims):
+    """`shape` as Python ints; IR-builder kernels that need known extents."""
+    found = dims(shape)
+    if not all(isinstance(d, int) for d in found):
         raise LegalizeUnsupported(f"{what} with a symbolic shape")
-    return dims  # type: ignore[return-value]
+    return found  # type: ignore[return-value]
 
 
-def product(dims: Sequence[int]) -> int:
-    out = 1
-    for d in dims:
-        out *= d
+def dims(shape: Sequence[tir.PrimExpr]) -> list[Size]:
+    """`shape` as ints where constant, expressions where symbolic."""
+    out: list[Size] = []
+    for d in shape:
+        value = E.value_of(d)
+        out.append(value if isinstance(value, int) else d)
+    return out
+
+
+def times(a: Size, b: Size) -> Size:
+    """`a * b`: an int when both are."""
+    return a * b if isinstance(a, int) and isinstance(b, int) else E.mul(a, b)
+
+
+def product(sizes: Sequence[Size]) -> Size:
+    out: Size = 1
+    for d in sizes:
+        out = times(out, d)
     return out
 
 
 def unflatten(buf: tir.Buffer, flat: tir.PrimExpr) -> list[tir.PrimExpr]:
     """The N-d indices of flat position `flat` in `buf`."""
-    dims = static_dims(buf.shape, "an extern buffer")
-    if len(dims) == 1:
+    sizes = dims(buf.shape)
+    if len(sizes) == 1:
         return [flat]
-    strides = [product(dims[d + 1 :]) for d in range(len(dims))]
+    strides = [product(sizes[d + 1 :]) for d in range(len(sizes))]
     out = [E.floordiv(flat, strides[0])]
-    for d in range(1, len(dims) - 1):
+    for d in range(1, len(sizes) - 1):
         out.append(E.floordiv(E.floormod(flat, strides[d - 1]), strides[d]))
-    out.append(E.floormod(flat, dims[-1]))
+    out.append(E.floormod(flat, sizes[-1]))
     return out
 
 
@@ -85,13 +102,13 @@ def seq(*stmts: tir.Stmt) -> tir.Stmt:
     return stmts[0] if len(stmts) == 1 else tir.SeqStmt(tuple(stmts))
 
 
-def in_range(index: tir.PrimExpr, extent: int) -> tir.PrimExpr:
+def in_range(index: tir.PrimExpr, extent: Size) -> tir.PrimExpr:
     """`0 <= index < extent`, in `index`'s dtype."""
     lo = E.binary("le", E.const(0, index.dtype), index)
-    return E.logical_and(lo, E.binary("lt", index, E.const(extent, index.dtype)))
+    return E.logical_and(lo, E.binary("lt", index, E.cast(E.idx(extent), index.dtype)))
 
 
-def index_check(op: str, axis: int, index: tir.PrimExpr, extent: int) -> tir.AssertStmt:
+def index_check(op: str, axis: int, index: tir.PrimExpr, extent: Size) -> tir.AssertStmt:
     """The assert tvmlite puts before a store or load at a data-dependent index
     (TVM does not check; an out-of-range index would write or read out of bounds):
     `R.<op>: index out of range for axis <axis>`. The kind is RuntimeError, the one

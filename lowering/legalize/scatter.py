@@ -15,7 +15,9 @@ from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.broadcast import bcast_load, broadcast_shape
 from tvmlite.lowering.legalize.extern import (
+    Size,
     checked_indices,
+    dims,
     index_check,
     index_var,
     load,
@@ -24,8 +26,8 @@ from tvmlite.lowering.legalize.extern import (
     product,
     reduce_value,
     seq,
-    static_dims,
     store,
+    times,
 )
 from tvmlite.lowering.legalize.manipulate import reshape_to
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
@@ -33,7 +35,7 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported,
 
 def _copy(data: tir.Buffer, out: tir.Buffer, kind: str) -> tir.For:
     v = index_var()
-    return loop(v, product(static_dims(data.shape, "scatter")), store(out, load(data, v), v), kind)
+    return loop(v, product(dims(data.shape)), store(out, load(data, v), v), kind)
 
 
 @register_legalize("relax.scatter_elements")
@@ -45,13 +47,12 @@ def legalize_scatter_elements(ctx: LegalizeCtx) -> relax.Expr:
     def build(kb: te.KernelBuilder, x: te.Tensor, idx: te.Tensor, upd: te.Tensor) -> te.Tensor:
         axis = ctx.attrs.get("axis", 0)
         axis = axis + x.ndim if axis < 0 else axis
-        shape = static_dims(x.shape, "scatter_elements")
-        ishape = static_dims(idx.shape, "scatter_elements")
+        shape, ishape = dims(x.shape), dims(idx.shape)
         axis_range, after = shape[axis], product(shape[axis + 1 :])
-        before_stride = axis_range * after
+        before_stride = times(axis_range, after)
         ind_axis, ind_before = ishape[axis], product(ishape[:axis])
         ind_after = product(ishape[axis + 1 :])
-        ind_before_stride = ind_axis * ind_after
+        ind_before_stride = times(ind_axis, ind_after)
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             data, indices, updates = ins
@@ -68,7 +69,7 @@ def legalize_scatter_elements(ctx: LegalizeCtx) -> relax.Expr:
             value = reduce_value(mode, load(out, index2), load(updates, index1))
             check = index_check("scatter_elements", axis, shifted, axis_range)
             inner = loop(k, ind_axis, seq(check, store(out, value, index2)))
-            scatter = loop(fused, ind_before * ind_after, inner, tir.PARALLEL)
+            scatter = loop(fused, times(ind_before, ind_after), inner, tir.PARALLEL)
             return seq(pragma_seq(), _copy(data, out, tir.PARALLEL), scatter)
 
         outs = [("out_buf", x.shape, x.dtype, False)]
@@ -94,22 +95,24 @@ def legalize_scatter_nd(ctx: LegalizeCtx) -> relax.Expr:
             return idx.load(index)
 
         tidx = kb.compute([idx.shape[p] for p in perm], tbody, "T_transpose")
-        dshape = static_dims(x.shape, "scatter_nd")
-        ishape = static_dims(tidx.shape, "scatter_nd")
+        dshape, ishape = dims(x.shape), dims(tidx.shape)
+        if not isinstance(ishape[0], int):
+            raise LegalizeUnsupported("scatter_nd with index tuples of symbolic length")
         fused_indices = product(ishape[1:])
-        fused_updates = product(static_dims(upd.shape, "scatter_nd")[n - 1 :])
+        fused_updates = product(dims(upd.shape)[n - 1 :])
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             data, indices, updates = ins
             (out,) = outs
             i, j = index_var(), index_var()
+            offset: Size
             offset, index = fused_updates, j
             checks: list[tir.Stmt] = []
             for m in reversed(range(ishape[0])):
                 pick = load(indices, E.add(i, E.mul(E.idx(m), fused_indices)))
                 checks.insert(0, index_check("scatter_nd", m, pick, dshape[m]))
                 index = E.add(index, E.mul(offset, pick))
-                offset *= dshape[m]
+                offset = times(offset, dshape[m])
             src = load(updates, E.add(E.mul(i, fused_updates), j))
             value = reduce_value(mode, load(out, index), src)
             inner = loop(j, fused_updates, store(out, value, index), tir.PARALLEL)
@@ -132,11 +135,10 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
         kb: te.KernelBuilder, x: te.Tensor, idxs: list[te.Tensor], vals: te.Tensor
     ) -> te.Tensor:
         bshape = broadcast_shape([t.shape for t in idxs])
-        dims = static_dims(x.shape, "index_put")
-        lead = static_dims(bshape, "index_put")
-        rest = dims[len(idxs) :]
+        xshape, lead = dims(x.shape), dims(bshape)
+        rest = xshape[len(idxs) :]
         count, inner = product(lead), product(rest)
-        vshape = static_dims(vals.shape, "index_put")
+        vshape = dims(vals.shape)
         full = [*lead, *rest]
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
@@ -149,7 +151,7 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
             flat: tir.PrimExpr = E.idx(0)
             checks: list[tir.Stmt] = []
             for d, buf in enumerate(indices):
-                bdims = static_dims(buf.shape, "index_put")
+                bdims = dims(buf.shape)
                 off = len(lead) - len(bdims)
                 at = [
                     E.idx(0) if b == 1 and lead[off + q] != 1 else pos[off + q]
@@ -160,13 +162,14 @@ def legalize_index_put(ctx: LegalizeCtx) -> relax.Expr:
                     E.add(
                         sub,
                         E.mul(
-                            E.binary("lt", sub, E.const(0, sub.dtype)), E.const(dims[d], sub.dtype)
+                            E.binary("lt", sub, E.const(0, sub.dtype)),
+                            E.cast(E.idx(xshape[d]), sub.dtype),
                         ),
                     ),
                     E.INDEX,
                 )
-                checks.append(index_check("index_put", d, sub, dims[d]))
-                flat = E.add(E.mul(flat, dims[d]), sub)
+                checks.append(index_check("index_put", d, sub, xshape[d]))
+                flat = E.add(E.mul(flat, xshape[d]), sub)
             flat = E.add(E.mul(flat, inner), j)
             vpos = [
                 *pos,

@@ -7,7 +7,9 @@ from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.extern import (
+    Size,
     at0,
+    dims,
     index_var,
     load,
     local_scalar,
@@ -15,7 +17,6 @@ from tvmlite.lowering.legalize.extern import (
     product,
     seq,
     set0,
-    static_dims,
     store,
 )
 from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
@@ -24,7 +25,7 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, register_legalize
 def binary_search(
     sorted_seq: tir.Buffer,
     offset: tir.PrimExpr,
-    search_range: int,
+    search_range: Size,
     value: tir.PrimExpr,
     right: bool,
     dtype: str,
@@ -39,7 +40,7 @@ def binary_search(
         tir.AllocBuffer(lo, "alloc_local"),
         tir.AllocBuffer(hi, "alloc_local"),
         set0(lo, E.const(0, dtype)),
-        set0(hi, E.const(search_range, dtype)),
+        set0(hi, E.cast(E.idx(search_range), dtype)),
         tir.While(E.binary("lt", at0(lo), at0(hi)), step),
     ]
     return stmts, at0(lo)
@@ -51,8 +52,7 @@ def legalize_bucketize(ctx: LegalizeCtx) -> relax.Expr:
     dtype = "int32" if ctx.attrs.get("out_int32") else "int64"
 
     def build(kb: te.KernelBuilder, boundaries: te.Tensor, x: te.Tensor) -> te.Tensor:
-        bshape = static_dims(boundaries.shape, "bucketize")
-        vshape = static_dims(x.shape, "bucketize")
+        bshape, vshape = dims(boundaries.shape), dims(x.shape)
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             sorted_seq, values = ins

@@ -19,10 +19,13 @@ from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.extern import (
+    Size,
     at0,
+    dims,
     index_var,
     local_scalar,
     loop,
+    product,
     seq,
     set0,
     static_dims,
@@ -33,22 +36,11 @@ INDEX = E.INDEX
 NOTHING = tir.Evaluate(tir.IntImm("int32", 0))  # the body of a kernel over an empty tensor
 
 
-Size = int | tir.PrimExpr  # a dim: an int, or an expression when symbolic
-
-
-def size_product(dims: Sequence[Size]) -> Size:
-    """The product of `dims`, an int when they all are."""
-    out: Size = 1
-    for d in dims:
-        out = out * d if isinstance(out, int) and isinstance(d, int) else E.mul(out, d)
-    return out
-
-
 def split_index(flat: tir.PrimExpr, dims: Sequence[Size]) -> list[tir.PrimExpr]:
     """The row-major indices of position `flat` in a tensor of shape `dims`."""
     out = []
     for d, size in enumerate(dims):
-        part = E.floordiv(flat, size_product(dims[d + 1 :]))
+        part = E.floordiv(flat, product(dims[d + 1 :]))
         out.append(part if d == 0 else E.floormod(part, size))
     return out
 
@@ -57,8 +49,8 @@ def split_index(flat: tir.PrimExpr, dims: Sequence[Size]) -> list[tir.PrimExpr]:
 class Lines:
     """A tensor of shape `dims` seen as lines along `axis` (None: the whole tensor
     flattened, one line). Line l is the l-th index of the other axes, row-major.
-    Dims are ints, or expressions when symbolic (`Lines.of(..., symbolic=True)`,
-    for kernels that only walk the lines: scans)."""
+    Dims are ints, or expressions when symbolic (`Lines.of(..., symbolic=True)`:
+    the kernel's loops and scratch are then sized at run time)."""
 
     dims: tuple[Size, ...]
     axis: int | None
@@ -66,16 +58,14 @@ class Lines:
     @staticmethod
     def of(x: te.Tensor, axis: int | None, what: str, symbolic: bool = False) -> Lines:
         if symbolic:
-            dims: tuple[Size, ...] = tuple(
-                d.value if isinstance(d, tir.IntImm) else d for d in x.shape
-            )
+            sizes: tuple[Size, ...] = tuple(dims(x.shape))
         else:
-            dims = tuple(static_dims(x.shape, what))
-        return Lines(dims, None if axis is None else axis % max(len(dims), 1))
+            sizes = tuple(static_dims(x.shape, what))
+        return Lines(sizes, None if axis is None else axis % max(len(sizes), 1))
 
     @property
     def length(self) -> Size:
-        return size_product(self.dims) if self.axis is None else self.dims[self.axis]
+        return product(self.dims) if self.axis is None else self.dims[self.axis]
 
     @property
     def count(self) -> Size:
@@ -84,9 +74,9 @@ class Lines:
             return 0
         if self.axis is None:
             return 1
-        return size_product(self.dims[: self.axis] + self.dims[self.axis + 1 :])
+        return product(self.dims[: self.axis] + self.dims[self.axis + 1 :])
 
-    def with_length(self, length: int) -> Lines:
+    def with_length(self, length: Size) -> Lines:
         """The same lines in a tensor whose axis has `length` elements."""
         assert self.axis is not None
         dims = list(self.dims)
@@ -98,7 +88,7 @@ class Lines:
         if self.axis is None:
             return tuple(split_index(j, self.dims))
         before, after = self.dims[: self.axis], self.dims[self.axis + 1 :]
-        inner = size_product(after)
+        inner = product(after)
         outer_idx = split_index(E.floordiv(line, inner), before)
         return (*outer_idx, j, *split_index(E.floormod(line, inner), after))
 
@@ -127,10 +117,10 @@ def ahead(a: tir.PrimExpr, b: tir.PrimExpr, descending: bool) -> tir.PrimExpr:
     return E.logical_or(less, E.logical_and(b_nan, E.logical_not(a_nan)))
 
 
-def index_scratch(name: str, n: int) -> tir.Buffer:
+def index_scratch(name: str, n: Size) -> tir.Buffer:
     """A local int64 buffer of `n` positions (at least one)."""
     data = tir.Var(name, "handle", (INDEX, "local"))
-    return tir.Buffer(name, data, INDEX, (E.idx(max(n, 1)),), scope="local")
+    return tir.Buffer(name, data, INDEX, (E.maximum(E.idx(n), E.idx(1)),), scope="local")
 
 
 @dataclass(frozen=True)
@@ -153,7 +143,7 @@ class Order:
         return Order(before)
 
 
-def merge_sort(n: int, order_by: Order) -> tuple[list[tir.Stmt], tir.Buffer]:
+def merge_sort(n: Size, order_by: Order) -> tuple[list[tir.Stmt], tir.Buffer]:
     """Statements leaving the stable sorted order of positions `0..n` in the
     returned buffer: runs of `width` merged pairwise into scratch, then copied back."""
     order, merged = index_scratch("order", n), index_scratch("merged", n)
@@ -180,7 +170,7 @@ def merge_sort(n: int, order_by: Order) -> tuple[list[tir.Stmt], tir.Buffer]:
     pair = tir.LetStmt(hi, E.minimum(E.add(lo, E.mul(w, 2)), n), pair)
     pair = tir.LetStmt(mid, E.minimum(E.add(lo, w), n), pair)
     pair = tir.LetStmt(lo, E.mul(E.mul(s, 2), w), pair)
-    pairs = E.floordiv(E.add(E.idx(n - 1), E.mul(w, 2)), E.mul(w, 2))
+    pairs = E.floordiv(E.add(E.sub(E.idx(n), 1), E.mul(w, 2)), E.mul(w, 2))
     copy_back = loop(c, n, tir.BufferStore(order, tir.BufferLoad(merged, (c,), INDEX), (c,)))
     one_pass = seq(
         tir.For(s, E.idx(0), pairs, tir.SERIAL, pair), copy_back, set0(width, E.mul(w, 2))
@@ -215,7 +205,7 @@ def sort_lines(
 
 
 def write_sorted(
-    lines: Lines, k: int, values: tir.Buffer | None, indices: tir.Buffer | None
+    lines: Lines, k: Size, values: tir.Buffer | None, indices: tir.Buffer | None
 ) -> Callable[[SortedLine], tir.Stmt]:
     """A `finish` storing the first `k` sorted values and/or positions of each line
     into outputs whose axis has `k` elements."""
@@ -242,7 +232,7 @@ def legalize_sort(ctx: LegalizeCtx) -> relax.Expr:
     descending = bool(ctx.attrs.get("descending"))
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        lines = Lines.of(x, ctx.attrs.get("axis", -1), "sort")
+        lines = Lines.of(x, ctx.attrs.get("axis", -1), "sort", symbolic=True)
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             finish = write_sorted(lines, lines.length, outs[0], None)
@@ -259,7 +249,7 @@ def legalize_argsort(ctx: LegalizeCtx) -> relax.Expr:
     dtype = ctx.out_dtype()
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        lines = Lines.of(x, ctx.attrs.get("axis", -1), "argsort")
+        lines = Lines.of(x, ctx.attrs.get("axis", -1), "argsort", symbolic=True)
 
         def body(ins: list[tir.Buffer], outs: list[tir.Buffer]) -> tir.Stmt:
             finish = write_sorted(lines, lines.length, None, outs[0])
@@ -279,10 +269,13 @@ def legalize_topk(ctx: LegalizeCtx) -> relax.Expr:
     want_values, want_indices = ret_type in ("both", "values"), ret_type in ("both", "indices")
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> list[te.Tensor]:
-        lines = Lines.of(x, ctx.attrs.get("axis", -1), "topk")
+        lines = Lines.of(x, ctx.attrs.get("axis", -1), "topk", symbolic=True)
         k = ctx.attrs.get("k", 1)
-        k = lines.length if k < 1 else k
-        if k > lines.length:
+        if k < 1:
+            k = lines.length
+        elif not isinstance(lines.length, int):
+            raise LegalizeUnsupported("topk of k elements from a symbolic axis")
+        elif k > lines.length:
             raise LegalizeUnsupported("topk with k larger than its axis")
         outs: list[Output] = [
             (f"topk_v{i}", ctx.out_shape(i if ret_type == "both" else None), f.dtype, False)
@@ -312,10 +305,10 @@ def legalize_median(ctx: LegalizeCtx) -> relax.Expr:
     fields = ctx.out_sinfo.fields if axis is not None else (ctx.out_sinfo,)  # type: ignore[union-attr]
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> list[te.Tensor]:
-        lines = Lines.of(x, axis, "median")
+        lines = Lines.of(x, axis, "median", symbolic=True)
         if lines.length == 0:
             raise LegalizeUnsupported("median of an empty axis")
-        mid = E.idx((lines.length - 1) // 2)
+        mid = E.floordiv(E.sub(E.idx(lines.length), 1), 2)
         outs: list[Output] = [
             (f"median_v{i}", ctx.out_shape(i if axis is not None else None), f.dtype, False)
             for i, f in enumerate(fields)
@@ -324,7 +317,7 @@ def legalize_median(ctx: LegalizeCtx) -> relax.Expr:
         def finish_for(bufs: list[tir.Buffer]) -> Callable[[SortedLine], tir.Stmt]:
             def finish(sl: SortedLine) -> tir.Stmt:
                 # One result per line, so the line number is its flat position.
-                dst = tuple(split_index(sl.line, static_dims(bufs[0].shape, "median")))
+                dst = tuple(split_index(sl.line, dims(bufs[0].shape)))
                 pos = sl.position(mid)
                 stores = [tir.BufferStore(bufs[0], sl.key(pos), dst)]
                 if len(bufs) > 1:

@@ -201,3 +201,59 @@ def test_pooling_and_resizing_over_symbolic_sizes(name: str, body: str, ref) -> 
     for n, h, w in ((1, 5, 7), (2, 12, 12), (1, 9, 4)):
         x = np.random.default_rng(h).standard_normal((n, 3, h, w)).astype("float32")
         np.testing.assert_allclose(ex["main"](x), ref(x), rtol=1e-5, atol=1e-5)
+
+
+SCATTERS = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), i: R.Tensor(("m", 4), "int64"), u: R.Tensor(("m", 4), "float32"), rows: R.Tensor(("k",), "int64"), cols: R.Tensor(("k",), "int64"), v: R.Tensor(("k",), "float32")):
+        with R.dataflow():
+            a = R.scatter_elements(x, i, u, axis=0, reduction="add")
+            b = R.index_put(x, (rows, cols), v, accumulate=True)
+            R.output(a, b)
+        return (a, b)
+"""
+
+
+@pytest.mark.parametrize(("n", "m", "k"), [(1, 1, 1), (5, 3, 7), (9, 9, 2)])
+def test_scatters_over_symbolic_shapes(n: int, m: int, k: int) -> None:
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 4)).astype("float32")
+    i = rng.integers(-n, n, (m, 4)).astype("int64")
+    u = rng.standard_normal((m, 4)).astype("float32")
+    rows = rng.integers(0, n, (k,)).astype("int64")
+    cols = rng.integers(0, 4, (k,)).astype("int64")
+    v = rng.standard_normal((k,)).astype("float32")
+    a, b = tvmlite.build(tvmlite.parse(SCATTERS))["main"](x, i, u, rows, cols, v)
+    want_a = x.copy()
+    for r in range(m):
+        for c in range(4):
+            want_a[i[r, c] % n, c] += u[r, c]
+    want_b = x.copy()
+    np.add.at(want_b, (rows, cols), v)
+    np.testing.assert_allclose(a, want_a, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b, want_b, rtol=1e-5, atol=1e-6)
+
+
+SEARCHES = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(edges: R.Tensor(("e",), "float32"), x: R.Tensor(("n", 3), "float32")):
+        with R.dataflow():
+            buckets = R.bucketize(x, edges, right=True)
+            where = R.nonzero(x)
+            R.output(buckets, where)
+        return (buckets, where)
+"""
+
+
+@pytest.mark.parametrize(("e", "n"), [(1, 1), (5, 4), (9, 7)])
+def test_bucketize_and_nonzero_over_symbolic_shapes(e: int, n: int) -> None:
+    rng = np.random.default_rng(e)
+    edges = np.sort(rng.standard_normal(e)).astype("float32")
+    x = np.where(rng.random((n, 3)) < 0.5, 0, rng.standard_normal((n, 3))).astype("float32")
+    buckets, where = tvmlite.build(tvmlite.parse(SEARCHES))["main"](edges, x)
+    np.testing.assert_array_equal(buckets, np.searchsorted(edges, x, side="right"))
+    np.testing.assert_array_equal(where, np.stack(np.nonzero(x)))
