@@ -6,6 +6,8 @@ computes what NumPy computes, on shapes that do and do not divide the tiles."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from rules_common import apply_rule, prim_funcs, random_inputs, run
@@ -15,7 +17,7 @@ from tvmlite.lowering.build import lower
 from tvmlite.lowering.schedule.tree import Tree
 from tvmlite.lowering.schedule_rules.contraction import Roles, match_contraction
 from tvmlite.lowering.schedule_rules.gemm import Gemm
-from tvmlite.lowering.schedule_rules.microkernel import tile_sizes
+from tvmlite.lowering.schedule_rules.tiling import Tiling, plan
 from tvmlite.lowering.target import Target
 from tvmlite.tir import Schedule
 
@@ -75,19 +77,21 @@ def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
 
 
 CASES = [
-    (
-        "ik,kj->ij",
-        {"i": 37, "j": 45, "k": 19},
-    ),  # rows not divided: predicated; 45 columns in tiles of 15
-    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: tiles of 1 column
-    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns: tiles of 8, packed weight
-    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns, 48 rows: rows vectorized
+    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: predicated; columns padded
+    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count
+    ("ik,kj->ij", {"i": 97, "j": 197, "k": 64}),  # ViT's attention: padded panels of 16
+    ("ik,kj->ij", {"i": 1, "j": 197, "k": 5}),  # one row: the operand read in place
+    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns, packed weight
+    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns
     ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
     ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
+    ("ik,jk->ij", {"i": 33, "j": 47, "k": 5}),  # dense, padded: the weight transposed and padded
     ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
     ("ki,jk->ij", {"i": 13, "j": 16, "k": 3}),  # both transposed
     ("bik,bkj->bij", {"b": 3, "i": 10, "j": 64, "k": 6}),  # batch matmul
+    ("bik,bkj->bij", {"b": 3, "i": 29, "j": 37, "k": 6}),  # batch matmul, padded per batch
     ("bik,kj->bij", {"b": 2, "i": 7, "j": 32, "k": 4}),  # batch on one side only
+    ("bik,kj->bij", {"b": 2, "i": 30, "j": 19, "k": 4}),  # ... padded: one panel for both
     ("ik,kj->ij", {"i": 5, "j": 10, "k": 4}),  # narrower than a register
 ]
 
@@ -105,7 +109,7 @@ def test_epilogue_is_fused_into_the_write_back(sizes: dict[str, int]) -> None:
     func, sch = scheduled(contraction("ik,kj->ij", sizes, epilogue=True))
     names = [b.name for b in Tree(sch.mod["main"]).blocks]
     assert "bias_relu" not in names  # inlined: C is written once, from the registers
-    assert "T.max(T_mm_local[" in sch.mod.script()
+    assert re.search(r"T\.max\(T_mm(_pad)?_local\[", sch.mod.script())  # padded: T_mm_pad
     a, b, bias = random_inputs(func)
     got = run(sch.mod["main"], [a, b, bias])
     np.testing.assert_allclose(got, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
@@ -240,52 +244,49 @@ def test_scheduled_block_is_not_taken_again() -> None:
     assert not GEMM.accepts(sch, sch.get_sblock("mm_update"))
 
 
-@pytest.mark.parametrize(
-    ("n", "nr"),
-    [
-        (64, 32),
-        (48, 16),
-        (200, 8),
-        (100, 20),
-        (90, 15),
-        (24, 24),
-        (5, 5),
-        (511, 7),
-        (53, 1),
-        (1000, 8),
-    ],
-)
-def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
-    """NR divides the vector axis: no predicate in the micro-kernel."""
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 12, "j": n, "k": 4}))
-    sch = Schedule(func)
-    c = match_contraction(sch, sch.get_sblock("mm"))
-    assert c is not None
-    i, j = c.spatial
-    assert tile_sizes(c, Roles(vector=j, row=i))[1] == nr
-
-
-@pytest.mark.parametrize(("rows", "cols", "vector"), [(48, 90, "i"), (45, 90, "j"), (48, 96, "j")])
-def test_rows_are_vectorized_when_only_they_tile_into_registers(
-    rows: int, cols: int, vector: str
-) -> None:
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": rows, "j": cols, "k": 4}))
+def tiling_of(m: int, n: int, spec: str = "ik,kj->ij") -> Tiling:
+    func = tvmlite.parse(contraction(spec, {"i": m, "j": n, "k": 4}))
     sch = Schedule(func)
     c = match_contraction(sch, sch.get_sblock("mm"))
     assert c is not None
     roles = GEMM.roles(c)
-    assert roles is not None and roles.vector.name == f"v{vector}"
+    assert roles is not None
+    return plan(c, roles)
+
+
+@pytest.mark.parametrize("n", [1, 5, 10, 24, 45, 53, 64, 90, 100, 197, 200, 511, 1000, 2047])
+@pytest.mark.parametrize("m", [1, 12, 197, 1024])
+def test_column_tiles_divide_the_columns_or_pad_them(m: int, n: int) -> None:
+    """No predicate on the vector axis: NR divides the columns, or they are padded
+    to a multiple of NR with whole (or, under half a register, power-of-two) vectors."""
+    t = tiling_of(m, n)
+    if t.pad:
+        assert n % t.nr and t.packed is not None
+        assert t.nr in (32, 16) or (n < t.nr and t.nr in (8, 4))
+    else:
+        assert n % t.nr == 0
+
+
+@pytest.mark.parametrize("n", [53, 197, 511, 2047])
+def test_many_rows_pad_odd_columns_into_whole_registers(n: int) -> None:
+    t = tiling_of(197, n)
+    assert t.pad and t.nr in (16, 32)
+
+
+def test_one_row_reads_the_operand_in_place() -> None:
+    """Packing costs a copy of the operand: a row of output does not repay it."""
+    t = tiling_of(1, 1000)
+    assert not t.pad and t.packed is None and 1000 % t.nr == 0
+
+
+@pytest.mark.parametrize(("m", "mr"), [(24, 12), (14, 7), (197, 11), (5, 5), (1, 1)])
+def test_row_tiles_waste_few_rows(m: int, mr: int) -> None:
+    assert tiling_of(m, 64).mr == mr
 
 
 def test_tile_sizes() -> None:
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 24, "j": 64, "k": 8}))
-    sch = Schedule(func)
-    c = match_contraction(sch, sch.get_sblock("mm"))
-    assert c is not None
-    i, j = c.spatial
-    assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
-    # 24 columns: one tile, 3 x 8 lanes a row, so 8 rows keep 24 registers
-    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)
+    t = tiling_of(24, 64)
+    assert (t.mr, t.nr, t.pad) == (12, 32, False)
 
 
 def test_default_build_schedules_matmul_with_the_rule() -> None:

@@ -1,0 +1,72 @@
+"""The pack stage of a contraction: a copy of the operand read along the vector
+axis, laid out in column panels [other axes..., j // NR, reduction axes...,
+j % NR], so that the NR values of one reduction step are contiguous and
+successive steps adjacent.
+
+The copy is a stage of its own (`<buffer>_global` made by cache_read, or
+`<buffer>_pad` made by pad_einsum when the columns are padded), so that a
+graph-level pass can find it and hoist it out of the call for a constant
+weight. Elementwise or layout stages computing the operand inside the kernel
+(a transposed weight) are inlined into it: the operand is then read once, in
+its own layout, by the one copy. The copy runs in the panel's order, its NR
+lanes vectorized (contiguous stores), in parallel over the panels.
+"""
+
+from __future__ import annotations
+
+from tvmlite.dsl import tir
+from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
+from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
+
+
+def panel_map(c: Contraction, operand: Operand, j: tir.Var, nr: int) -> IndexMap:
+    """The operand's index -> its place in the packed copy."""
+    axes = operand.plain_axes()
+    j_axis = axes[j]
+    reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
+    rank = len(operand.load.indices)
+    other = [a for a in range(rank) if a != j_axis and a not in reduce_axes]
+    dtype = operand.load.indices[j_axis].dtype
+    idx = tuple(tir.Var(f"i{a}", dtype) for a in range(rank))
+    nr_imm = tir.IntImm(dtype, nr)
+    final = (
+        *(idx[a] for a in other),
+        tir.BinaryOp("floordiv", idx[j_axis], nr_imm, dtype),
+        *(idx[a] for a in reduce_axes),
+        tir.BinaryOp("floormod", idx[j_axis], nr_imm, dtype),
+    )
+    return IndexMap(idx, final)
+
+
+def pack(
+    sch: Schedule, stage: BlockRV, c: Contraction, operand: Operand, j: tir.Var, nr: int
+) -> None:
+    """Lay the copy `stage` (one loop per axis of the operand, in order) out in
+    panels, inline what computes the operand into it, and order its loops as
+    the panels: the NR lanes innermost and vectorized, the rest parallel."""
+    sch.transform_layout(stage, ("write", 0), panel_map(c, operand, j, nr))
+    _inline_producers(sch, stage)
+    axes = operand.plain_axes()
+    loops = sch.get_loops(stage)
+    reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
+    other = [a for a in range(len(loops)) if a != axes[j] and a not in reduce_axes]
+    outer, lanes = sch.split(loops[axes[j]], [None, nr])
+    panels = [*(loops[a] for a in other), outer]
+    sch.reorder(*panels, *(loops[a] for a in reduce_axes), lanes)
+    sch.vectorize(lanes)
+    # Only the panel loops are fused: a fused reduction loop would recompute
+    # its index by a division per NR lanes, 4x slower than the copy itself.
+    sch.parallel(sch.fuse(*panels) if len(panels) > 1 else panels[0])
+
+
+def _inline_producers(sch: Schedule, stage: BlockRV) -> None:
+    """Inline the stages that compute what the copy reads, nearest first, while
+    they inline (spatial, one consumer, not an output)."""
+    while True:
+        producers = sch.get_producers(stage)
+        if not producers:
+            return
+        try:
+            sch.compute_inline(producers[-1])
+        except ScheduleError:
+            return
