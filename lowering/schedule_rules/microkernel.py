@@ -160,34 +160,49 @@ def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
 
 def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) -> None:
     tiling = plan(c, roles)
-    mr, nr = tiling.mr, tiling.nr
+    rows, columns = tiling.rows, tiling.columns
     j, i = roles.vector, roles.row
-    writeback = None
-    if tiling.pad:
-        # Columns grown to whole tiles: the padded copy of the operand is its
-        # pack, the padded output (the accumulator) is copied back under a guard.
+    writeback = step = None
+    if rows.pad or columns.pad:
+        # Axes grown to whole tiles: the padded copy of an operand is its pack,
+        # or else (columns) made per reduction step; the padded output, the
+        # accumulator, is copied back under a guard.
+        padded = {side.var: side.size for side in (rows, columns) if side.pad}
         order = sorted(c.position, key=c.position.__getitem__)
-        sch.pad_einsum(block, [nr if v is j else 1 for v in order])
-        assert tiling.packed is not None, "plan pads only a packed operand"
-        stage = sch.get_sblock(f"{tiling.packed.buffer.name}_pad")
-        pack(sch, stage, c, tiling.packed, j, nr)
+        sch.pad_einsum(block, [padded.get(v, 1) for v in order])
         sch.set_scope(block, 0, "local")
         writeback = sch.get_sblock(f"{c.output.name}_pad")
-    elif tiling.packed is not None:
-        stage = sch.cache_read(block, tiling.packed.read_index, "global")
-        pack(sch, stage, c, tiling.packed, j, nr)
+    for side in (rows, columns):
+        reader = c.readers(side.var)[0]
+        if side.pad:
+            stage = sch.get_sblock(f"{reader.buffer.name}_pad")
+        elif side.packed is not None:
+            stage = sch.cache_read(block, side.packed.read_index, "global")
+        else:
+            continue
+        if side.packed is not None:
+            pack(sch, stage, c, side.packed, side.var, side.size, side is columns)
+        else:
+            step = stage
     _parallel_producers(sch, block)
     loops = c.loops(sch, block)
-    i0, i1 = sch.split(loops[i], [None, mr])
-    j0, j1 = sch.split(loops[j], [None, nr])
-    # Loops of variables the packed operand reads (batch) go outside the column
-    # panels, the others (conv's output rows) inside them, so a panel is reused.
-    reader = c.readers(j)[0] if len(c.readers(j)) == 1 else None
+    i0, i1 = sch.split(loops[i], [None, rows.size])
+    j0, j1 = sch.split(loops[j], [None, columns.size])
+    # Loops of variables the operand read along `j` reads (batch) go outside the
+    # column panels, the others (conv's output rows) inside them, so a panel is
+    # reused.
+    readers = c.readers(j)
     outer = [v for v in c.spatial if v not in (i, j)]
-    first = [loops[v] for v in outer if reader is not None and reader.reads(v)]
-    second = [loops[v] for v in outer if not (reader is not None and reader.reads(v))]
+    first = [loops[v] for v in outer if len(readers) == 1 and readers[0].reads(v)]
+    second = [loops[v] for v in outer if not (len(readers) == 1 and readers[0].reads(v))]
     tile_loops = [*first, j0, *second, i0]
     sch.reorder(*tile_loops, *(loops[r] for r in c.reduce), i1, j1)
+    if step is not None:
+        # NR values of the operand per reduction step, zero past its end: one
+        # masked vector load, kept in a register for the MR rows.
+        sch.compute_at(step, loops[c.reduce[-1]])
+        sch.set_scope(step, 0, "local")
+        sch.vectorize(sch.get_loops(step)[-1])
     if writeback is None:
         writeback = sch.cache_write(block, 0, "local")
     _vector_axis_last(sch, block, c, j)
@@ -195,7 +210,7 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     _inline_epilogue(sch, writeback)
     _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops))
     sch.unroll(i1)
-    _vectorize_columns(sch, j1, nr, register_lanes(c))
+    _vectorize_columns(sch, j1, columns.size, register_lanes(c))
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])
     # Last: loop kinds can only change above a block that still has its init.
     sch.decompose_reduction(block, loops[c.reduce[0]])

@@ -19,16 +19,17 @@ from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
 
 
-def panel_map(c: Contraction, operand: Operand, j: tir.Var, nr: int) -> IndexMap:
-    """The operand's index -> its place in the packed copy."""
+def panel_map(c: Contraction, operand: Operand, var: tir.Var, size: int) -> IndexMap:
+    """The operand's index -> its place in the packed copy, panels of `size`
+    along `var`."""
     axes = operand.plain_axes()
-    j_axis = axes[j]
+    j_axis = axes[var]
     reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
     rank = len(operand.load.indices)
     other = [a for a in range(rank) if a != j_axis and a not in reduce_axes]
     dtype = operand.load.indices[j_axis].dtype
     idx = tuple(tir.Var(f"i{a}", dtype) for a in range(rank))
-    nr_imm = tir.IntImm(dtype, nr)
+    nr_imm = tir.IntImm(dtype, size)
     final = (
         *(idx[a] for a in other),
         tir.BinaryOp("floordiv", idx[j_axis], nr_imm, dtype),
@@ -39,21 +40,31 @@ def panel_map(c: Contraction, operand: Operand, j: tir.Var, nr: int) -> IndexMap
 
 
 def pack(
-    sch: Schedule, stage: BlockRV, c: Contraction, operand: Operand, j: tir.Var, nr: int
+    sch: Schedule,
+    stage: BlockRV,
+    c: Contraction,
+    operand: Operand,
+    var: tir.Var,
+    size: int,
+    vectorize: bool,
 ) -> None:
     """Lay the copy `stage` (one loop per axis of the operand, in order) out in
-    panels, inline what computes the operand into it, and order its loops as
-    the panels: the NR lanes innermost and vectorized, the rest parallel."""
-    sch.transform_layout(stage, ("write", 0), panel_map(c, operand, j, nr))
+    panels of `size` along `var`, inline what computes the operand into it, and
+    order its loops as the panels: the `size` lanes innermost (vectorized for
+    the columns: contiguous stores and loads), the panel loops parallel."""
+    sch.transform_layout(stage, ("write", 0), panel_map(c, operand, var, size))
     _inline_producers(sch, stage)
     axes = operand.plain_axes()
     loops = sch.get_loops(stage)
     reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
-    other = [a for a in range(len(loops)) if a != axes[j] and a not in reduce_axes]
-    outer, lanes = sch.split(loops[axes[j]], [None, nr])
+    other = [a for a in range(len(loops)) if a != axes[var] and a not in reduce_axes]
+    outer, lanes = sch.split(loops[axes[var]], [None, size])
     panels = [*(loops[a] for a in other), outer]
     sch.reorder(*panels, *(loops[a] for a in reduce_axes), lanes)
-    sch.vectorize(lanes)
+    if vectorize:
+        sch.vectorize(lanes)
+    else:
+        sch.unroll(lanes)  # rows: one load from each, stores LLVM merges
     # Only the panel loops are fused: a fused reduction loop would recompute
     # its index by a division per NR lanes, 4x slower than the copy itself.
     sch.parallel(sch.fuse(*panels) if len(panels) > 1 else panels[0])

@@ -1,19 +1,22 @@
-"""The register tile of a contraction: how many rows (MR) and columns (NR), and
-whether the operand read along the columns is padded and packed.
+"""The register tile of a contraction: how many rows (MR) and columns (NR),
+whether the columns are padded, and whether the operand read along them is
+packed.
 
 LLVM keeps an accumulator tile in registers only when its vector axis has no
 predicate (with one it keeps the tile in memory and leaves the loop scalar, 50x
 slower) and its vectors are a power of two lanes wide (another width runs at an
 eighth of the speed or less). So NR either divides the vector axis, or the axis
-is padded to a multiple of NR: `pad_einsum` grows it, the padded copy of the
-operand is its packed copy, zeros fill the last panel, and only the write-back
-is guarded. Rows need no such care: a predicate on the unrolled rows is the
-same for a whole vector, and costs little.
+is padded to a multiple of NR (`pad_einsum`): the operand's padded copy is then
+either its packed copy (zeros fill the last panel) or, unpacked, a vector of NR
+values made per reduction step right where it is used (one masked load, no copy
+of the operand); only the write-back is guarded. Rows need no such care: a
+predicate on the unrolled rows is the same for a whole vector, and costs little.
 
-Which one is cheaper is a matter of arithmetic, in units of one register-wide
-column of one row at full speed: a tile of NR columns runs at `_speed(NR)` of
-that, and padding costs the copy of the operand when it would not be packed
-anyway (PACK_ROWS rows' worth of work for each column).
+Packing copies the operand on every call (weights are function inputs in the
+models torch.export prints): it is worth it when the micro-kernel would
+otherwise gather (the vector axis is not the operand's last: a dense layer's
+weight, conv weights), or wait on memory (reduction steps a page or more apart)
+while enough row tiles reuse each panel to repay the copy.
 """
 
 from __future__ import annotations
@@ -29,20 +32,27 @@ VECTOR_BYTES = 64  # one AVX-512 register
 MAX_ROWS = 12  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
 ACCUMULATORS = 24  # vector registers the tile may take: LLVM spills beyond
 TILE_OVERHEAD = 1.0  # rows' worth of work per row tile: X's pointers, the write-back
-PACK_ROWS = 16.0  # copying an operand costs about this many rows of the product
 PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)
+REUSE_FOR_PACKING = 4  # row tiles that must read a panel for its copy to pay
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the tile: `size` values of axis `var` (MR rows or NR
+    columns); `pad`: the axis grows to a multiple of `size` first (pad_einsum);
+    `packed`: the operand read along the axis (and not the other), copied into
+    panels [..., var // size, reduction..., var % size] (None: read in place)."""
+
+    var: tir.Var
+    size: int
+    pad: bool
+    packed: Operand | None
 
 
 @dataclass(frozen=True)
 class Tiling:
-    """MR rows by NR columns; `packed`, the operand read along the columns, is
-    copied into panels [..., j // NR, reduction..., j % NR] (None: read in
-    place); `pad`: the columns grow to a multiple of NR first (pad_einsum)."""
-
-    mr: int
-    nr: int
-    packed: Operand | None
-    pad: bool
+    rows: Side
+    columns: Side
 
 
 def register_lanes(c: Contraction) -> int:
@@ -52,13 +62,31 @@ def register_lanes(c: Contraction) -> int:
 
 def plan(c: Contraction, roles: Roles) -> Tiling:
     lanes = register_lanes(c)
-    m = c.extents[roles.row]
-    readers = c.readers(roles.vector)
-    operand = readers[0] if len(readers) == 1 else None
-    nr, pad = _columns(c, operand, roles.vector, m, lanes)
-    if operand is not None and not (pad or _worth_packing(c, operand, roles, nr)):
-        operand = None
-    return Tiling(_rows(m, _registers_per_row(nr, lanes)), nr, operand, pad)
+    n, m = c.extents[roles.vector], c.extents[roles.row]
+    paddable = all(op.is_plain() for op in c.operands)
+    y, x = _sole_reader(c, roles.vector), _sole_reader(c, roles.row)
+    nr, pad_columns = _columns(n, lanes, paddable and y is not None)
+    mr = _rows(m, _registers_per_row(nr, lanes))
+    row_tiles, column_tiles = -(-m // mr), -(-n // nr)
+    if y is not None and not _worth_packing(c, y, roles.vector, row_tiles):
+        y = None
+    # X, read along the rows, is packed when its rows are a page apart (each
+    # tile would read MR pages per reduction step, all in the same cache sets)
+    # and enough column panels reuse the copy; its rows are then padded too, so
+    # that no row of the micro-kernel is predicated.
+    if x is not None and not (
+        paddable and column_tiles >= REUSE_FOR_PACKING and _page_apart(c, x, roles.row)
+    ):
+        x = None
+    return Tiling(
+        Side(roles.row, mr, x is not None and m % mr != 0, x),
+        Side(roles.vector, nr, pad_columns, y),
+    )
+
+
+def _sole_reader(c: Contraction, var: tir.Var) -> Operand | None:
+    readers = c.readers(var)
+    return readers[0] if len(readers) == 1 else None
 
 
 def chunk(nr: int, lanes: int) -> int:
@@ -82,26 +110,19 @@ def _registers_per_row(nr: int, lanes: int) -> int:
     return nr // width if width < nr else -(-nr // lanes)
 
 
-def _columns(
-    c: Contraction, operand: Operand | None, vector: tir.Var, m: int, lanes: int
-) -> tuple[int, bool]:
-    """(NR, pad): the cheapest of the divisor of the columns (`_divisor`) and,
-    when the operand can be padded, tiles of whole registers over them padded."""
-    n = c.extents[vector]
+def _columns(n: int, lanes: int, paddable: bool) -> tuple[int, bool]:
+    """(NR, pad): the widths with the least work over `n` columns, a width of
+    fewer lanes than a register costing as much as a whole one: the divisor of
+    `n` (`_divisor`), or, when the contraction can be padded, two registers,
+    one, and under one register a power of two, over `n` padded. Among equals
+    the unpadded, then the widest."""
     nr = _divisor(n, lanes)
-    if operand is None or not _paddable(c):
-        return nr, False
-    packs_anyway = _layout_needs_packing(c, operand, vector)
-
-    def cost(width: int, padded: bool) -> float:
-        work = m * (-(-n // width) * width) / _speed(width, lanes)
-        copy = PACK_ROWS * n if padded and not packs_anyway else 0.0
-        return work + copy
-
-    choices = [(cost(nr, False), 0, nr, False)]
-    for rank, width in enumerate((2 * lanes, lanes, lanes // 2, lanes // 4)):
-        if width >= 4 and n % width and (width >= lanes or n < width):
-            choices.append((cost(width, True), rank + 1, width, True))
+    choices = [(n / _speed(nr, lanes), 0, nr, False)]
+    if paddable:
+        for rank, width in enumerate((2 * lanes, lanes, lanes // 2, lanes // 4)):
+            if width >= 4 and n % width and (width >= lanes or n < width):
+                work = -(-n // width) * width / _speed(width, lanes)
+                choices.append((work, rank + 1, width, True))
     _, _, nr, pad = min(choices)
     return nr, pad
 
@@ -132,34 +153,28 @@ def _rows(m: int, per_row: int) -> int:
     return min(fits, key=lambda mr: (-(-m // mr) * (mr + TILE_OVERHEAD), m % mr != 0, -mr))
 
 
-def _paddable(c: Contraction) -> bool:
-    """pad_einsum applies: every operand indexed by plain axes or constants."""
-    return all(op.is_plain() for op in c.operands)
+def _worth_packing(c: Contraction, operand: Operand, vector: tir.Var, row_tiles: int) -> bool:
+    """Without a packed copy the micro-kernel would gather the operand (the
+    vector axis is not its last: conv weights, a dense layer's weight), or wait
+    on memory (successive reduction steps a page or more apart, a 1024-wide
+    matrix) in every one of `row_tiles` passes: then the copy pays, for the
+    second when REUSE_FOR_PACKING row tiles read each panel."""
+    axes = operand.plain_axes()
+    if not operand.is_plain() or vector not in axes:
+        return False
+    if axes[vector] != len(operand.load.indices) - 1:
+        return True
+    return row_tiles >= REUSE_FOR_PACKING and _page_apart(c, operand, vector)
 
 
-def _layout_needs_packing(c: Contraction, operand: Operand, vector: tir.Var) -> bool:
-    """The operand's NR values of one reduction step are not contiguous (the
-    vector axis is not its last: conv weights, a dense layer's weight), or
-    successive steps are a page or more apart (a 1024-wide matrix): either way
-    the micro-kernel would wait on memory without a packed copy."""
+def _page_apart(c: Contraction, operand: Operand, var: tir.Var) -> bool:
+    """Whether successive values along `var` or along a reduction axis of
+    `operand`, whichever is not its last axis, are a page or more apart."""
     axes = operand.plain_axes()
     shape = [arith.as_int(d) for d in operand.buffer.shape]
-    if vector not in axes or any(d is None for d in shape):
+    if any(d is None for d in shape):
         return False
-    if axes[vector] != len(shape) - 1:
-        return True
     item = max(dt.bits(operand.buffer.dtype) // 8, 1)
-    strides = [
-        math.prod(d for d in shape[a + 1 :] if d is not None) * item
-        for a in (axes[r] for r in c.reduce if r in axes)
-    ]
+    walked = [axes[v] for v in (var, *c.reduce) if v in axes]
+    strides = [math.prod(shape[a + 1 :]) * item for a in walked]  # type: ignore[misc]
     return any(s >= PAGE_STRIDE for s in strides)
-
-
-def _worth_packing(c: Contraction, operand: Operand, roles: Roles, nr: int) -> bool:
-    """Packing without padding needs NR to divide the vector axis
-    (transform_layout does not pad) and pays when the layout needs it."""
-    axes = operand.plain_axes()
-    if not operand.is_plain() or roles.vector not in axes or c.extents[roles.vector] % nr:
-        return False
-    return _layout_needs_packing(c, operand, roles.vector)
