@@ -148,10 +148,11 @@ class ContractionRule:
 def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
     """Stages computing what the contraction reads (conv's padding, a layout
     copy): parallel over all loops but the innermost. One that cannot be
-    (loops not a perfect chain) stays as it is: the primitive changed nothing."""
+    (loops not a perfect chain) stays as it is: the primitive changed nothing;
+    a pack stage is parallel already."""
     for producer in sch.get_producers(block):
         loops = sch.get_loops(producer)
-        if len(loops) > 1:
+        if len(loops) > 1 and all(sch.get(lp).kind == tir.SERIAL for lp in loops):
             try:
                 sch.parallel(sch.fuse(*loops[:-1]))
             except ScheduleError:

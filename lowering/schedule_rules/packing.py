@@ -10,13 +10,21 @@ weight. Elementwise or layout stages computing the operand inside the kernel
 (a transposed weight) are inlined into it: the operand is then read once, in
 its own layout, by the one copy. The copy runs in the panel's order, its NR
 lanes vectorized (contiguous stores), in parallel over the panels.
+
+A copy that reads only parameters of the function carries TVM's block
+annotation `meta_schedule.layout_rewrite_preproc` (what MetaSchedule's
+RewriteLayout marks and Relax's SplitLayoutRewritePreproc splits out into a
+function of its own): the mark by which a graph pass may run it once, at
+build time, for a weight that is a constant or bound parameter.
 """
 
 from __future__ import annotations
 
 from tvmlite.dsl import tir
 from tvmlite.lowering.schedule import BlockRV, IndexMap, Schedule, ScheduleError
-from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand
+from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand, function_name
+
+PREPROC = "meta_schedule.layout_rewrite_preproc"  # TVM's mark of a hoistable layout rewrite
 
 
 def panel_map(c: Contraction, operand: Operand, var: tir.Var, size: int) -> IndexMap:
@@ -54,6 +62,8 @@ def pack(
     the columns: contiguous stores and loads), the panel loops parallel."""
     sch.transform_layout(stage, ("write", 0), panel_map(c, operand, var, size))
     _inline_producers(sch, stage)
+    if _reads_parameters_only(sch, stage):
+        sch.annotate(stage, PREPROC, True)
     axes = operand.plain_axes()
     loops = sch.get_loops(stage)
     reduce_axes = sorted(axes[r] for r in c.reduce if r in axes)
@@ -68,6 +78,14 @@ def pack(
     # Only the panel loops are fused: a fused reduction loop would recompute
     # its index by a division per NR lanes, 4x slower than the copy itself.
     sch.parallel(sch.fuse(*panels) if len(panels) > 1 else panels[0])
+
+
+def _reads_parameters_only(sch: Schedule, stage: BlockRV) -> bool:
+    func = sch.mod[function_name(sch)]
+    params = {b for _, b in func.buffer_map}
+    block = sch.get(stage)
+    assert isinstance(block, tir.Block)
+    return all(r.buffer in params for r in block.reads)
 
 
 def _inline_producers(sch: Schedule, stage: BlockRV) -> None:

@@ -93,6 +93,7 @@ CASES = [
     ("bik,kj->bij", {"b": 2, "i": 7, "j": 32, "k": 4}),  # batch on one side only
     ("bik,kj->bij", {"b": 2, "i": 30, "j": 19, "k": 4}),  # ... padded: one panel for both
     ("ik,kj->ij", {"i": 5, "j": 10, "k": 4}),  # narrower than a register
+    ("ik,kj->ij", {"i": 37, "j": 130, "k": 1030}),  # rows a page apart: both packed and padded
 ]
 
 
@@ -113,6 +114,30 @@ def test_epilogue_is_fused_into_the_write_back(sizes: dict[str, int]) -> None:
     a, b, bias = random_inputs(func)
     got = run(sch.mod["main"], [a, b, bias])
     np.testing.assert_allclose(got, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_padded_columns_are_read_per_step_and_only_the_write_back_is_guarded() -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 96, "j": 197, "k": 64}))
+    text = sch.mod.script()
+    assert 'B_pad_local = T.alloc_buffer((64, 208), scope="local")' in text  # no copy of B
+    assert "T.if_then_else(v1 < 197, B[v0, v1]" in text
+    assert arith_true(sch)
+    assert "T.where(" in text.split('T.block("C_pad")')[1]
+
+
+def test_rows_a_page_apart_are_packed_and_padded() -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 37, "j": 130, "k": 1030}))
+    text = sch.mod.script()
+    assert "A_pad = T.alloc_buffer((4, 1030, 10))" in text  # panels of 10 rows, 40 rows
+    assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in text  # hoistable
+    assert arith_true(sch)  # no row of the micro-kernel is predicated
+
+
+def arith_true(sch: Schedule) -> bool:
+    """The micro-kernel's block (the update) has no predicate."""
+    tree = Tree(sch.mod["main"])
+    (block,) = [b for b in tree.blocks if b.name == "mm_update"]
+    return tvmlite.dsl.arith.as_bool(tree.realize_of[id(block)].predicate) is True
 
 
 def test_packed_micro_kernel_structure() -> None:
