@@ -336,3 +336,31 @@ class Module:
     for pipeline in ("default", None):  # fused, and one kernel per operator
         got = tvmlite.build(mod, pipeline=pipeline)["main"](a, b, c)
         np.testing.assert_allclose(got, np.maximum(a @ b + c, 0), rtol=1e-4, atol=1e-4)
+
+
+TRANSPOSED_WEIGHT = """
+@T.prim_func
+def main(x: T.Buffer((48, 8), "float32"), w: T.Buffer((1024, 8), "float32"), C: T.Buffer((48, 1024), "float32")):
+    wT = T.alloc_buffer((8, 1024))
+    for k, j in T.grid(8, 1024):
+        with T.block("T_transpose"):
+            vk, vj = T.axis.remap("SS", [k, j])
+            wT[vk, vj] = w[vj, vk]
+    for i, j, k in T.grid(48, 1024, 8):
+        with T.block("mm"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + x[vi, vk] * wT[vk, vj]
+"""
+
+
+def test_a_weight_transposed_in_the_kernel_is_packed_from_its_own_layout() -> None:
+    """`matmul(x, permute_dims(w))` fused into one kernel: the transpose is inlined
+    into the pack, which reads w once and is marked hoistable."""
+    func, sch = scheduled(TRANSPOSED_WEIGHT)
+    names = [b.name for b in Tree(sch.mod["main"]).blocks]
+    assert "T_transpose" not in names and "wT_global" in names
+    assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in sch.mod.script()
+    x, w = random_inputs(func)
+    np.testing.assert_allclose(run(sch.mod["main"], [x, w]), x @ w.T, rtol=1e-4, atol=1e-4)
