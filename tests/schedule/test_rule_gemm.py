@@ -93,7 +93,7 @@ CASES = [
     ("bik,kj->bij", {"b": 2, "i": 7, "j": 32, "k": 4}),  # batch on one side only
     ("bik,kj->bij", {"b": 2, "i": 30, "j": 19, "k": 4}),  # ... padded: one panel for both
     ("ik,kj->ij", {"i": 5, "j": 10, "k": 4}),  # narrower than a register
-    ("ik,kj->ij", {"i": 37, "j": 130, "k": 1030}),  # rows a page apart: both packed and padded
+    ("ik,kj->ij", {"i": 37, "j": 520, "k": 1030}),  # rows a page apart: packed and padded
 ]
 
 
@@ -126,7 +126,7 @@ def test_padded_columns_are_read_per_step_and_only_the_write_back_is_guarded() -
 
 
 def test_rows_a_page_apart_are_packed_and_padded() -> None:
-    _, sch = scheduled(contraction("ik,kj->ij", {"i": 37, "j": 130, "k": 1030}))
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 37, "j": 520, "k": 1030}))
     text = sch.mod.script()
     assert "A_pad = T.alloc_buffer((4, 1030, 10))" in text  # panels of 10 rows, 40 rows
     assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in text  # hoistable
@@ -152,7 +152,7 @@ def test_packed_micro_kernel_structure() -> None:
 
 @pytest.mark.parametrize(("n", "packed"), [(64, False), (1024, True)])
 def test_contiguous_operand_is_packed_when_its_rows_are_a_page_apart(n: int, packed: bool) -> None:
-    _, sch = scheduled(contraction("ik,kj->ij", {"i": 48, "j": n, "k": 3}))
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 384, "j": n, "k": 3}))  # 32 row tiles
     assert ("B_global" in sch.mod.script()) == packed
 
 
@@ -340,13 +340,13 @@ class Module:
 
 TRANSPOSED_WEIGHT = """
 @T.prim_func
-def main(x: T.Buffer((48, 8), "float32"), w: T.Buffer((1024, 8), "float32"), C: T.Buffer((48, 1024), "float32")):
+def main(x: T.Buffer((384, 8), "float32"), w: T.Buffer((1024, 8), "float32"), C: T.Buffer((384, 1024), "float32")):
     wT = T.alloc_buffer((8, 1024))
     for k, j in T.grid(8, 1024):
         with T.block("T_transpose"):
             vk, vj = T.axis.remap("SS", [k, j])
             wT[vk, vj] = w[vj, vk]
-    for i, j, k in T.grid(48, 1024, 8):
+    for i, j, k in T.grid(384, 1024, 8):
         with T.block("mm"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])
             with T.init():
