@@ -15,7 +15,7 @@ from rules_common import apply_rule, prim_funcs, random_inputs, run
 import tvmlite
 from tvmlite.lowering.build import lower
 from tvmlite.lowering.schedule.tree import Tree
-from tvmlite.lowering.schedule_rules.contraction import Roles, match_contraction
+from tvmlite.lowering.schedule_rules.contraction import match_contraction
 from tvmlite.lowering.schedule_rules.gemm import Gemm
 from tvmlite.lowering.schedule_rules.tiling import Tiling, plan
 from tvmlite.lowering.target import Target
