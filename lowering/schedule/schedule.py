@@ -26,6 +26,7 @@ from tvmlite.lowering.schedule import (
     loops,
     merge,
     navigate,
+    pad_einsum,
     padding,
     reduction,
     reindex,
@@ -569,6 +570,13 @@ class Schedule:
         """Split a padding block into a constant fill (under `loop`) and an
         in-bounds copy."""
         return self._new_block_at("decompose_padding", padding.decompose_padding, block, loop)
+
+    def pad_einsum(self, block: BlockRV | str, padding: list[int]) -> None:
+        """Grow the axes of an einsum block to multiples of `padding` (one factor
+        per axis), through padded copies of the buffers they index."""
+        func_name, node, tree = self._block(block)
+        change = pad_einsum.pad_einsum(tree, node, padding)
+        self._run("pad_einsum", func_name, change, None, {"block": block, "padding": padding})
 
     # ------------------------------------------------------------ blockize
 

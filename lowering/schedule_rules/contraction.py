@@ -76,7 +76,8 @@ def _strip_cast(e: tir.PrimExpr) -> tir.PrimExpr:
     return e.value if isinstance(e, tir.Cast) else e
 
 
-def _func_name(sch: Schedule) -> str:
+def function_name(sch: Schedule) -> str:
+    """The prim function the schedule works on."""
     name = sch.func_working_on
     if name is None:
         (name,) = [k for k, f in sch.mod.functions.items() if isinstance(f, tir.PrimFunc)]
@@ -85,7 +86,7 @@ def _func_name(sch: Schedule) -> str:
 
 def block_realize(sch: Schedule, block: BlockRV) -> tir.BlockRealize:
     """The realize of the block `block` names in the schedule's current function."""
-    return Tree(sch.mod[_func_name(sch)]).realize_of[id(sch.get(block))]
+    return Tree(sch.mod[function_name(sch)]).realize_of[id(sch.get(block))]
 
 
 def match_contraction(sch: Schedule, block: BlockRV) -> Contraction | None:

@@ -2,16 +2,15 @@
 a contraction over one reduction variable whose operands are indexed by plain
 iteration variables, in any order (A[i, k] * B[k, j], x[i, k] * w[j, k],
 A[b, i, k] * B[b, k, j], broadcast batch axes as constants). The output's last
-axis is vectorized (its operand is packed), the axis before it that only the
-other operand reads gives the unrolled rows: microkernel.py does the rest. When
-the columns do not tile into whole or half registers (90, 511) and the rows do,
-the two swap: the rows are vectorized and the write-back stores across rows.
+axis is vectorized (its operand is packed, and padded when the columns do not
+divide into whole registers: tiling.py), the axis before it that only the other
+operand reads gives the unrolled rows: microkernel.py does the rest.
 """
 
 from __future__ import annotations
 
 from tvmlite.lowering.schedule_rules.contraction import Contraction, Roles
-from tvmlite.lowering.schedule_rules.microkernel import ContractionRule, whole_registers
+from tvmlite.lowering.schedule_rules.microkernel import ContractionRule
 
 
 class Gemm(ContractionRule):
@@ -30,7 +29,4 @@ class Gemm(ContractionRule):
         rows = [v for v in c.spatial[:-1] if other.reads(v) and not readers[0].reads(v)]
         if not rows:
             return None  # the rows read by both operands (an outer batch only)
-        i = rows[-1]
-        if not whole_registers(c, j) and whole_registers(c, i):
-            return Roles(vector=i, row=j)  # C's columns do not tile well, its rows do
-        return Roles(vector=j, row=i)
+        return Roles(vector=j, row=rows[-1])

@@ -1,5 +1,5 @@
 """TVMScript printed by Apache TVM 0.27 for the schedules in test_primitives.py (generated once with TVM; tvmlite must match them byte for byte):
-the inputs (MATMUL, CHAIN, ROWSUM, PAD, ARGMAX) and what each schedule turns them into."""
+the inputs (MATMUL, CHAIN, ROWSUM, PAD, ARGMAX, EINSUM) and what each schedule turns them into."""
 
 MATMUL = """# from tvm.script import ir as I
 # from tvm.script import tirx as T
@@ -166,7 +166,124 @@ CHAIN3 = (
 """
 )
 
+EINSUM = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(5), T.int64(3)), "float32"), W: T.Buffer((T.int64(6), T.int64(3)), "float32"), D: T.Buffer((T.int64(5), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        C = T.sblock_alloc_buffer((T.int64(5), T.int64(6)))
+        for i, j, k in T.grid(T.int64(5), T.int64(6), T.int64(3)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], W[vj, vk])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * W[vj, vk]
+        for i, j in T.grid(T.int64(5), T.int64(6)):
+            with T.sblock("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(C[vi, vj])
+                T.writes(D[vi, vj])
+                D[vi, vj] = T.max(C[vi, vj], T.float32(0.0))
+"""
+
 EXPECTED = {
+    "pad_einsum": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(5), T.int64(3)), "float32"), W: T.Buffer((T.int64(6), T.int64(3)), "float32"), D: T.Buffer((T.int64(5), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        C = T.sblock_alloc_buffer((T.int64(5), T.int64(6)))
+        A_pad = T.sblock_alloc_buffer((T.int64(8), T.int64(3)))
+        W_pad = T.sblock_alloc_buffer((T.int64(8), T.int64(3)))
+        C_pad = T.sblock_alloc_buffer((T.int64(8), T.int64(8)))
+        for i0, i1 in T.grid(T.int64(8), T.int64(3)):
+            with T.sblock("A_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(A[v0, v1])
+                T.writes(A_pad[v0, v1])
+                A_pad[v0, v1] = T.if_then_else(v0 < T.int64(5), A[v0, v1], T.float32(0.0))
+        for i0, i1 in T.grid(T.int64(8), T.int64(3)):
+            with T.sblock("W_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(W[v0, v1])
+                T.writes(W_pad[v0, v1])
+                W_pad[v0, v1] = T.if_then_else(v0 < T.int64(6), W[v0, v1], T.float32(0.0))
+        for i, j, k in T.grid(T.int64(8), T.int64(8), T.int64(3)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A_pad[vi, vk], W_pad[vj, vk])
+                T.writes(C_pad[vi, vj])
+                with T.init():
+                    C_pad[vi, vj] = T.float32(0.0)
+                C_pad[vi, vj] = C_pad[vi, vj] + A_pad[vi, vk] * W_pad[vj, vk]
+        for i0, i1 in T.grid(T.int64(5), T.int64(6)):
+            with T.sblock("C_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(C_pad[v0, v1])
+                T.writes(C[v0, v1])
+                C[v0, v1] = C_pad[v0, v1]
+        for i, j in T.grid(T.int64(5), T.int64(6)):
+            with T.sblock("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(C[vi, vj])
+                T.writes(D[vi, vj])
+                D[vi, vj] = T.max(C[vi, vj], T.float32(0.0))
+""",
+    "pad_einsum_reduction": """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((T.int64(5), T.int64(3)), "float32"), W: T.Buffer((T.int64(6), T.int64(3)), "float32"), D: T.Buffer((T.int64(5), T.int64(6)), "float32")):
+        # with T.sblock("root"):
+        C = T.sblock_alloc_buffer((T.int64(5), T.int64(6)))
+        A_pad = T.sblock_alloc_buffer((T.int64(5), T.int64(4)))
+        W_pad = T.sblock_alloc_buffer((T.int64(8), T.int64(4)))
+        C_pad = T.sblock_alloc_buffer((T.int64(5), T.int64(8)))
+        for i0, i1 in T.grid(T.int64(5), T.int64(4)):
+            with T.sblock("A_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(A[v0, v1])
+                T.writes(A_pad[v0, v1])
+                A_pad[v0, v1] = T.if_then_else(v1 < T.int64(3), A[v0, v1], T.float32(0.0))
+        for i0, i1 in T.grid(T.int64(8), T.int64(4)):
+            with T.sblock("W_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(W[v0, v1])
+                T.writes(W_pad[v0, v1])
+                W_pad[v0, v1] = T.if_then_else(v0 < T.int64(6) and v1 < T.int64(3), W[v0, v1], T.float32(0.0))
+        for i, j, k in T.grid(T.int64(5), T.int64(8), T.int64(4)):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A_pad[vi, vk], W_pad[vj, vk])
+                T.writes(C_pad[vi, vj])
+                with T.init():
+                    C_pad[vi, vj] = T.float32(0.0)
+                C_pad[vi, vj] = C_pad[vi, vj] + A_pad[vi, vk] * W_pad[vj, vk]
+        for i0, i1 in T.grid(T.int64(5), T.int64(6)):
+            with T.sblock("C_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(C_pad[v0, v1])
+                T.writes(C[v0, v1])
+                C[v0, v1] = C_pad[v0, v1]
+        for i, j in T.grid(T.int64(5), T.int64(6)):
+            with T.sblock("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(C[vi, vj])
+                T.writes(D[vi, vj])
+                D[vi, vj] = T.max(C[vi, vj], T.float32(0.0))
+""",
     "split": """# from tvm.script import ir as I
 # from tvm.script import tirx as T
 # from tvm.tirx.layout import Axis

@@ -9,6 +9,7 @@ from schedule_expected import (
     ARGMAX,
     CHAIN,
     CHAIN3,
+    EINSUM,
     MATMUL,
     OFFSET,
     PAD,
@@ -344,6 +345,19 @@ def padding_loop_elsewhere(s: Schedule) -> None:
     s.decompose_padding(s.get_sblock("P"), loops(s, "C")[0])
 
 
+def pad_einsum_arity(s: Schedule) -> None:
+    s.pad_einsum(s.get_sblock("C"), [4, 4])
+
+
+def pad_einsum_not_einsum(s: Schedule) -> None:
+    s.pad_einsum(s.get_sblock("P"), [1, 4])
+
+
+def pad_einsum_split(s: Schedule) -> None:
+    s.split(loops(s, "C")[0], [None, 2])
+    s.pad_einsum(s.get_sblock("C"), [4, 4, 1])
+
+
 FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     # lookups and stale handles
     (CHAIN, unknown_block, "no block named 'no_such_block'"),
@@ -426,6 +440,9 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (MATMUL, blockize_blocks, "blockize: expected a loop handle"),
     (PAD, padding_not_a_pad, "block 'C' is not a padding block"),
     (PAD, padding_loop_elsewhere, "loop 'i' is not a loop above block 'P'"),
+    (EINSUM, pad_einsum_arity, "block 'C' must be a list of 3 positive integers"),
+    (PAD, pad_einsum_not_einsum, "block 'P' is not an einsum"),
+    (EINSUM, pad_einsum_split, "block 'C' must be bound trivially"),
 ]
 
 

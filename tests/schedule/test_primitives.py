@@ -11,6 +11,7 @@ from schedule_expected import (
     ARGMAX,
     CHAIN,
     CHAIN3,
+    EINSUM,
     EXPECTED,
     MATMUL,
     OFFSET,
@@ -229,6 +230,14 @@ def padding(s: Schedule) -> None:
     s.decompose_padding(b, i)
 
 
+def pad_einsum(s: Schedule) -> None:
+    s.pad_einsum(s.get_sblock("C"), [4, 4, 1])
+
+
+def pad_einsum_reduction(s: Schedule) -> None:
+    s.pad_einsum(s.get_sblock("C"), [1, 4, 2])
+
+
 def argmax_rfactor(s: Schedule) -> None:
     _, k = s.get_loops(s.get_sblock("argmax"))
     _, k1 = s.split(k, [None, 2])
@@ -274,6 +283,8 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("blockize", MATMUL, blockize_mm),
     ("padding", PAD, padding),
     ("argmax_rfactor", ARGMAX, argmax_rfactor),
+    ("pad_einsum", EINSUM, pad_einsum),
+    ("pad_einsum_reduction", EINSUM, pad_einsum_reduction),
 ]
 
 

@@ -69,6 +69,8 @@ CASES = [
     ((1, 4, 12, 12), (16, 4, 3, 3), 2, 2, 2, 1),  # dilation
     ((1, 8, 9, 9), (16, 4, 3, 3), 1, 1, 1, 2),  # groups: data read along the channels
     ((1, 16, 8, 8), (16, 1, 3, 3), 1, 1, 1, 16),  # depthwise
+    ((1, 16, 16, 16), (16, 1, 3, 3), 2, 1, 1, 16),  # depthwise stride 2: data by phase
+    ((1, 8, 15, 15), (8, 1, 3, 3), 2, 1, 1, 8),  # ... an odd padded width: no phases
 ]
 
 
@@ -91,6 +93,23 @@ def test_nchw_matches_numpy(
     np.testing.assert_allclose(
         got, conv_nchw(data, weight, stride, pad, dilation, groups), rtol=1e-4, atol=1e-4
     )
+
+
+def test_strided_depthwise_reads_its_data_by_phase() -> None:
+    """Stride 2 along the vectorized width: the padding stage writes the data as
+    [..., w % 2, w // 2], and the convolution reads it contiguously in x."""
+    text = module(
+        (1, 16, 16, 16),
+        (16, 1, 3, 3),
+        (1, 16, 8, 8),
+        "strides=[2, 2], padding=[1, 1, 1, 1], groups=16",
+    )
+    (func,) = prim_funcs(text).values()
+    sch = apply_rule(func, CONV)
+    assert sch is not None
+    text = sch.mod.script().replace("T.int64(", "(")
+    assert "pad_temp = T.alloc_buffer(((1), (16), (18), (2), (9)))" in text
+    assert "v_rx % (2), v_rx // (2) + v_xx]" in text
 
 
 @pytest.mark.parametrize("groups", [1, 2])

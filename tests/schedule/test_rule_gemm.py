@@ -6,6 +6,8 @@ computes what NumPy computes, on shapes that do and do not divide the tiles."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from rules_common import apply_rule, prim_funcs, random_inputs, run
@@ -13,9 +15,9 @@ from rules_common import apply_rule, prim_funcs, random_inputs, run
 import tvmlite
 from tvmlite.lowering.build import lower
 from tvmlite.lowering.schedule.tree import Tree
-from tvmlite.lowering.schedule_rules.contraction import Roles, match_contraction
+from tvmlite.lowering.schedule_rules.contraction import match_contraction
 from tvmlite.lowering.schedule_rules.gemm import Gemm
-from tvmlite.lowering.schedule_rules.microkernel import tile_sizes
+from tvmlite.lowering.schedule_rules.tiling import Tiling, plan
 from tvmlite.lowering.target import Target
 from tvmlite.tir import Schedule
 
@@ -75,20 +77,23 @@ def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
 
 
 CASES = [
-    (
-        "ik,kj->ij",
-        {"i": 37, "j": 45, "k": 19},
-    ),  # rows not divided: predicated; 45 columns in tiles of 15
-    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count: tiles of 1 column
-    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns: tiles of 8, packed weight
-    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns, 48 rows: rows vectorized
+    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: predicated; columns padded
+    ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count
+    ("ik,kj->ij", {"i": 97, "j": 197, "k": 64}),  # ViT's attention: padded panels of 16
+    ("ik,kj->ij", {"i": 1, "j": 197, "k": 5}),  # one row: the operand read in place
+    ("ik,jk->ij", {"i": 8, "j": 200, "k": 5}),  # 200 columns, packed weight
+    ("ik,kj->ij", {"i": 48, "j": 90, "k": 5}),  # 90 columns
     ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
     ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
+    ("ik,jk->ij", {"i": 33, "j": 47, "k": 5}),  # dense, padded: the weight transposed and padded
     ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
     ("ki,jk->ij", {"i": 13, "j": 16, "k": 3}),  # both transposed
     ("bik,bkj->bij", {"b": 3, "i": 10, "j": 64, "k": 6}),  # batch matmul
+    ("bik,bkj->bij", {"b": 3, "i": 29, "j": 37, "k": 6}),  # batch matmul, padded per batch
     ("bik,kj->bij", {"b": 2, "i": 7, "j": 32, "k": 4}),  # batch on one side only
+    ("bik,kj->bij", {"b": 2, "i": 30, "j": 19, "k": 4}),  # ... padded: one panel for both
     ("ik,kj->ij", {"i": 5, "j": 10, "k": 4}),  # narrower than a register
+    ("ik,kj->ij", {"i": 37, "j": 520, "k": 1030}),  # rows a page apart: packed and padded
 ]
 
 
@@ -105,10 +110,34 @@ def test_epilogue_is_fused_into_the_write_back(sizes: dict[str, int]) -> None:
     func, sch = scheduled(contraction("ik,kj->ij", sizes, epilogue=True))
     names = [b.name for b in Tree(sch.mod["main"]).blocks]
     assert "bias_relu" not in names  # inlined: C is written once, from the registers
-    assert "T.max(T_mm_local[" in sch.mod.script()
+    assert re.search(r"T\.max\(T_mm(_pad)?_local\[", sch.mod.script())  # padded: T_mm_pad
     a, b, bias = random_inputs(func)
     got = run(sch.mod["main"], [a, b, bias])
     np.testing.assert_allclose(got, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_padded_columns_are_read_per_step_and_only_the_write_back_is_guarded() -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 96, "j": 197, "k": 64}))
+    text = sch.mod.script()
+    assert 'B_pad_local = T.alloc_buffer((64, 208), scope="local")' in text  # no copy of B
+    assert "T.if_then_else(v1 < 197, B[v0, v1]" in text
+    assert arith_true(sch)
+    assert "T.where(" in text.split('T.block("C_pad")')[1]
+
+
+def test_rows_a_page_apart_are_packed_and_padded() -> None:
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 37, "j": 520, "k": 1030}))
+    text = sch.mod.script()
+    assert "A_pad = T.alloc_buffer((4, 1030, 10))" in text  # panels of 10 rows, 40 rows
+    assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in text  # hoistable
+    assert arith_true(sch)  # no row of the micro-kernel is predicated
+
+
+def arith_true(sch: Schedule) -> bool:
+    """The micro-kernel's block (the update) has no predicate."""
+    tree = Tree(sch.mod["main"])
+    (block,) = [b for b in tree.blocks if b.name == "mm_update"]
+    return tvmlite.dsl.arith.as_bool(tree.realize_of[id(block)].predicate) is True
 
 
 def test_packed_micro_kernel_structure() -> None:
@@ -123,7 +152,7 @@ def test_packed_micro_kernel_structure() -> None:
 
 @pytest.mark.parametrize(("n", "packed"), [(64, False), (1024, True)])
 def test_contiguous_operand_is_packed_when_its_rows_are_a_page_apart(n: int, packed: bool) -> None:
-    _, sch = scheduled(contraction("ik,kj->ij", {"i": 4, "j": n, "k": 3}))
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": 384, "j": n, "k": 3}))  # 32 row tiles
     assert ("B_global" in sch.mod.script()) == packed
 
 
@@ -240,52 +269,49 @@ def test_scheduled_block_is_not_taken_again() -> None:
     assert not GEMM.accepts(sch, sch.get_sblock("mm_update"))
 
 
-@pytest.mark.parametrize(
-    ("n", "nr"),
-    [
-        (64, 32),
-        (48, 16),
-        (200, 8),
-        (100, 20),
-        (90, 15),
-        (24, 24),
-        (5, 5),
-        (511, 7),
-        (53, 1),
-        (1000, 8),
-    ],
-)
-def test_column_tiles_divide_the_columns_when_they_can(n: int, nr: int) -> None:
-    """NR divides the vector axis: no predicate in the micro-kernel."""
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 12, "j": n, "k": 4}))
-    sch = Schedule(func)
-    c = match_contraction(sch, sch.get_sblock("mm"))
-    assert c is not None
-    i, j = c.spatial
-    assert tile_sizes(c, Roles(vector=j, row=i))[1] == nr
-
-
-@pytest.mark.parametrize(("rows", "cols", "vector"), [(48, 90, "i"), (45, 90, "j"), (48, 96, "j")])
-def test_rows_are_vectorized_when_only_they_tile_into_registers(
-    rows: int, cols: int, vector: str
-) -> None:
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": rows, "j": cols, "k": 4}))
+def tiling_of(m: int, n: int, spec: str = "ik,kj->ij") -> Tiling:
+    func = tvmlite.parse(contraction(spec, {"i": m, "j": n, "k": 4}))
     sch = Schedule(func)
     c = match_contraction(sch, sch.get_sblock("mm"))
     assert c is not None
     roles = GEMM.roles(c)
-    assert roles is not None and roles.vector.name == f"v{vector}"
+    assert roles is not None
+    return plan(c, roles)
+
+
+@pytest.mark.parametrize("n", [1, 5, 10, 24, 45, 53, 64, 90, 100, 197, 200, 511, 1000, 2047])
+@pytest.mark.parametrize("m", [1, 12, 197, 1024])
+def test_column_tiles_divide_the_columns_or_pad_them(m: int, n: int) -> None:
+    """No predicate on the vector axis: NR divides the columns, or they are padded
+    to a multiple of NR with whole (or, under half a register, power-of-two) vectors."""
+    t = tiling_of(m, n).columns
+    if t.pad:
+        assert n % t.size
+        assert t.size in (32, 16) or (n < t.size and t.size in (8, 4))
+    else:
+        assert n % t.size == 0
+
+
+@pytest.mark.parametrize("n", [53, 197, 511, 2047])
+def test_many_rows_pad_odd_columns_into_whole_registers(n: int) -> None:
+    t = tiling_of(197, n).columns
+    assert t.pad and t.size in (16, 32)
+
+
+@pytest.mark.parametrize("n", [1000, 1024, 2047])
+def test_few_rows_read_the_operand_in_place(n: int) -> None:
+    """Packing costs a copy of the operand: a few rows of output do not repay it."""
+    assert tiling_of(5, n).columns.packed is None
+
+
+@pytest.mark.parametrize(("m", "mr"), [(24, 12), (14, 7), (197, 11), (5, 5), (1, 1)])
+def test_row_tiles_waste_few_rows(m: int, mr: int) -> None:
+    assert tiling_of(m, 64).rows.size == mr
 
 
 def test_tile_sizes() -> None:
-    func = tvmlite.parse(contraction("ik,kj->ij", {"i": 24, "j": 64, "k": 8}))
-    sch = Schedule(func)
-    c = match_contraction(sch, sch.get_sblock("mm"))
-    assert c is not None
-    i, j = c.spatial
-    assert tile_sizes(c, Roles(vector=j, row=i)) == (12, 32)
-    # 24 columns: one tile, 3 x 8 lanes a row, so 8 rows keep 24 registers
-    assert tile_sizes(c, Roles(vector=i, row=j)) == (8, 24)
+    t = tiling_of(24, 64)
+    assert (t.rows.size, t.columns.size, t.rows.pad, t.columns.pad) == (12, 32, False, False)
 
 
 def test_default_build_schedules_matmul_with_the_rule() -> None:
@@ -310,3 +336,31 @@ class Module:
     for pipeline in ("default", None):  # fused, and one kernel per operator
         got = tvmlite.build(mod, pipeline=pipeline)["main"](a, b, c)
         np.testing.assert_allclose(got, np.maximum(a @ b + c, 0), rtol=1e-4, atol=1e-4)
+
+
+TRANSPOSED_WEIGHT = """
+@T.prim_func
+def main(x: T.Buffer((384, 8), "float32"), w: T.Buffer((1024, 8), "float32"), C: T.Buffer((384, 1024), "float32")):
+    wT = T.alloc_buffer((8, 1024))
+    for k, j in T.grid(8, 1024):
+        with T.block("T_transpose"):
+            vk, vj = T.axis.remap("SS", [k, j])
+            wT[vk, vj] = w[vj, vk]
+    for i, j, k in T.grid(384, 1024, 8):
+        with T.block("mm"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + x[vi, vk] * wT[vk, vj]
+"""
+
+
+def test_a_weight_transposed_in_the_kernel_is_packed_from_its_own_layout() -> None:
+    """`matmul(x, permute_dims(w))` fused into one kernel: the transpose is inlined
+    into the pack, which reads w once and is marked hoistable."""
+    func, sch = scheduled(TRANSPOSED_WEIGHT)
+    names = [b.name for b in Tree(sch.mod["main"]).blocks]
+    assert "T_transpose" not in names and "wT_global" in names
+    assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in sch.mod.script()
+    x, w = random_inputs(func)
+    np.testing.assert_allclose(run(sch.mod["main"], [x, w]), x @ w.T, rtol=1e-4, atol=1e-4)
