@@ -1,8 +1,8 @@
-"""The anchor workloads (benchmarks/workloads/, an exact copy of the shared
-reference/workloads/ with its workloads.json): their texts, their inputs and
-their NumPy references. Imports only NumPy, so every benchmark process (the
-NumPy, tvmlite and TVM workers of run.py alike) makes the same inputs from the
-same seed."""
+"""The anchor workloads (benchmarks/workloads/: the shared reference/workloads/
+with its workloads.json, and issue 22's gelu_mul and wide softmax): their texts,
+their inputs and their NumPy references. Imports only NumPy, so every benchmark
+process (the NumPy, tvmlite and TVM workers of run.py alike) makes the same
+inputs from the same seed."""
 
 from __future__ import annotations
 

@@ -100,8 +100,11 @@ def _check_operands(e: tir.Call) -> None:
 
 
 def _constant(e: tir.PrimExpr) -> float | None:
-    """The value of a float constant, or of every lane of a broadcast one."""
+    """The value of a float constant, of every lane of a broadcast one, or of one
+    cast to another float format (float16 pow is computed in float32)."""
     if isinstance(e, tir.Broadcast):
+        e = e.value
+    if isinstance(e, tir.Cast) and dt.is_float(dt.element_of(e.value.dtype)):
         e = e.value
     return e.value if isinstance(e, tir.FloatImm) else None
 

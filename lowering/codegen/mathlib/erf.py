@@ -7,11 +7,12 @@ erff per lane otherwise; erf is what an exact gelu computes).
 
 P (degree 6, in x^2) and Q (degree 9, fitting e^(x^2) erfc x) are minimax fits
 relative to erf, float32 coefficients (benchmarks/mathlib_fit.py), within
-0.014 and 0.022 * 2^-24 of it. Q's variable is centred so that its terms shrink
-from the first where erfc x is largest beside erf x (in |x|, they would cancel
-there, and Horner's roundings would cost an ulp). In the second piece erfc x is at most 0.22 of
+0.014 and 0.022 * 2^-24 of it. In the second piece erfc x is at most 0.22 of
 erf x, so the errors of e^(-x^2) (x^2 rounded, exp's ulp) and of the product
-shrink by that factor in the subtraction. NaN stays NaN.
+shrink by that factor in the subtraction. Q's variable is centred so that its
+terms shrink from the first where erfc x is largest beside erf x (in |x| they
+would cancel there, and Horner's roundings would cost most of an ulp). NaN
+stays NaN.
 """
 
 from __future__ import annotations

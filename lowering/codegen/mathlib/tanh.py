@@ -9,9 +9,9 @@ P is a degree-7 polynomial fitted (minimax, relative to tanh, float32
 coefficients: benchmarks/mathlib_fit.py), within 0.003 * 2^-24 of tanh. Above
 0.875 the quotient is at most 0.42 of the result, so exp's error and the two
 roundings of the quotient shrink in the subtraction; the bound between the
-pieces is where the errors of both are about equal. e^(2|x|)
-overflows to infinity for large |x|, where the result is +-1 exactly; NaN
-stays NaN (both branches are computed and the first chosen where it applies).
+pieces is where the errors of both are about equal. e^(2|x|) overflows to
+infinity for large |x|, where the result is +-1 exactly. A NaN fails the test
+for the first piece and stays NaN through the second.
 """
 
 from __future__ import annotations
