@@ -13,7 +13,11 @@ so 100 % of the copy bandwidth means the kernel moves no more than it must, as
 fast as a copy does. gelu * gate also runs fused (`pipeline="default"`, one
 kernel) beside the default build (a kernel per operator, each a pass over
 memory). Outputs are checked against NumPy before timing; contenders are
-interleaved round by round; GB/s from the median ms.
+interleaved round by round; GB/s from the median ms. Processor time (all the
+process's threads) is reported too, and GB per processor-second: on a shared,
+overloaded machine wall time mostly measures waiting for a core (and a parallel
+kernel waits for its slowest thread), while the work a byte costs stays put: a
+kernel moving its bytes for the processor time a copy needs is memory-bound.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _timing import autorange, interleaved_samples, stopwatch
+from _timing import autorange, interleaved_samples
 from _workloads import by_name, relative_error
 
 import tvmlite
@@ -65,6 +71,20 @@ class Contender:
     call: Callable[[], Any]
     bytes: int
     check: Callable[[], float] | None = None  # relative error against NumPy
+
+
+def timed(call: Callable[[], Any], number: int, cpu: list[float]) -> Callable[[], float]:
+    """A run of `number` calls: returns its wall ms per call, appends its
+    processor ms per call to `cpu`."""
+
+    def run() -> float:
+        wall, processor = time.perf_counter(), time.process_time()
+        for _ in range(number):
+            call()
+        cpu.append((time.process_time() - processor) * 1e3 / number)
+        return (time.perf_counter() - wall) * 1e3 / number
+
+    return run
 
 
 def _main(text: str, **build: Any) -> Callable[..., Any]:
@@ -124,20 +144,27 @@ def main() -> None:
     for c in found:
         if c.check is not None and (err := c.check()) > 1e-5:
             raise SystemExit(f"{c.name}: wrong result (relative error {err:.2g})")
-    runs = {c.name: stopwatch(c.call, autorange(c.call, args.min_ms)) for c in found}
+    cpu: dict[str, list[float]] = {c.name: [] for c in found}
+    runs = {c.name: timed(c.call, autorange(c.call, args.min_ms), cpu[c.name]) for c in found}
     times = interleaved_samples(runs, args.rounds)
+    cpu_ms = {name: statistics.median(values[1:]) for name, values in cpu.items()}  # no warm-up
     gbs = {c.name: c.bytes / (times[c.name].median * 1e6) for c in found}
     numpy_copy, copy = gbs[found[0].name], gbs[found[1].name]
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} cores")
     print(f"ms per call: median of {args.rounds} interleaved rounds\n")
-    print("| contender | MB moved | ms | GB/s | / NumPy copy | / tvmlite copy |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| contender | MB moved | ms | GB/s | / NumPy copy | / tvmlite copy "
+        "| processor ms | GB per processor-s | / tvmlite copy |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    copy_work = found[1].bytes / cpu_ms[found[1].name]
     for c in found:
-        ms = times[c.name].median
+        ms, work = times[c.name].median, c.bytes / cpu_ms[c.name]
         print(
             f"| {c.name} | {c.bytes / 1e6:.0f} | {ms:.3g} | {gbs[c.name]:.3g} "
-            f"| {gbs[c.name] / numpy_copy:.0%} | {gbs[c.name] / copy:.0%} |"
+            f"| {gbs[c.name] / numpy_copy:.0%} | {gbs[c.name] / copy:.0%} "
+            f"| {cpu_ms[c.name]:.3g} | {work / 1e6:.3g} | {work / copy_work:.0%} |"
         )
 
 

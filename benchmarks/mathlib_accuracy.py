@@ -126,6 +126,7 @@ class Tally:
             i = int(np.argmax(bad))
             self.special += int(bad.sum())
             self.example = (*(float(x[i]) for x in inputs), float(got[i]), float(ref64[i]))
+        ordinary &= ~np.isnan(got)  # counted above
         mag = np.abs(ref64[ordinary])
         exponent = np.maximum(np.frexp(mag)[1] - 1, -126)
         ulp = np.ldexp(1.0, exponent - 23)
