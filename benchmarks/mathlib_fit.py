@@ -81,6 +81,16 @@ def _erfc_scaled(x: mp.mpf) -> mp.mpf:
 
 
 FITS = [
+    # e^r = 1 + r Q(r) on |r| <= ln 2 / 2; relative to e^r
+    Fit(
+        "exp Q",
+        -float(mp.log(2) / 2),
+        float(mp.log(2) / 2),
+        5,
+        lambda r: r,
+        lambda r: mp.expm1(r) / r,
+        lambda r: r / mp.exp(r),
+    ),
     # ln(1 + f) = f + f^2 R(f); error relative to ln(1 + f)
     Fit(
         "log R",

@@ -11,7 +11,8 @@ float32 by benchmarks/mathlib_accuracy.py), with C99's results for infinities,
 zeros, subnormals and NaN. No fast-math flags are involved.
 
 sqrt and rsqrt need nothing here: `llvm.sqrt` is one vector instruction, and
-LowerIntrinsics makes rsqrt 1 / sqrt x and sigmoid 1 / (1 + exp(-x)).
+LowerIntrinsics makes rsqrt 1 / sqrt x and sigmoid (1 or e) / (1 + e) with
+e = exp(-|x|).
 float16 math is computed in float32 (LowerIntrinsics); float64 keeps libm, but
 for pow's constant exponents (`pow.constant`).
 """

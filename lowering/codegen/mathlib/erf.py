@@ -11,13 +11,13 @@ relative to erf, float32 coefficients (benchmarks/mathlib_fit.py), within
 erf x, so the errors of e^(-x^2) (x^2 rounded, exp's ulp) and of the product
 shrink by that factor in the subtraction. Q's variable is centred so that its
 terms shrink from the first where erfc x is largest beside erf x (in |x| they
-would cancel there, and Horner's roundings would cost most of an ulp). NaN
-stays NaN.
+would cancel there, and Horner's roundings would cost most of an ulp). A NaN
+input is given back at the end.
 """
 
 from __future__ import annotations
 
-from tvmlite.lowering.codegen.mathlib.exp import exp
+from tvmlite.lowering.codegen.mathlib.exp import exp_normal
 from tvmlite.lowering.codegen.mathlib.lanes import Lanes, Value
 
 SMALL = 0.875
@@ -50,7 +50,9 @@ def erf(v: Lanes, x: Value) -> Value:
     a = v.fabs(x)
     z = v.mul(x, x)
     small = v.fma(x, v.poly(z, P), x)
-    tail = v.mul(exp(v, v.neg(z)), v.poly(v.sub(a, v.const(Q_CENTER)), Q))
-    # NaN compares false: it takes the arithmetic, which keeps it NaN
-    large = v.select(v.less_equal(v.const(ONE), a), v.const(1.0), v.sub(v.const(1.0), tail))
-    return v.select(v.less(a, v.const(SMALL)), small, v.copysign(large, x))
+    # -x^2 capped at -20 (beyond ONE, erf is 1 anyway): a normal e^(-x^2)
+    e = exp_normal(v, v.maximum(v.neg(z), v.const(-20.0)))
+    tail = v.mul(e, v.poly(v.sub(a, v.const(Q_CENTER)), Q))
+    large = v.select(v.less(a, v.const(ONE)), v.sub(v.const(1.0), tail), v.const(1.0))
+    result = v.select(v.less(a, v.const(SMALL)), small, v.copysign(large, x))
+    return v.select(v.is_nan(x), x, result)

@@ -131,11 +131,18 @@ class Lanes:
         """x rounded to an integer, ties to even."""
         return self.intrinsic("llvm.rint", [x])
 
+    def minimum(self, a: Value, c: Value) -> Value:
+        """The smaller; the number when one side is NaN (llvm.minnum): callers that
+        bound a NaN lane this way put NaN back at the end."""
+        return self.intrinsic("llvm.minnum", [a, c])
+
+    def maximum(self, a: Value, c: Value) -> Value:
+        """The larger; the number when one side is NaN (llvm.maxnum)."""
+        return self.intrinsic("llvm.maxnum", [a, c])
+
     def clamp(self, x: Value, low: float, high: float) -> Value:
-        """x within [low, high]; a NaN lane becomes `high` (minnum/maxnum return the
-        number when one side is NaN): callers put NaN back at the end."""
-        upper = self.intrinsic("llvm.minnum", [x, self.const(high)])
-        return self.intrinsic("llvm.maxnum", [upper, self.const(low)])
+        """x within [low, high]; a NaN lane becomes `high`."""
+        return self.maximum(self.minimum(x, self.const(high)), self.const(low))
 
     def sqrt(self, x: Value) -> Value:
         return self.intrinsic("llvm.sqrt", [x])
