@@ -1,8 +1,8 @@
-"""The anchor workloads (benchmarks/workloads/, an exact copy of the shared
-reference/workloads/ with its workloads.json): their texts, their inputs and
-their NumPy references. Imports only NumPy, so every benchmark process (the
-NumPy, tvmlite and TVM workers of run.py alike) makes the same inputs from the
-same seed."""
+"""The anchor workloads (benchmarks/workloads/: the shared reference/workloads/
+with its workloads.json, and issue 22's gelu_mul and wide softmax): their texts,
+their inputs and their NumPy references. Imports only NumPy, so every benchmark
+process (the NumPy, tvmlite and TVM workers of run.py alike) makes the same
+inputs from the same seed."""
 
 from __future__ import annotations
 
@@ -154,6 +154,18 @@ def _add_relu(_: Workload) -> Callable[..., np.ndarray]:
     return lambda a, b: np.maximum(a + b, 0)
 
 
+def _gelu_mul(_: Workload) -> Callable[..., np.ndarray]:
+    beta = np.float32(np.sqrt(2 / np.pi))
+    kappa = np.float32(0.044715)
+
+    def gelu_mul(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """PyTorch's tanh gelu (x cubed as x * x * x, as its CPU kernel does), times g."""
+        inner = beta * (x + kappa * (x * x * x))
+        return np.float32(0.5) * x * (np.float32(1) + np.tanh(inner)) * g
+
+    return gelu_mul
+
+
 def _add(_: Workload) -> Callable[..., np.ndarray]:
     return lambda a, b: a + b
 
@@ -167,5 +179,6 @@ FAMILIES: tuple[tuple[str, Callable[[Workload], Callable[..., Any]]], ...] = (
     ("softmax", _softmax),
     ("layernorm", _layernorm),
     ("add_relu", _add_relu),
+    ("gelu_mul", _gelu_mul),
     ("add", _add),
 )

@@ -1,11 +1,13 @@
 """TIR intrinsic calls (`T.exp`, `T.isnan`, `T.popcount`, `T.if_then_else`, ...) as
 LLVM code.
 
-LLVM intrinsics where LLVM has one that every backend lowers (they vectorize and
-constant-fold), except float32 exp (inline code that vectorizes, llvm_exp.py);
-libm functions otherwise, declared by name and resolved by the JIT in the
-process (see target.py), called lane by lane on vectors. float16 math never
-gets here: LowerIntrinsics computes it in float32.
+float32 exp, exp2, log, log2, log10, log1p, tanh, erf and pow are inline code
+that vectorizes (mathlib/), as are the constant exponents of pow that models
+use, in any float format. Otherwise LLVM intrinsics where LLVM has one that
+every backend lowers (they vectorize and constant-fold), and libm functions
+where it has not, declared by name and resolved by the JIT in the process (see
+target.py), called lane by lane on vectors. float16 math never gets here:
+LowerIntrinsics computes it in float32.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen.llvm_exp import exp_f32
+from tvmlite.lowering.codegen import mathlib
 from tvmlite.lowering.codegen.llvm_host_abi import c_function
 from tvmlite.lowering.codegen.target import resolves
 
@@ -97,6 +99,16 @@ def _check_operands(e: tir.Call) -> None:
         raise TVMLiteError(f"T.{e.op} of {e.dtype} has operands of dtypes {shown}")
 
 
+def _constant(e: tir.PrimExpr) -> float | None:
+    """The value of a float constant, of every lane of a broadcast one, or of one
+    cast to another float format (float16 pow is computed in float32)."""
+    if isinstance(e, tir.Broadcast):
+        e = e.value
+    if isinstance(e, tir.Cast) and dt.is_float(dt.element_of(e.value.dtype)):
+        e = e.value
+    return e.value if isinstance(e, tir.FloatImm) else None
+
+
 def intrinsic_suffix(t: ir.Type) -> str:
     """LLVM's mangling of an overloaded type in an intrinsic's name: `f32`, `v4f32`."""
     if isinstance(t, ir.VectorType):
@@ -156,6 +168,9 @@ class CallEmitter:
             self._calls[name] = self._llvm_intrinsic
         for name in LIBM_UNARY | LIBM_BINARY:
             self._calls[name] = self._libm
+        for name in mathlib.UNARY:
+            self._calls[name] = self._inline
+        self._calls["pow"] = self._pow
 
     def call(self, e: tir.Call) -> Value:
         method = self._calls.get(e.op)
@@ -197,10 +212,28 @@ class CallEmitter:
 
     # ------------------------------------------------------------ math
 
+    def _lanes(self, x: Value) -> mathlib.Lanes:
+        return mathlib.Lanes.like(self.b, self._intrinsic, x)
+
+    def _inline(self, e: tir.Call) -> Value:
+        """float32: the routine of mathlib; other dtypes: LLVM's intrinsic or libm."""
+        if dt.element_of(e.dtype) != "float32":
+            return self._llvm_intrinsic(e) if e.op in LLVM_UNARY else self._libm(e)
+        x = self.expr(e.args[0])
+        return mathlib.UNARY[e.op](self._lanes(x), x)
+
+    def _pow(self, e: tir.Call) -> Value:
+        exponent = _constant(e.args[1])
+        if exponent in mathlib.CONSTANT_EXPONENTS:
+            x = self.expr(e.args[0])
+            return mathlib.constant(self._lanes(x), x, exponent)
+        if dt.element_of(e.dtype) == "float32":
+            x, y = self._args(e)
+            return mathlib.pow(self._lanes(x), x, y)
+        return self._llvm_intrinsic(e)
+
     def _llvm_intrinsic(self, e: tir.Call) -> Value:
         name = LLVM_UNARY.get(e.op) or LLVM_BINARY[e.op]
-        if e.op == "exp" and dt.element_of(e.dtype) == "float32":
-            return exp_f32(self.b, self._intrinsic, self.expr(e.args[0]))
         check_lane_count(dt.lanes(e.dtype), f"T.{e.op}")  # LLVM expands most per lane
         return self._intrinsic(name, self._args(e))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_mutator import StmtExprMutator
@@ -51,11 +52,7 @@ class _IntrinsicLowerer(StmtExprMutator):
             promoted = tuple(tir.Cast(dt.with_lanes("float32", dt.lanes(a.dtype)), a) for a in args)
             return tir.Cast(e.dtype, self.visit_expr(tir.Call(wide, op, promoted, e.span)), e.span)
         if op == "sigmoid":
-            x = args[0]
-            neg = tir.BinaryOp("sub", _zero(x.dtype), x, x.dtype)
-            exp = tir.Call(x.dtype, "exp", (neg,))
-            denom = tir.BinaryOp("add", _one(x.dtype), exp, x.dtype)
-            return tir.BinaryOp("div", _one(x.dtype), denom, x.dtype, e.span)
+            return _sigmoid(args[0], e.span)
         if op == "rsqrt":
             x = args[0]
             root = tir.Call(x.dtype, "sqrt", (x,))
@@ -73,6 +70,20 @@ class _IntrinsicLowerer(StmtExprMutator):
 
 def _zero(dtype: str) -> tir.PrimExpr:
     return tir.FloatImm(dtype, 0.0) if dt.lanes(dtype) == 1 else _splat(0.0, dtype)
+
+
+def _sigmoid(x: tir.PrimExpr, span: Span | None) -> tir.PrimExpr:
+    """(1 if x >= 0 else e) / (1 + e) with e = exp(-|x|): unlike 1 / (1 + exp(-x)),
+    nothing overflows, so sigmoid stays right where it is subnormal (x < -87 in
+    float32) instead of 0."""
+    d = x.dtype
+    e = tir.Var("e", d)
+    magnitude = tir.Call(d, "fabs", (x,))
+    exp = tir.Call(d, "exp", (tir.BinaryOp("sub", _zero(d), magnitude, d),))
+    negative = tir.BinaryOp("lt", x, _zero(d), dt.with_lanes("bool", dt.lanes(d)))
+    numerator = tir.Select(negative, e, _one(d), d)
+    body = tir.BinaryOp("div", numerator, tir.BinaryOp("add", _one(d), e, d), d)
+    return tir.Let(e, exp, body, d, span)
 
 
 @dataclass(frozen=True)

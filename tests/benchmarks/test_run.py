@@ -129,3 +129,27 @@ def test_conv2d_reference_is_a_direct_convolution():
             for j in range(3):
                 want[0, o, i, j] = np.sum(xp[0, :, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3] * k[o])
     np.testing.assert_allclose(w.reference()(x, k), want, rtol=1e-5, atol=1e-5)
+
+
+def test_gelu_reference_is_pytorchs_tanh_gelu():
+    """The float32 reference against the formula in float64."""
+    w = workloads.by_name("gelu_mul_4M")
+    rng = np.random.default_rng(2)
+    x, g = (rng.standard_normal(1000).astype(np.float32) * 3 for _ in range(2))
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    want = 0.5 * x64 * (1 + np.tanh(np.sqrt(2 / np.pi) * (x64 + 0.044715 * x64**3))) * g64
+    np.testing.assert_allclose(w.reference()(x, g), want, rtol=1e-5, atol=1e-6)
+
+
+# elementwise: a few float32 roundings; softmax: also its 30522-term sums, added
+# in another order than NumPy's pairwise summation
+@pytest.mark.parametrize(
+    ("name", "tolerance"), [("gelu_mul_4M", 1e-6), ("softmax_128x30522", 2e-5)]
+)
+def test_transcendental_workload_numerics(name, tolerance):
+    """tvmlite's default build of the workload against its NumPy reference, as
+    run.py checks it before timing (but closer than its sqrt(eps))."""
+    w = workloads.by_name(name)
+    inputs = w.make_inputs()
+    got = tvmlite.build(tvmlite.parse(w.text))["main"](*inputs)
+    assert workloads.relative_error(np.asarray(got), w.reference()(*inputs)) < tolerance

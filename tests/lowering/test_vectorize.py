@@ -109,7 +109,7 @@ def main(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 8), "float32")):
 
 def _cos_calls(source: str) -> int:
     """Copies of the body: each calls llvm.cos once (float32 exp would not do:
-    it is inline arithmetic, lowering/codegen/llvm_exp.py)."""
+    it is inline arithmetic, lowering/codegen/mathlib/)."""
     text = build(source).llvm_ir()
     return len(re.findall(r"call [^@]*@llvm\.cos\.", text))
 
