@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime.c_header import HEADER_MARK
@@ -25,11 +27,19 @@ def write_atomic(path: Path, data: bytes | str, mode: int | None = None) -> None
     """Write a temporary file next to `path`, flush it to disk and rename it over
     `path`: readers, and `path` after a crash, hold the old bytes or the new ones.
     `mode` gives the permission bits (default 0o755 for a library, else 0o644)."""
+    payload = data.encode() if isinstance(data, str) else data
+    write_atomic_with(path, lambda f: f.write(payload), mode)
+
+
+def write_atomic_with(
+    path: Path, write: Callable[[BinaryIO], object], mode: int | None = None
+) -> None:
+    """`write_atomic` for contents that `write` streams into the open file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         if mode is None:
