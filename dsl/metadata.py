@@ -132,7 +132,8 @@ def _table_of_file(path: str) -> dict[str, list[Any]]:
     for key, by_index in found.items():
         gap = next((k for k in range(len(by_index)) if k not in by_index), None)
         if gap is not None:
-            raise TVMLiteError(f"{path}: {key}/{gap} is missing (its table runs to {max(by_index)})")
+            last = max(by_index)
+            raise TVMLiteError(f"{path}: {key}/{gap} is missing (its table runs to {last})")
         table[key] = [by_index[k] for k in range(len(by_index))]
     return table
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
-from tvmlite.dsl.comments import METADATA_FOOTER
 from tvmlite.dsl.module import CLASSIC, DIALECTS, TVM027
 from tvmlite.printer.names import NameTable
 from tvmlite.printer.options import PrintOptions

@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections import Counter
 
 from tvmlite.diagnostics import ParseError
-from tvmlite.dsl.comments import HEADER_LINES, ROOT_MARKERS
+from tvmlite.dsl.comments import HEADER_LINES, METADATA_FOOTER, ROOT_MARKERS
 from tvmlite.dsl.dialect import detect_dialect
 from tvmlite.dsl.parse.module import parse_commented
 from tvmlite.grammar import comment_texts, syntax, tokenize
-from tvmlite.printer.context import METADATA_FOOTER
 
 PRINTERS_OWN = HEADER_LINES | set(ROOT_MARKERS) | {METADATA_FOOTER}
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import METADATA_FOOTER
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer.comments import after_lines, file_header, noted, role, with_comments
-from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext, Printed
+from tvmlite.printer.context import INDENT, PrintContext, Printed
 from tvmlite.printer.names import NameTable, identifier, is_identifier
 from tvmlite.printer.options import DEFAULT, PrintOptions
 from tvmlite.printer.relax import RelaxPrinter, indent

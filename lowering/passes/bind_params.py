@@ -217,7 +217,9 @@ def _numpy_dtype(dtype: str) -> np.dtype | None:
         return None
 
 
-def _num_input(func: relax.Function, chosen: Mapping[relax.Var, Any]) -> tuple[tuple[str, Any], ...]:
+def _num_input(
+    func: relax.Function, chosen: Mapping[relax.Var, Any]
+) -> tuple[tuple[str, Any], ...]:
     count = func.attr(NUM_INPUT)
     if not isinstance(count, int) or isinstance(count, bool):
         return func.attrs

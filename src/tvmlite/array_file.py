@@ -57,7 +57,7 @@ def load_arrays(path: str | os.PathLike[str], what: str = "array file") -> dict[
     except OSError as err:
         raise TVMLiteError(f"{name}: cannot read the {what}: {err.strerror or err}") from None
     except zipfile.BadZipFile:
-        raise TVMLiteError(f"{name}: the {what} is not an .npz file (np.savez writes one)") from None
+        raise TVMLiteError(f"{name}: the {what} is not an .npz file (as np.savez writes)") from None
 
 
 def _size(f: io.BufferedReader) -> int:
