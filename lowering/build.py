@@ -116,7 +116,7 @@ def _compile(module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, ca
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
-    found = lookup(key, tgt) if key is not None else None
+    found = lookup(key, tgt, module) if key is not None else None
     if found is not None:
         return found
     lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
@@ -125,7 +125,7 @@ def _compile(module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, ca
         jit = compile_llvm(code)  # LLVM optimization, machine code
     executable = link(jit, code)  # tables filled, callables made
     if key is not None:
-        store(key, executable)
+        store(key, executable, module)
     return executable
 
 

@@ -68,9 +68,19 @@ class CodeImage(Protocol):
         file), or None when it can be linked with any prefix."""
         ...
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+    @property
+    def constant_arrays(self) -> tuple[Any, ...]:
+        """The arrays the code's constants read, in the manifest's order (empty
+        when a library holds their bytes itself)."""
+        ...
+
+    def write_library(
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: bool = False
+    ) -> None:
         """Write the code as a self-contained shared library (no header) with
-        `manifest` whose exported symbols start with `prefix`."""
+        `manifest` whose exported symbols start with `prefix`; `keep_apart`
+        leaves the constants' bytes out, to be bound when it is loaded (the
+        compile cache's libraries)."""
         ...
 
 
