@@ -141,9 +141,9 @@ def test_data_objects_link_into_libraries(tmp_path):
     data = ConstantData(arrays=arrays)
     data.write_object(tmp_path / "d.o", host_triple(), [True, False, True])
     (tmp_path / "g.c").write_text(
-        "extern const char a[] __asm__(\"tvmlite_const_data.0\");\n"
-        "extern const char b[] __asm__(\"tvmlite_const_data.1\");\n"
-        "extern const char c[] __asm__(\"tvmlite_const_data.2\");\n"
+        'extern const char a[] __asm__("tvmlite_const_data.0");\n'
+        'extern const char b[] __asm__("tvmlite_const_data.1");\n'
+        'extern const char c[] __asm__("tvmlite_const_data.2");\n'
         "const void* get(int k) { return k == 0 ? (const void*)a : k == 1 ? (const void*)b : c; }\n"
     )
     lib = tmp_path / "l.so"
