@@ -6,15 +6,15 @@ they can be trusted (owner-only directory, HMAC-sealed metadata):
 
 An entry is `<key>.so` (the exported library, manifest inside) and `<key>.json`
 (format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR,
-the digest of each constant, and the HMAC of all of it). The library keeps its
-constants apart (codegen/constant_data.py): the key covers the module's
-constants, so a hit binds the module's own arrays to the library, and a
-model's weights are neither copied into the entry nor read again from it. A
-build whose code has constants the module does not (none so far) is not
-stored. Each file is written to a temporary name and
-renamed, the library first, so a reader sees whole files only; an entry whose
-metadata does not match (another format or version, a checksum or seal that
-differs: a torn, swapped or planted entry) is rebuilt, never loaded. Two
+the digest of each constant it keeps apart, and the HMAC of all of it). The
+library keeps the module's constants apart (codegen/constant_data.py): the key
+covers their digests, so a hit binds the module's own arrays to the library,
+and a model's weights are neither copied into the entry nor read again from it.
+Constants the build made itself (a folded weight) are in the library. Each
+file is written to a temporary name and renamed, the library first, so a
+reader sees whole files only; an entry whose metadata does not match (another
+format or version, a checksum or seal that differs: a torn, swapped or planted
+entry) is rebuilt, never loaded. Two
 processes building the same module both write the same entry; the later
 rename wins.
 
@@ -228,8 +228,8 @@ def lookup(key: str, target: Any, mod: IRModule) -> Library | None:
     if not valid:
         return None
     arrays = module_constants(mod)
-    constants = [arrays.get(digest) for digest in meta["constants"]]
-    if any(array is None for array in constants):
+    constants = [None if d is None else arrays.get(d) for d in meta["constants"]]
+    if any(d is not None and a is None for d, a in zip(meta["constants"], constants, strict=True)):
         return None
     try:
         listing = OptimizedIR(meta["llvm_ir"], target.machine_options())
@@ -243,15 +243,16 @@ def lookup(key: str, target: Any, mod: IRModule) -> Library | None:
 
 
 def store(key: str, executable: Executable, mod: IRModule) -> None:
-    """Export `executable` (built from `mod`) as the entry of `key`, its constants
-    kept apart: a hit binds the module's own (`lookup`). A build with constants
-    `mod` does not have is not stored; nor is one to a cache that cannot be
-    written (read-only, full disk, no C compiler) or trusted."""
+    """Export `executable` (built from `mod`) as the entry of `key`: its constants
+    that are `mod`'s are kept apart (a hit binds the module's own, `lookup`),
+    those the build made are in the library. A cache that cannot be written
+    (read-only, full disk, no C compiler) or trusted is skipped."""
     from tvmlite import __version__
 
+    given = module_constants(mod)
     digests = [d.hex() for d in executable.image.constants.digests()]
-    if not set(digests) <= set(module_constants(mod)):
-        return
+    apart = [d in given for d in digests]
+    kept = [d if a else None for d, a in zip(digests, apart, strict=True)]
     try:
         root = open_root(create=True)
         if root is None:
@@ -260,7 +261,7 @@ def store(key: str, executable: Executable, mod: IRModule) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            executable.image.write_library(temp, executable.manifest, PREFIX, keep_apart=True)
+            executable.image.write_library(temp, executable.manifest, PREFIX, keep_apart=apart)
             # The digest of the bytes renamed below, whoever renames last.
             with open(temp, "rb") as f:
                 digest = hashlib.file_digest(f, "sha256").hexdigest()
@@ -273,7 +274,7 @@ def store(key: str, executable: Executable, mod: IRModule) -> None:
             "key": key,
             "sha256": digest,
             "llvm_ir": executable.llvm_ir(),
-            "constants": digests,
+            "constants": kept,
         }
         meta["mac"] = root.seal(_sealed_fields(meta))
         write_atomic(root.path / f"{key}.json", json.dumps(meta))

@@ -16,6 +16,7 @@ threads at once is safe.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +102,10 @@ class JitModule:
         return None  # the IR links with any prefix
 
     def write_library(
-        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: bool = False
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
     ) -> None:
-        """The code as a self-contained shared library (`codegen/link.py`); with
-        `keep_apart`, its constants are bound when it is loaded instead."""
+        """The code as a self-contained shared library (`codegen/link.py`); the
+        constants `keep_apart` marks are bound when it is loaded instead."""
         # Imported here: linking needs the support helpers, which import this module.
         from tvmlite.lowering.codegen.link import link_library
 

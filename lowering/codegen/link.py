@@ -142,14 +142,14 @@ def link_library(
     manifest: dict[str, Any],
     prefix: str,
     constants: ConstantData,
-    keep_apart: bool = False,
+    keep_apart: Sequence[bool] = (),
 ) -> None:
     """Emit the objects of a build for `machine` and link them into `out`, a
     library with `manifest` whose exported symbols start with `prefix`, holding
-    the bytes of `constants`, or (`keep_apart`, the compile cache's libraries)
-    bound to arrays when it is loaded (`constant_data.py`)."""
+    the bytes of `constants` but those `keep_apart` marks (the compile cache's
+    libraries), which are bound to arrays when it is loaded (`constant_data.py`)."""
     exports = exported_symbols(manifest["functions"], prefix)
-    embed = [not keep_apart] * len(constants.arrays)
+    embed = [not (k < len(keep_apart) and keep_apart[k]) for k in range(len(constants.arrays))]
     records = manifest.get("constants", [])
     if len(records) != len(embed):
         raise TVMLiteError(f"the manifest lists {len(records)} constants, the code {len(embed)}")
@@ -183,7 +183,7 @@ class OptimizedIR:
         manifest: dict[str, Any],
         prefix: str,
         constants: Sequence[np.ndarray] = (),
-        keep_apart: bool = False,
+        keep_apart: Sequence[bool] = (),
     ) -> None:
         data = ConstantData(arrays=tuple(constants))
         link_library(self.text, path, self.machine, manifest, prefix, data, keep_apart)

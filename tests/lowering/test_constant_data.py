@@ -9,16 +9,21 @@ import ctypes
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tvmlite
+from tvmlite.dsl import relax
+from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.lowering.codegen import elf_object
 from tvmlite.lowering.codegen.constant_data import ConstantData
 from tvmlite.lowering.codegen.link import find_compiler
 from tvmlite.lowering.codegen.target import host_triple
+from tvmlite.lowering.passes import LegalizeOps
+from tvmlite.lowering.transform import Pass
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.loader import Library
 
@@ -163,3 +168,38 @@ def test_data_objects_link_into_libraries(tmp_path):
 def test_objects_are_for_known_machines():
     with pytest.raises(tvmlite.TVMLiteError, match="cannot write an ELF object for sparc-sun"):
         ConstantData(arrays=(np.zeros(2),)).jit_object("sparc-sun-solaris")
+
+
+@dataclass(frozen=True)
+class _DoubleWeights(Pass):
+    """Every tensor constant replaced by one of twice its values: what a pass that
+    folds weights at build time makes (constants the module does not have)."""
+
+    name: str = "DoubleWeights"
+
+    def run(self, mod: tvmlite.IRModule) -> tvmlite.IRModule:
+        class Double(ExprMutator):
+            def visit_Constant(self, e: relax.Constant) -> relax.Expr:
+                return relax.Constant(e.data * 2) if e.data.ndim else e
+
+        functions = {
+            k: Double().visit_expr(f) if isinstance(f, relax.Function) else f
+            for k, f in mod.functions.items()
+        }
+        return mod.with_functions(functions)
+
+
+def test_constants_a_build_makes_are_in_the_cached_library(cache_dir, tmp_path):
+    pipeline = [_DoubleWeights(), LegalizeOps()]
+    first = tvmlite.build(_module(), pipeline=pipeline, params={"w": W, "b": B})
+    assert isinstance(first, Executable)
+    np.testing.assert_allclose(first["main"](X), X @ (2 * W) + 2 * B, rtol=1e-4, atol=1e-3)
+    (entry,) = cache_dir.glob("*.so")
+    assert entry.stat().st_size > W.nbytes  # the doubled weight is in it
+    hit = tvmlite.build(_module(), pipeline=pipeline, params={"w": W, "b": B})
+    assert isinstance(hit, Library)
+    assert [c["embedded"] for c in hit.manifest["constants"]] == [True, True]
+    np.testing.assert_allclose(hit["main"](X), X @ (2 * W) + 2 * B, rtol=1e-4, atol=1e-3)
+    hit.export_library(tmp_path / "doubled.so")
+    lib = tvmlite.load_module(tmp_path / "doubled.so")
+    np.testing.assert_allclose(lib["main"](X), X @ (2 * W) + 2 * B, rtol=1e-4, atol=1e-3)

@@ -75,10 +75,10 @@ class Listing(Protocol):
         manifest: dict[str, Any],
         prefix: str,
         constants: Sequence[np.ndarray] = (),
-        keep_apart: bool = False,
+        keep_apart: Sequence[bool] = (),
     ) -> None:
         """Link the code again, as a library whose symbols carry `prefix`, with
-        the bytes of `constants` (or them kept apart)."""
+        the bytes of `constants` (but those `keep_apart` marks)."""
         ...
 
 
@@ -86,9 +86,10 @@ class SharedLibrary:
     """The code image of a mapped library: symbols from the dynamic linker. It is
     unmapped when the image is gone (every callable holds it through its module);
     not at exit, where daemon threads or atexit handlers may still call in.
-    `prefix` starts the symbols the library exports; `constants` are the arrays
-    its constants were bound to (when it does not hold them: a library of the
-    compile cache), kept as long as the code."""
+    `prefix` starts the symbols the library exports. `constants` are what its
+    constants read, in the manifest's order: arrays bound to it (a library of the
+    compile cache leaves the module's out), kept as long as the code, and views
+    of the bytes it holds; `holds_constants` says whether it holds them all."""
 
     def __init__(
         self,
@@ -97,11 +98,13 @@ class SharedLibrary:
         listing: Listing | None,
         prefix: str,
         constants: Sequence[np.ndarray] = (),
+        holds_constants: bool = True,
     ) -> None:
         self.path = path
         self.listing = listing
         self.prefix = prefix
         self.constants = tuple(constants)
+        self.holds_constants = holds_constants
         self._dll = dll
         weakref.finalize(self, dlclose, dll._handle).atexit = False
 
@@ -123,7 +126,6 @@ class SharedLibrary:
 
     @property
     def constant_arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays bound to the library's constants (empty when it holds them)."""
         return self.constants
 
     @property
@@ -131,11 +133,11 @@ class SharedLibrary:
         return None if self.listing is not None else self.prefix
 
     def write_library(
-        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: bool = False
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
     ) -> None:
         """A copy of the library's file, or (for another prefix, or when its
-        constants are not in it) its listing linked."""
-        if prefix == self.prefix and not self.constants and not keep_apart:
+        constants are not all in it) its listing linked."""
+        if prefix == self.prefix and self.holds_constants and not any(keep_apart):
             with open(self.path, "rb") as source:  # in pieces: it may hold gigabytes of weights
                 write_atomic_with(path, lambda f: shutil.copyfileobj(source, f, 1 << 20))
         elif self.listing is not None:
@@ -147,16 +149,16 @@ class SharedLibrary:
 class Library(CompiledModule):
     """Entries of a loaded library by name: `lib["main"](x, w)`. `path` is the
     file; `manifest` its JSON description. `listing` gives `llvm_ir()` and
-    `assembly()` when the library came from the compile cache, and `constants`
-    the arrays of the constants such a library does not hold (in the
-    manifest's order)."""
+    `assembly()` when the library came from the compile cache, and `constants`,
+    in the manifest's order, the arrays of the constants such a library does not
+    hold (None for those it does)."""
 
     def __init__(
         self,
         path: str | os.PathLike,
         *,
         listing: Listing | None = None,
-        constants: Sequence[np.ndarray] = (),
+        constants: Sequence[np.ndarray | None] = (),
     ) -> None:
         self.path = Path(path)
         data, stamp = _read(self.path)
@@ -169,14 +171,17 @@ class Library(CompiledModule):
                 f"{self.path}: the library calls packed function(s) {names}, which are not "
                 "registered: register them (tvmlite.register_func) before loading it"
             )
-        apart = _constants_apart(self.path, manifest, constants)
-        if apart:
-            _require(image, with_prefix(CONSTANTS, prefix), STT_OBJECT, 8 * len(apart))
+        bound = _constants_apart(self.path, manifest, constants)
+        records = manifest["constants"]
+        if records:
+            _require(image, with_prefix(CONSTANTS, prefix), STT_OBJECT, 8 * len(records))
         # Checked: map it (this runs its constructors).
         dll = _open(self.path, data, stamp)
-        code = SharedLibrary(self.path, dll, listing, prefix, constants if apart else ())
-        if apart:
-            bind_constants(code.address(with_prefix(CONSTANTS, prefix)), apart)
+        code = SharedLibrary(self.path, dll, listing, prefix)
+        if records:
+            table = code.address(with_prefix(CONSTANTS, prefix))
+            code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
+            code.holds_constants = all(r["embedded"] for r in records)
         super().__init__(code, manifest, prefix=prefix)
 
     def _where(self) -> str:
@@ -187,15 +192,13 @@ class Library(CompiledModule):
 
 
 def _constants_apart(
-    path: Path, manifest: dict[str, Any], arrays: Sequence[np.ndarray]
+    path: Path, manifest: dict[str, Any], arrays: Sequence[np.ndarray | None]
 ) -> list[np.ndarray | None]:
     """Per constant of the manifest, the array to bind (None: the library holds
-    it); empty when the library holds all of them."""
+    its bytes), checked against the manifest."""
     records = manifest["constants"]
     apart = [k for k, r in enumerate(records) if not r["embedded"]]
-    if not apart:
-        return []
-    if len(arrays) != len(records):
+    if apart and len(arrays) != len(records):
         raise TVMLiteError(
             f"{path}: {len(apart)} of the library's constants are not in it (a library of "
             "the compile cache, whose constants are the module's): it cannot be loaded alone"
@@ -203,19 +206,34 @@ def _constants_apart(
     bound: list[np.ndarray | None] = [None] * len(records)
     for k in apart:
         array = arrays[k]
-        if array.nbytes != records[k]["nbytes"] or not array.flags.c_contiguous:
-            raise TVMLiteError(f"{path}: constant {k} is not {records[k]['nbytes']} bytes")
+        if array is None or array.nbytes != records[k]["nbytes"] or not array.flags.c_contiguous:
+            raise TVMLiteError(
+                f"{path}: constant {k} needs a contiguous array of {records[k]['nbytes']} bytes"
+            )
         bound[k] = array
     return bound
 
 
-def bind_constants(table: int, arrays: Sequence[np.ndarray | None]) -> None:
+def bind_constants(
+    table: int, arrays: Sequence[np.ndarray | None], sizes: Sequence[int]
+) -> tuple[np.ndarray, ...]:
     """Point the DLTensors of a loaded library's constant table (at address
-    `table`) at `arrays` (None: the library holds that one's bytes)."""
+    `table`) at `arrays` (None: the library holds that one's bytes); returns
+    what each constant reads: its array, or a view of the library's bytes."""
     pointers = (ctypes.c_void_p * len(arrays)).from_address(table)
+    read = []
     for k, array in enumerate(arrays):
+        data = ctypes.c_void_p.from_address(pointers[k])  # the DLTensor's `data`
         if array is not None:
-            ctypes.c_void_p.from_address(pointers[k]).value = array.ctypes.data  # DLTensor.data
+            data.value = array.ctypes.data
+            read.append(array)
+        elif sizes[k]:
+            read.append(
+                np.frombuffer((ctypes.c_uint8 * sizes[k]).from_address(data.value), np.uint8)
+            )
+        else:
+            read.append(np.zeros(0, np.uint8))
+    return tuple(read)
 
 
 def load_module(path: str | os.PathLike) -> Library:

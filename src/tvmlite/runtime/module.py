@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,17 +70,16 @@ class CodeImage(Protocol):
 
     @property
     def constant_arrays(self) -> tuple[Any, ...]:
-        """The arrays the code's constants read, in the manifest's order (empty
-        when a library holds their bytes itself)."""
+        """What the code's constants read, in the manifest's order."""
         ...
 
     def write_library(
-        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: bool = False
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
     ) -> None:
         """Write the code as a self-contained shared library (no header) with
-        `manifest` whose exported symbols start with `prefix`; `keep_apart`
-        leaves the constants' bytes out, to be bound when it is loaded (the
-        compile cache's libraries)."""
+        `manifest` whose exported symbols start with `prefix`; the bytes of the
+        constants `keep_apart` marks are left out, to be bound when it is loaded
+        (the compile cache's libraries)."""
         ...
 
 
