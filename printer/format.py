@@ -30,6 +30,8 @@ def format_text(
 ) -> str:
     """`text` printed canonically (in `dialect`, default its own: a lone function
     has no record of its dialect, so it is read off the text again), comments kept.
+    A text without a newline after its last line (as TVM's `script()` writes it)
+    keeps that ending: it is no reason to rewrite a file.
     Raises ParseError for text that does not parse and, located at the comment,
     when a comment would be dropped. `constants` are the values of its metadata
     references, as for `parse` (the text refers to them by the same numbers
@@ -56,7 +58,7 @@ def format_text(
         if written[note.text] > 0:
             message = "cannot format: this comment would be printed twice"
             raise ParseError(f"{message}; the text is left unchanged", note.span, filename)
-    return out
+    return out if text.endswith("\n") else out.rstrip("\n")
 
 
 def _docstring(tree: syntax.Module) -> syntax.Node | None:

@@ -133,17 +133,17 @@ def _collector_paused() -> Iterator[None]:
 def parse_file(
     path: str | os.PathLike[str], *, constants: ConstantsSource | None = None
 ) -> IRModule | tir.PrimFunc | relax.Function:
-    """Parse a UTF-8 `.tvms` file; unreadable or undecodable files are ParseErrors.
-    The values of its metadata references come from `constants`, else from the
-    constants file beside it (`m.constants.npz` for `m.tvms`, as `save` writes)."""
+    """Parse a UTF-8 `.tvms` file. A file that cannot be opened raises what `open`
+    raises (FileNotFoundError, PermissionError, ...), text that is not UTF-8 a
+    ParseError. The values of its metadata references come from `constants`, else
+    from the constants file beside it (`m.constants.npz` for `m.tvms`, as `save`
+    writes)."""
     name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as f:
+    with open(name, encoding="utf-8") as f:
+        try:
             text = f.read()
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read {name}: {exc.strerror or exc}", None, name) from None
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
     if constants is None and sidecar_path(name).is_file():
         constants = sidecar_path(name)
     return parse(text, name, constants=constants)

@@ -161,28 +161,8 @@ class Library(CompiledModule):
         constants: Sequence[np.ndarray | None] = (),
     ) -> None:
         self.path = Path(path)
-        data, stamp = _read(self.path)
-        image = SharedObject(data, self.path)
-        prefix, manifest = read_manifest(image)
-        missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
-        if missing:
-            names = ", ".join(f"'{n}'" for n in missing)
-            raise TVMLiteError(
-                f"{self.path}: the library calls packed function(s) {names}, which are not "
-                "registered: register them (tvmlite.register_func) before loading it"
-            )
-        bound = _constants_apart(self.path, manifest, constants)
-        records = manifest["constants"]
-        if records:
-            _require(image, with_prefix(CONSTANTS, prefix), STT_OBJECT, 8 * len(records))
-        # Checked: map it (this runs its constructors).
-        dll = _open(self.path, data, stamp)
-        code = SharedLibrary(self.path, dll, listing, prefix)
-        if records:
-            table = code.address(with_prefix(CONSTANTS, prefix))
-            code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
-            code.holds_constants = all(r["embedded"] for r in records)
-        super().__init__(code, manifest, prefix=prefix)
+        image, manifest = open_library(self.path, listing, constants)
+        super().__init__(image, manifest, prefix=image.prefix)
 
     def _where(self) -> str:
         return self.path.name
@@ -245,6 +225,34 @@ def load_module(path: str | os.PathLike) -> Library:
     and whose packed functions are registered; a file that fails is refused
     with a `TVMLiteError` and never mapped."""
     return Library(path)
+
+
+def open_library(
+    path: Path, listing: Listing | None = None, constants: Sequence[np.ndarray | None] = ()
+) -> tuple[SharedLibrary, dict[str, Any]]:
+    """Check the library at `path` from its bytes, then map it and bind the
+    `constants` it does not hold (Library's): its image and its manifest."""
+    data, stamp = _read(path)
+    image = SharedObject(data, path)
+    prefix, manifest = read_manifest(image)
+    missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
+    if missing:
+        names = ", ".join(f"'{n}'" for n in missing)
+        raise TVMLiteError(
+            f"{path}: the library calls packed function(s) {names}, which are not "
+            "registered: register them (tvmlite.register_func) before loading it"
+        )
+    bound = _constants_apart(path, manifest, constants)
+    records = manifest["constants"]
+    if records:
+        _require(image, with_prefix(CONSTANTS, prefix), STT_OBJECT, 8 * len(records))
+    # Checked: map it (this runs its constructors).
+    code = SharedLibrary(path, _open(path, data, stamp), listing, prefix)
+    if records:
+        table = code.address(with_prefix(CONSTANTS, prefix))
+        code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
+        code.holds_constants = all(r["embedded"] for r in records)
+    return code, manifest
 
 
 def _read(path: Path) -> tuple[bytes | mmap.mmap, tuple[int, int, int, int]]:
