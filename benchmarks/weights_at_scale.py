@@ -6,18 +6,21 @@ are 512 MiB) is built in fresh processes, interleaved round by round:
   without   the weights are parameters of main (nothing bound): the baseline
   bound     build(mod, params="w.npz"): the weights bound from a file tvmlite wrote
             (mapped, not read), compiled into the JIT's code by address
-  cached    the same with the compile cache on: the key hashes the weights and the
-            cache stores the library, weights linked in (cold: an empty cache)
+  uncached  `without` with the compile cache on (cold: an empty cache), the baseline
+            of `cached`: storing an entry links a library
+  cached    `bound` with the compile cache on: the key hashes the weights, the entry
+            keeps them apart (cold)
   export    bound, then export_library: the weights written into the library
   load      load_module of that library (what loading a model costs)
 
 Every contender's output is checked against NumPy (one call on a random input)
 after its step. Per contender, medians over the rounds: wall and processor
-seconds of the step (+: over `without`), processor seconds of its children (the
-C compiler), and the peak resident memory of the process above its resident size
-just before the step (+peak/W: over `without`, in units of the weights' size),
-and of its largest child (the linker). Pages of the weights file the step reads
-count as resident (they are mapped, shared with the page cache).
+seconds of the step (+: over its baseline, `without` or `uncached`), processor
+seconds of its children (the C compiler), and the peak resident memory of the
+process above its resident size just before the step (+peak/W: over the
+baseline, in units of the weights' size; the linker, a process of its own, is
+not in it). Pages of the weights file the step reads count as resident (they
+are mapped, shared with the page cache).
 
   python benchmarks/weights_at_scale.py [--layers 8] [--rounds 3]
 """
@@ -38,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 DIM = 4096
-CONTENDERS = ("without", "bound", "cached", "export", "load")
+CONTENDERS = ("without", "bound", "uncached", "cached", "export", "load")
+BASELINE = {"bound": "without", "cached": "uncached", "export": "without"}
 
 
 def module_text(layers: int) -> str:
@@ -63,12 +67,20 @@ def module_text(layers: int) -> str:
     )
 
 
-def _rss_kib() -> int:
+def _status_kib(field: str) -> int:
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def _reset_peak() -> int:
+    """The resident size now, after resetting the peak to it (Linux: writing 5 to
+    clear_refs; getrusage's peak is no use here, it keeps the parent's across exec)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status_kib("VmRSS")
 
 
 def child(mode: str, folder: Path) -> dict[str, float]:
@@ -79,23 +91,23 @@ def child(mode: str, folder: Path) -> dict[str, float]:
     weights = folder / "weights.npz"
     x = np.load(folder / "x.npy")
     if mode == "load":
-        before, start, cpu = _rss_kib(), time.perf_counter(), time.process_time()
+        before, start, cpu = _reset_peak(), time.perf_counter(), time.process_time()
         ex = tvmlite.load_module(folder / "model.so")
     else:
-        if mode == "cached":
+        if mode in ("cached", "uncached"):
             os.environ.pop("TVMLITE_NO_CACHE", None)
             os.environ["TVMLITE_CACHE_DIR"] = str(folder / f"cache-{os.getpid()}")
-        before, start, cpu = _rss_kib(), time.perf_counter(), time.process_time()
-        if mode == "without":
+        before, start, cpu = _reset_peak(), time.perf_counter(), time.process_time()
+        if mode in ("without", "uncached"):
             ex = tvmlite.build(mod)
         else:
             ex = tvmlite.build(mod, params=weights)
             if mode == "export":
                 ex.export_library(folder / "model.so")
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, since the start
+    peak = _status_kib("VmHWM")  # KiB, since the reset
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if mode == "without":
+    if mode in ("without", "uncached"):
         arrays = np.load(weights)
         out = ex["main"](x, *(arrays[f"w{k}"] for k in range(len(arrays.files))))
     else:
@@ -105,7 +117,6 @@ def child(mode: str, folder: Path) -> dict[str, float]:
         "cpu": cpu,
         "child_cpu": children.ru_utime + children.ru_stime,
         "peak_mib": (peak - before) / 1024,
-        "child_peak_mib": children.ru_maxrss / 1024,
         "out": out.tolist(),
     }
 
@@ -142,7 +153,7 @@ def main() -> None:
         env = {**os.environ, "TVMLITE_NO_CACHE": "1"}
         results: dict[str, list[dict[str, float]]] = {c: [] for c in CONTENDERS}
         for r in range(args.rounds):
-            order = CONTENDERS[:-1][r % 4 :] + CONTENDERS[:-1][: r % 4]
+            order = CONTENDERS[:-1][r % 5 :] + CONTENDERS[:-1][: r % 5]
             for mode in (*order, "load"):  # load reads what export wrote this round
                 cmd = [sys.executable, __file__, "--child", mode, "--folder", str(folder)]
                 done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
@@ -159,21 +170,19 @@ def main() -> None:
         mode: {k: statistics.median(r[k] for r in rows) for k in rows[0]}
         for mode, rows in results.items()
     }
-    base = med["without"]
     print(
         f"{'':8} {'wall s':>7} {'+wall':>6} {'cpu s':>6} {'+cpu':>6} {'cc cpu':>6} "
-        f"{'peak MiB':>8} {'+peak/W':>7} {'cc peak':>7}"
+        f"{'peak MiB':>8} {'+peak/W':>7}"
     )
     for mode, m in med.items():
-        over = mode not in ("without", "load")
+        base = med.get(BASELINE.get(mode, ""))
         print(
             f"{mode:8} {m['wall']:7.2f} "
-            + (f"{m['wall'] - base['wall']:+6.2f} " if over else f"{'':6} ")
+            + (f"{m['wall'] - base['wall']:+6.2f} " if base else f"{'':6} ")
             + f"{m['cpu']:6.2f} "
-            + (f"{m['cpu'] - base['cpu']:+6.2f} " if over else f"{'':6} ")
+            + (f"{m['cpu'] - base['cpu']:+6.2f} " if base else f"{'':6} ")
             + f"{m['child_cpu']:6.2f} {m['peak_mib']:8.0f} "
-            + (f"{(m['peak_mib'] - base['peak_mib']) / size_mib:+7.2f} " if over else f"{'':7} ")
-            + f"{m['child_peak_mib']:7.0f}"
+            + (f"{(m['peak_mib'] - base['peak_mib']) / size_mib:+7.2f}" if base else "")
         )
 
 
