@@ -1,0 +1,170 @@
+"""Building one Relax function binding by binding, as TVM's `relax.BlockBuilder` does.
+
+The importer writes what TVM's translator writes, so the bindings it emits must come
+out as TVM's builder makes them: every call argument that is not a leaf (or a tuple
+of leaves) is bound first, left to right and depth first, the same argument object
+only once; each binding gets a fresh name from one name supply (`lv`, `lv1`, ...
+inside a dataflow block, `gv`, `gv1`, ... outside or for block outputs); struct info
+is inferred by the operator registry, as the parser infers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tvmlite.dsl import ops, relax
+from tvmlite.dsl.parse.relax.expr import is_leaf
+from tvmlite.dsl.verify.relax import struct_info_of
+
+
+class NameSupply:
+    """Fresh names as TVM's NameSupply gives them: a name the first time, then the
+    name with a counter appended, skipping any name already handed out."""
+
+    def __init__(self) -> None:
+        self._next: dict[str, int] = {}
+
+    def fresh(self, hint: str) -> str:
+        if hint not in self._next:
+            self._next[hint] = 0
+            return hint
+        while True:
+            self._next[hint] += 1
+            name = f"{hint}{self._next[hint]}"
+            if name not in self._next:
+                self._next[name] = 0
+                return name
+
+
+class GraphBuilder:
+    """Emits normalized bindings into the blocks of the function being built."""
+
+    def __init__(self, signatures: Mapping[str, relax.FuncStructInfo] | None = None) -> None:
+        self.names = NameSupply()
+        self.signatures: dict[str, relax.FuncStructInfo] = dict(signatures or {})
+        self.blocks: list[relax.BindingBlock] = []
+        self.bindings: list[relax.Binding] = []
+        self.in_dataflow = False
+        # argument objects already bound in the current block (TVM's normalize cache)
+        self._bound_args: dict[int, tuple[relax.Expr, relax.Var]] = {}
+        # struct info of calls made here, by id (calls carry none themselves)
+        self._call_sinfo: dict[int, tuple[relax.Call, relax.StructInfo]] = {}
+
+    # ------------------------------------------------------------ expressions
+
+    def call(self, op: str, *args: Any, **kwargs: Any) -> relax.Call:
+        """`relax.<op>(*args, **kwargs)` as TVM's Python wrapper builds it: literals
+        converted, attributes normalized and in schema order. Its arguments may be
+        calls not yet bound; `emit` binds them."""
+        call = ops.make_call(f"relax.{op}", list(args), kwargs)
+        self._call_sinfo[id(call)] = (call, ops.infer_struct_info(call))
+        return call
+
+    def sinfo(self, expr: relax.Expr) -> relax.StructInfo:
+        """The struct info of `expr` (a leaf, a tuple, or a call made by `call`)."""
+        cached = self._call_sinfo.get(id(expr))
+        if cached is not None and cached[0] is expr:
+            return cached[1]
+        return struct_info_of(expr, self.signatures)
+
+    # ------------------------------------------------------------ bindings
+
+    def emit(self, expr: relax.Expr, name: str | None = None) -> relax.Var:
+        """Bind `expr` (normalized first) to a fresh var and return the var."""
+        value = self._normalize(expr)
+        hint = name or ("lv" if self.in_dataflow else "gv")
+        cls = relax.DataflowVar if self.in_dataflow else relax.Var
+        var = cls(self.names.fresh(hint), self.sinfo(value))
+        self.bindings.append(relax.VarBinding(var, value))
+        return var
+
+    def emit_output(self, expr: relax.Expr) -> relax.Var:
+        """Bind `expr` to a var that leaves the dataflow block (`gv`)."""
+        value = self._normalize(expr)
+        var = relax.Var(self.names.fresh("gv"), self.sinfo(value))
+        self.bindings.append(relax.VarBinding(var, value))
+        return var
+
+    def match_cast(self, expr: relax.Expr, sinfo: relax.StructInfo) -> relax.Var:
+        value = self._normalize(expr)
+        hint = "lv" if self.in_dataflow else "gv"
+        cls = relax.DataflowVar if self.in_dataflow else relax.Var
+        var = cls(self.names.fresh(hint), sinfo)
+        self.bindings.append(relax.MatchCast(var, value, sinfo))
+        return var
+
+    def begin_dataflow(self) -> None:
+        self._close_block()
+        self.in_dataflow = True
+
+    def end_dataflow(self) -> None:
+        self._close_block()
+        self.in_dataflow = False
+
+    def finish(
+        self,
+        name: str,
+        params: list[relax.Var],
+        result: relax.Expr,
+        attrs: Mapping[str, Any],
+        pure: bool = True,
+    ) -> relax.Function:
+        """The public function `name` whose body is every block emitted, returning
+        `result` (normalized in a block of its own, as TVM's builder does)."""
+        self._close_block()
+        value = self._normalize(result)
+        self._close_block()
+        body = relax.SeqExpr(tuple(self.blocks), value)
+        self.blocks = []
+        attrs = {**attrs, "global_symbol": name}
+        return relax.Function(tuple(params), body, self.sinfo(value), pure, tuple(attrs.items()))
+
+    # ------------------------------------------------------------ normalization
+
+    def _close_block(self) -> None:
+        if self.bindings:
+            self.blocks.append(relax.BindingBlock(tuple(self.bindings), self.in_dataflow))
+        self.bindings = []
+        self._bound_args = {}
+
+    def _normalize(self, expr: relax.Expr) -> relax.Expr:
+        """`expr` with every non-leaf argument bound (TVM's Normalize)."""
+        if isinstance(expr, relax.Call):
+            return self._normalize_args(expr)
+        if isinstance(expr, relax.Tuple):
+            return self._tuple(expr)
+        if isinstance(expr, relax.TupleGetItem):
+            inner = self._argument(expr.tuple_value)
+            if inner is expr.tuple_value:
+                return expr
+            return relax.TupleGetItem(inner, expr.index)
+        return expr
+
+    def _normalize_args(self, call: relax.Call) -> relax.Call:
+        args = tuple(self._argument(a) for a in call.args)
+        if all(a is b for a, b in zip(args, call.args, strict=True)):
+            return call
+        normalized = relax.Call(call.op, args, call.attrs, call.sinfo_args)
+        cached = self._call_sinfo.get(id(call))
+        if cached is not None and cached[0] is call:
+            self._call_sinfo[id(normalized)] = (normalized, cached[1])
+        return normalized
+
+    def _tuple(self, tup: relax.Tuple) -> relax.Tuple:
+        fields = tuple(self._argument(f) for f in tup.fields)
+        if all(a is b for a, b in zip(fields, tup.fields, strict=True)):
+            return tup
+        return relax.Tuple(fields)
+
+    def _argument(self, arg: relax.Expr) -> relax.Expr:
+        if is_leaf(arg):
+            return arg
+        if isinstance(arg, relax.Tuple):
+            return self._tuple(arg)
+        seen = self._bound_args.get(id(arg))
+        if seen is not None and seen[0] is arg:
+            return seen[1]
+        var = self.emit(arg)
+        self._bound_args[id(arg)] = (arg, var)
+        return var
