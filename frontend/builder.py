@@ -10,7 +10,8 @@ is inferred by the operator registry, as the parser infers it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tvmlite.dsl import ops, relax
@@ -46,6 +47,8 @@ class GraphBuilder:
         self.blocks: list[relax.BindingBlock] = []
         self.bindings: list[relax.Binding] = []
         self.in_dataflow = False
+        # functions made besides the one being built (`torch.cond`'s branches)
+        self.functions: dict[str, relax.Function] = {}
         # argument objects already bound in the current block (TVM's normalize cache)
         self._bound_args: dict[int, tuple[relax.Expr, relax.Var]] = {}
         # struct info of calls made here, by id (calls carry none themselves)
@@ -93,6 +96,37 @@ class GraphBuilder:
         var = cls(self.names.fresh(hint), sinfo)
         self.bindings.append(relax.MatchCast(var, value, sinfo))
         return var
+
+    def scoped(self, expr: relax.Expr) -> relax.SeqExpr:
+        """`expr` as the body of a branch: normalized in a block of its own, a call
+        bound there (TVM's normalization of an `If`'s arms)."""
+        saved = (self.bindings, self._bound_args, self.in_dataflow)
+        self.bindings, self._bound_args, self.in_dataflow = [], {}, False
+        try:
+            value = self._normalize(expr)
+            if not is_leaf(value):
+                value = self.emit(value)
+            blocks = (relax.BindingBlock(tuple(self.bindings)),) if self.bindings else ()
+        finally:
+            self.bindings, self._bound_args, self.in_dataflow = saved
+        return relax.SeqExpr(blocks, value)
+
+    @contextlib.contextmanager
+    def function(self) -> Iterator[None]:
+        """Build another function (finished with `finish`) in the middle of this one;
+        names still come from the one name supply, as in TVM's builder."""
+        saved = (self.blocks, self.bindings, self._bound_args, self.in_dataflow)
+        self.blocks, self.bindings, self._bound_args, self.in_dataflow = [], [], {}, False
+        try:
+            yield
+        finally:
+            self.blocks, self.bindings, self._bound_args, self.in_dataflow = saved
+
+    def add_function(self, name: str, func: relax.Function) -> None:
+        """Keep `func` for the module; calls of `name` get its struct info."""
+        self.functions[name] = func
+        params = tuple(p.struct_info for p in func.params)
+        self.signatures[name] = relax.FuncStructInfo(params, func.ret_struct_info, func.is_pure)
 
     def begin_dataflow(self) -> None:
         self._close_block()

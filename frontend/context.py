@@ -30,6 +30,8 @@ class Converting:
     def __init__(self, bb: GraphBuilder) -> None:
         self.bb = bb
         self.env: dict[fx.Node, Any] = {}
+        # branch graphs of torch.cond already imported: id(graph module) -> function name
+        self.branches: dict[int, str] = {}
 
     # ------------------------------------------------------------ arguments
 

@@ -50,8 +50,10 @@ def from_exported_program(
         ep = ep.run_decompositions()
     check_supported(ep.graph_module)
     program = _Program(ep)
-    func = program.translate(keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple)
-    mod = IRModule({"main": func}, dialect=TVM027)
+    functions = program.translate(
+        keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple
+    )
+    mod = IRModule(functions, dialect=TVM027)
     bound = OrderedDict(ep.named_buffers())
     bound.update(ep.constants)
     if not keep_params_as_input:
@@ -157,7 +159,8 @@ class _Program:
 
     def translate(
         self, keep_params: bool, unwrap_unit: bool, no_bind_tuple: bool
-    ) -> relax.Function:
+    ) -> dict[str, relax.Function]:
+        """`main` and the functions it calls, in the order TVM prints them (by name)."""
         ep = self.ep
         attrs: dict[str, Any] = {"num_input": len(self.user_inputs)} if keep_params else {}
         if self.ranges:
@@ -191,7 +194,9 @@ class _Program:
                 result = bb.emit_output(relax.Tuple(outputs))
             else:
                 result = relax.Tuple(outputs)
-        return bb.finish("main", list(inputs.values()), result, attrs, pure)
+        main = bb.finish("main", list(inputs.values()), result, attrs, pure)
+        functions = {**bb.functions, "main": main}
+        return {name: functions[name] for name in sorted(functions)}
 
 
 @contextlib.contextmanager

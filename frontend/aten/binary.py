@@ -21,6 +21,7 @@ from torch import fx
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.frontend import symbols
+from tvmlite.frontend.aten.create import fill_value
 from tvmlite.frontend.context import Converting, convert_dtype
 from tvmlite.frontend.registry import converts, register
 
@@ -73,9 +74,17 @@ def operands(conv: Converting, lhs: Any, rhs: Any) -> tuple[relax.Expr, relax.Ex
         return lhs, rhs
     if isinstance(lhs, relax.Expr):
         lhs = _widen(conv, lhs, rhs)
-        return lhs, conv.const(rhs, conv.dtype(lhs))
+        return lhs, _scalar_operand(conv, rhs, conv.dtype(lhs))
     rhs = _widen(conv, rhs, lhs)
-    return conv.const(lhs, conv.dtype(rhs)), rhs
+    return _scalar_operand(conv, lhs, conv.dtype(rhs)), rhs
+
+
+def _scalar_operand(conv: Converting, value: Any, dtype: str) -> relax.Expr:
+    """A Python number as a constant; a size computed from symbolic dims as a 0-d
+    tensor (TVM cannot import that operand)."""
+    if isinstance(value, tir.PrimExpr):
+        return fill_value(conv, value, dtype)
+    return conv.const(value, dtype)
 
 
 def _widen(conv: Converting, tensor: relax.Expr, scalar: Any) -> relax.Expr:
@@ -95,19 +104,36 @@ class Binary:
 
     def __call__(self, conv: Converting, node: fx.Node) -> Any:
         lhs, rhs = conv.args(node)[:2]
+        alpha = node.kwargs.get("alpha", 1)
+        if alpha != 1:
+            # `add(x, y, alpha=a)` is x + a * y (TVM 0.27 drops alpha)
+            rhs = conv.emit_call("multiply", rhs, conv.const(alpha, conv.dtype(rhs))) if (
+                isinstance(rhs, relax.Expr)) else rhs * alpha
         if _is_var_tensor(conv, lhs) or _is_var_tensor(conv, rhs):
-            return self._emit(conv, lhs, rhs)
+            return self._emit(conv, node, lhs, rhs)
         if isinstance(lhs, relax.Constant) and not isinstance(rhs, relax.Constant):
-            return self._emit(conv, lhs, conv.const(rhs, conv.dtype(lhs)))
+            return self._emit(conv, node, lhs, conv.const(rhs, conv.dtype(lhs)))
         if isinstance(rhs, relax.Constant) and not isinstance(lhs, relax.Constant):
-            return self._emit(conv, conv.const(lhs, conv.dtype(rhs)), rhs)
+            return self._emit(conv, node, conv.const(lhs, conv.dtype(rhs)), rhs)
         return self.scalar(lhs, rhs)
 
-    def _emit(self, conv: Converting, lhs: Any, rhs: Any) -> relax.Var:
+    def _emit(self, conv: Converting, node: fx.Node, lhs: Any, rhs: Any) -> relax.Var:
         lhs, rhs = operands(conv, lhs, rhs)
+        if self.op == "divide":
+            lhs, rhs = _true_division(conv, node, lhs, rhs)
         if self.out_dtype is None:
             return conv.emit_call(self.op, lhs, rhs)
         return conv.emit_call(self.op, lhs, rhs, out_dtype=self.out_dtype)
+
+
+def _true_division(
+    conv: Converting, node: fx.Node, lhs: relax.Expr, rhs: relax.Expr
+) -> tuple[relax.Expr, relax.Expr]:
+    """Integers divided are floats in PyTorch (TVM 0.27 divides them as integers)."""
+    want = conv.torch_dtype(node)
+    if want is None or not dt.is_float(want) or dt.is_float(conv.dtype(lhs)):
+        return lhs, rhs
+    return conv.emit_call("astype", lhs, want), conv.emit_call("astype", rhs, want)
 
 
 def _is_var_tensor(conv: Converting, value: Any) -> bool:
@@ -187,8 +213,8 @@ _BINARY: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
     "sub.Tensor": ("subtract", _SUB),
     "sub.Scalar": ("subtract", _SUB),
 }
-for _name, (_op, _scalar) in _BINARY.items():
-    register(_name, Binary(_op, _scalar))
+for _name, (_op, _fold) in _BINARY.items():
+    register(_name, Binary(_op, _fold))
 
 for _name in ("matmul.default", "mm.default", "bmm.default"):
     register(_name, Binary("matmul", operator.matmul, out_dtype="float32"))
@@ -278,6 +304,20 @@ class SymbolicCompare:
         return conv.emit(relax.PrimValue(symbols.compare(self.kind, lhs, rhs)))
 
 
-for _name, _kind in (("ge", "ge"), ("le", "le"), ("gt", "gt"), ("lt", "lt"), ("eq", "eq"),
-                     ("ne", "ne")):
-    register(_name, SymbolicCompare(_kind))
+for _kind in ("ge", "le", "gt", "lt", "eq", "ne"):
+    register(_kind, SymbolicCompare(_kind))
+# torch writes a check of `n % 2 == 0` on a size as aten.ne.default (TVM 0.27 has none)
+register("ne.default", SymbolicCompare("ne"))
+
+
+@converts("sym_not")
+def sym_not(conv: Converting, node: fx.Node) -> relax.Var:
+    """`not` of a size comparison (torch writes `n != m` as sym_not(n == m); TVM has
+    no converter for it)."""
+    value = conv.env[node.args[0]]
+    sinfo = conv.sinfo(value) if isinstance(value, relax.Expr) else None
+    if isinstance(sinfo, relax.PrimStructInfo) and sinfo.value is not None:
+        value = sinfo.value
+    if isinstance(value, bool):
+        return not value
+    return conv.emit(relax.PrimValue(tir.Not(value, "bool")))

@@ -57,6 +57,10 @@ def index_select(conv: Converting, node: fx.Node) -> relax.Var:
 def take(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
     indices = conv.emit_call("astype", conv.env[node.args[1]], "int32")
+    if conv.ndim(x) != 1:
+        # torch.take indexes the flattened tensor (Relax's take without an axis
+        # takes a 1-d one; TVM 0.27 passes the tensor as it is)
+        x = conv.emit_call("reshape", x, (-1,))
     return conv.emit_call("take", x, indices)
 
 
@@ -77,46 +81,54 @@ def embedding_op(conv: Converting, node: fx.Node) -> relax.Var:
     return embedding(conv, conv.env[node.args[0]], conv.env[node.args[1]])
 
 
-def _arange_index(conv: Converting, size: tir.PrimExpr, trailing: int) -> relax.Var:
-    """0..size-1 shaped (size, 1, ..., 1) with `trailing` ones, to broadcast against
-    the other indices of an advanced index."""
-    values = conv.emit_call("arange", _prim(0), relax.PrimValue(size), _prim(1), "int64")
-    return conv.emit_call("reshape", values, [size] + [1] * trailing)
+def full_indices(
+    conv: Converting, data: relax.Expr, indices: list[Any]
+) -> list[relax.Expr]:
+    """One index tensor per axis of `data` for PyTorch's advanced indexing with slices
+    (None): the result has the index tensors' broadcast dims where the first index
+    tensor is (or first, when slices separate them) and each sliced axis in order.
+    A sliced axis gets 0..n-1 shaped to broadcast into its place."""
+    ndim = conv.ndim(data)
+    indices = list(indices) + [None] * (ndim - len(indices))
+    given = [axis for axis, idx in enumerate(indices) if idx is not None]
+    width = max(conv.ndim(indices[axis]) for axis in given)
+    adjacent = given == list(range(given[0], given[-1] + 1))
+    start = given[0] if adjacent else 0  # where the broadcast index dims go
+    sliced = [axis for axis, idx in enumerate(indices) if idx is None]
+    total = len(sliced) + width
+    slot = {}
+    for k, axis in enumerate(sliced):
+        slot[axis] = k if k < start else k + width
+    shape = conv.shape(data)
+    out: list[relax.Expr] = []
+    for axis, idx in enumerate(indices):
+        if idx is None:
+            extent = shape[axis]
+            values = conv.emit_call("arange", _prim(0), relax.PrimValue(extent), _prim(1), "int64")
+            place = [1] * total
+            place[slot[axis]] = extent
+            out.append(conv.emit_call("reshape", values, place))
+            continue
+        trailing = total - (start + width)
+        if trailing:
+            idx = conv.emit_call("reshape", idx, [*conv.shape(idx), *([1] * trailing)])
+        out.append(idx)
+    return out
 
 
 @converts("index.Tensor")
 def index_tensor(conv: Converting, node: fx.Node) -> relax.Var:
     args = conv.args(node)
-    data, indices = args[0], args[1]
+    data, indices = args[0], list(args[1])
     given = [(axis, idx) for axis, idx in enumerate(indices) if idx is not None]
     if len(given) == 1:
         axis, idx = given[0]
         return conv.emit_call("take", data, idx, axis=axis)
     if len(given) == len(indices):
         return conv.emit_call("index_tensor", data, tuple(idx for _, idx in given))
-    if all(_squeezable(conv, idx) for _, idx in given):
-        result = data
-        for axis, idx in reversed(given):
-            if conv.ndim(idx) > 1:
-                idx = conv.emit_call("squeeze", idx)
-            result = conv.emit_call("take", result, idx, axis=axis)
-        return result
-    widest = max(conv.ndim(idx) for _, idx in given)
-    shape = conv.shape(data)
-    full = [
-        _arange_index(conv, shape[i], widest - 1) if idx is None else idx
-        for i, idx in enumerate(indices)
-    ]
-    return conv.emit_call("index_tensor", data, tuple(full))
-
-
-def _squeezable(conv: Converting, idx: relax.Expr) -> bool:
-    if conv.ndim(idx) == 1:
-        return True
-    shape = conv.shape(idx) or ()
-    return conv.ndim(idx) == 2 and any(
-        isinstance(d, tir.IntImm) and d.value == 1 for d in shape
-    )
+    # slices among the index tensors: TVM 0.27 takes them one after the other, which
+    # is PyTorch's result only when the index tensors are orthogonal
+    return conv.emit_call("index_tensor", data, tuple(full_indices(conv, data, indices)))
 
 
 @converts("index_put.default", "index_put_.default")
@@ -130,17 +142,11 @@ def index_put(conv: Converting, node: fx.Node) -> relax.Var:
         raise conv.error(node, "index_put needs indices and values")
     if not isinstance(accumulate, bool):
         raise conv.error(node, f"accumulate must be a bool, got {type(accumulate).__name__}")
-    given = [idx for idx in indices if idx is not None]
-    if len(given) < len(indices):
-        widest = max((conv.ndim(idx) for idx in given), default=1)
-        shape = conv.shape(tensor)
-        full = [
-            _arange_index(conv, shape[i], widest) if idx is None else idx
-            for i, idx in enumerate(indices)
-        ]
-        index_tuple = relax.Tuple(tuple(full))
-    else:
+    if all(idx is not None for idx in indices) and len(indices) == conv.ndim(tensor):
         index_tuple = relax.Tuple(tuple(indices))
+    else:
+        # sliced or trailing axes (TVM 0.27 handles only leading slices)
+        index_tuple = relax.Tuple(tuple(full_indices(conv, tensor, list(indices))))
     output = conv.emit_call("index_put", tensor, index_tuple, values, accumulate)
     if node.target.__name__.startswith("index_put_"):
         _rebind(conv, tensor, output)
@@ -222,10 +228,10 @@ def slice_scatter(conv: Converting, node: fx.Node) -> relax.Var:
     end = args[4] if len(args) > 4 else node.kwargs.get("end", shape[axis])
     step = args[5] if len(args) > 5 else node.kwargs.get("step", 1)
 
-    def bound(value: Any) -> relax.Expr:
+    def bound(value: Any, default: Any) -> relax.Expr:
         # PyTorch writes "to the end" as 2**63 - 1 and counts negatives from the end
         if value is None:
-            return relax.PrimValue(shape[axis])
+            value = default
         known = value.value if isinstance(value, tir.IntImm) else value
         if isinstance(known, int):
             if known >= 9223372036854775807:
@@ -244,8 +250,8 @@ def slice_scatter(conv: Converting, node: fx.Node) -> relax.Var:
 
     step_value = step if isinstance(step, tir.PrimExpr) else tir.IntImm("int64", step)
     return conv.emit_call(
-        "slice_scatter", tensor, src, bound(start), bound(end), relax.PrimValue(step_value),
-        axis=dim,
+        "slice_scatter", tensor, src, bound(start, 0), bound(end, shape[axis]),
+        relax.PrimValue(step_value), axis=dim,
     )
 
 

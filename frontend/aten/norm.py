@@ -41,9 +41,11 @@ def _batch_norm(conv: Converting, node: fx.Node) -> relax.Var:
         eps = conv.arg(node, 7, "eps", 1e-05)
         training = True
     else:
-        momentum = conv.arg(node, 5, "momentum", 0.1)
-        eps = conv.arg(node, 6, "eps", 1e-05)
-        training = True
+        # aten.batch_norm(input, weight, bias, mean, var, training, momentum, eps, ...):
+        # TVM 0.27 reads training as momentum and always normalizes with batch statistics
+        training = bool(conv.arg(node, 5, "training", False))
+        momentum = conv.arg(node, 6, "momentum", 0.1)
+        eps = conv.arg(node, 7, "eps", 1e-05)
     return conv.emit_call(
         "nn.batch_norm",
         x,
@@ -109,8 +111,8 @@ def layer_norm(
 @converts("layer_norm.default")
 def layer_norm_op(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
-    gamma = conv.env[node.args[2]] if len(node.args) > 2 else None
-    beta = conv.env[node.args[3]] if len(node.args) > 3 else None
+    gamma = conv.env.get(node.args[2]) if len(node.args) > 2 else None
+    beta = conv.env.get(node.args[3]) if len(node.args) > 3 else None
     eps = node.args[4] if len(node.args) > 4 else 1e-05
     return layer_norm(conv, x, gamma, beta, eps, node.args[1])
 
@@ -127,8 +129,8 @@ def native_layer_norm(conv: Converting, node: fx.Node) -> relax.Var:
 @converts("group_norm.default")
 def group_norm(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
-    gamma = conv.env[node.args[2]] if len(node.args) > 2 else None
-    beta = conv.env[node.args[3]] if len(node.args) > 3 else None
+    gamma = conv.env.get(node.args[2]) if len(node.args) > 2 else None
+    beta = conv.env.get(node.args[3]) if len(node.args) > 3 else None
     eps = node.args[4] if len(node.args) > 4 else 1e-05
     return _group_norm(conv, x, gamma, beta, node.args[1], eps)
 
@@ -209,12 +211,20 @@ def scaled_dot_product_attention(conv: Converting, node: fx.Node) -> relax.Var:
     return conv.emit_call("permute_dims", out, [0, 2, 1, 3])
 
 
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's Reduction enum
+
+
 @converts("cross_entropy_loss.default")
 def cross_entropy(conv: Converting, node: fx.Node) -> relax.Var:
+    # (self, target, weight, reduction, ignore_index, label_smoothing): positional, the
+    # reduction as ATen's enum (TVM 0.27 reads keywords only)
     preds = conv.env[node.args[0]]
     targets = conv.env[node.args[1]]
     weight = conv.env.get(node.args[2]) if len(node.args) > 2 else None
-    reduction = node.kwargs.get("reduction", "mean")
-    ignore_index = node.kwargs.get("ignore_index", -100)
+    reduction = conv.arg(node, 3, "reduction", 1)
+    reduction = _REDUCTIONS.get(reduction, reduction)
+    ignore_index = conv.arg(node, 4, "ignore_index", -100)
+    if conv.arg(node, 5, "label_smoothing", 0.0):
+        raise conv.error(node, "cross_entropy with label_smoothing is not supported")
     log_probs = conv.call("nn.log_softmax", preds)
     return conv.emit_call("nn.nll_loss", log_probs, targets, weight, reduction, ignore_index)

@@ -3,6 +3,7 @@ argmax/argmin, cumsum/cumprod, topk, sort/argsort, bucketize."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,28 +56,34 @@ def prod(conv: Converting, node: fx.Node) -> relax.Var:
     return conv.emit_call("prod", x, dim, keepdims=keepdim)
 
 
-@converts("std.correction")
-def std(conv: Converting, node: fx.Node) -> relax.Var:
-    x = conv.env[node.args[0]]
-    dim, keepdim = _dim_keepdim(conv, node)
-    return conv.emit_call("std", x, dim, keepdims=keepdim)
+@dataclass(frozen=True)
+class Spread:
+    """`var.correction` / `std.correction`: the population statistic, scaled by
+    n / (n - correction) (its square root for std; TVM 0.27 leaves std unscaled).
+    The correction defaults to 1 (Bessel's), as in PyTorch."""
+
+    op: str
+
+    def __call__(self, conv: Converting, node: fx.Node) -> relax.Var:
+        x = conv.env[node.args[0]]
+        dim = conv.value(node, 1, "dim")
+        keepdim = node.kwargs.get("keepdim", False)
+        correction = node.kwargs.get("correction")
+        correction = 1 if correction is None else correction
+        result = conv.emit_call(self.op, x, dim, keepdims=keepdim)
+        if correction == 0:
+            return result
+        count = _reduced_size(conv, x, dim)
+        if count is None:
+            raise conv.error(node, "var/std with a correction needs static reduced dims")
+        scale = float("nan") if count - correction <= 0 else count / (count - correction)
+        if self.op == "std":
+            scale = math.sqrt(scale) if scale == scale else scale
+        return conv.emit_call("multiply", result, conv.const(scale, conv.dtype(x)))
 
 
-@converts("var.correction")
-def var(conv: Converting, node: fx.Node) -> relax.Var:
-    x = conv.env[node.args[0]]
-    dim = conv.value(node, 1, "dim")
-    keepdim = node.kwargs.get("keepdim", False)
-    correction = node.kwargs.get("correction")
-    correction = 1 if correction is None else correction
-    result = conv.emit_call("variance", x, dim, keepdims=keepdim)
-    if correction == 0:
-        return result
-    count = _reduced_size(conv, x, dim)
-    if count is None:
-        raise conv.error(node, "var/std with a correction needs static reduced dims")
-    scale = float("nan") if count - correction <= 0 else count / (count - correction)
-    return conv.emit_call("multiply", result, conv.const(scale, conv.dtype(x)))
+register("var.correction", Spread("variance"))
+register("std.correction", Spread("std"))
 
 
 def _reduced_size(conv: Converting, x: relax.Expr, dim: Any) -> int | None:
@@ -105,12 +112,13 @@ def _reduced_size(conv: Converting, x: relax.Expr, dim: Any) -> int | None:
 def any_(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
     dim, keepdim = _dim_keepdim(conv, node)
-    if conv.dtype(x) == "bool":
-        # max of bools: in int8, cast back
-        as_int = conv.call("astype", x, "int8")
-        reduced = conv.call("max", as_int, dim, keepdims=keepdim)
-        return conv.emit(conv.call("astype", reduced, "bool"))
-    return conv.emit_call("max", x, dim, keepdims=keepdim)
+    if conv.dtype(x) != "bool":
+        # nonzero is true; TVM 0.27 takes the max of the values (a number, and wrong
+        # for negatives)
+        x = conv.emit_call("astype", x, "bool")
+    # the max of the bools, in int8 and cast back
+    reduced = conv.call("max", conv.call("astype", x, "int8"), dim, keepdims=keepdim)
+    return conv.emit(conv.call("astype", reduced, "bool"))
 
 
 @converts("median.dim", "median.default")

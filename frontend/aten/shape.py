@@ -392,7 +392,11 @@ def _add_size(a: Any, b: Any) -> Any:
 @converts("select.int")
 def select(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
-    return conv.emit_call("take", x, conv.const(node.args[2], "int64"), node.args[1])
+    dim, index = node.args[1], node.args[2]
+    if isinstance(index, int) and index < 0:
+        # counted from the end, as in PyTorch (TVM 0.27 takes the negative index)
+        index += conv.static_dim(x, dim)
+    return conv.emit_call("take", x, conv.const(index, "int64"), dim)
 
 
 @converts("slice.Tensor")

@@ -13,7 +13,7 @@ from typing import Any
 from torch import fx
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import relax
+from tvmlite.dsl import relax, tir
 from tvmlite.frontend.context import Converting
 from tvmlite.frontend.registry import converts, register
 
@@ -121,9 +121,10 @@ def clamp_min(conv: Converting, node: fx.Node) -> relax.Var:
 
 @converts("clamp_max.default")
 def clamp_max(conv: Converting, node: fx.Node) -> relax.Var:
-    # TVM reads the bound at position 2 (clamp's), so a positional max is ignored
+    # TVM 0.27 reads the bound at position 2 (clamp's) and so never clamps; the
+    # bound is at position 1
     args = conv.args(node)
-    high = args[2] if len(args) > 2 else node.kwargs.get("max", math.inf)
+    high = args[1] if len(args) > 1 else node.kwargs.get("max", math.inf)
     return _clip(conv, args[0], -math.inf, high)
 
 
@@ -274,6 +275,12 @@ def prelu(conv: Converting, node: fx.Node) -> relax.Var:
     x = conv.env[node.args[0]]
     alpha = conv.env[node.args[1]]
     axis = 0 if conv.ndim(x) == 1 else 1
+    channels = conv.shape(x)[axis]
+    if conv.static_shape(alpha) == [1] and not (isinstance(channels, tir.IntImm)
+                                                 and channels.value == 1):
+        # one slope for every channel (nn.PReLU()'s default): PyTorch broadcasts it;
+        # Relax's prelu reads one per channel (TVM 0.27 passes it as is)
+        alpha = conv.emit_call("broadcast_to", alpha, (channels,))
     return conv.emit_call("nn.prelu", x, alpha, axis)
 
 
@@ -360,5 +367,7 @@ def isin(conv: Converting, node: fx.Node) -> relax.Var:
     matches = conv.call(
         "equal", conv.call("expand_dims", elements, -1), conv.call("reshape", tests, (-1,))
     )
-    count = conv.call("sum", matches, axis=-1)
-    return conv.emit(conv.call("greater", count, conv.const(0, conv.dtype(elements))))
+    # counted in int64: TVM 0.27 sums the bools and compares the bool sum with a
+    # constant of the elements' dtype, which Relax refuses
+    count = conv.call("sum", conv.call("astype", matches, "int64"), axis=-1)
+    return conv.emit(conv.call("greater", count, conv.const(0, "int64")))

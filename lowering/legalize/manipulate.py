@@ -231,12 +231,17 @@ def legalize_strided_slice(ctx: LegalizeCtx) -> relax.Expr:
     shape = ctx.out_shape()
 
     def build(kb: te.KernelBuilder, x: te.Tensor) -> te.Tensor:
-        starts: dict[int, tuple[int, int]] = {}
+        starts: dict[int, tuple[tir.PrimExpr | int, int]] = {}
         for a, b, s in zip(axes, begins, strides, strict=True):
             a = _axis(a, x.ndim)
             dim = x.shape[a]
             if not isinstance(dim, tir.IntImm):
-                raise LegalizeUnsupported("strided_slice over a symbolic axis")
+                if s < 0:
+                    raise LegalizeUnsupported("strided_slice backwards over a symbolic axis")
+                # the start clamped into [0, dim], as for a static axis, in TIR
+                start = E.add(dim, b) if b < 0 else E.idx(b)
+                starts[a] = (E.minimum(E.maximum(start, E.idx(0)), dim), s)
+                continue
             b = b + dim.value if b < 0 else b
             b = min(max(b, 0), dim.value) if s > 0 else min(max(b, -1), dim.value - 1)
             starts[a] = (b, s)
