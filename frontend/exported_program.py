@@ -136,7 +136,9 @@ class _Program:
             if spec.kind is InputKind.CONSTANT_TENSOR:
                 value = ep.constants[spec.target]
             elif spec.kind is InputKind.USER_INPUT:
-                node = next((n for n in ep.graph.nodes if n.op == "placeholder" and n.name == name), None)
+                node = next(
+                    (n for n in ep.graph.nodes if n.op == "placeholder" and n.name == name), None
+                )
                 meta = node.meta.get("tensor_meta", node.meta.get("val")) if node else None
                 value = meta if hasattr(meta, "shape") else None
             elif spec.kind is InputKind.BUFFER:

@@ -124,8 +124,14 @@ def floormod(a: Any, b: Any) -> tir.PrimExpr:
 
 def compare(kind: str, a: Any, b: Any) -> tir.PrimExpr:
     """`a < b` and friends on TIR scalars: a bool expression (folded when constant)."""
-    fold = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-            "eq": operator.eq, "ne": operator.ne}[kind]
+    fold = {
+        "lt": operator.lt,
+        "le": operator.le,
+        "gt": operator.gt,
+        "ge": operator.ge,
+        "eq": operator.eq,
+        "ne": operator.ne,
+    }[kind]
     if not isinstance(a, tir.PrimExpr):
         a = _imm(a, b)
     b = _imm(b, a)

@@ -79,8 +79,10 @@ ELLIPSIS_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def expand_ellipsis(terms: list[str], ranks: list[int], out: str) -> tuple[list[str], str]:
     """Subscripts with each `...` written as letters of its own (`A`, `B`, ... from the
     right, so the dims it covers broadcast across operands as NumPy aligns them)."""
-    width = max((r - len(t.replace("...", "")) for t, r in zip(terms, ranks, strict=True)
-                 if "..." in t), default=0)
+    width = max(
+        (r - len(t.replace("...", "")) for t, r in zip(terms, ranks, strict=True) if "..." in t),
+        default=0,
+    )
     letters = ELLIPSIS_LETTERS[:width]
     expanded = []
     for term, rank in zip(terms, ranks, strict=True):

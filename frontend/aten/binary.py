@@ -56,9 +56,7 @@ def scalar_dtype(tensor_dtype: str, scalar: Any) -> str:
 
 
 def _is_tensor(conv: Converting, value: Any) -> bool:
-    return isinstance(value, relax.Expr) and isinstance(
-        conv.sinfo(value), relax.TensorStructInfo
-    )
+    return isinstance(value, relax.Expr) and isinstance(conv.sinfo(value), relax.TensorStructInfo)
 
 
 def operands(conv: Converting, lhs: Any, rhs: Any) -> tuple[relax.Expr, relax.Expr]:
@@ -107,8 +105,11 @@ class Binary:
         alpha = node.kwargs.get("alpha", 1)
         if alpha != 1:
             # `add(x, y, alpha=a)` is x + a * y (TVM 0.27 drops alpha)
-            rhs = conv.emit_call("multiply", rhs, conv.const(alpha, conv.dtype(rhs))) if (
-                isinstance(rhs, relax.Expr)) else rhs * alpha
+            rhs = (
+                conv.emit_call("multiply", rhs, conv.const(alpha, conv.dtype(rhs)))
+                if (isinstance(rhs, relax.Expr))
+                else rhs * alpha
+            )
         if _is_var_tensor(conv, lhs) or _is_var_tensor(conv, rhs):
             return self._emit(conv, node, lhs, rhs)
         if isinstance(lhs, relax.Constant) and not isinstance(rhs, relax.Constant):

@@ -135,4 +135,3 @@ def cond(conv: Converting, node: fx.Node) -> relax.Var:
     from tvmlite.frontend.branches import import_cond
 
     return import_cond(conv, node)
-

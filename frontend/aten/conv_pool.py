@@ -71,8 +71,9 @@ class Conv:
             output_padding = args[5] if len(args) > 5 else 0
             groups = args[6] if len(args) > 6 else 1
             dilation = args[7] if len(args) > 7 else 1
-            return conv(conv_, x, weight, bias, self.dims, stride, padding, dilation, groups,
-                        output_padding)
+            return conv(
+                conv_, x, weight, bias, self.dims, stride, padding, dilation, groups, output_padding
+            )
         dilation = args[5] if len(args) > 5 else 1
         groups = args[6] if len(args) > 6 else 1
         return conv(conv_, x, weight, bias, self.dims, stride, padding, dilation, groups)
@@ -100,8 +101,18 @@ def convolution(conv_: Converting, node: fx.Node) -> relax.Var:
     if dims not in ((1, 2) if transposed else (1, 2, 3)):
         kind = "transposed convolution" if transposed else "convolution"
         raise conv_.error(node, f"unsupported {kind} of a {dims + 2}-d input")
-    return conv(conv_, x, weight, bias, dims, stride, padding, dilation, groups,
-                output_padding if transposed else None)
+    return conv(
+        conv_,
+        x,
+        weight,
+        bias,
+        dims,
+        stride,
+        padding,
+        dilation,
+        groups,
+        output_padding if transposed else None,
+    )
 
 
 # ---------------------------------------------------------------- pooling
@@ -164,7 +175,9 @@ class AvgPool:
 
     def __call__(self, conv_: Converting, node: fx.Node) -> relax.Expr:
         normalized = node.normalized_arguments(node)
-        args, kwargs = (normalized.args, normalized.kwargs) if normalized else (node.args, node.kwargs)
+        args, kwargs = (
+            (normalized.args, normalized.kwargs) if normalized else (node.args, node.kwargs)
+        )
         x = conv_.env[args[0]]
         kernel = args[1] if len(args) > 1 else kwargs["kernel_size"]
         stride = args[2] if len(args) > 2 else kwargs.get("stride")

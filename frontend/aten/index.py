@@ -81,9 +81,7 @@ def embedding_op(conv: Converting, node: fx.Node) -> relax.Var:
     return embedding(conv, conv.env[node.args[0]], conv.env[node.args[1]])
 
 
-def full_indices(
-    conv: Converting, data: relax.Expr, indices: list[Any]
-) -> list[relax.Expr]:
+def full_indices(conv: Converting, data: relax.Expr, indices: list[Any]) -> list[relax.Expr]:
     """One index tensor per axis of `data` for PyTorch's advanced indexing with slices
     (None): the result has the index tensors' broadcast dims where the first index
     tensor is (or first, when slices separate them) and each sliced axis in order.
@@ -206,8 +204,8 @@ def masked_select(conv: Converting, node: fx.Node) -> relax.Var:
     meta = node.meta.get("tensor_meta")
     if meta is not None and len(meta.shape) == 1:
         count = meta.shape[0]
-        count = tir.IntImm("int64", count) if isinstance(count, int) else tir.Var(
-            str(count), "int64"
+        count = (
+            tir.IntImm("int64", count) if isinstance(count, int) else tir.Var(str(count), "int64")
         )
     else:
         count = tir.Var(f"{node.name}_num_selected", "int64")
@@ -237,11 +235,11 @@ def slice_scatter(conv: Converting, node: fx.Node) -> relax.Var:
             if known >= 9223372036854775807:
                 return relax.PrimValue(shape[axis])
             if known < 0:
-                return relax.PrimValue(tir.BinaryOp(
-                    "add", shape[axis], tir.IntImm("int64", known), "int64"
-                ) if not isinstance(shape[axis], tir.IntImm) else tir.IntImm(
-                    "int64", shape[axis].value + known
-                ))
+                return relax.PrimValue(
+                    tir.BinaryOp("add", shape[axis], tir.IntImm("int64", known), "int64")
+                    if not isinstance(shape[axis], tir.IntImm)
+                    else tir.IntImm("int64", shape[axis].value + known)
+                )
             if isinstance(shape[axis], tir.IntImm) and known > shape[axis].value:
                 return relax.PrimValue(shape[axis])
         if isinstance(value, tir.PrimExpr):
@@ -250,8 +248,13 @@ def slice_scatter(conv: Converting, node: fx.Node) -> relax.Var:
 
     step_value = step if isinstance(step, tir.PrimExpr) else tir.IntImm("int64", step)
     return conv.emit_call(
-        "slice_scatter", tensor, src, bound(start, 0), bound(end, shape[axis]),
-        relax.PrimValue(step_value), axis=dim,
+        "slice_scatter",
+        tensor,
+        src,
+        bound(start, 0),
+        bound(end, shape[axis]),
+        relax.PrimValue(step_value),
+        axis=dim,
     )
 
 

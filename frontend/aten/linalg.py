@@ -22,9 +22,7 @@ def addmm(conv: Converting, node: fx.Node) -> relax.Expr:
 @converts("baddbmm.default")
 def baddbmm(conv: Converting, node: fx.Node) -> relax.Expr:
     bias, batch1, batch2 = (conv.env[a] for a in node.args[:3])
-    return _scaled_sum(
-        conv, node, bias, conv.call("matmul", batch1, batch2), product_first=True
-    )
+    return _scaled_sum(conv, node, bias, conv.call("matmul", batch1, batch2), product_first=True)
 
 
 def _scaled_sum(

@@ -184,9 +184,7 @@ def topk(conv: Converting, node: fx.Node) -> relax.Var:
     ordered = args[4] if len(args) > 4 else node.kwargs.get("sorted", True)
     if not ordered:
         raise conv.error(node, "topk supports sorted output only")
-    return conv.emit_call(
-        "topk", x, k=k, axis=dim, largest=largest, ret_type="both", dtype="int64"
-    )
+    return conv.emit_call("topk", x, k=k, axis=dim, largest=largest, ret_type="both", dtype="int64")
 
 
 @converts("sort.default")

@@ -204,7 +204,8 @@ class Recurrent:
             if biased:
                 bi, bh = rows(d.bias_ih, 2), rows(d.bias_hh, 2)
                 pre = conv.call(
-                    "add", conv.call("add", n_i, bi),
+                    "add",
+                    conv.call("add", n_i, bi),
                     conv.call("multiply", r, conv.call("add", n_h, bh)),
                 )
             else:

@@ -146,9 +146,7 @@ def flatten(conv: Converting, node: fx.Node) -> relax.Expr:
     end_n = end + bound if end < 0 else end
     for name, dim, norm in (("start_dim", start, start_n), ("end_dim", end, end_n)):
         if not 0 <= norm < bound:
-            raise conv.error(
-                node, f"flatten {name} {dim} is out of range [-{bound}, {bound - 1}]"
-            )
+            raise conv.error(node, f"flatten {name} {dim} is out of range [-{bound}, {bound - 1}]")
     if start_n > end_n:
         raise conv.error(node, "flatten start_dim comes after end_dim")
     if rank == 0:

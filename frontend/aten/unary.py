@@ -276,8 +276,9 @@ def prelu(conv: Converting, node: fx.Node) -> relax.Var:
     alpha = conv.env[node.args[1]]
     axis = 0 if conv.ndim(x) == 1 else 1
     channels = conv.shape(x)[axis]
-    if conv.static_shape(alpha) == [1] and not (isinstance(channels, tir.IntImm)
-                                                 and channels.value == 1):
+    if conv.static_shape(alpha) == [1] and not (
+        isinstance(channels, tir.IntImm) and channels.value == 1
+    ):
         # one slope for every channel (nn.PReLU()'s default): PyTorch broadcasts it;
         # Relax's prelu reads one per channel (TVM 0.27 passes it as is)
         alpha = conv.emit_call("broadcast_to", alpha, (channels,))

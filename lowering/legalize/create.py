@@ -161,8 +161,10 @@ def legalize_shape_to_tensor(ctx: LegalizeCtx) -> relax.Expr:
     """The values of a shape as a 1-d int64 tensor (TVM runs a VM builtin): a kernel
     that takes the symbolic values as scalars and writes one per position."""
     arg = ctx.args[0]
-    values = arg.values if isinstance(arg, relax.ShapeExpr) else getattr(
-        ctx.arg_sinfo[0], "values", None
+    values = (
+        arg.values
+        if isinstance(arg, relax.ShapeExpr)
+        else getattr(ctx.arg_sinfo[0], "values", None)
     )
     if values is None:
         raise LegalizeUnsupported("R.shape_to_tensor of a shape whose values are unknown")

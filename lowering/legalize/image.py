@@ -128,8 +128,11 @@ def _bicubic(coords: list, sizes: list[int], at, attrs: dict) -> tir.PrimExpr:  
 
 def _legalize_resize(ctx: LegalizeCtx, spatial: str) -> relax.Expr:
     attrs = {**ctx.attrs, "name": ctx.op.display}
-    methods = ("nearest_neighbor", "linear", "cubic") if spatial == "HW" else (
-        "nearest_neighbor", "linear")
+    methods = (
+        ("nearest_neighbor", "linear", "cubic")
+        if spatial == "HW"
+        else ("nearest_neighbor", "linear")
+    )
     if attrs["method"] not in methods:
         raise LegalizeUnsupported(f"{ctx.op.display} method {attrs['method']!r}")
     if attrs["method"] == "cubic" and attrs.get("cubic_exclude", 0):

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 import torch
-
-import tvmlite
 from cases import Case, flat_outputs
 from programs import export, op_names
+
+import tvmlite
 from tvmlite.frontend import from_exported_program
 
 BATCH_SIZE = 24
@@ -69,8 +69,9 @@ def _run(cases: Sequence[Case]) -> dict[str, Outcome]:
         for case in cases:
             args = inputs[at_in : at_in + len(case.inputs)]
             at_in += len(case.inputs)
-            fn: Any = case.reference or (module.parts[cases.index(case)]
-                                         if isinstance(case.fn, torch.nn.Module) else case.fn)
+            fn: Any = case.reference or (
+                module.parts[cases.index(case)] if isinstance(case.fn, torch.nn.Module) else case.fn
+            )
             want = flat_outputs(fn(*args))
             outs = [np.asarray(g) for g in got[at_out : at_out + len(want)]]
             at_out += len(want)
@@ -94,6 +95,9 @@ def check(case: Case, outcome: Outcome) -> None:
             np.testing.assert_array_equal(got, expected)
         elif case.check == "close":
             np.testing.assert_allclose(
-                got.astype(np.float64), expected.astype(np.float64),
-                rtol=case.rtol, atol=case.atol, equal_nan=True,
+                got.astype(np.float64),
+                expected.astype(np.float64),
+                rtol=case.rtol,
+                atol=case.atol,
+                equal_nan=True,
             )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-
 from cases import Case, boolean, f16, f32, f64, i32, i64, pos, u8, unit
 
 X = f32(3, 4)
@@ -143,15 +142,29 @@ CASES += [
     Case("div.Tensor", torch.div, (i64(3, 4), i64(3, 4, low=1, high=5)), "int_true_div"),
     Case("div.Scalar", lambda x: torch.ops.aten.div.Scalar(x, 4.0), (X,)),
     Case("div.Tensor_mode", lambda x, y: torch.div(x, y, rounding_mode="floor"), (X, pos(3, 4))),
-    Case("div.Tensor_mode", lambda x, y: torch.div(x, y, rounding_mode="trunc"), (X, pos(3, 4)),
-         "trunc"),
+    Case(
+        "div.Tensor_mode",
+        lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+        (X, pos(3, 4)),
+        "trunc",
+    ),
     Case("div.Tensor_mode", lambda x: torch.div(x, 2, rounding_mode="floor"), (X,), "scalar"),
     Case("floor_divide.default", torch.floor_divide, (X, pos(3, 4))),
-    Case("floor_divide.default", torch.floor_divide, (i64(3, 4), i64(3, 4, low=1, high=4)),
-         "int", check="exact"),
+    Case(
+        "floor_divide.default",
+        torch.floor_divide,
+        (i64(3, 4), i64(3, 4, low=1, high=4)),
+        "int",
+        check="exact",
+    ),
     Case("remainder.Tensor", torch.remainder, (X, pos(3, 4))),
-    Case("remainder.Tensor", torch.remainder, (i64(3, 4), i64(3, 4, low=1, high=4)), "int",
-         check="exact"),
+    Case(
+        "remainder.Tensor",
+        torch.remainder,
+        (i64(3, 4), i64(3, 4, low=1, high=4)),
+        "int",
+        check="exact",
+    ),
     Case("remainder.Scalar", lambda x: torch.remainder(x, 1.5), (X,)),
     Case("fmod.Tensor", torch.fmod, (X, pos(3, 4))),
     Case("fmod.Scalar", lambda x: torch.fmod(x, 1.5), (X,)),
@@ -182,12 +195,22 @@ CASES += [
     for name in ("eq", "ne", "ge", "gt", "le", "lt")
 ]
 CASES += [
-    Case("eq.Tensor", torch.eq, (i64(3, 4, low=0, high=3), i64(3, 4, low=0, high=3)), "int",
-         check="exact"),
+    Case(
+        "eq.Tensor",
+        torch.eq,
+        (i64(3, 4, low=0, high=3), i64(3, 4, low=0, high=3)),
+        "int",
+        check="exact",
+    ),
     Case("gt.Scalar", lambda x: x > 0.5, (i64(3, 4),), "int_vs_float", check="exact"),
     Case("logical_and.default", torch.logical_and, (boolean(3, 4), boolean(3, 4)), check="exact"),
-    Case("logical_and.default", torch.logical_and, (X, i64(3, 4, low=0, high=2)), "cast",
-         check="exact"),
+    Case(
+        "logical_and.default",
+        torch.logical_and,
+        (X, i64(3, 4, low=0, high=2)),
+        "cast",
+        check="exact",
+    ),
     Case("logical_or.default", torch.logical_or, (boolean(3, 4), boolean(3, 4)), check="exact"),
     Case("logical_xor.default", torch.logical_xor, (boolean(3, 4), boolean(3, 4)), check="exact"),
     Case("bitwise_and.Tensor", torch.bitwise_and, (i64(3, 4), i64(3, 4)), check="exact"),
@@ -196,16 +219,23 @@ CASES += [
     Case("bitwise_or.Scalar", lambda x: torch.bitwise_or(x, 6), (i64(3, 4),), check="exact"),
     Case("bitwise_xor.Tensor", torch.bitwise_xor, (u8(3, 4), u8(3, 4)), check="exact"),
     Case("bitwise_xor.Scalar", lambda x: torch.bitwise_xor(x, 5), (i64(3, 4),), check="exact"),
-    Case("bitwise_or_.Tensor", lambda x, y: x.clone().bitwise_or_(y), (i64(3, 4), i64(3, 4)),
-         check="exact"),
+    Case(
+        "bitwise_or_.Tensor",
+        lambda x, y: x.clone().bitwise_or_(y),
+        (i64(3, 4), i64(3, 4)),
+        check="exact",
+    ),
     Case("bitwise_or_.Scalar", lambda x: x.clone().bitwise_or_(3), (i64(3, 4),), check="exact"),
     Case("__and__.Tensor", lambda x, y: x & y, (boolean(3, 4), boolean(3, 4)), check="exact"),
     Case("__or__.Tensor", lambda x, y: x | y, (boolean(3, 4), boolean(3, 4)), check="exact"),
     Case("__xor__.Tensor", lambda x, y: x ^ y, (boolean(3, 4), boolean(3, 4)), check="exact"),
-    Case("__and__.Scalar", lambda x: torch.ops.aten.__and__.Scalar(x, 6), (i64(3, 4),),
-         check="exact"),
-    Case("__or__.Scalar", lambda x: torch.ops.aten.__or__.Scalar(x, 6), (i64(3, 4),),
-         check="exact"),
-    Case("__xor__.Scalar", lambda x: torch.ops.aten.__xor__.Scalar(x, 6), (i64(3, 4),),
-         check="exact"),
+    Case(
+        "__and__.Scalar", lambda x: torch.ops.aten.__and__.Scalar(x, 6), (i64(3, 4),), check="exact"
+    ),
+    Case(
+        "__or__.Scalar", lambda x: torch.ops.aten.__or__.Scalar(x, 6), (i64(3, 4),), check="exact"
+    ),
+    Case(
+        "__xor__.Scalar", lambda x: torch.ops.aten.__xor__.Scalar(x, 6), (i64(3, 4),), check="exact"
+    ),
 ]

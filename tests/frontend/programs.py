@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-
 from cases import Case, flat_outputs
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 
 import torch
-
 from cases import Fixed
 
-ROIS = Fixed(torch.tensor([[0, 1.0, 1.5, 6.0, 5.0], [1, 0.0, 0.0, 7.5, 7.5], [1, 2.2, 3.1, 4.0, 4.9]]))
+ROIS = Fixed(
+    torch.tensor([[0, 1.0, 1.5, 6.0, 5.0], [1, 0.0, 0.0, 7.5, 7.5], [1, 2.2, 3.1, 4.0, 4.9]])
+)
 
 
 @torch.library.custom_op("tvmlite_test::roi_align", mutates_args=())
