@@ -14,7 +14,8 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tvmlite.dsl import ops, relax
+from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.analysis import free_vars
 from tvmlite.dsl.parse.relax.expr import is_leaf
 from tvmlite.dsl.verify.relax import struct_info_of
 
@@ -36,6 +37,43 @@ class NameSupply:
             if name not in self._next:
                 self._next[name] = 0
                 return name
+
+
+def _defined_vars(params: list[relax.Var]) -> set[tir.Var]:
+    """The symbolic vars a caller's arguments give values: the bare dims of the
+    parameters' shapes and their scalar values."""
+    found: set[tir.Var] = set()
+    for param in params:
+        sinfo = param.struct_info
+        if isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple):
+            found.update(d for d in sinfo.shape if isinstance(d, tir.Var))
+        elif isinstance(sinfo, relax.ShapeStructInfo) and sinfo.values is not None:
+            found.update(d for d in sinfo.values if isinstance(d, tir.Var))
+        elif isinstance(sinfo, relax.PrimStructInfo) and isinstance(sinfo.value, tir.Var):
+            found.add(sinfo.value)
+    return found
+
+
+def well_defined(sinfo: relax.StructInfo, defined: set[tir.Var]) -> relax.StructInfo:
+    """`sinfo` with every shape or value that uses a var outside `defined` erased (a
+    function's result as its signature can state it: TVM's EraseToWellDefined)."""
+
+    def known(exprs: tuple[tir.PrimExpr, ...]) -> bool:
+        return all(v in defined for v in free_vars(list(exprs)))
+
+    if isinstance(sinfo, relax.TensorStructInfo) and isinstance(sinfo.shape, tuple):
+        if known(sinfo.shape):
+            return sinfo
+        return relax.TensorStructInfo(None, sinfo.dtype, sinfo.ndim, sinfo.vdevice)
+    if isinstance(sinfo, relax.ShapeStructInfo) and sinfo.values is not None:
+        return sinfo if known(sinfo.values) else relax.ShapeStructInfo(None, sinfo.ndim)
+    if isinstance(sinfo, relax.PrimStructInfo) and sinfo.value is not None:
+        return sinfo if known((sinfo.value,)) else relax.PrimStructInfo(sinfo.dtype)
+    if isinstance(sinfo, relax.TupleStructInfo):
+        fields = tuple(well_defined(f, defined) for f in sinfo.fields)
+        same = all(a is b for a, b in zip(fields, sinfo.fields, strict=True))
+        return sinfo if same else relax.TupleStructInfo(fields)
+    return sinfo
 
 
 class GraphBuilder:
@@ -73,12 +111,15 @@ class GraphBuilder:
 
     # ------------------------------------------------------------ bindings
 
-    def emit(self, expr: relax.Expr, name: str | None = None) -> relax.Var:
-        """Bind `expr` (normalized first) to a fresh var and return the var."""
+    def emit(
+        self, expr: relax.Expr, name: str | None = None, sinfo: relax.StructInfo | None = None
+    ) -> relax.Var:
+        """Bind `expr` (normalized first) to a fresh var and return the var; `sinfo`,
+        when given, is the var's struct info instead of the value's."""
         value = self._normalize(expr)
         hint = name or ("lv" if self.in_dataflow else "gv")
         cls = relax.DataflowVar if self.in_dataflow else relax.Var
-        var = cls(self.names.fresh(hint), self.sinfo(value))
+        var = cls(self.names.fresh(hint), sinfo or self.sinfo(value))
         self.bindings.append(relax.VarBinding(var, value))
         return var
 
@@ -152,7 +193,8 @@ class GraphBuilder:
         body = relax.SeqExpr(tuple(self.blocks), value)
         self.blocks = []
         attrs = {**attrs, "global_symbol": name}
-        return relax.Function(tuple(params), body, self.sinfo(value), pure, tuple(attrs.items()))
+        ret = well_defined(self.sinfo(value), _defined_vars(params))
+        return relax.Function(tuple(params), body, ret, pure, tuple(attrs.items()))
 
     # ------------------------------------------------------------ normalization
 

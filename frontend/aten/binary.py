@@ -302,7 +302,9 @@ class SymbolicCompare:
 
     def __call__(self, conv: Converting, node: fx.Node) -> relax.Var:
         lhs, rhs = conv.args(node)[:2]
-        return conv.emit(relax.PrimValue(symbols.compare(self.kind, lhs, rhs)))
+        # a bool with no value in its struct info: what the text `lv: T.bool = ...` says
+        bool_ = relax.PrimStructInfo("bool")
+        return conv.bb.emit(relax.PrimValue(symbols.compare(self.kind, lhs, rhs)), sinfo=bool_)
 
 
 for _kind in ("ge", "le", "gt", "lt", "eq", "ne"):
@@ -321,4 +323,4 @@ def sym_not(conv: Converting, node: fx.Node) -> relax.Var:
         value = sinfo.value
     if isinstance(value, bool):
         return not value
-    return conv.emit(relax.PrimValue(tir.Not(value, "bool")))
+    return conv.bb.emit(relax.PrimValue(tir.Not(value, "bool")), sinfo=relax.PrimStructInfo("bool"))

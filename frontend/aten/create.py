@@ -257,16 +257,11 @@ def copy_(conv: Converting, node: fx.Node) -> relax.Expr:
     src = conv.env[node.args[1]]
     if conv.dtype(src) != conv.dtype(dest):
         src = conv.emit_call("astype", src, conv.dtype(dest))
-    if not _same_shape(conv.shape(dest), conv.shape(src)):
-        src = conv.emit_call("broadcast_to", src, conv.shape(dest))
+    # broadcast to the destination's shape even when it is the source's: TVM compares
+    # the two shape objects, which are never the same one
+    src = conv.emit_call("broadcast_to", src, conv.shape(dest))
     conv.env[node.args[0]] = src
     return src
-
-
-def _same_shape(a: Any, b: Any) -> bool:
-    from tvmlite.dsl.ops import shape_arith as sa
-
-    return a is not None and b is not None and sa.same(tuple(a), tuple(b))
 
 
 @converts(

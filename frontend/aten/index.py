@@ -273,6 +273,8 @@ def one_hot(conv: Converting, node: fx.Node) -> relax.Var:
     on = conv.arg(node, 2, "on_value", 1)
     off = conv.arg(node, 3, "off_value", 0)
     axis = conv.arg(node, 4, "axis", -1)
+    # int64 values (the result is int64, as PyTorch's). TVM prints them as bare
+    # numbers, which read back as int32: its text of this call is lossy
     return conv.emit_call("one_hot", x, _prim(on), _prim(off), classes, axis)
 
 

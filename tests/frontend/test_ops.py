@@ -40,3 +40,10 @@ def test_operator(case: Case) -> None:
 def test_case_ids_are_unique() -> None:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_every_converter_has_a_case() -> None:
+    from tvmlite.frontend.registry import CONVERTERS
+
+    covered = {c.op for c in CASES}
+    assert sorted(set(CONVERTERS) - covered) == []
