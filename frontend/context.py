@@ -32,6 +32,8 @@ class Converting:
         self.env: dict[fx.Node, Any] = {}
         # branch graphs of torch.cond already imported: id(graph module) -> function name
         self.branches: dict[int, str] = {}
+        # the TIR value of each bound size comparison (its var's struct info has none)
+        self.conditions: dict[relax.Var, tir.PrimExpr] = {}
 
     # ------------------------------------------------------------ arguments
 

@@ -302,9 +302,15 @@ class SymbolicCompare:
 
     def __call__(self, conv: Converting, node: fx.Node) -> relax.Var:
         lhs, rhs = conv.args(node)[:2]
-        # a bool with no value in its struct info: what the text `lv: T.bool = ...` says
-        bool_ = relax.PrimStructInfo("bool")
-        return conv.bb.emit(relax.PrimValue(symbols.compare(self.kind, lhs, rhs)), sinfo=bool_)
+        return _bind_condition(conv, symbols.compare(self.kind, lhs, rhs))
+
+
+def _bind_condition(conv: Converting, value: tir.PrimExpr) -> relax.Var:
+    """A bool about sizes bound as a prim value; its var's struct info is a plain bool,
+    what the text `lv: T.bool = n >= 2` says (the value is kept for `sym_not`)."""
+    var = conv.bb.emit(relax.PrimValue(value), sinfo=relax.PrimStructInfo("bool"))
+    conv.conditions[var] = value
+    return var
 
 
 for _kind in ("ge", "le", "gt", "lt", "eq", "ne"):
@@ -318,9 +324,9 @@ def sym_not(conv: Converting, node: fx.Node) -> relax.Var:
     """`not` of a size comparison (torch writes `n != m` as sym_not(n == m); TVM has
     no converter for it)."""
     value = conv.env[node.args[0]]
-    sinfo = conv.sinfo(value) if isinstance(value, relax.Expr) else None
-    if isinstance(sinfo, relax.PrimStructInfo) and sinfo.value is not None:
-        value = sinfo.value
     if isinstance(value, bool):
         return not value
-    return conv.bb.emit(relax.PrimValue(tir.Not(value, "bool")), sinfo=relax.PrimStructInfo("bool"))
+    value = conv.conditions.get(value, value)
+    if not isinstance(value, tir.PrimExpr):
+        raise conv.error(node, "sym_not of something that is not a condition on sizes")
+    return _bind_condition(conv, tir.Not(value, "bool"))

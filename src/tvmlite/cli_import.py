@@ -61,7 +61,8 @@ def _save_params(mod: object, arrays: list, out: Path) -> Path:
 
     main = mod["main"]  # type: ignore[index]
     names = [p.name for p in main.params[main.attr("num_input") :]]
-    path = out.with_name(out.name[: -len(out.suffix)] + PARAMS_SUFFIX if out.suffix else
-                         out.name + PARAMS_SUFFIX)
+    path = out.with_name(
+        out.name[: -len(out.suffix)] + PARAMS_SUFFIX if out.suffix else out.name + PARAMS_SUFFIX
+    )
     save_arrays(path, dict(zip(names, arrays, strict=True)))
     return path

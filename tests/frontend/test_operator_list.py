@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+import tvmlite.frontend.aten  # noqa: E402, F401  (registers the converters)
 from tvmlite.frontend.registry import CONVERTERS  # noqa: E402
 from tvmlite.frontend.tvm_ops import TVM_027_OPERATORS  # noqa: E402
 
