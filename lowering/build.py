@@ -31,6 +31,7 @@ from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
+from tvmlite.runtime.executable import Executable
 
 
 def lower(
@@ -105,21 +106,31 @@ def build(
         return _compile(module, tgt, pipeline, tir_pipeline, cache)
 
 
-def _compile(module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool) -> Any:
+def _compile(
+    module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool
+) -> Executable:
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
-    found = lookup(key, tgt) if key is not None else None
-    if found is not None:
-        return found
-    lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
-    with machine_options(tgt.machine_options()):
-        code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
-        jit = compile_llvm(code)  # LLVM optimization, machine code
-    executable = link(jit, code)  # tables filled, callables made
-    if key is not None:
-        store(key, executable)
+    executable = lookup(key, tgt) if key is not None else None
+    if executable is None:
+        lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
+        with machine_options(tgt.machine_options()):
+            code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
+            jit = compile_llvm(code)  # LLVM optimization, machine code
+        executable = link(jit, code)  # tables filled, callables made
+        if key is not None:
+            store(key, executable)
+    executable.source = source_name(module)
     return executable
+
+
+def source_name(module: IRModule) -> str | None:
+    """The file `module` was parsed from (for messages about what was built from it)."""
+    spans = [module.span, *(getattr(f, "span", None) for f in module.functions.values())]
+    span = next((s for s in spans if s is not None), None)
+    name = span.source.filename if span is not None else None
+    return None if name is None or name.startswith("<") else name
 
 
 class _CollectorPause:

@@ -22,6 +22,7 @@ from tvmlite.printer.context import check_dialect
 from tvmlite.printer.format import format_text
 from tvmlite.printer.module import print_function, print_module
 from tvmlite.printer.options import PrintOptions, print_options, reindent
+from tvmlite.printer.wrap import wrap_signatures
 
 __all__ = ["format_text", "script", "show"]
 
@@ -60,6 +61,7 @@ def show(
     dialect: str | None = None,
     color: str = "auto",
     file: TextIO | None = None,
+    width: int | None = None,
     **options: Any,
 ) -> None:
     """Print `script(obj)` highlighted: HTML in Jupyter, ANSI colour on a terminal
@@ -72,14 +74,20 @@ def show(
     terminal's palette) in terminals. `black_format=True` reformats the text with
     the `black` package (not a dependency: an error when it is not installed).
     `options` are script()'s. `file` defaults to sys.stdout; a notebook renders
-    HTML only when no `file` is given."""
+    HTML only when no `file` is given. `width=N` puts each parameter of a signature
+    longer than N characters on a line of its own (printer/wrap.py); the text then
+    differs from `script()` there, and still parses to the same module."""
     if color not in ("auto", "always", "never"):
         raise TVMLiteError(f"color must be 'auto', 'always' or 'never', not {color!r}")
     if black_format not in (None, True, False):
         raise TVMLiteError(f"black_format must be True or False, not {black_format!r}")
     config = print_options("show", options)
     numbered = config.print_line_numbers  # numbers go on after colour, dimmed
+    if width is not None and (type(width) is not int or width < 1):
+        raise TVMLiteError(f"width must be a positive int, not {width!r}")
     text = _script(obj, dialect, replace(config, print_line_numbers=False))
+    if width is not None:
+        text = wrap_signatures(text, width)
     if black_format:
         text = _black(text)
     from tvmlite.printer import highlight  # pygments formatters only when showing

@@ -25,6 +25,8 @@ PRINTERS_OWN = HEADER_LINES | set(ROOT_MARKERS) | {METADATA_FOOTER}
 def format_text(text: str, filename: str | None = None, dialect: str | None = None) -> str:
     """`text` printed canonically (in `dialect`, default its own: a lone function
     has no record of its dialect, so it is read off the text again), comments kept.
+    A text without a newline after its last line (as TVM's `script()` writes it)
+    keeps that ending: it is no reason to rewrite a file.
     Raises ParseError for text that does not parse and, located at the comment,
     when a comment would be dropped."""
     from tvmlite.printer import script
@@ -49,7 +51,7 @@ def format_text(text: str, filename: str | None = None, dialect: str | None = No
         if written[note.text] > 0:
             message = "cannot format: this comment would be printed twice"
             raise ParseError(f"{message}; the text is left unchanged", note.span, filename)
-    return out
+    return out if text.endswith("\n") else out.rstrip("\n")
 
 
 def _docstring(tree: syntax.Module) -> syntax.Node | None:

@@ -113,15 +113,15 @@ def _collector_paused() -> Iterator[None]:
 
 
 def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.Function:
-    """Parse a UTF-8 `.tvms` file; unreadable or undecodable files are ParseErrors."""
+    """Parse a UTF-8 `.tvms` file. A file that cannot be opened raises what `open`
+    raises (FileNotFoundError, PermissionError, ...), text that is not UTF-8 a
+    ParseError."""
     name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as f:
+    with open(name, encoding="utf-8") as f:
+        try:
             text = f.read()
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read {name}: {exc.strerror or exc}", None, name) from None
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
     return parse(text, name)
 
 

@@ -47,7 +47,7 @@ from tvmlite.lowering.codegen.llvm_host_support import use_block_cache
 from tvmlite.runtime.abi import PREFIX
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.export import write_atomic
-from tvmlite.runtime.loader import Library
+from tvmlite.runtime.loader import open_library
 
 # The import packages pyproject maps to their own folders (package-dir): together
 # they hold every source file of tvmlite (tests/unit/test_packaging.py checks).
@@ -169,7 +169,7 @@ def _sealed_fields(meta: dict[str, Any]) -> bytes:
     return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
 
-def lookup(key: str, target: Any) -> Library | None:
+def lookup(key: str, target: Any) -> Executable | None:
     """The cached library of `key` (built for `target`), or None if absent,
     invalid or possibly written by someone else."""
     from tvmlite import __version__
@@ -198,13 +198,14 @@ def lookup(key: str, target: Any) -> Library | None:
         return None
     try:
         listing = OptimizedIR(meta["llvm_ir"], target.machine_options())
-        library = Library(root.path / f"{key}.so", listing=listing)
+        image, manifest = open_library(root.path / f"{key}.so", listing)
     except TVMLiteError:
         return None  # e.g. a packed function not registered: build normally, fail there
-    use_block_cache(library)  # results recycled as a JIT build's are (docs/memory.md)
+    executable = Executable(image, manifest, prefix=image.prefix)
+    use_block_cache(executable)  # results recycled as a JIT build's are (docs/memory.md)
     mark_used(root.path, key)
-    library.timings = {"cache": (time.perf_counter() - start) * 1e3}
-    return library
+    executable.timings = {"cache": (time.perf_counter() - start) * 1e3}
+    return executable
 
 
 def store(key: str, executable: Executable) -> None:

@@ -502,7 +502,7 @@ class _Body(Emitter):
             self.call("decref", [item])
         else:
             self.release(item)
-        self.close(loop)
+        loop.close()  # a failure path: cold, and its bounds need not fold to constants
 
     def release(self, block: ir.Value) -> None:
         deleter = self.load(block, 16, abi.FnPtr(ir.FunctionType(VOID, [PTR])))

@@ -92,14 +92,7 @@ def _fmt(args: argparse.Namespace) -> int:
             if out != text:
                 status = USER_ERROR
                 if args.diff:
-                    sys.stdout.writelines(
-                        difflib.unified_diff(
-                            text.splitlines(keepends=True),
-                            out.splitlines(keepends=True),
-                            f"{name} (original)",
-                            f"{name} (formatted)",
-                        )
-                    )
+                    sys.stdout.writelines(unified_diff(text, out, name))
                 else:
                     print(f"{name}: would reformat", file=sys.stderr)
         elif path == "-" or args.stdout:
@@ -111,6 +104,16 @@ def _fmt(args: argparse.Namespace) -> int:
                 report(TVMLiteError(f"{path}: cannot write: {err.strerror or err}"))
                 status = USER_ERROR
     return status
+
+
+def unified_diff(old: str, new: str, name: str) -> Iterator[str]:
+    """A unified diff from `old` to `new` that `patch` and `git apply` take: paths
+    `a/NAME` and `b/NAME`, and a last line without a newline marked as diff marks it."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    for line in lines:
+        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
 
 
 def write_in_place(path: str, text: str) -> None:
@@ -134,7 +137,13 @@ def _show(args: argparse.Namespace) -> int:
         from tvmlite.lowering.build import as_module
 
         mod = show_after(args, as_module(mod))
-    show(mod, dialect=args.dialect, color=args.color)
+    show(
+        mod,
+        dialect=args.dialect,
+        color=args.color,
+        width=args.width or None,
+        print_line_numbers=args.line_numbers,
+    )
     return OK
 
 

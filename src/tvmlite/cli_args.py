@@ -100,14 +100,30 @@ def _show(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "Print a .tvms file in canonical form, highlighted on a terminal (plain\n"
         "when piped or with NO_COLOR or TERM=dumb; FORCE_COLOR forces colour).",
         "  tvms show model.tvms\n  tvms show model.tvms --after LegalizeOps\n"
+        "  tvms show -n model.tvms --width 0\n"
         "  tvms show model.tvms --dialect classic --color never\n",
     )
     p.add_argument("file", metavar="FILE", help=".tvms file, or - for stdin")
     p.add_argument("--dialect", choices=DIALECTS, help="spelling to print (default: as read)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("-n", "--line-numbers", action="store_true", help="number the lines")
+    p.add_argument(
+        "--width",
+        type=_width,
+        default=100,
+        metavar="N",
+        help="one parameter a line in signatures longer than N characters (0: never; "
+        "default 100)",
+    )
     p.add_argument("--after", metavar="PASS", help="show the module right after this pass")
     _build_options(p)
     return p
+
+
+def _width(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of characters, got {text!r}")
+    return int(text)
 
 
 def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

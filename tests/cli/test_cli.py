@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import os
 import resource
+import shutil
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from cli_common import EXAMPLE, GOOD
@@ -64,6 +66,37 @@ def test_fmt_check_and_diff(tmp_path, capsys):
     assert path.read_text() == messy  # --check and --diff never write
 
 
+def test_fmt_keeps_a_missing_final_newline(tmp_path, capsys):
+    """TVM's `script()` writes no newline after the last line: such a file is
+    canonical as it is, and formatting keeps its ending."""
+    path = tmp_path / "m.tvms"
+    path.write_text(GOOD.rstrip("\n"))
+    assert run(["fmt", "--check", str(path)], capsys)[0] == 0
+    assert run(["fmt", "--diff", str(path)], capsys)[:2] == (0, "")
+    path.write_text(GOOD.replace("range(4)", "T.serial(4)").rstrip("\n"))
+    assert run(["fmt", str(path)], capsys)[0] == 0
+    assert path.read_text() == GOOD.rstrip("\n")
+
+
+@pytest.mark.parametrize("ending", ["", "\n"])
+@pytest.mark.parametrize("tool", ["patch", "git"])
+def test_fmt_diff_applies_with_patch_and_git(tmp_path, monkeypatch, capsys, tool, ending):
+    """`--diff` is a unified diff the usual tools apply (a last line without a
+    newline is marked as `diff` marks it), giving what `fmt` writes."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+    monkeypatch.chdir(tmp_path)
+    messy = GOOD.replace("range(4)", "T.serial(4)").rstrip("\n") + ending
+    Path("m.tvms").write_text(messy)
+    code, diff, _ = run(["fmt", "--diff", "m.tvms"], capsys)
+    assert code == 1 and diff.startswith("--- a/m.tvms\n+++ b/m.tvms\n")
+    Path("fix.diff").write_text(diff)
+    apply = ["patch", "-p1", "-i", "fix.diff"] if tool == "patch" else ["git", "apply", "fix.diff"]
+    done = subprocess.run(apply, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert Path("m.tvms").read_text() == GOOD.rstrip("\n") + ending
+
+
 def test_fmt_rewrites_in_place_and_converts_dialect(tmp_path, capsys):
     path = tmp_path / "m.tvms"
     path.write_text(GOOD.replace("for i in range(4):", "for i in T.serial(4):"))
@@ -82,6 +115,12 @@ def test_show_plain_when_not_a_terminal(capsys):
     code, out, _ = run(["show", "--color", "never", str(EXAMPLE)], capsys)
     assert code == 0 and "\x1b[" not in out
     assert "def bias_relu(" in out and 'with T.block("bias_relu"):' in out
+    # Numbered lines, and signatures wider than --width one parameter a line.
+    code, out, _ = run(["show", "-n", "--width", "40", "--color", "never", str(EXAMPLE)], capsys)
+    assert code == 0 and " 8 class Module:\n" in out and "11         var_x: T.handle,\n" in out
+    code, out, _ = run(["show", "--width", "0", "--color", "never", str(EXAMPLE)], capsys)
+    assert code == 0 and "    def bias_relu(var_x: T.handle, b: T.Buffer(" in out
+    assert run(["show", "--width", "wide", str(EXAMPLE)], capsys)[0] == 2
 
 
 @pytest.mark.parametrize("argv", [["-m", "tvmlite", "check"], ["-m", "tvmlite", "check", "x"]])

@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
+# Hypothesis as a reader has it (its 200 ms deadline, which builds exceed), not the
+# suite's `ci` profile; derandomized, so a page's property tests stay reproducible.
+settings.register_profile(
+    "reader",
+    parent=settings.get_profile("default"),
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
@@ -162,12 +171,14 @@ def test_page_runs(page: str, tmp_path: Path, monkeypatch, capsys, request) -> N
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))  # modules a page writes import from here
     runner = PageRun(page, tmp_path, header, capsys, monkeypatch)
+    settings.load_profile("reader")  # before the blocks: `@settings(...)` inherits it
     try:
         for block in blocks(page):
             if block.not_run is None:
                 runner.run(block)
         runner.run_tests()
     finally:
+        settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
         cleanup = runner.namespace.get("cleanup")
         if callable(cleanup):
             cleanup()

@@ -179,6 +179,20 @@ def test_with_output_numpy_and_bad_kinds(add_ex) -> None:
         add_ex.with_output("jax")
 
 
+def test_function_with_output_takes_the_module_kinds(add_ex) -> None:
+    """`ex["main"].with_output("numpy")` is the kind the module's switch takes; a
+    bad kind is refused when asked, not at the call."""
+    x = np.ones((2, 3), "float32")
+    main = add_ex["main"]
+    np.testing.assert_array_equal(main.with_output("numpy")(x, x), x + x)
+    doubled = main.with_output(lambda a: a * 2)(x, x)
+    np.testing.assert_array_equal(doubled, (x + x) * 2)
+    with pytest.raises(tvmlite.TVMLiteError, match="kind must be one of numpy, torch, got 'jax'"):
+        main.with_output("jax")
+    with pytest.raises(tvmlite.TVMLiteError, match="or a callable, got int"):
+        main.with_output(3)
+
+
 def test_torch_in_torch_out(add_ex) -> None:
     torch = torch_or_skip()
     x, y = torch.ones(2, 3), torch.arange(6, dtype=torch.float32).reshape(2, 3)

@@ -21,7 +21,6 @@ from tvmlite.lowering.cache import directory as cache_dir_module
 from tvmlite.lowering.cache import entries as cache
 from tvmlite.lowering.cache.directory import configured_dir
 from tvmlite.runtime.executable import Executable
-from tvmlite.runtime.loader import Library
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = """
@@ -45,9 +44,24 @@ def test_second_build_loads_the_cached_library(cache_dir):
     assert isinstance(first, Executable)
     assert len(list(cache_dir.glob("*.so"))) == 1 and len(list(cache_dir.glob("*.json"))) == 1
     second = tvmlite.build(tvmlite.parse(SOURCE))
-    assert isinstance(second, Library)
+    assert "cache" in second.timings
     assert _call(first) == _call(second) == [0, 1, 4, 9]
     assert "tvmlite_entry_main" in second.llvm_ir()
+
+
+def test_a_hit_is_an_executable_named_by_the_users_file(cache_dir, tmp_path):
+    """A hit is the same kind of object as a fresh build, and both name the file the
+    module came from, never the cache's own file."""
+    path = tmp_path / "model.tvms"
+    path.write_text(SOURCE)
+    built = [tvmlite.build(tvmlite.parse_file(path)) for _ in range(2)]
+    assert "cache" not in built[0].timings and "cache" in built[1].timings
+    for ex in built:
+        assert isinstance(ex, Executable)
+        assert repr(ex) == f"<Executable main from {path}>"
+        with pytest.raises(tvmlite.TVMLiteError, match=f"'nope' does not exist in {path} "):
+            ex["nope"]
+    assert repr(tvmlite.build(tvmlite.parse(SOURCE))) == "<Executable main>"
 
 
 def test_key_depends_on_names_target_and_pipeline(cache_dir):
@@ -89,7 +103,7 @@ def test_damaged_or_foreign_entry_is_rebuilt(cache_dir, damage):
     rebuilt = tvmlite.build(tvmlite.parse(SOURCE))
     assert isinstance(rebuilt, Executable)  # never loaded the bad entry
     assert _call(rebuilt) == [0, 1, 4, 9]
-    assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Library)  # and repaired it
+    assert "cache" in tvmlite.build(tvmlite.parse(SOURCE)).timings  # and repaired it
 
 
 def test_concurrent_builds_of_one_module(cache_dir, tmp_path):
@@ -111,7 +125,7 @@ def test_concurrent_builds_of_one_module(cache_dir, tmp_path):
     assert len(list(cache_dir.glob("*.so"))) == 1
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]  # no temp files left
     hit = tvmlite.build(tvmlite.parse(SOURCE))
-    assert isinstance(hit, Library) and _call(hit) == [0, 1, 4, 9]
+    assert "cache" in hit.timings and _call(hit) == [0, 1, 4, 9]
 
 
 def test_default_location_follows_xdg(monkeypatch, tmp_path):
@@ -226,7 +240,7 @@ def test_directory_others_can_write_is_refused(tmp_path, monkeypatch, layout, tr
     else:
         (root if what == "cache" else parent).chmod(int(mode, 8))
     if trusted:
-        assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Library)
+        assert "cache" in tvmlite.build(tvmlite.parse(SOURCE)).timings
     else:
         with pytest.warns(UserWarning, match="not using the compile cache"):
             assert isinstance(tvmlite.build(tvmlite.parse(SOURCE)), Executable)

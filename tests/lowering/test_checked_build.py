@@ -19,7 +19,6 @@ import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import PassContext
-from tvmlite.runtime.loader import Library
 
 DATA = Path(__file__).parent / "data" / "checked"
 Error = tvmlite.TVMLiteError
@@ -381,7 +380,7 @@ def test_checked_and_unchecked_builds_are_different_cache_entries(cache_dir) -> 
     tvmlite.build(tvmlite.parse(source), checked=True)
     assert len(list(cache_dir.glob("*.so"))) == 2
     hit = tvmlite.build(tvmlite.parse(source), checked=True)
-    assert isinstance(hit, Library)
+    assert "cache" in hit.timings
     with pytest.raises(Error, match="load from buffer A out of bounds"):
         hit["main"](f32(16))
 

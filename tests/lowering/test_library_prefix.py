@@ -127,7 +127,7 @@ def test_a_cached_library_is_linked_again_for_its_prefix(cache_dir, tmp_path):
     mod = tvmlite.parse(BINARY.replace("{op}", "subtract"))
     tvmlite.build(mod)  # stores the entry
     cached = tvmlite.build(mod)
-    assert isinstance(cached, tvmlite.runtime.Library) and cached.prefix == "tvmlite_"
+    assert "cache" in cached.timings and cached.prefix == "tvmlite_"
     lib = tvmlite.load_module(cached.export_library(tmp_path / "sub.so"))
     assert lib.prefix == "sub_" and "sub_entry_main" in exported(tmp_path / "sub.so")
     x = np.array([5, 5, 5], "float32")

@@ -99,7 +99,40 @@ def test_submodules_need_no_import() -> None:
         "    pass\n"
         "assert callable(tvmlite.lowering.op_info)\n"
         "assert tvmlite.testing.__name__ == 'tvmlite.testing'\n"
+        "assert 'hypothesis' not in sys.modules\n"
+        "assert callable(tvmlite.testing.strategies.prim_funcs)\n"
+        "assert callable(tvmlite.testing.reference.run_prim_func)\n"
+        "assert 'strategies' in dir(tvmlite.testing)\n"
         "assert 'transform' in dir(tvmlite)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_show_wraps_long_signatures_into_text_that_parses_back(mod) -> None:
+    out = io.StringIO()
+    show(mod, color="never", file=out, width=40)
+    text = out.getvalue()
+    assert '    def main(\n        x: R.Tensor(("n", 784), dtype="float32"),\n' in text
+    assert all(len(line) <= 40 or "def " not in line for line in text.splitlines())
+    assert tvmlite.structural_equal(tvmlite.parse(text), mod)
+    numbered = io.StringIO()
+    show(mod, color="never", file=numbered, width=40, print_line_numbers=True)
+    assert numbered.getvalue().splitlines()[7].lstrip().startswith("8 ")
+    with pytest.raises(tvmlite.TVMLiteError, match="width must be a positive int"):
+        show(mod, width=0)
+
+
+def test_wrapping_reads_strings_and_brackets_as_python_does() -> None:
+    from tvmlite.printer.wrap import wrap_signatures
+
+    line = '    def f(a: T.Buffer((2, 3), "x,(y"), b: R.Tensor(("n", 4)), c: T.int32) -> R.Tuple(a, b):'
+    assert wrap_signatures(line, 20).split("\n") == [
+        "    def f(",
+        '        a: T.Buffer((2, 3), "x,(y"),',
+        '        b: R.Tensor(("n", 4)),',
+        "        c: T.int32,",
+        "    ) -> R.Tuple(a, b):",
+    ]
+    assert wrap_signatures(line, len(line)) == line  # short enough: as printed
+    assert wrap_signatures("    def f() -> R.Tensor((4,), 'float32'):", 10).endswith(":")

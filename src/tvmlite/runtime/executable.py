@@ -21,7 +21,15 @@ class Executable(CompiledModule):
     """Natively compiled functions of one IRModule, loaded by the JIT. `functions`
     lists the public ones; `timings` holds milliseconds per stage of the build;
     `llvm_ir()` / `assembly()` show the optimized code. Packed functions may be
-    registered after the build: missing ones are looked up before each call."""
+    registered after the build: missing ones are looked up before each call.
+    A build the compile cache serves is an Executable too, over the cached library.
+    `source` names the file the module was parsed from, for messages and the repr."""
+
+    source: str | None = None
 
     def _where(self) -> str:
-        return "this executable"
+        return self.source or "this executable"
+
+    def __repr__(self) -> str:
+        origin = f" from {self.source}" if self.source else ""
+        return f"<Executable {', '.join(self.functions)}{origin}>"

@@ -77,9 +77,19 @@ class GraphFunction:
         kind = "" if self.convert is None else f" -> {outputs.kind_of(self.convert)}"
         return f"<GraphFunction {self.name}({', '.join(p.name for p in self.params)}){kind}>"
 
-    def with_output(self, convert: Callable[[np.ndarray], Any]) -> GraphFunction:
-        """This function with every result array handed to `convert` (by the
-        native wrapper itself when it serves the call)."""
+    def with_output(self, kind: str | Callable[[np.ndarray], Any]) -> GraphFunction:
+        """This function with its results as `kind` arrays ("numpy" or "torch", as
+        `module.with_output`), or with every result array handed to the callable
+        `kind` (by the native wrapper itself when it serves the call)."""
+        if isinstance(kind, str):
+            convert = outputs.converter(kind)
+        elif callable(kind):
+            convert = kind
+        else:
+            raise TVMLiteError(
+                f"with_output: expected one of {', '.join(outputs.OUTPUTS)} or a callable, "
+                f"got {type(kind).__name__}"
+            )
         return GraphFunction(
             self.executable, self.name, self.params, self.ret, self.address,
             self._fast_address, self._fast_record, convert, self.written,

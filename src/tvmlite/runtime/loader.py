@@ -118,18 +118,8 @@ class Library(CompiledModule):
 
     def __init__(self, path: str | os.PathLike, *, listing: Listing | None = None) -> None:
         self.path = Path(path)
-        data, stamp = _read(self.path)
-        prefix, manifest = read_manifest(SharedObject(data, self.path))
-        missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
-        if missing:
-            names = ", ".join(f"'{n}'" for n in missing)
-            raise TVMLiteError(
-                f"{self.path}: the library calls packed function(s) {names}, which are not "
-                "registered: register them (tvmlite.register_func) before loading it"
-            )
-        # Checked: map it (this runs its constructors).
-        image = SharedLibrary(self.path, _open(self.path, data, stamp), listing, prefix)
-        super().__init__(image, manifest, prefix=prefix)
+        image, manifest = open_library(self.path, listing)
+        super().__init__(image, manifest, prefix=image.prefix)
 
     def _where(self) -> str:
         return self.path.name
@@ -147,6 +137,24 @@ def load_module(path: str | os.PathLike) -> Library:
     and whose packed functions are registered; a file that fails is refused
     with a `TVMLiteError` and never mapped."""
     return Library(path)
+
+
+def open_library(
+    path: Path, listing: Listing | None = None
+) -> tuple[SharedLibrary, dict[str, Any]]:
+    """Check the library at `path` from its bytes, then map it: its image and its
+    manifest."""
+    data, stamp = _read(path)
+    prefix, manifest = read_manifest(SharedObject(data, path))
+    missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
+    if missing:
+        names = ", ".join(f"'{n}'" for n in missing)
+        raise TVMLiteError(
+            f"{path}: the library calls packed function(s) {names}, which are not "
+            "registered: register them (tvmlite.register_func) before loading it"
+        )
+    # Checked: map it (this runs its constructors).
+    return SharedLibrary(path, _open(path, data, stamp), listing, prefix), manifest
 
 
 def _read(path: Path) -> tuple[bytes, tuple[int, int, int, int]]:
