@@ -12,6 +12,7 @@ are then bound as constants, which carry their values.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -59,13 +60,17 @@ def from_exported_program(
     if not keep_params_as_input:
         bound.update(ep.named_parameters())
     by_target = {s.target: s.arg.name for s in ep.graph_signature.input_specs}
-    values = {by_target[name]: _dense(t) for name, t in bound.items() if name in by_target}
+    values = {
+        by_target[name]: _dense(t)
+        for name, t in bound.items()
+        if name in by_target and isinstance(t, torch.Tensor)
+    }
     mod = bind_params(mod, "main", values)
     if keep_params_as_input:
         params = [_dense(p) for _, p in ep.named_parameters()]
         main = mod["main"]
         attrs = (*main.attrs, ("params", params))
-        mod = mod.with_functions({"main": _with_attrs(main, attrs)})
+        mod = mod.with_functions({"main": dataclasses.replace(main, attrs=attrs)})
     return mod
 
 
@@ -280,9 +285,3 @@ def _dense(tensor: torch.Tensor) -> Any:
     if tensor.layout != torch.strided:
         tensor = tensor.to_dense()
     return tensor.detach().cpu().contiguous().numpy()
-
-
-def _with_attrs(func: relax.Function, attrs: tuple[tuple[str, Any], ...]) -> relax.Function:
-    import dataclasses
-
-    return dataclasses.replace(func, attrs=attrs)

@@ -8,7 +8,6 @@ do before building a node (both sides immediate, or an identity such as `x + 0`)
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -139,7 +138,3 @@ def compare(kind: str, a: Any, b: Any) -> tir.PrimExpr:
     if x is not None and y is not None:
         return tir.IntImm("bool", int(fold(x, y)))
     return tir.BinaryOp(kind, a, b, "bool")
-
-
-def is_finite(value: Any) -> bool:
-    return not (isinstance(value, float) and (math.isinf(value) or math.isnan(value)))
