@@ -48,6 +48,8 @@ HEADER_LINES = frozenset(
     }
 )
 ROOT_MARKERS = ('# with T.block("root"):', '# with T.sblock("root"):')
+# The last line of a text whose constants went to the metadata table.
+METADATA_FOOTER = "# Metadata omitted. Use show_meta=True in script() method to show it."
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,15 @@ def printed_header_off(remark: Remark) -> Remark:
     while above and above[-1] in HEADER_LINES:
         above.pop()
     return Remark(tuple(above), remark.trailing)
+
+
+def footer_off(comments: Comments | None) -> Comments | None:
+    """A file's comments less the metadata footer that ends them: the printer
+    writes it again when the module still has constants in the table."""
+    after = None if comments is None else comments.get("after")
+    if after is None or after.trailing is not None or after.above[-1:] != (METADATA_FOOTER,):
+        return comments
+    return comments.replaced("after", Remark(after.above[:-1]))  # type: ignore[union-attr]
 
 
 def take_head(node: object) -> Remark | None:

@@ -41,12 +41,19 @@ HEADERS = {
 # Every spelling only 0.27 has contains one of these: a text without any is classic
 # without looking at its tokens (most classic texts), and a parse pays nothing.
 HINTS_027 = (
-    "T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.", "R.Any", "I.StringType"
+    "T.sblock", "out_ty", "ty_args", "s_tir", "TypeVar", "T.let", "tirx.", "R.Any", "I.StringType",
+    "ir.GenericConst",
 )  # fmt: skip
 KEYWORDS_027 = frozenset({"out_ty", "ty_args", "s_tir"})  # as keyword arguments
 # (token, token after it) pairs that may spell 0.27: `out_ty=`, `TypeVar(`, `T.let[`, `"tirx.":`
 PAIRS_027 = frozenset(
-    {("NAME", "EQUAL"), ("NAME", "LPAR"), ("DOTTED_NAME", "LSQB"), ("STRING", "COLON")}
+    {
+        ("NAME", "EQUAL"),
+        ("NAME", "LPAR"),
+        ("DOTTED_NAME", "LSQB"),
+        ("STRING", "COLON"),
+        ("STRING", "RSQB"),
+    }
 )
 
 
@@ -84,7 +91,7 @@ def _header(tokens: Sequence[Tok]) -> str | None:
 def _spells_027(tokens: Sequence[Tok]) -> bool:
     """Whether code (not a comment, not inside a string) uses a 0.27-only spelling:
     `T.sblock...`, `R.Any`, `I.StringType`, `out_ty=` / `ty_args=` / `s_tir=` as keyword arguments,
-    `TypeVar(`, `T.let[`, or a `"tirx.*"` dict key."""
+    `TypeVar(`, `T.let[`, a `"tirx.*"` dict key, or the metadata key `"ir.GenericConst"`."""
     depth = 0  # of brackets: keyword arguments are inside some
     previous: Tok | None = None
     for token in tokens:
@@ -105,6 +112,8 @@ def _spells_027(tokens: Sequence[Tok]) -> bool:
                 return True
             if kind == "COLON" and last.lstrip("rRuU")[1:].startswith("tirx."):
                 return True
+            if kind == "RSQB" and last.lstrip("rRuU")[1:-1] == "ir.GenericConst":
+                return True  # metadata["ir.GenericConst"][i]: 0.27's key of a constant
         previous = token
     return False
 

@@ -24,6 +24,14 @@ class Printable:
 
         return script(self, dialect=dialect, **options)
 
+    def save(self, path: Any, dialect: str | None = None) -> None:
+        """Write the script to `path` and its constants, if any, to the constants
+        file beside it (`m.tvms` -> `m.constants.npz`); `tvmlite.parse_file(path)`
+        reads the pair back."""
+        from tvmlite.printer import save
+
+        save(self, path, dialect)
+
     def show(self, style: Any = None, black_format: bool | None = None, **options: Any) -> None:
         """Print highlighted (ANSI in a terminal, HTML in Jupyter, plain when piped)."""
         from tvmlite.printer import show

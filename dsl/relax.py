@@ -6,6 +6,7 @@ are ordinary TIR vars shared between a function's signature and its body.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,23 +169,44 @@ class Constant(Expr):
     """A tensor constant. Scalars print as `R.const(v, "dtype")`; larger ones live in
     the module's metadata table. Compared by dtype, shape, bytes and struct info.
     `struct_info` is set only for a distributed constant (`R.dist.const(v,
-    R.DTensor(...))`); otherwise the data's tensor is the constant's struct info."""
+    R.DTensor(...))`); otherwise the data's tensor is the constant's struct info.
+
+    The data is held, not copied (a model's weights may be a memory map of their
+    file): it must not be changed while the constant is in use."""
 
     data: np.ndarray
     span: Span | None = SPAN
     struct_info: StructInfo | None = None
+    _digest: bytes | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def digest(self) -> bytes:
+        """SHA-256 of the dtype, shape and bytes, computed once: comparing and
+        hashing weights then reads them once, not once per comparison."""
+        if self._digest is None:
+            object.__setattr__(self, "_digest", array_digest(self.data))
+        return self._digest  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:
-        return (
+        return self is other or (
             isinstance(other, Constant)
             and self.data.dtype == other.data.dtype
             and self.data.shape == other.data.shape
-            and self.data.tobytes() == other.data.tobytes()
+            and self.digest == other.digest
             and self.struct_info == other.struct_info
         )
 
     def __hash__(self) -> int:
-        return hash((str(self.data.dtype), self.data.shape, self.data.tobytes()))
+        return hash(self.digest)
+
+
+def array_digest(data: np.ndarray) -> bytes:
+    """SHA-256 of an array's dtype, shape and bytes (read in place when it is
+    contiguous)."""
+    digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
+    contiguous = data if data.flags.c_contiguous else np.ascontiguousarray(data)
+    digest.update(memoryview(contiguous.reshape(-1).view(np.uint8)))
+    return digest.digest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.target import machine_options
+from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
 from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
@@ -76,6 +77,7 @@ def build(
     *,
     relax_pipeline: Any = NOT_GIVEN,
     tir_pipeline: Any = "default",
+    params: Any = None,
 ) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
     (a `Target` or its text, "llvm -mcpu=... -libs=blas"). `pipeline` takes
@@ -85,7 +87,9 @@ def build(
     build is loaded from the compile cache (lowering/cache/) unless `cache=False`.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
     makes every out-of-bounds buffer access raise TVMLiteError; the config is
-    part of the cache key."""
+    part of the cache key. `params` (a mapping from parameter name to array, or an
+    `.npz` file of them) are bound to "main" first (`BindParams`): the build's
+    entry then takes only the other parameters."""
     if not isinstance(checked, bool):
         raise TVMLiteError(f"build(): 'checked' must be True or False, got {checked!r}")
     ctx = PassContext.current()
@@ -98,8 +102,11 @@ def build(
                 cache,
                 relax_pipeline=relax_pipeline,
                 tir_pipeline=tir_pipeline,
+                params=params,
             )
     tgt, module = Target.of(target), as_module(mod)
+    if params is not None:
+        module = BindParams("main", params)(module)
     pipeline = relax_pipeline_of(pipeline, relax_pipeline, tgt)
     tir_pipeline = tir_pipeline_of(tir_pipeline)
     with collector_paused():
@@ -112,7 +119,7 @@ def _compile(
     key = None
     if cache and configured_dir() is not None:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
-    executable = lookup(key, tgt) if key is not None else None
+    executable = lookup(key, tgt, module) if key is not None else None
     if executable is None:
         lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
         with machine_options(tgt.machine_options()):
@@ -120,7 +127,7 @@ def _compile(
             jit = compile_llvm(code)  # LLVM optimization, machine code
         executable = link(jit, code)  # tables filled, callables made
         if key is not None:
-            store(key, executable)
+            store(key, executable, module)
     executable.source = source_name(module)
     return executable
 

@@ -4,6 +4,7 @@ either dialect ("classic" or "tvm-0.27").
     script(mod)                      # in the dialect the module was parsed from
     script(func, dialect="classic")  # a lone PrimFunc or Relax function
     show(mod)                        # highlighted: ANSI in a terminal, HTML in Jupyter
+    save(mod, "m.tvms")              # the text, and m.constants.npz when it has constants
     format_text(text)                # `tvms fmt`: canonical text, every comment kept
 """
 
@@ -12,19 +13,20 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl.module import CLASSIC, TVM027, IRModule
 from tvmlite.dsl.relax import Function as RelaxFunction
 from tvmlite.dsl.tir import PrimFunc
-from tvmlite.printer.context import check_dialect
+from tvmlite.printer.context import Printed, check_dialect
 from tvmlite.printer.format import format_text
 from tvmlite.printer.module import print_function, print_module
 from tvmlite.printer.options import PrintOptions, print_options, reindent
 from tvmlite.printer.wrap import wrap_signatures
 
-__all__ = ["format_text", "script", "show"]
+__all__ = ["format_text", "save", "script", "show"]
 
 
 def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
@@ -38,19 +40,39 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
     return _script(obj, dialect, print_options("script", options))
 
 
+def save(obj: Any, path: str | os.PathLike[str], dialect: str | None = None) -> None:
+    """Write `script(obj)` to `path` and, when the text refers to constants, their
+    values to the constants file beside it (`m.constants.npz` for `m.tvms`, keyed
+    `ir.GenericConst/i` for `metadata["ir.GenericConst"][i]`), which
+    `tvmlite.parse_file(path)` reads back: the pair parses to a structurally equal
+    module with the same values. Both files are written atomically."""
+    from tvmlite.dsl.metadata import save_table, sidecar_path
+    from tvmlite.runtime.export import write_atomic
+
+    printed = _printed(obj, dialect, print_options("save", {}))
+    target = Path(path)
+    if printed.constants:  # first: whoever reads the new text finds its values
+        save_table(sidecar_path(target), printed.table_key, printed.constants)
+    write_atomic(target, printed.text, mode=0o644)
+
+
 def _script(obj: Any, dialect: str | None, options: PrintOptions) -> str:
+    return _printed(obj, dialect, options).text
+
+
+def _printed(obj: Any, dialect: str | None, options: PrintOptions) -> Printed:
     if isinstance(obj, IRModule):
-        text = print_module(obj, check_dialect(dialect or obj.dialect or CLASSIC), options)
+        printed = print_module(obj, check_dialect(dialect or obj.dialect or CLASSIC), options)
     elif isinstance(obj, (PrimFunc, RelaxFunction)):
-        text = print_function(obj, check_dialect(dialect or _function_dialect(obj)), options)
+        printed = print_function(obj, check_dialect(dialect or _function_dialect(obj)), options)
     else:
         raise TVMLiteError(f"cannot print a {type(obj).__name__}: expected an IRModule or function")
-    text = reindent(text, options.indent_spaces)
+    text = reindent(printed.text, options.indent_spaces)
     if options.print_line_numbers:
         from tvmlite.printer.highlight import number_lines
 
         text = number_lines(text)
-    return text
+    return replace(printed, text=text)
 
 
 def show(

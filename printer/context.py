@@ -23,7 +23,16 @@ INDENT = "    "
 
 # Metadata table keys of a non-scalar Relax constant, per dialect.
 CONSTANT_KEY = {CLASSIC: "relax.expr.Constant", TVM027: "ir.GenericConst"}
-METADATA_FOOTER = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A printed module or function: its text, and the constants its
+    `metadata["<table_key>"][i]` references name, in index order."""
+
+    text: str
+    table_key: str
+    constants: tuple[relax.Constant, ...]
 
 
 def check_dialect(dialect: str) -> str:
@@ -49,6 +58,7 @@ class PrintContext:
     typevars: dict[str, None] = field(default_factory=dict)
     function_typevars: set[str] = field(default_factory=set)
     constants: list[relax.Constant] = field(default_factory=list)
+    constant_index: dict[int, int] = field(default_factory=dict)  # id -> metadata index
     options: PrintOptions = field(default_factory=PrintOptions)
 
     @property
@@ -59,14 +69,18 @@ class PrintContext:
     def classic(self) -> bool:
         return self.dialect == CLASSIC
 
+    @property
+    def constant_key(self) -> str:
+        return CONSTANT_KEY[self.dialect]
+
     def metadata_ref(self, const: relax.Constant) -> str:
-        """`metadata["<key>"][i]`, deduplicated by value like TVM's AddMetadata."""
-        index = next(
-            (k for k, seen in enumerate(self.constants) if seen == const), len(self.constants)
-        )
+        """`metadata["<key>"][i]`, numbered as TVM's AddMetadata numbers: one entry
+        per constant object, in the order they are printed (two constants of equal
+        values are two entries)."""
+        index = self.constant_index.setdefault(id(const), len(self.constants))
         if index == len(self.constants):
-            self.constants.append(const)
-        return f'metadata["{CONSTANT_KEY[self.dialect]}"][{index}]'
+            self.constants.append(const)  # (also keeps the id unique while printing)
+        return f'metadata["{self.constant_key}"][{index}]'
 
     def header(self, uses_ir: bool, uses_relax: bool) -> list[str]:
         """Header comments for the namespaces used, in TVM's order, then a blank line."""

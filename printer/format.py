@@ -13,25 +13,32 @@ from __future__ import annotations
 from collections import Counter
 
 from tvmlite.diagnostics import ParseError
-from tvmlite.dsl.comments import HEADER_LINES, ROOT_MARKERS
+from tvmlite.dsl.comments import HEADER_LINES, METADATA_FOOTER, ROOT_MARKERS
 from tvmlite.dsl.dialect import detect_dialect
+from tvmlite.dsl.metadata import ConstantsSource
 from tvmlite.dsl.parse.module import parse_commented
 from tvmlite.grammar import comment_texts, syntax, tokenize
-from tvmlite.printer.context import METADATA_FOOTER
 
 PRINTERS_OWN = HEADER_LINES | set(ROOT_MARKERS) | {METADATA_FOOTER}
 
 
-def format_text(text: str, filename: str | None = None, dialect: str | None = None) -> str:
+def format_text(
+    text: str,
+    filename: str | None = None,
+    dialect: str | None = None,
+    constants: ConstantsSource | None = None,
+) -> str:
     """`text` printed canonically (in `dialect`, default its own: a lone function
     has no record of its dialect, so it is read off the text again), comments kept.
     A text without a newline after its last line (as TVM's `script()` writes it)
     keeps that ending: it is no reason to rewrite a file.
     Raises ParseError for text that does not parse and, located at the comment,
-    when a comment would be dropped."""
+    when a comment would be dropped. `constants` are the values of its metadata
+    references, as for `parse` (the text refers to them by the same numbers
+    once printed)."""
     from tvmlite.printer import script
 
-    parsed, tree = parse_commented(text, filename)
+    parsed, tree = parse_commented(text, filename, constants=constants)
     if tree.lost:
         first = tree.lost[0]
         raise ParseError(_refusal(first.reason), first.note.span, filename)

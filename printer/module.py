@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.comments import METADATA_FOOTER
 from tvmlite.dsl.module import IRModule
 from tvmlite.printer.comments import after_lines, file_header, noted, role, with_comments
-from tvmlite.printer.context import INDENT, METADATA_FOOTER, PrintContext
+from tvmlite.printer.context import INDENT, PrintContext, Printed
 from tvmlite.printer.names import NameTable, identifier, is_identifier
 from tvmlite.printer.options import DEFAULT, PrintOptions
 from tvmlite.printer.relax import RelaxPrinter, indent
@@ -39,7 +40,7 @@ def _context(
     return PrintContext(dialect, names, tir_printer, module_functions, options=options)
 
 
-def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> str:
+def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> Printed:
     ctx = _context(dialect, frozenset(mod.functions), options)
     ctx.tir.keys_as_written = mod.dialect == dialect
     relax_printer = RelaxPrinter(ctx)
@@ -74,7 +75,7 @@ def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -
     return _finish(ctx, lines)
 
 
-def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT) -> str:
+def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT) -> Printed:
     """A function printed on its own, as TVM prints it: named by its global symbol
     (`main` when private, or when the symbol is no identifier: the attribute then
     says it), callees as bare names (not re-parseable without their module, as in
@@ -110,11 +111,11 @@ def _function_lines(
     return lines
 
 
-def _finish(ctx: PrintContext, lines: list[str]) -> str:
+def _finish(ctx: PrintContext, lines: list[str]) -> Printed:
     """Trailing blank lines dropped (TVM trims the text), then the metadata footer
     when a constant was sent to the table; one final newline."""
     while lines and not lines[-1].strip():
         lines.pop()
     if ctx.constants:
         lines.extend(["", METADATA_FOOTER])
-    return "\n".join(lines) + "\n"
+    return Printed("\n".join(lines) + "\n", ctx.constant_key, tuple(ctx.constants))

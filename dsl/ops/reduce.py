@@ -81,8 +81,10 @@ for _name in ("argmax", "argmin"):
 
 
 def infer_scan(ctx: InferCtx) -> relax.StructInfo:
+    """A scan keeps its input's dtype, but bools accumulate in int64, as in PyTorch
+    and NumPy (a running count: TVM infers bool, which no scan can accumulate in)."""
     data = ctx.tensor(0)
-    dtype = ctx.attr("dtype") or data.dtype
+    dtype = ctx.attr("dtype") or ("int64" if data.dtype == "bool" else data.dtype)
     axis = ctx.attr("axis")
     if axis is not None:
         ndim = ndim_of(data)

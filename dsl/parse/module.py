@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tvmlite.diagnostics import ParseError, Source
+from tvmlite.diagnostics import ParseError, Source, TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     HEADER_LINES,
@@ -24,12 +24,20 @@ from tvmlite.dsl.comments import (
     Remark,
     add,
     carried,
+    footer_off,
     loose,
     merged,
     take_head,
 )
 from tvmlite.dsl.dialect import detect_dialect
+from tvmlite.dsl.metadata import (
+    ConstantsSource,
+    ConstantTable,
+    missing_table_message,
+    sidecar_path,
+)
 from tvmlite.dsl.module import IRModule, RawCall
+from tvmlite.dsl.parse.relax.expr import metadata_reference
 from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
 from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
 from tvmlite.dsl.parse.scope import MAX_NESTING, bind_call
@@ -54,28 +62,38 @@ _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 Parsed = IRModule | tir.PrimFunc | relax.Function
 
 
-def parse(text: str, filename: str | None = None) -> Parsed:
+def parse(
+    text: str, filename: str | None = None, *, constants: ConstantsSource | None = None
+) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
     `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
-    The text's comments are kept on the nodes they belong to (dsl/comments.py)."""
-    return _guarded(text, filename, keep_tree=False)  # type: ignore[return-value]
+    The text's comments are kept on the nodes they belong to (dsl/comments.py).
+    `constants` gives the values of `metadata["KEY"][i]` references (dsl/metadata.py):
+    a constants file's path or a mapping `{"ir.GenericConst": [array, ...]}`."""
+    return _guarded(text, filename, keep_tree=False, constants=constants)  # type: ignore[return-value]
 
 
-def parse_commented(text: str, filename: str | None = None) -> tuple[Parsed, syntax.Module]:
+def parse_commented(
+    text: str, filename: str | None = None, *, constants: ConstantsSource | None = None
+) -> tuple[Parsed, syntax.Module]:
     """`parse`, and the text's syntax tree, which lists every comment of the text
     (`notes`) and those no node could keep where they stand (`lost`)."""
-    return _guarded(text, filename, keep_tree=True)  # type: ignore[return-value]
+    return _guarded(text, filename, keep_tree=True, constants=constants)  # type: ignore[return-value]
 
 
 def _guarded(
-    text: str, filename: str | None, keep_tree: bool
+    text: str, filename: str | None, keep_tree: bool, constants: ConstantsSource | None
 ) -> Parsed | tuple[Parsed, syntax.Module]:
     name = filename or "<string>"
     if not isinstance(text, str):
         raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
     try:
+        table = None if constants is None else ConstantTable(constants)
+    except TVMLiteError as err:
+        raise ParseError(str(err), None, name) from None
+    try:
         with _collector_paused():
-            parsed = _parse(text, name)
+            parsed = _parse(text, name, table)
             if keep_tree:
                 return parsed
             # the syntax tree goes while the collector is still paused: the first
@@ -112,30 +130,40 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.Function:
+def parse_file(
+    path: str | os.PathLike[str], *, constants: ConstantsSource | None = None
+) -> IRModule | tir.PrimFunc | relax.Function:
     """Parse a UTF-8 `.tvms` file. A file that cannot be opened raises what `open`
     raises (FileNotFoundError, PermissionError, ...), text that is not UTF-8 a
-    ParseError."""
+    ParseError. The values of its metadata references come from `constants`, else
+    from the constants file beside it (`m.constants.npz` for `m.tvms`, as `save`
+    writes)."""
     name = os.fspath(path)
     with open(name, encoding="utf-8") as f:
         try:
             text = f.read()
         except UnicodeDecodeError as exc:
             raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
-    return parse(text, name)
+    if constants is None and sidecar_path(name).is_file():
+        constants = sidecar_path(name)
+    return parse(text, name, constants=constants)
 
 
-def _parse(text: str, filename: str) -> tuple[Parsed, syntax.Module]:
+def _parse(
+    text: str, filename: str, constants: ConstantTable | None
+) -> tuple[Parsed, syntax.Module]:
     tokens = tokenize(text)
     tree = parse_syntax(text, filename, tokens)
-    ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename))
-    if "metadata" in text:
+    ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename), constants=constants)
+    if constants is None and "metadata" in text:
         _reject_metadata(tree, ctx)
     return _ModuleParser(ctx).top(tree), tree
 
 
 def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
-    """`metadata["..."][i]` anywhere: TVM prints such constants without their table."""
+    """Without a table, the first `metadata["..."][i]` of the text is the error
+    (before anything else the parse would say about the statements around it)."""
+    refs = []
     stack: list[object] = [tree]
     while stack:
         node = stack.pop()
@@ -144,15 +172,16 @@ def _reject_metadata(tree: syntax.Module, ctx: RelaxContext) -> None:
             while isinstance(base, syntax.Subscript):
                 base = base.value
             if isinstance(base, syntax.Name) and base.id == "metadata":
-                raise ctx.error(
-                    "metadata[...] constants need the metadata table, which this text does "
-                    "not include",
-                    node,
-                )
+                refs.append(node)
+                continue
         if isinstance(node, syntax.Node):
             stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
         elif isinstance(node, tuple):
             stack.extend(node)
+    if refs:
+        first = min(refs, key=lambda n: (n.span.line, n.span.column) if n.span else (0, 0))
+        key, index = metadata_reference(ctx, first)
+        raise ctx.error(missing_table_message(f'metadata["{key}"][{index}]'), first)
 
 
 def _file_comments(tree: syntax.Module) -> Comments:
@@ -226,9 +255,9 @@ class _ModuleParser:
         item = items[0]
         if isinstance(item, syntax.ClassDef):
             mod = self.module(item)
-            return mod.replace(comments=merged(mod.comments, self.file))
+            return mod.replace(comments=footer_off(merged(mod.comments, self.file)))
         func = self.lone_function(item)
-        return dataclasses.replace(func, comments=merged(func.comments, self.file))
+        return dataclasses.replace(func, comments=footer_off(merged(func.comments, self.file)))
 
     def _import(self, stmt: syntax.Import) -> bool:
         if stmt.names and all((stmt.module, name) in _NAMESPACE_IMPORTS for name in stmt.names):

@@ -503,7 +503,7 @@ class _FunctionChecker(ExprVisitor):
         if not compatible(binding.var.struct_info, inferred):
             raise self.error(
                 f"{binding.var.name} is annotated {sinfo_text(binding.var.struct_info)} but its "
-                f"value is {sinfo_text(inferred)}",
+                f"value is {sinfo_text(inferred)}{_bool_scan_hint(binding.value)}",
                 binding,
             )
 
@@ -606,3 +606,22 @@ class _FunctionChecker(ExprVisitor):
                 call,
                 where,
             )
+
+
+def _bool_scan_hint(value: relax.Expr) -> str:
+    """Why a scan of bools is not bool: TVM 0.27 types `R.cumsum` of bools bool,
+    which no scan can accumulate in; tvmlite counts in int64, as PyTorch does."""
+    if not (
+        isinstance(value, relax.Call)
+        and isinstance(value.op, relax.Op)
+        and value.op.name in ("relax.cumsum", "relax.cumprod")
+        and value.args
+    ):
+        return ""
+    data = ops.sinfo_of(value.args[0])
+    if not isinstance(data, relax.TensorStructInfo) or data.dtype != "bool":
+        return ""
+    return (
+        f" ({value.op.name.removeprefix('relax.')} of bools runs in int64, as in PyTorch and "
+        "NumPy; TVM types it bool, which cannot be computed: annotate it int64)"
+    )

@@ -20,6 +20,7 @@ the user could have written it:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -27,7 +28,9 @@ import secrets
 import stat
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 SECRET = "secret"
 SECRET_BYTES = 32
@@ -62,7 +65,14 @@ class CacheRoot:
     def read(self, name: str) -> bytes | None:
         """The bytes of the entry file `name`, or None when it is absent or could
         have been written by someone else."""
-        return read_private(self.path / name, OTHERS_WRITE)
+        with open_private(self.path / name, OTHERS_WRITE) as f:
+            return None if f is None else f.read()
+
+    def digest(self, name: str) -> str | None:
+        """The SHA-256 of the entry file `name` (read in pieces: a library holding
+        a model's weights is never in memory whole), or None as for `read`."""
+        with open_private(self.path / name, OTHERS_WRITE) as f:
+            return None if f is None else hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def open_root(create: bool) -> CacheRoot | None:
@@ -120,16 +130,24 @@ def untrusted(path: Path) -> str | None:
 def read_private(path: Path, forbidden: int) -> bytes | None:
     """The bytes of `path` if it is a regular file (not a symbolic link) of this
     user with none of the `forbidden` permission bits; else None."""
+    with open_private(path, forbidden) as f:
+        return None if f is None else f.read()
+
+
+@contextlib.contextmanager
+def open_private(path: Path, forbidden: int) -> Iterator[BinaryIO | None]:
+    """`path` open for reading if it is a file `read_private` would read, else None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return None  # absent, or a symbolic link (ELOOP)
+        yield None  # absent, or a symbolic link (ELOOP)
+        return
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(f.fileno())
         trusted = (
             stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & forbidden
         )
-        return f.read() if trusted else None
+        yield f if trusted else None
 
 
 def _secret(root: Path, create: bool) -> bytes | None:

@@ -6,10 +6,15 @@ they can be trusted (owner-only directory, HMAC-sealed metadata):
 
 An entry is `<key>.so` (the exported library, manifest inside) and `<key>.json`
 (format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR,
-and the HMAC of all of it). Each file is written to a temporary name and
-renamed, the library first, so a reader sees whole files only; an entry whose
-metadata does not match (another format or version, a checksum or seal that
-differs: a torn, swapped or planted entry) is rebuilt, never loaded. Two
+the digest of each constant it keeps apart, and the HMAC of all of it). The
+library keeps the module's constants apart (codegen/constant_data.py): the key
+covers their digests, so a hit binds the module's own arrays to the library,
+and a model's weights are neither copied into the entry nor read again from it.
+Constants the build made itself (a folded weight) are in the library. Each
+file is written to a temporary name and renamed, the library first, so a
+reader sees whole files only; an entry whose metadata does not match (another
+format or version, a checksum or seal that differs: a torn, swapped or planted
+entry) is rebuilt, never loaded. Two
 processes building the same module both write the same entry; the later
 rename wins.
 
@@ -37,11 +42,15 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.relax_functor import ExprVisitor
 from tvmlite.lowering.cache.directory import open_root
 from tvmlite.lowering.cache.size import evict, mark_used
+from tvmlite.lowering.codegen.constant_data import readable_array
 from tvmlite.lowering.codegen.link import OptimizedIR
 from tvmlite.lowering.codegen.llvm_host_support import use_block_cache
 from tvmlite.runtime.abi import PREFIX
@@ -58,7 +67,7 @@ SOURCE_PACKAGES = (
     "tvmlite.printer",
     "tvmlite.lowering",
 )
-FORMAT = 2  # 2: sealed metadata (HMAC)
+FORMAT = 3  # 2: sealed metadata (HMAC); 3: constants kept apart
 
 
 def cache_key(
@@ -164,22 +173,43 @@ def _qualname(obj: Any) -> str | None:
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
+def module_constants(mod: IRModule) -> dict[str, np.ndarray]:
+    """The arrays of `mod`'s tensor constants by digest (hex), as codegen reads them
+    (C-contiguous, aligned, native byte order)."""
+    found = _Constants()
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            found.visit_expr(func)
+    return found.arrays
+
+
+class _Constants(ExprVisitor):
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def visit_Constant(self, e: relax.Constant) -> None:
+        digest = e.digest.hex()
+        if digest not in self.arrays:
+            self.arrays[digest] = readable_array(e.data)
+
+
 def _sealed_fields(meta: dict[str, Any]) -> bytes:
     """What an entry's HMAC covers: every metadata field but the seal itself."""
     return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
 
-def lookup(key: str, target: Any) -> Executable | None:
-    """The cached library of `key` (built for `target`), or None if absent,
-    invalid or possibly written by someone else."""
+def lookup(key: str, target: Any, mod: IRModule) -> Executable | None:
+    """The cached library of `key` (built for `target` from `mod`), or None if
+    absent, invalid or possibly written by someone else. The library's constants
+    are `mod`'s own arrays (the key covers their digests)."""
     from tvmlite import __version__
 
     start = time.perf_counter()
     root = open_root(create=False)
     if root is None:
         return None
-    meta_bytes, library_bytes = root.read(f"{key}.json"), root.read(f"{key}.so")
-    if meta_bytes is None or library_bytes is None:
+    meta_bytes, library_digest = root.read(f"{key}.json"), root.digest(f"{key}.so")
+    if meta_bytes is None or library_digest is None:
         return None
     try:
         meta = json.loads(meta_bytes)
@@ -190,16 +220,21 @@ def lookup(key: str, target: Any) -> Executable | None:
         and meta.get("format") == FORMAT
         and meta.get("tvmlite") == __version__
         and meta.get("key") == key
-        and meta.get("sha256") == hashlib.sha256(library_bytes).hexdigest()
+        and meta.get("sha256") == library_digest
         and isinstance(meta.get("llvm_ir"), str)
+        and isinstance(meta.get("constants"), list)
         and root.verify(_sealed_fields(meta), meta.get("mac"))
     )
     if not valid:
         return None
+    arrays = module_constants(mod)
+    constants = [None if d is None else arrays.get(d) for d in meta["constants"]]
+    if any(d is not None and a is None for d, a in zip(meta["constants"], constants, strict=True)):
+        return None
     try:
         listing = OptimizedIR(meta["llvm_ir"], target.machine_options())
-        image, manifest = open_library(root.path / f"{key}.so", listing)
-    except TVMLiteError:
+        image, manifest = open_library(root.path / f"{key}.so", listing, constants)
+    except (TVMLiteError, OSError):
         return None  # e.g. a packed function not registered: build normally, fail there
     executable = Executable(image, manifest, prefix=image.prefix)
     use_block_cache(executable)  # results recycled as a JIT build's are (docs/memory.md)
@@ -208,11 +243,17 @@ def lookup(key: str, target: Any) -> Executable | None:
     return executable
 
 
-def store(key: str, executable: Executable) -> None:
-    """Export `executable` as the entry of `key`; a cache that cannot be written
+def store(key: str, executable: Executable, mod: IRModule) -> None:
+    """Export `executable` (built from `mod`) as the entry of `key`: its constants
+    that are `mod`'s are kept apart (a hit binds the module's own, `lookup`),
+    those the build made are in the library. A cache that cannot be written
     (read-only, full disk, no C compiler) or trusted is skipped."""
     from tvmlite import __version__
 
+    given = module_constants(mod)
+    digests = [d.hex() for d in executable.image.constants.digests()]
+    apart = [d in given for d in digests]
+    kept = [d if a else None for d, a in zip(digests, apart, strict=True)]
     try:
         root = open_root(create=True)
         if root is None:
@@ -221,9 +262,10 @@ def store(key: str, executable: Executable) -> None:
         os.close(fd)
         temp = Path(name)
         try:
-            executable.image.write_library(temp, executable.manifest, PREFIX)
+            executable.image.write_library(temp, executable.manifest, PREFIX, keep_apart=apart)
             # The digest of the bytes renamed below, whoever renames last.
-            digest = hashlib.sha256(temp.read_bytes()).hexdigest()
+            with open(temp, "rb") as f:
+                digest = hashlib.file_digest(f, "sha256").hexdigest()
             os.replace(temp, root.path / f"{key}.so")
         finally:
             temp.unlink(missing_ok=True)
@@ -233,6 +275,7 @@ def store(key: str, executable: Executable) -> None:
             "key": key,
             "sha256": digest,
             "llvm_ir": executable.llvm_ir(),
+            "constants": kept,
         }
         meta["mac"] = root.seal(_sealed_fields(meta))
         write_atomic(root.path / f"{key}.json", json.dumps(meta))

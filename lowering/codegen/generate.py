@@ -23,6 +23,7 @@ from llvmlite import ir
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.codegen.constant_data import ConstantData, manifest_entries
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_fastcall import add_fast_calls
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module
@@ -38,10 +39,12 @@ from tvmlite.runtime.manifest import manifest_info
 @dataclass(frozen=True)
 class GeneratedCode:
     """An LLVM module and what its loader must know: the manifest of the graph
-    functions, each kernel's calling convention, and which kernels are public."""
+    functions, each kernel's calling convention, which kernels are public, and
+    the arrays of the constants the module declares (`constant_data.py`)."""
 
     module: ir.Module
     glue: ir.Module | None  # entries defined in `module` too, compiled apart (jit.py)
+    constants: ConstantData
     manifest: dict[str, Any]
     kernels: dict[str, KernelSignature]
     public_kernels: frozenset[str]
@@ -56,7 +59,7 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
         graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
         kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
-        module, glue, packed = build_host_module(kernels, graphs)
+        module, glue, packed, constants = build_host_module(kernels, graphs)
         written = {name: written_params(f) for name, f in graphs.items()}
         fast = add_fast_calls(module, graphs, written)
     shown = {
@@ -67,7 +70,8 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
     return GeneratedCode(
         module,
         glue,
-        manifest_info(graphs, packed, fast, written),
+        constants,
+        {**manifest_info(graphs, packed, fast, written), "constants": manifest_entries(constants)},
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,
@@ -87,7 +91,7 @@ def compile_llvm(code: GeneratedCode, *, optimize: bool = True) -> JitModule:
     process before the first module that needs them."""
     with stage("support library (once per process)"):
         support_library()
-    return JitModule(code.module, optimize=optimize, glue=code.glue)
+    return JitModule(code.module, optimize=optimize, glue=code.glue, constants=code.constants)
 
 
 def link(jit: JitModule, code: GeneratedCode) -> Executable:

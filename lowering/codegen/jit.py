@@ -16,6 +16,7 @@ threads at once is safe.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import target
+from tvmlite.lowering.codegen.constant_data import ConstantData
 from tvmlite.lowering.transform import stage
 
 
@@ -37,9 +39,12 @@ class JitModule:
         optimize: bool = True,
         machine: target.MachineOptions | None = None,
         glue: ir.Module | None = None,
+        constants: ConstantData | None = None,
     ) -> None:
         # The machine code is for: the caller's, else the current target's.
         self.machine = target.current_options() if machine is None else machine
+        # The arrays the code reads in place (constant_data.py): kept as long as it.
+        self.constants = ConstantData() if constants is None else constants
         self.timings: dict[str, float] = {}
         with stage("LLVM parse", self.timings):
             self.module = target.parse_and_verify(str(module))
@@ -65,6 +70,9 @@ class JitModule:
         if glue is not None:
             obj = target.glue_target_machine(self.machine).emit_object(glue)
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        if self.constants.symbols:
+            obj = self.constants.jit_object(target.host_triple())
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         self.engine.finalize_object()
         self.engine.run_static_constructors()
         for name in names:
@@ -85,12 +93,22 @@ class JitModule:
         return target.host_target_machine(self.machine).emit_assembly(self.module)
 
     @property
+    def constant_arrays(self) -> tuple[Any, ...]:
+        """The arrays of the code's constants, in the manifest's order."""
+        return self.constants.arrays
+
+    @property
     def fixed_prefix(self) -> None:
         return None  # the IR links with any prefix
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
-        """The code as a self-contained shared library (`codegen/link.py`)."""
+    def write_library(
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
+    ) -> None:
+        """The code as a self-contained shared library (`codegen/link.py`); the
+        constants `keep_apart` marks are bound when it is loaded instead."""
         # Imported here: linking needs the support helpers, which import this module.
         from tvmlite.lowering.codegen.link import link_library
 
-        link_library(self.llvm_ir(), path, self.machine, manifest, prefix)
+        link_library(
+            self.llvm_ir(), path, self.machine, manifest, prefix, self.constants, keep_apart
+        )

@@ -1,7 +1,8 @@
 """Linking an exported library: the build's optimized code (kernels, host
 entries, fast-call wrappers, support helpers) as objects emitted by llvmlite,
-plus a few lines of C glue (the manifest, binding packed functions by name),
-linked by the system C compiler into one self-contained shared library. It
+the bytes of its constants as an object of data (`constant_data.py`), plus a
+few lines of C glue (the manifest, binding packed functions by name), linked
+by the system C compiler into one self-contained shared library. It
 needs libc and libm at run time, nothing else: no Python, no LLVM, no tvmlite.
 
 The symbols a library exports (entries, tables, manifest, the C API) carry its
@@ -17,16 +18,20 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from string import Template
 from typing import Any
 
+import numpy as np
+
 from tvmlite.diagnostics import TVMLiteError
+from tvmlite.lowering.codegen.constant_data import ConstantData
 from tvmlite.lowering.codegen.objects import emit_assembly, library_objects
-from tvmlite.lowering.codegen.target import HOST, MachineOptions
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, host_triple
 from tvmlite.lowering.transform import stage
 from tvmlite.runtime.abi import exported_symbols
-from tvmlite.runtime.export import write_atomic
+from tvmlite.runtime.export import atomic_path
 
 # The C glue: the manifest as data and binding packed functions by name (`${p}`
 # is the library's prefix).
@@ -87,41 +92,80 @@ def glue_source(manifest: dict[str, Any], prefix: str) -> str:
     return GLUE_SOURCE.substitute(p=prefix, manifest=",".join(map(str, data)))
 
 
-def link_shared(objects: list[bytes], glue: str, out: Path) -> None:
-    """Link `objects` and the C source `glue` into the shared library `out`
-    (atomically)."""
+def link_shared(
+    objects: list[bytes],
+    glue: str,
+    out: Path,
+    constants: ConstantData | None = None,
+    embed: Sequence[bool] = (),
+) -> None:
+    """Link `objects`, the C source `glue` and the object of `constants` (the
+    bytes of those `embed` marks) into the shared library `out` (atomically:
+    linked beside it, then renamed)."""
     compiler = find_compiler()
     with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
         paths = []
         for k, data in enumerate(objects):
             paths.append(Path(tmp) / f"part{k}.o")
             paths[-1].write_bytes(data)
+        if constants is not None and constants.arrays:
+            paths.append(Path(tmp) / "constants.o")
+            constants.write_object(paths[-1], host_triple(), embed)
         source = Path(tmp) / "glue.c"
         source.write_text(glue)
-        built = Path(tmp) / "module.so"
         # -pthread: the thread pool's pthread calls (in libc itself since glibc 2.34).
         flags = ["-shared", "-fPIC", "-O2", "-pthread"]
-        cmd = [*compiler, *flags, "-o", str(built), str(source), *map(str, paths), "-lm"]
-        _run(cmd, f"linking {out.name}")
-        write_atomic(out, built.read_bytes())
+        with atomic_path(out) as built:
+            cmd = [*compiler, *flags, "-o", str(built), str(source), *map(str, paths), "-lm"]
+            _run(cmd, f"linking {out.name}")
+
+
+def link_object(code: bytes, constants: Sequence[np.ndarray], out: Path) -> None:
+    """The relocatable object `out`: the build's code (`code`, an object) with
+    the bytes of its constants (`ld -r` of the two)."""
+    compiler = find_compiler()
+    with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
+        paths = [Path(tmp) / "code.o", Path(tmp) / "constants.o"]
+        paths[0].write_bytes(code)
+        ConstantData(arrays=tuple(constants)).write_object(
+            paths[1], host_triple(), [True] * len(constants)
+        )
+        with atomic_path(out, mode=0o644) as built:
+            cmd = [*compiler, "-r", "-nostdlib", "-o", str(built), *map(str, paths)]
+            _run(cmd, f"linking {out.name}")
 
 
 def link_library(
-    optimized_ir: str, out: Path, machine: MachineOptions, manifest: dict[str, Any], prefix: str
+    optimized_ir: str,
+    out: Path,
+    machine: MachineOptions,
+    manifest: dict[str, Any],
+    prefix: str,
+    constants: ConstantData,
+    keep_apart: Sequence[bool] = (),
 ) -> None:
     """Emit the objects of a build for `machine` and link them into `out`, a
-    library with `manifest` whose exported symbols start with `prefix`."""
+    library with `manifest` whose exported symbols start with `prefix`, holding
+    the bytes of `constants` but those `keep_apart` marks (the compile cache's
+    libraries), which are bound to arrays when it is loaded (`constant_data.py`)."""
     exports = exported_symbols(manifest["functions"], prefix)
+    embed = [not (k < len(keep_apart) and keep_apart[k]) for k in range(len(constants.arrays))]
+    records = manifest.get("constants", [])
+    if len(records) != len(embed):
+        raise TVMLiteError(f"the manifest lists {len(records)} constants, the code {len(embed)}")
+    records = [{**r, "embedded": e} for r, e in zip(records, embed, strict=True)]
+    manifest = {**manifest, "constants": records}
     with stage("object code"):
         objects = library_objects(optimized_ir, machine, exports)
     with stage("link (C compiler)"):
-        link_shared(objects, glue_source(manifest, prefix), out)
+        link_shared(objects, glue_source(manifest, prefix), out, constants, embed)
 
 
 class OptimizedIR:
     """The text of a library's optimized LLVM IR, kept by the compile cache: the
     `llvm_ir()` and `assembly()` a loaded library offers (runtime/loader.py), and
-    what it is linked from again for another prefix."""
+    what it is linked from again for another prefix (with the arrays of its
+    constants, which the loaded library holds)."""
 
     def __init__(self, text: str, machine: MachineOptions = HOST) -> None:
         self.text = text
@@ -133,5 +177,13 @@ class OptimizedIR:
     def assembly(self) -> str:
         return emit_assembly(self.text, self.machine)
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
-        link_library(self.text, path, self.machine, manifest, prefix)
+    def write_library(
+        self,
+        path: Path,
+        manifest: dict[str, Any],
+        prefix: str,
+        constants: Sequence[np.ndarray] = (),
+        keep_apart: Sequence[bool] = (),
+    ) -> None:
+        data = ConstantData(arrays=tuple(constants))
+        link_library(self.text, path, self.machine, manifest, prefix, data, keep_apart)

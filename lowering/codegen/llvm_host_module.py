@@ -1,6 +1,7 @@
 """One LLVM module for a whole IRModule: every prim function as a kernel, every
 graph function as a host entry (`tvmlite_entry_<name>`), the helpers, the
-constants and the packed-function callback table. The manifest is data for
+constants' DLTensors (their bytes are not in the module: `constant_data.py`)
+and the packed-function callback table. The manifest is data for
 loaders of a library: linking one writes it (`link.py`).
 
 The callback table is data, not code: `tvmlite_packed_funcs` holds one function
@@ -20,6 +21,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
+from tvmlite.lowering.codegen.constant_data import ConstantData, ConstantPool
 from tvmlite.lowering.codegen.llvm_host import emit_function
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
@@ -49,27 +51,28 @@ class HostContext:
     # codegen optimization (`jit.py`): thousands of one-call functions.
     glue: ir.Module | None = None
     packed: dict[str, int] = field(default_factory=dict)
-    _constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
+    pool: ConstantPool = field(init=False)
+    # id of an array -> (the array, its DLTensor), in the pool's order
+    constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.pool = ConstantPool(self.module)
 
     def packed_index(self, symbol: str) -> int:
         """The table index of packed function `symbol` (in first-use order)."""
         return self.packed.setdefault(symbol, len(self.packed))
 
-    def constant(self, data: np.ndarray) -> ir.Value:
-        """A DLTensor global for a tensor constant (data 64-byte aligned)."""
-        found = self._constants.get(id(data))
+    def constant(self, const: relax.Constant) -> ir.Value:
+        """A DLTensor global for a tensor constant; its data is the pool's symbol
+        for the array (`constant_data.py`: bytes in objects, not in the IR). The
+        DLTensor is writable: loading a library of the compile cache points it at
+        the module's own array."""
+        data = const.data
+        found = self.constants.get(id(data))
         if found is not None:
             return found[1]
         m = self.module
-        k = len(self._constants)
-        if not data.flags.c_contiguous:  # (ascontiguousarray would make a 0-d array 1-d)
-            data = data.copy()
-        raw = data.astype(np.uint8) if data.dtype == np.bool_ else data
-        blob = bytearray(raw.tobytes()) or bytearray(b"\0")
-        store = abi.global_var(m, ir.ArrayType(abi.I8, len(blob)), f"tvmlite_const_data.{k}")
-        store.initializer = ir.Constant(ir.ArrayType(abi.I8, len(blob)), blob)
-        store.align = abi.ALIGN
-        store.linkage = "private"
+        k = len(self.constants)
         dims = [ty.constant("int64", d) for d in data.shape] or [ty.constant("int64", 0)]
         shape = abi.global_var(m, ir.ArrayType(abi.I64, len(dims)), f"tvmlite_const_shape.{k}")
         shape.initializer = ir.Constant(ir.ArrayType(abi.I64, len(dims)), dims)
@@ -80,7 +83,7 @@ class HostContext:
         header.initializer = ir.Constant(
             abi.DLTENSOR,
             [
-                store,
+                self.pool.symbol(const),
                 ir.Constant(
                     abi.DEVICE, [ty.constant("int32", abi.KDL_CPU), ty.constant("int32", 0)]
                 ),
@@ -98,19 +101,19 @@ class HostContext:
                 ty.constant("int64", 0),
             ],
         )
-        header.global_constant = True
         header.linkage = "private"
-        self._constants[id(data)] = (data, header)
+        self.constants[id(data)] = (data, header)
         return header
 
 
 def build_host_module(
     prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]],
     graphs: Mapping[str, relax.Function],
-) -> tuple[ir.Module, ir.Module | None, list[str]]:
+) -> tuple[ir.Module, ir.Module | None, list[str], ConstantData]:
     """The LLVM module of lowered prim functions (with their signatures) and graph
     functions; also returns the glue (`HostContext.glue`, None when there are no
-    entries to put there) and the packed-function names, in table order."""
+    entries to put there), the packed-function names, in table order, and the
+    arrays of the constants (`constant_data.py`)."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
     small = len(graphs) <= SMALL_MODULE
@@ -136,7 +139,8 @@ def build_host_module(
         emit_function(ctx, name, func)  # its errors name the function already
     names = list(ctx.packed)
     _packed_table(module, names)
-    return module, glue if glue is not None and glue.functions else None, names
+    constants = ctx.pool.finish([header for _, header in ctx.constants.values()])
+    return module, glue if glue is not None and glue.functions else None, names, constants
 
 
 def _error_table(module: ir.Module, name: str, sig: KernelSignature) -> ir.GlobalVariable:

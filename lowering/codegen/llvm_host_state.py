@@ -108,4 +108,4 @@ class HostFunction:
         """A tensor constant: the module's DLTensor global for its data."""
         data = e.data
         dims = tuple(ty.constant("int64", d) for d in data.shape)
-        return TensorVal(self.ctx.constant(data), str(data.dtype), data.ndim, dims)
+        return TensorVal(self.ctx.constant(e), str(data.dtype), data.ndim, dims)

@@ -1,6 +1,7 @@
 """The passes over IRModules, one per file."""
 
 from tvmlite.lowering.passes.annotate_tir_op_pattern import AnnotateTIROpPattern
+from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.dead_code_elimination import DeadCodeElimination
 from tvmlite.lowering.passes.default_cpu_schedule import DefaultCPUSchedule
 from tvmlite.lowering.passes.fuse_ops import FuseOps
@@ -9,6 +10,7 @@ from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "BindParams",
     "DeadCodeElimination",
     "DefaultCPUSchedule",
     "FuseOps",

@@ -287,6 +287,10 @@ def _arg_key(a: relax.Expr) -> Any:
     if isinstance(a, relax.Tuple):
         fields = [_arg_key(f) for f in a.fields]
         return None if any(f is None for f in fields) else ("tuple", tuple(fields))
+    if isinstance(a, relax.Constant) and a.data.ndim:
+        # Rules read the values of scalar constants only (they become immediates): a
+        # tensor constant counts by its type, so a model's weights are never hashed.
+        return ("tensor constant", a.data.dtype.str, a.data.shape, a.struct_info)
     if isinstance(a, relax.Constant | relax.ShapeExpr | relax.PrimValue):
         return a  # compared by value
     if isinstance(a, relax.StringImm | relax.DataTypeImm):

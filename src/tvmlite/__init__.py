@@ -27,6 +27,7 @@ def build(
     pipeline: Any = None,
     cache: bool = True,
     checked: bool = False,
+    params: Any = None,
     **tvm_pipelines: Any,
 ) -> Any:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
@@ -39,10 +40,13 @@ def build(
     True})`) checks every buffer access: out of bounds raises TVMLiteError.
     TVM's keywords `relax_pipeline=` (TVM's names: "default" legalizes, "zero"
     fuses, None runs no pipeline) and `tir_pipeline=` work as in TVM
-    (docs/extending.md, "Porting from TVM")."""
+    (docs/extending.md, "Porting from TVM"). `params` binds weights to "main"
+    (`transform.BindParams`): a mapping from parameter name to array, or the
+    path of an `.npz` file of them; the entry then takes the other parameters
+    (docs/constants.md)."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target, pipeline, cache, checked, **tvm_pipelines)
+    return _build(mod, target, pipeline, cache, checked, params=params, **tvm_pipelines)
 
 
 def lower(mod: Any, target: Any = "llvm", pipeline: Any = None, **tvm_pipelines: Any) -> IRModule:

@@ -25,6 +25,7 @@ from typing import NoReturn
 
 from tvmlite.cli_args import USAGE, UsageError, parser
 from tvmlite.diagnostics import ParseError, TVMLiteError
+from tvmlite.dsl.metadata import sidecar_path
 from tvmlite.dsl.parse.module import parse
 from tvmlite.printer import format_text, show
 
@@ -49,6 +50,16 @@ def read_text(path: str) -> tuple[str, str]:
         raise TVMLiteError(f"{path}: {err.strerror or err}") from None
 
 
+def constants_for(args: argparse.Namespace, path: str) -> str | None:
+    """The constants file of a file argument: --constants, else the one beside
+    it (`NAME.constants.npz` for `NAME.tvms`), if there is one."""
+    given = getattr(args, "constants", None)
+    if given is not None or path == "-":
+        return given
+    beside = sidecar_path(path)
+    return str(beside) if beside.is_file() else None
+
+
 def source_files(paths: Sequence[str]) -> Iterator[str]:
     """The file arguments with each directory replaced by the `*.tvms` files
     under it (sorted; hidden directories skipped)."""
@@ -71,7 +82,7 @@ def _check(args: argparse.Namespace) -> int:
     for path in source_files(args.files):
         try:
             text, name = read_text(path)
-            parse(text, filename=name)
+            parse(text, filename=name, constants=constants_for(args, path))
         except TVMLiteError as err:
             report(err)
             status = USER_ERROR
@@ -83,7 +94,8 @@ def _fmt(args: argparse.Namespace) -> int:
     for path in source_files(args.files):
         try:
             text, name = read_text(path)
-            out = format_text(text, filename=name, dialect=args.dialect)
+            constants = constants_for(args, path)
+            out = format_text(text, filename=name, dialect=args.dialect, constants=constants)
         except TVMLiteError as err:
             report(err)
             status = USER_ERROR
@@ -131,7 +143,7 @@ def write_in_place(path: str, text: str) -> None:
 
 def _show(args: argparse.Namespace) -> int:
     text, name = read_text(args.file)
-    mod = parse(text, filename=name)
+    mod = parse(text, filename=name, constants=constants_for(args, args.file))
     if args.after:
         from tvmlite.cli_build import show_after
         from tvmlite.lowering.build import as_module

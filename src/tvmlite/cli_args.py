@@ -68,6 +68,11 @@ def _check(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "  tvms check model.tvms\n  tvms check models/\n",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files, directories, or - for stdin")
+    p.add_argument(
+        "--constants", metavar="FILE.npz",
+        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
+        "beside NAME.tvms)",
+    )  # fmt: skip
     return p
 
 
@@ -89,6 +94,11 @@ def _fmt(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--diff", action="store_true", help="print a diff instead of rewriting")
     p.add_argument("--stdout", action="store_true", help="print instead of rewriting")
     p.add_argument("--dialect", choices=DIALECTS, help="spelling to print (default: as read)")
+    p.add_argument(
+        "--constants", metavar="FILE.npz",
+        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
+        "beside NAME.tvms)",
+    )  # fmt: skip
     return p
 
 
@@ -136,7 +146,8 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "tvmlite.lower returns) or --emit; another suffix needs --emit.",
         "  tvms build model.tvms -o model.so\n  tvms build model.tvms -o - --emit ll -O2\n"
         '  tvms build model.tvms -o model.so --target "llvm -mcpu=skylake"\n'
-        "  tvms build model.tvms -o libnet.so --prefix net_   # net_entry_main, ...\n",
+        "  tvms build model.tvms -o libnet.so --prefix net_   # net_entry_main, ...\n"
+        "  tvms build resnet.tvms --params weights.npz -o resnet.so   # weights compiled in\n",
     )
     p.add_argument("file", metavar="FILE", help=".tvms file, or - for stdin")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (- stdout)")
@@ -163,16 +174,21 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "at random from its signature; print, save (--output) or time (--repeat) it.",
         "  tvms run model.so --random --dim n=8\n"
         "  tvms run model.tvms --input x=x.npy --random --output out.npz\n"
-        "  tvms run model.so --input x=out.npz:result --random --repeat 100\n",
+        "  tvms run model.so --input x=out.npz:result --random --repeat 100\n"
+        "  tvms run resnet.tvms --params weights.npz --input image.npz\n",
     )
     p.add_argument("file", metavar="FILE|LIB", help=".tvms file (- for stdin) or a built .so")
     p.add_argument("--entry", default="main", help="function to call (default: main)")
     p.add_argument(
-        "--input", action="append", default=[], metavar="NAME=FILE",
+        "--input", action="append", default=[], metavar="NAME=FILE|FILE.npz",
         help="a parameter's value: FILE.npy, FILE.npz (its one array, the array NAME, "
-        "or FILE.npz:KEY)",
+        "or FILE.npz:KEY); or FILE.npz alone: each of its arrays names a parameter",
     )  # fmt: skip
-    p.add_argument("--random", action="store_true", help="draw missing inputs at random")
+    p.add_argument(
+        "--random", action="store_true",
+        help="draw missing inputs at random (weights, the parameters after num_input, "
+        "scaled by their fan-in)",
+    )  # fmt: skip
     p.add_argument(
         "--dim", action="append", default=[], metavar="NAME=N",
         help=f"a symbolic dim's value for --random (default {DEFAULT_DIM})",
@@ -234,6 +250,15 @@ def _cache(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _build_options(p: argparse.ArgumentParser) -> None:
     """Options build, run and show --after share."""
+    p.add_argument(
+        "--constants", metavar="FILE.npz",
+        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
+        "beside NAME.tvms)",
+    )  # fmt: skip
+    p.add_argument(
+        "--params", metavar="FILE.npz",
+        help="bind main's weights to the arrays of FILE.npz, by parameter name",
+    )  # fmt: skip
     p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
     p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
     p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")

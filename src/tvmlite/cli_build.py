@@ -27,13 +27,14 @@ LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 CHECKED_KEY = "tir.instrument_bound_checkers"
 
 
-def read_module(path: str) -> IRModule:
-    """Parse a file argument (`-` is standard input) into an IRModule."""
-    from tvmlite.cli import read_text
+def read_module(args: argparse.Namespace) -> IRModule:
+    """Parse the file argument (`-` is standard input) into an IRModule, with its
+    constants (--constants, or the file beside it)."""
+    from tvmlite.cli import constants_for, read_text
     from tvmlite.lowering.build import as_module
 
-    text, name = read_text(path)
-    return as_module(parse(text, filename=name))
+    text, name = read_text(args.file)
+    return as_module(parse(text, filename=name, constants=constants_for(args, args.file)))
 
 
 def target_of(args: argparse.Namespace) -> Any:
@@ -87,7 +88,10 @@ def _seconds_since_start() -> float | None:
 
 def lower_module(args: argparse.Namespace, mod: IRModule) -> IRModule:
     from tvmlite.lowering.build import lower
+    from tvmlite.lowering.passes.bind_params import BindParams
 
+    if args.params is not None:
+        mod = BindParams("main", args.params)(mod)
     return lower(mod, target_of(args), args.pipeline)
 
 
@@ -101,7 +105,7 @@ def build_command(args: argparse.Namespace) -> int:
     dump = sys.stderr if to_stdout else sys.stdout
     with pass_context(args, dump), progress(f"building {args.file}"):
         with stage("parse"):
-            mod = read_module(args.file)
+            mod = read_module(args)
         result = _emit(args, mod, emit)
         with stage("write"):
             if isinstance(result, str):
@@ -143,7 +147,9 @@ def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | N
     if emit == "tir":
         return prim_functions(lower_module(args, mod)).script()
     cache = not args.no_cache and not (args.time_passes or args.print_after_all)
-    ex = tvmlite.build(mod, target=target_of(args), pipeline=args.pipeline, cache=cache)
+    ex = tvmlite.build(
+        mod, target=target_of(args), pipeline=args.pipeline, cache=cache, params=args.params
+    )
     if emit == "so":
         ex.export_library(args.output, prefix=args.prefix)
         return None
@@ -151,9 +157,15 @@ def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | N
         return ex.llvm_ir()
     if emit == "asm":
         return ex.assembly()
+    from tvmlite.lowering.codegen.link import link_object
     from tvmlite.lowering.codegen.objects import emit_object
 
-    return emit_object(ex.llvm_ir(), target_of(args).machine_options())
+    code = emit_object(ex.llvm_ir(), target_of(args).machine_options())
+    constants = ex.image.constant_arrays
+    if not constants:
+        return code
+    link_object(code, constants, Path(args.output))  # the weights' bytes go in too
+    return None
 
 
 def prim_functions(mod: IRModule) -> IRModule:

@@ -1,8 +1,15 @@
 """Where `tvms run` gets its argument values: `--input NAME=FILE` (`.npy`, or
-`.npz` as `--output` writes it) and `--random` draws that follow the declared
-shapes, a symbolic dim taking its value from `--dim n=8`, else DEFAULT_DIM.
+`.npz` as `--output` writes it), `--input FILE.npz` (each array named by the
+parameter it is for) and `--random` draws that follow the declared shapes, a
+symbolic dim taking its value from `--dim n=8`, else DEFAULT_DIM.
 
-Floats are standard normal, integers small, booleans fair coins; `--seed`
+Data inputs are standard normal floats, small integers, fair coins. Weights
+(the parameters after TVM's `num_input`) are drawn so that a network of them
+keeps its activations at unit scale, as trained weights do: floats of rank 2
+or more are normal with standard deviation 1/sqrt(fan-in) (the product of the
+dims after the first: a matmul's inner dim, a convolution's input channels
+times its kernel), smaller ones (biases, normalization gains and statistics)
+uniform in [0.5, 1.5), never negative, as a variance must not be. `--seed`
 makes them reproducible. Arrays are made C-contiguous and native-endian (a
 Fortran-order `.npy` is a valid input); an input too large for this machine is
 refused with the parameter's name and its size, before anything is allocated.
@@ -82,14 +89,46 @@ def load_input(name: str, spec: str) -> np.ndarray:
     return array
 
 
-def draw(sinfo: Any, name: str, dims: dict[str, int], rng: np.random.Generator) -> Any:
-    """A random value that fits `sinfo` (struct info, a TIR buffer or scalar var)."""
+def split_inputs(items: list[str]) -> tuple[list[str], list[str]]:
+    """The `--input` values: NAME=FILE ones, and `.npz` files of named arrays."""
+    named = [item for item in items if "=" in item or not item.endswith(".npz")]
+    return named, [item for item in items if item not in named]
+
+
+def load_bundles(paths: list[str], params: list[str], entry: str) -> dict[str, np.ndarray]:
+    """The arrays of `--input FILE.npz` files, by parameter name; an array that
+    names no parameter is an error (a misspelt name would silently go unused)."""
+    from tvmlite.array_file import load_arrays
+
+    found: dict[str, np.ndarray] = {}
+    for path in paths:
+        arrays = load_arrays(path, "input file")
+        stray = [name for name in arrays if name not in params]
+        if stray:
+            raise TVMLiteError(
+                f"--input {path}: {_quoted(stray)} names no parameter of {entry} "
+                f"(parameters: {', '.join(params)})"
+            )
+        found.update((name, np.ascontiguousarray(a)) for name, a in arrays.items())
+    return found
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+
+
+def draw(
+    sinfo: Any, name: str, dims: dict[str, int], rng: np.random.Generator, weight: bool = False
+) -> Any:
+    """A random value that fits `sinfo` (struct info, a TIR buffer or scalar var);
+    a `weight` is scaled as the module docstring says."""
     if isinstance(sinfo, relax.TupleStructInfo):
-        return tuple(draw(f, f"{name}[{k}]", dims, rng) for k, f in enumerate(sinfo.fields))
+        return tuple(draw(f, f"{name}[{k}]", dims, rng, weight) for k, f in enumerate(sinfo.fields))
     if isinstance(sinfo, relax.TensorStructInfo):
         if not isinstance(sinfo.shape, tuple) or sinfo.dtype == "void":
             raise TVMLiteError(f"cannot draw '{name}': its shape or dtype is not declared")
-        return _array(name, tuple(_dim(d, name, dims) for d in sinfo.shape), sinfo.dtype, rng)
+        shape = tuple(_dim(d, name, dims) for d in sinfo.shape)
+        return _array(name, shape, sinfo.dtype, rng, weight)
     if isinstance(sinfo, tir.Buffer):
         return _array(name, tuple(_dim(d, name, dims) for d in sinfo.shape), sinfo.dtype, rng)
     if isinstance(sinfo, relax.PrimStructInfo | tir.Var):
@@ -137,7 +176,9 @@ def _vars(e: Any) -> list[tir.Var]:
     return out
 
 
-def _array(name: str, shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -> np.ndarray:
+def _array(
+    name: str, shape: tuple[int, ...], dtype: str, rng: np.random.Generator, weight: bool = False
+) -> np.ndarray:
     np_dtype = np.dtype(dtype)
     size = math.prod(shape) * np_dtype.itemsize
     memory = _physical_memory()
@@ -149,6 +190,11 @@ def _array(name: str, shape: tuple[int, ...], dtype: str, rng: np.random.Generat
         )
     try:
         kind = np_dtype.kind
+        if kind == "f" and weight and len(shape) >= 2:
+            scale = 1 / math.sqrt(max(1, math.prod(shape[1:])))
+            return (rng.standard_normal(shape) * scale).astype(dtype)
+        if kind == "f" and weight:
+            return rng.uniform(0.5, 1.5, shape).astype(dtype)
         if kind == "f":
             return rng.standard_normal(shape).astype(dtype)
         if kind == "b":

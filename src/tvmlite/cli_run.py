@@ -13,7 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from tvmlite.cli_inputs import check_dims, draw, load_input, parse_dims, parse_pairs
+from tvmlite.cli_inputs import (
+    check_dims,
+    draw,
+    load_bundles,
+    load_input,
+    parse_dims,
+    parse_pairs,
+    split_inputs,
+)
 from tvmlite.cli_progress import progress
 from tvmlite.diagnostics import TVMLiteError
 
@@ -36,36 +44,60 @@ def load_callable(args: argparse.Namespace) -> Any:
     from tvmlite.cli_build import pass_context, read_module, target_of
 
     if is_library(args.file):
+        if args.params is not None:
+            raise TVMLiteError(
+                f"--params binds weights when a .tvms file is built; {args.file} is built "
+                "already: pass its weights with --input FILE.npz"
+            )
         module = tvmlite.load_module(args.file)
     else:
-        mod = read_module(args.file)
+        mod = read_module(args)
         with pass_context(args, sys.stderr), progress(f"building {args.file}"):
             module = tvmlite.build(
-                mod, target=target_of(args), pipeline=args.pipeline, cache=not args.no_cache
+                mod,
+                target=target_of(args),
+                pipeline=args.pipeline,
+                cache=not args.no_cache,
+                params=args.params,
             )
     return module[args.entry]
 
 
 def run_command(args: argparse.Namespace) -> int:
-    files = parse_pairs(args.input, "--input")
+    named, bundles = split_inputs(args.input)
+    files = parse_pairs(named, "--input")
     dims = parse_dims(args.dim)
     fn = load_callable(args)
     params = _params(fn)
+    given = load_bundles(bundles, [name for name, _ in params], args.entry)
     unknown = sorted(set(files) - {name for name, _ in params})
     if unknown:
         names = ", ".join(name for name, _ in params)
         raise TVMLiteError(f"{args.entry} has no parameter {unknown[0]!r} (parameters: {names})")
     check_dims(dims, params, args.entry)
     rng = np.random.default_rng(args.seed)
-    values = []
-    for name, sinfo in params:
+    num_input = _num_input(fn, len(params))
+    values, random_weights = [], []
+    for index, (name, sinfo) in enumerate(params):
         if name in files:
             values.append(load_input(name, files[name]))
+        elif name in given:
+            values.append(given[name])
         elif args.random:
-            values.append(draw(sinfo, name, dims, rng))
+            weight = index >= num_input
+            values.append(draw(sinfo, name, dims, rng, weight=weight))
+            if weight:
+                random_weights.append(name)
         else:
-            hint = f"pass --input {name}=FILE.npy or --random"
+            hint = f"pass --input {name}=FILE.npy, --input FILE.npz or --random"
             raise TVMLiteError(f"no value for parameter '{name}': {hint}")
+    if random_weights:
+        print(
+            f"tvms: note: {len(random_weights)} weights of {args.entry} are random "
+            f"({_listed(random_weights)}), drawn with a scale of 1/sqrt(fan-in): the results "
+            "are not the model's (give them with --params or --input FILE.npz)",
+            file=sys.stderr,
+        )
     result = fn(*values)
     if hasattr(fn, "signature"):  # a prim function writes into its arguments: show those
         written = fn.signature.written
@@ -81,6 +113,20 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"{name}: {_describe(value)}")
             print(np.array2string(np.asarray(value), threshold=200, edgeitems=3))
     return 0
+
+
+def _num_input(fn: Any, count: int) -> int:
+    """How many leading parameters are data (TVM's `num_input`); all of them
+    when the function does not say."""
+    executable = getattr(fn, "executable", None)
+    info = getattr(executable, "manifest", {}).get("functions", {}).get(getattr(fn, "name", ""))
+    found = info.get("num_input") if isinstance(info, dict) else None
+    return found if type(found) is int else count
+
+
+def _listed(names: list[str], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f", ... {len(names) - most} more" if len(names) > most else "")
 
 
 def _params(fn: Any) -> list[tuple[str, Any]]:

@@ -5,6 +5,7 @@ of your own."""
 from tvmlite.lowering.legalize import op_info, register_legalize
 from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
+    BindParams,
     DeadCodeElimination,
     DefaultCPUSchedule,
     FuseOps,
@@ -42,6 +43,7 @@ from tvmlite.lowering.transform import (
 
 __all__ = [
     "AnnotateTIROpPattern",
+    "BindParams",
     "CheckStaticBounds",
     "CompactBuffers",
     "ConvertLayout",

@@ -281,7 +281,8 @@ def test_metadata_reference():
             y = R.add(x, metadata["relax.expr.Constant"][0])
             return y
         """)
-    assert msg.startswith("metadata[...] constants need the metadata table")
+    assert msg.startswith('the value of metadata["relax.expr.Constant"][0] is not in the text')
+    assert "constants=" in msg and "docs/constants.md" in msg
     assert (line, col) == (3, 18)
 
 

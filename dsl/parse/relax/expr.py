@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from tvmlite.diagnostics import Span
+from tvmlite.diagnostics import Span, TVMLiteError
 from tvmlite.dsl import ops, relax, tir
+from tvmlite.dsl.metadata import missing_table_message
 from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.ops.binary import COMPARE_BINARY
 from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
@@ -22,6 +23,7 @@ from tvmlite.dsl.parse.relax.sinfo import (
     SinfoParser,
     int_literal,
 )
+from tvmlite.dsl.parse.scope import ParseContext
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.func import parse_tir_expr
 from tvmlite.dsl.parse.tir.index_map import parse_index_map, parse_lambda
@@ -211,7 +213,7 @@ class RelaxExprParser:
                 node,
             )
         if node.id == "metadata":
-            raise metadata_error(self.ctx, node)
+            raise self.ctx.error('a metadata reference reads metadata["KEY"][INDEX]', node)
         raise self.ctx.error(f"undefined name {node.id}", node)
 
     def _attribute(self, node: syntax.Attribute) -> Value:
@@ -238,7 +240,7 @@ class RelaxExprParser:
         while isinstance(base, syntax.Subscript):
             base = base.value
         if isinstance(base, syntax.Name) and base.id == "metadata":
-            raise metadata_error(self.ctx, node)
+            return metadata_constant(self.ctx, node)
         tup = self.arg(node.value)
         if len(node.indices) != 1:
             raise self.ctx.error("a tuple is indexed by one integer", node)
@@ -431,7 +433,30 @@ def _is_none(node: syntax.Node) -> bool:
     return isinstance(node, syntax.Constant) and node.value is None
 
 
-def metadata_error(ctx: RelaxContext, node: syntax.Node) -> Exception:
-    return ctx.error(
-        "metadata[...] constants need the metadata table, which this text does not include", node
-    )
+def metadata_reference(ctx: ParseContext, node: syntax.Subscript) -> tuple[str, int]:
+    """The key and index of `metadata["KEY"][INDEX]`."""
+    inner = node.value
+    if (
+        not isinstance(inner, syntax.Subscript)
+        or not isinstance(inner.value, syntax.Name)
+        or len(inner.indices) != 1
+        or len(node.indices) != 1
+        or not isinstance(inner.indices[0], syntax.Constant)
+        or not isinstance(inner.indices[0].value, str)
+    ):
+        raise ctx.error('a metadata reference reads metadata["KEY"][INDEX]', node)
+    index = int_literal(ctx, node.indices[0], "a metadata index")
+    if index < 0:
+        raise ctx.error(f"a metadata index must not be negative, got {index}", node.indices[0])
+    return inner.indices[0].value, index
+
+
+def metadata_constant(ctx: RelaxContext, node: syntax.Subscript) -> relax.Constant:
+    """The constant a metadata reference names, from the table given to the parse."""
+    key, index = metadata_reference(ctx, node)
+    if ctx.constants is None:
+        raise ctx.error(missing_table_message(f'metadata["{key}"][{index}]'), node)
+    try:
+        return ctx.constants.constant(key, index)
+    except TVMLiteError as err:
+        raise ctx.error(str(err), node) from None

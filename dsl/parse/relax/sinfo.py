@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.metadata import ConstantTable
 from tvmlite.dsl.parse.scope import ParseContext, Scope, bind_call
 from tvmlite.dsl.parse.tir.func import parse_tir_expr
 from tvmlite.grammar import parse_expression, syntax
@@ -25,6 +26,7 @@ class RelaxContext(ParseContext):
     call `cls.f(x)` can be typed before `f`'s body has been parsed."""
 
     signatures: dict[str, relax.FuncStructInfo] = field(default_factory=dict)
+    constants: ConstantTable | None = None  # what `metadata["KEY"][i]` reads
 
 
 def check_dtype(ctx: ParseContext, node: syntax.Node) -> str:

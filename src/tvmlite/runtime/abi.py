@@ -36,6 +36,8 @@ FASTCALL_RECORD_BYTES = 40
 # The take and give functions of the block cache a library allocates through
 # (NULL: libc), which `build` fills on a library of the compile cache (docs/memory.md).
 BLOCK_HOOKS = "tvmlite_block_hooks"
+# The DLTensor* of each constant of the code, in the order of the manifest's "constants".
+CONSTANTS = "tvmlite_constants"
 # Functions a C user of a library calls besides the entries (the header declares them).
 ALLOC = "tvmlite_alloc_tensor"
 BIND_PACKED = "tvmlite_bind_packed"
@@ -72,7 +74,7 @@ def with_prefix(symbol: str, prefix: str) -> str:
 def exported_symbols(functions: Iterable[str], prefix: str) -> dict[str, str]:
     """What a library of the graph functions `functions` exports: each symbol of
     the compiled code (spelt with PREFIX) and its name in the library."""
-    data = (MANIFEST, PACKED_TABLE, PACKED_NAMES, PACKED_COUNT, PYTHON_API, BLOCK_HOOKS)
+    data = (MANIFEST, PACKED_TABLE, PACKED_NAMES, PACKED_COUNT, PYTHON_API, BLOCK_HOOKS, CONSTANTS)
     symbols = [*data, FASTCALL_RECORDS, SHARED_FASTCALL, ALLOC, BIND_PACKED, MISSING_PACKED]
     for name in functions:
         symbols += [entry_symbol(name), fastcall_symbol(name)]

@@ -103,11 +103,16 @@ def render_header(manifest: dict[str, Any], library: str, guard: str, prefix: st
 
 def _entry(name: str, info: dict[str, Any]) -> list[str]:
     params, ret = signature_from_info(info)
+    num_input = info.get("num_input")
     out = [f"/* {name}: arguments (args[k]):"]
+    if type(num_input) is int and num_input < len(params):
+        data = sum(len(leaves(p.struct_info, p.name)) for p in params[:num_input])
+        out.append(f" *   (num_input {num_input}: [0, {data}) are data, the rest are weights)")
     k = 0
-    for p in params:
+    for index, p in enumerate(params):
+        role = " (weight)" if type(num_input) is int and index >= num_input else ""
         for leaf in leaves(p.struct_info, p.name):
-            out.append(f" *   [{k}] {leaf.label}: {describe(leaf.sinfo)}")
+            out.append(f" *   [{k}] {leaf.label}: {describe(leaf.sinfo)}{role}")
             k += 1
     out.append(" * results (outs[k], owned by the caller):")
     for k, leaf in enumerate(leaves(ret, "result")):

@@ -10,6 +10,7 @@ BSDs); anything else is refused as not a tvmlite library.
 
 from __future__ import annotations
 
+import mmap
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +51,11 @@ class Symbol:
 
 class SharedObject:
     """The defined global dynamic symbols of an ELF shared object (`symbols`),
-    and the constant data they name (`cstring`)."""
+    and the constant data they name (`cstring`). `data` is the file's bytes or
+    a memory map of it (a library holding a model's weights is read only where
+    it is checked)."""
 
-    def __init__(self, data: bytes, path: Path) -> None:
+    def __init__(self, data: bytes | mmap.mmap, path: Path) -> None:
         self.data, self.path = data, path
         try:
             self.sections, self.symbols = self._parse()
@@ -105,8 +108,10 @@ class SharedObject:
 
     def _string(self, table: Section, offset: int) -> str:
         start = table.offset + offset
-        end = self.data.index(b"\0", start, table.offset + table.size)
-        return self.data[start:end].decode()
+        end = self.data.find(b"\0", start, table.offset + table.size)
+        if end < 0:
+            raise IndexError("an unterminated name")
+        return bytes(self.data[start:end]).decode()
 
     def cstring(self, name: str) -> bytes:
         """The NUL-terminated constant the object symbol `name` holds."""
@@ -121,4 +126,4 @@ class SharedObject:
         stop = self.data.find(b"\0", start, end)
         if stop < 0:
             raise self.error(f"{name} is not a terminated string")
-        return self.data[start:stop]
+        return bytes(self.data[start:stop])

@@ -12,10 +12,13 @@ program (docs/abi.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime.c_header import HEADER_MARK
@@ -25,19 +28,37 @@ def write_atomic(path: Path, data: bytes | str, mode: int | None = None) -> None
     """Write a temporary file next to `path`, flush it to disk and rename it over
     `path`: readers, and `path` after a crash, hold the old bytes or the new ones.
     `mode` gives the permission bits (default 0o755 for a library, else 0o644)."""
+    payload = data.encode() if isinstance(data, str) else data
+    write_atomic_with(path, lambda f: f.write(payload), mode)
+
+
+def write_atomic_with(
+    path: Path, write: Callable[[BinaryIO], object], mode: int | None = None
+) -> None:
+    """`write_atomic` for contents that `write` streams into the open file."""
+    with atomic_path(path, mode) as tmp, open(tmp, "wb") as f:
+        write(f)
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path, mode: int | None = None) -> Iterator[Path]:
+    """A temporary name next to `path`, for whoever makes the file by name (a
+    linker); once the block ends the file is flushed to disk and renamed over
+    `path` (removed instead if the block fails). `mode` as for `write_atomic`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-            f.flush()
+        yield tmp
+        with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         if mode is None:
             mode = 0o755 if path.suffix == ".so" else 0o644
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

@@ -25,16 +25,22 @@ from __future__ import annotations
 
 import ctypes
 import json
+import mmap
 import os
+import shutil
 import tempfile
 import weakref
 from _ctypes import dlclose
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
+
+import numpy as np
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.runtime import registry
 from tvmlite.runtime.abi import (
+    CONSTANTS,
     FASTCALL_RECORD_BYTES,
     FASTCALL_RECORDS,
     MANIFEST,
@@ -47,7 +53,7 @@ from tvmlite.runtime.abi import (
     with_prefix,
 )
 from tvmlite.runtime.elf import STT_FUNC, STT_OBJECT, SharedObject
-from tvmlite.runtime.export import write_atomic
+from tvmlite.runtime.export import write_atomic_with
 from tvmlite.runtime.fastcall import API_SLOTS
 from tvmlite.runtime.manifest import ABI_VERSION, signature_from_info, written_from_info
 from tvmlite.runtime.module import CompiledModule
@@ -63,8 +69,16 @@ class Listing(Protocol):
 
     def assembly(self) -> str: ...
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
-        """Link the code again, as a library whose symbols carry `prefix`."""
+    def write_library(
+        self,
+        path: Path,
+        manifest: dict[str, Any],
+        prefix: str,
+        constants: Sequence[np.ndarray] = (),
+        keep_apart: Sequence[bool] = (),
+    ) -> None:
+        """Link the code again, as a library whose symbols carry `prefix`, with
+        the bytes of `constants` (but those `keep_apart` marks)."""
         ...
 
 
@@ -72,12 +86,25 @@ class SharedLibrary:
     """The code image of a mapped library: symbols from the dynamic linker. It is
     unmapped when the image is gone (every callable holds it through its module);
     not at exit, where daemon threads or atexit handlers may still call in.
-    `prefix` starts the symbols the library exports."""
+    `prefix` starts the symbols the library exports. `constants` are what its
+    constants read, in the manifest's order: arrays bound to it (a library of the
+    compile cache leaves the module's out), kept as long as the code, and views
+    of the bytes it holds; `holds_constants` says whether it holds them all."""
 
-    def __init__(self, path: Path, dll: ctypes.CDLL, listing: Listing | None, prefix: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        dll: ctypes.CDLL,
+        listing: Listing | None,
+        prefix: str,
+        constants: Sequence[np.ndarray] = (),
+        holds_constants: bool = True,
+    ) -> None:
         self.path = path
         self.listing = listing
         self.prefix = prefix
+        self.constants = tuple(constants)
+        self.holds_constants = holds_constants
         self._dll = dll
         weakref.finalize(self, dlclose, dll._handle).atexit = False
 
@@ -98,15 +125,23 @@ class SharedLibrary:
         return self.listing.assembly()
 
     @property
+    def constant_arrays(self) -> tuple[np.ndarray, ...]:
+        return self.constants
+
+    @property
     def fixed_prefix(self) -> str | None:
         return None if self.listing is not None else self.prefix
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
-        """A copy of the library's file, or (for another prefix) its listing linked."""
-        if prefix == self.prefix:
-            write_atomic(path, self.path.read_bytes())
+    def write_library(
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
+    ) -> None:
+        """A copy of the library's file, or (for another prefix, or when its
+        constants are not all in it) its listing linked."""
+        if prefix == self.prefix and self.holds_constants and not any(keep_apart):
+            with open(self.path, "rb") as source:  # in pieces: it may hold gigabytes of weights
+                write_atomic_with(path, lambda f: shutil.copyfileobj(source, f, 1 << 20))
         elif self.listing is not None:
-            self.listing.write_library(path, manifest, prefix)
+            self.listing.write_library(path, manifest, prefix, self.constants, keep_apart)
         else:
             raise TVMLiteError(f"{self.path.name}: its symbols start with {self.prefix!r}")
 
@@ -114,11 +149,19 @@ class SharedLibrary:
 class Library(CompiledModule):
     """Entries of a loaded library by name: `lib["main"](x, w)`. `path` is the
     file; `manifest` its JSON description. `listing` gives `llvm_ir()` and
-    `assembly()` when the library came from the compile cache."""
+    `assembly()` when the library came from the compile cache, and `constants`,
+    in the manifest's order, the arrays of the constants such a library does not
+    hold (None for those it does)."""
 
-    def __init__(self, path: str | os.PathLike, *, listing: Listing | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        listing: Listing | None = None,
+        constants: Sequence[np.ndarray | None] = (),
+    ) -> None:
         self.path = Path(path)
-        image, manifest = open_library(self.path, listing)
+        image, manifest = open_library(self.path, listing, constants)
         super().__init__(image, manifest, prefix=image.prefix)
 
     def _where(self) -> str:
@@ -126,6 +169,51 @@ class Library(CompiledModule):
 
     def __repr__(self) -> str:
         return f"<Library {self.path.name}: {', '.join(self.functions)}>"
+
+
+def _constants_apart(
+    path: Path, manifest: dict[str, Any], arrays: Sequence[np.ndarray | None]
+) -> list[np.ndarray | None]:
+    """Per constant of the manifest, the array to bind (None: the library holds
+    its bytes), checked against the manifest."""
+    records = manifest["constants"]
+    apart = [k for k, r in enumerate(records) if not r["embedded"]]
+    if apart and len(arrays) != len(records):
+        raise TVMLiteError(
+            f"{path}: {len(apart)} of the library's constants are not in it (a library of "
+            "the compile cache, whose constants are the module's): it cannot be loaded alone"
+        )
+    bound: list[np.ndarray | None] = [None] * len(records)
+    for k in apart:
+        array = arrays[k]
+        if array is None or array.nbytes != records[k]["nbytes"] or not array.flags.c_contiguous:
+            raise TVMLiteError(
+                f"{path}: constant {k} needs a contiguous array of {records[k]['nbytes']} bytes"
+            )
+        bound[k] = array
+    return bound
+
+
+def bind_constants(
+    table: int, arrays: Sequence[np.ndarray | None], sizes: Sequence[int]
+) -> tuple[np.ndarray, ...]:
+    """Point the DLTensors of a loaded library's constant table (at address
+    `table`) at `arrays` (None: the library holds that one's bytes); returns
+    what each constant reads: its array, or a view of the library's bytes."""
+    pointers = (ctypes.c_void_p * len(arrays)).from_address(table)
+    read = []
+    for k, array in enumerate(arrays):
+        data = ctypes.c_void_p.from_address(pointers[k])  # the DLTensor's `data`
+        if array is not None:
+            data.value = array.ctypes.data
+            read.append(array)
+        elif sizes[k]:
+            read.append(
+                np.frombuffer((ctypes.c_uint8 * sizes[k]).from_address(data.value), np.uint8)
+            )
+        else:
+            read.append(np.zeros(0, np.uint8))
+    return tuple(read)
 
 
 def load_module(path: str | os.PathLike) -> Library:
@@ -140,12 +228,13 @@ def load_module(path: str | os.PathLike) -> Library:
 
 
 def open_library(
-    path: Path, listing: Listing | None = None
+    path: Path, listing: Listing | None = None, constants: Sequence[np.ndarray | None] = ()
 ) -> tuple[SharedLibrary, dict[str, Any]]:
-    """Check the library at `path` from its bytes, then map it: its image and its
-    manifest."""
+    """Check the library at `path` from its bytes, then map it and bind the
+    `constants` it does not hold (Library's): its image and its manifest."""
     data, stamp = _read(path)
-    prefix, manifest = read_manifest(SharedObject(data, path))
+    image = SharedObject(data, path)
+    prefix, manifest = read_manifest(image)
     missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
     if missing:
         names = ", ".join(f"'{n}'" for n in missing)
@@ -153,22 +242,32 @@ def open_library(
             f"{path}: the library calls packed function(s) {names}, which are not "
             "registered: register them (tvmlite.register_func) before loading it"
         )
+    bound = _constants_apart(path, manifest, constants)
+    records = manifest["constants"]
+    if records:
+        _require(image, with_prefix(CONSTANTS, prefix), STT_OBJECT, 8 * len(records))
     # Checked: map it (this runs its constructors).
-    return SharedLibrary(path, _open(path, data, stamp), listing, prefix), manifest
+    code = SharedLibrary(path, _open(path, data, stamp), listing, prefix)
+    if records:
+        table = code.address(with_prefix(CONSTANTS, prefix))
+        code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
+        code.holds_constants = all(r["embedded"] for r in records)
+    return code, manifest
 
 
-def _read(path: Path) -> tuple[bytes, tuple[int, int, int, int]]:
-    """The file's bytes and its identity (device, inode, mtime, size)."""
+def _read(path: Path) -> tuple[bytes | mmap.mmap, tuple[int, int, int, int]]:
+    """The file's bytes, mapped (a library with a model's weights is read only
+    where it is checked), and its identity (device, inode, mtime, size)."""
     try:
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            data = f.read()
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
     except OSError as err:
         raise TVMLiteError(f"{path}: cannot load: {err.strerror or err}") from None
     return data, (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _open(path: Path, data: bytes, stamp: tuple[int, int, int, int]) -> ctypes.CDLL:
+def _open(path: Path, data: bytes | mmap.mmap, stamp: tuple[int, int, int, int]) -> ctypes.CDLL:
     """dlopen `path`, or a private copy of `data` when this process already
     mapped another file at that path (the linker would hand back the old one)."""
     key = str(path.resolve())
@@ -231,7 +330,21 @@ def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
     if packed:
         size = len(packed) * ctypes.sizeof(ctypes.c_void_p)
         _require(image, with_prefix(PACKED_TABLE, prefix), STT_OBJECT, size)
+    constants = manifest.setdefault("constants", [])
+    if not isinstance(constants, list) or not all(_is_constant_record(c) for c in constants):
+        raise TVMLiteError(f"{path}: the manifest's constants are malformed")
     return prefix, manifest
+
+
+def _is_constant_record(record: object) -> bool:
+    """{"nbytes": N, "embedded": bool}: a constant's size, and whether its bytes
+    are in the library (codegen/constant_data.py)."""
+    return (
+        isinstance(record, dict)
+        and type(record.get("nbytes")) is int
+        and record["nbytes"] >= 0
+        and isinstance(record.get("embedded"), bool)
+    )
 
 
 def _fast_call(image: SharedObject, name: str, info: dict[str, Any], prefix: str) -> None:

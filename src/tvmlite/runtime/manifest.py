@@ -97,7 +97,8 @@ def function_info(
     signature's `written`, when present, lists the parameters an in-place call
     writes; `fast` says which CPython wrapper serves it: `fastcall`, the symbol
     of its own, or `fastcall_record`, the index of its record for the module's
-    shared one; none when the Python path does)."""
+    shared one; none when the Python path does; `num_input`, TVM's attribute,
+    how many leading parameters are data, the others being weights)."""
     info = {
         "symbol": entry_symbol(name),
         "params": [leaf.label for p in func.params for leaf in leaves(p.struct_info, p.name)],
@@ -110,6 +111,9 @@ def function_info(
     }
     if written:
         info["signature"]["written"] = sorted(written)
+    num_input = func.attr("num_input")
+    if type(num_input) is int and 0 <= num_input <= len(func.params):
+        info["num_input"] = num_input  # the leading parameters that are data, not weights
     return {**info, **fast}
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -68,9 +68,18 @@ class CodeImage(Protocol):
         file), or None when it can be linked with any prefix."""
         ...
 
-    def write_library(self, path: Path, manifest: dict[str, Any], prefix: str) -> None:
+    @property
+    def constant_arrays(self) -> tuple[Any, ...]:
+        """What the code's constants read, in the manifest's order."""
+        ...
+
+    def write_library(
+        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
+    ) -> None:
         """Write the code as a self-contained shared library (no header) with
-        `manifest` whose exported symbols start with `prefix`."""
+        `manifest` whose exported symbols start with `prefix`; the bytes of the
+        constants `keep_apart` marks are left out, to be bound when it is loaded
+        (the compile cache's libraries)."""
         ...
 
 
