@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from tvmlite.diagnostics import TVMLiteError
@@ -28,7 +29,9 @@ def import_command(args: argparse.Namespace) -> int:
     if not source.is_file():
         raise TVMLiteError(f"{source}: no such file")
     try:
-        program = torch.export.load(source)
+        with warnings.catch_warnings():  # torch's own deprecation notices, not the user's
+            warnings.simplefilter("ignore", FutureWarning)
+            program = torch.export.load(source)
     except Exception as err:  # noqa: BLE001 - torch's many reasons, one user error
         raise TVMLiteError(
             f"{source}: not a program saved with torch.export.save ({type(err).__name__}: "
