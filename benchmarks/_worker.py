@@ -150,6 +150,9 @@ class Worker:
         self.call: Callable[[], Any] | None = None
         self.timed: Callable[[], float] | None = None
 
+    def info(self) -> dict[str, Any]:
+        return self.contender.info()
+
     def handle(self, request: dict[str, Any]) -> Any:
         cmd = request["cmd"]
         if cmd == "memory":
@@ -183,35 +186,37 @@ class Worker:
         raise ValueError(f"unknown command {cmd!r}")
 
 
-def serve(kind: str, proto: TextIO) -> None:
+def serve(start: Callable[[], Any], proto: TextIO) -> None:
+    """Answer requests on stdin until "quit": `start()` makes the handler, whose
+    `info()` goes into the hello and whose `handle(request)` gives each answer."""
+
     def say(reply: dict[str, Any]) -> None:
         proto.write(json.dumps(reply) + "\n")
         proto.flush()
 
     try:
-        contender = KINDS[kind]()
+        handler = start()
     except Exception as exc:  # noqa: BLE001 - reported to the driver, which goes on without
         say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
         return
-    say({"ok": True, "value": {"python": sys.executable, **contender.info()}})
-    worker = Worker(contender)
+    say({"ok": True, "value": {"python": sys.executable, **handler.info()}})
     for line in sys.stdin:
         request = json.loads(line)
         if request["cmd"] == "quit":
             return
         try:
-            say({"ok": True, "value": worker.handle(request)})
+            say({"ok": True, "value": handler.handle(request)})
         except Exception as exc:  # noqa: BLE001 - a failed build is a result, not a crash
             say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
 
 
-def main() -> None:
-    # The protocol gets its own copy of stdout; whatever the compilers print
-    # goes to stderr instead of into the protocol.
+def run_worker(start: Callable[[], Any]) -> None:
+    """`serve` over this process's stdout; the protocol gets its own copy of it and
+    whatever the compilers print goes to stderr instead of into the protocol."""
     proto = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    serve(sys.argv[1], proto)
+    serve(start, proto)
 
 
 if __name__ == "__main__":
-    main()
+    run_worker(lambda: Worker(KINDS[sys.argv[1]]()))

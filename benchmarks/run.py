@@ -69,13 +69,21 @@ class WorkerError(Exception):
 
 
 class WorkerProcess:
-    """benchmarks/_worker.py running one contender; `ask` sends a request and
-    waits for its answer."""
+    """A worker script (benchmarks/_worker.py unless `script` names another speaking
+    its protocol) running one contender; `ask` sends a request and waits for its
+    answer."""
 
-    def __init__(self, label: str, kind: str, python: str, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        label: str,
+        kind: str,
+        python: str,
+        env: dict[str, str],
+        script: str = "_worker.py",
+    ) -> None:
         self.label = label
         self.proc = subprocess.Popen(
-            [python, str(HERE / "_worker.py"), kind],
+            [python, str(HERE / script), kind],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, **env},
