@@ -68,7 +68,29 @@ def _einsum_terms(ctx: InferCtx, subscripts: str, count: int) -> tuple[list[str]
     if not arrow:
         letters = "".join(terms).replace(".", "")
         rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        if any("..." in t for t in terms):
+            rhs = "..." + rhs
     return terms, rhs
+
+
+ELLIPSIS_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def expand_ellipsis(terms: list[str], ranks: list[int], out: str) -> tuple[list[str], str]:
+    """Subscripts with each `...` written as letters of its own (`A`, `B`, ... from the
+    right, so the dims it covers broadcast across operands as NumPy aligns them)."""
+    width = max(
+        (r - len(t.replace("...", "")) for t, r in zip(terms, ranks, strict=True) if "..." in t),
+        default=0,
+    )
+    letters = ELLIPSIS_LETTERS[:width]
+    expanded = []
+    for term, rank in zip(terms, ranks, strict=True):
+        if "..." in term:
+            count = rank - len(term.replace("...", ""))
+            term = term.replace("...", letters[width - count :] if count else "")
+        expanded.append(term)
+    return expanded, out.replace("...", letters)
 
 
 @define(
@@ -84,7 +106,10 @@ def infer_einsum(ctx: InferCtx) -> relax.StructInfo:
         dtype = ctx.same_dtype(dtype, t.dtype, "operands")
     terms, out_term = _einsum_terms(ctx, ctx.attr("subscripts"), len(tensors))
     if "..." in "".join(terms):
-        return tensor_sinfo(None, dtype, -1)
+        ranks = [ndim_of(t) for t in tensors]
+        if min(ranks, default=0) < 0:
+            return tensor_sinfo(None, dtype, -1)
+        terms, out_term = expand_ellipsis(terms, ranks, out_term)
     sizes: dict[str, tir.PrimExpr] = {}
     for i, (term, t) in enumerate(zip(terms, tensors, strict=True)):
         shape = known_shape(t)

@@ -189,7 +189,26 @@ def floordiv(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
         coef, factors = _product_parts(a)
         if factors and coef % vb == 0:
             return _build_product(coef // vb, factors)
+    if vb is None:  # `n * 6 // n` -> 6, as TVM's analyzer cancels (a reshape's -1)
+        quotient = _cancel(a, b)
+        if quotient is not None:
+            return quotient
     return _binary("floordiv", a, b)
+
+
+def _cancel(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr | None:
+    """`a // b` when b's symbolic factors all divide a's and its coefficient a's."""
+    ca, fa = _product_parts(a)
+    cb, fb = _product_parts(b)
+    if cb <= 0 or ca % cb:
+        return None
+    rest = list(fa)
+    for factor in fb:
+        at = next((i for i, f in enumerate(rest) if same(f, factor)), None)
+        if at is None:
+            return None
+        del rest[at]
+    return _build_product(ca // cb, rest)
 
 
 def floormod(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:

@@ -148,29 +148,48 @@ class Calls:
         return self.call_packed(func.global_symbol, args, sinfo, dps=False)
 
     def op_assert_op(self, e: relax.Call, var: relax.Var | None) -> Val:
-        """A scalar condition checked at run time; the message is the format string
-        with its `{}` filled from integer scalars, as TVM's Python formatting does."""
+        """A condition (a scalar or a 0-d tensor) checked at run time; the message is
+        the format string with its `{}` filled from strings and integer scalars, as
+        TVM's Python formatting does."""
         cond = self.value(e.args[0])
         fmt = e.args[1].value if isinstance(e.args[1], relax.StringImm) else ""
-        values = [self.value(a) for a in e.args[2:]]
-        if not isinstance(cond, PrimVal):
-            raise TVMLiteError(f"{self.f.prefix}R.assert_op needs a scalar condition (T.bool)")
         pieces = fmt.split("{}")
-        if any(not isinstance(v, PrimVal) or not v.dtype.startswith(("int", "uint")) for v in
-               values) or len(pieces) != len(values) + 1:  # fmt: skip
-            raise TVMLiteError(
-                f"{self.f.prefix}R.assert_op: only integer scalars fill the format string, "
-                "one per '{}'"
-            )
-        text = "%ld".join(literal(p) for p in pieces)
+        if len(pieces) != len(e.args) - 1:
+            raise TVMLiteError(f"{self.f.prefix}R.assert_op: one value per '{{}}' of the format")
         b = self.f.b
-        args = [b.sext(v.value, ty.value_type("int64")) if v.value.type.width < 64 else v.value
-                for v in values]  # fmt: skip
-        ok = cond.value
+        text, args = literal(pieces[0]), []
+        for arg, piece in zip(e.args[2:], pieces[1:], strict=True):
+            if isinstance(arg, relax.StringImm):  # known now: part of the message
+                text += literal(arg.value) + literal(piece)
+                continue
+            v = self.value(arg)
+            if not isinstance(v, PrimVal) or not v.dtype.startswith(("int", "uint")):
+                raise TVMLiteError(
+                    f"{self.f.prefix}R.assert_op: only strings and integer scalars fill the "
+                    "format string"
+                )
+            wide = v.value.type.width < 64
+            args.append(b.sext(v.value, ty.value_type("int64")) if wide else v.value)
+            text += "%ld" + literal(piece)
+        ok = self._condition(cond)
         if ok.type.width != 1:
-            ok = self.f.b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
+            ok = b.icmp_signed("!=", ok, ir.Constant(ok.type, 0))
         self.checks.check(ok, abi.STATUS_RUNTIME, text, *args)
         return UNIT
+
+    def _condition(self, cond: Val) -> ir.Value:
+        """A scalar condition's value; a 0-d tensor's element (TVM takes either)."""
+        if isinstance(cond, PrimVal):
+            return cond.value
+        if isinstance(cond, TensorVal) and cond.ndim == 0 and cond.dtype != "void":
+            what = "the condition of R.assert_op"
+            self.checks.check_header(cond.ptr, cond.dtype, 0, what, abi.STATUS_RUNTIME)
+            data = abi.data_pointer(self.f.b, cond.ptr)
+            element = self.f.b.bitcast(data, ty.memory_type(cond.dtype).as_pointer())
+            return self.f.b.load(element, typ=ty.memory_type(cond.dtype))
+        raise TVMLiteError(
+            f"{self.f.prefix}R.assert_op needs a scalar condition (T.bool) or a 0-d tensor"
+        )
 
     def op_shape_of(self, e: relax.Call, var: relax.Var | None) -> Val:
         """The dims of a tensor of known rank, as a shape value."""

@@ -5,6 +5,7 @@ kernels take no inputs (TVM's `T_full` kernels)."""
 from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.analysis import free_vars
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
@@ -153,3 +154,30 @@ def legalize_hamming_window(ctx: LegalizeCtx) -> relax.Expr:
         return kb.compute(shape, body, "T_hamming_window")
 
     return ctx.call_te("hamming_window", build, args=())
+
+
+@register_legalize("relax.shape_to_tensor")
+def legalize_shape_to_tensor(ctx: LegalizeCtx) -> relax.Expr:
+    """The values of a shape as a 1-d int64 tensor (TVM runs a VM builtin): a kernel
+    that takes the symbolic values as scalars and writes one per position."""
+    arg = ctx.args[0]
+    values = (
+        arg.values
+        if isinstance(arg, relax.ShapeExpr)
+        else getattr(ctx.arg_sinfo[0], "values", None)
+    )
+    if values is None:
+        raise LegalizeUnsupported("R.shape_to_tensor of a shape whose values are unknown")
+    dims = [E.cast(ctx.k(v), "int64") for v in values]
+    scalars = free_vars(dims)
+
+    def build(kb: te.KernelBuilder) -> te.Tensor:
+        def body(i: tir.Var) -> tir.PrimExpr:
+            value = dims[-1]
+            for k in range(len(dims) - 2, -1, -1):
+                value = E.select(E.binary("eq", i, E.idx(k)), dims[k], value)
+            return value
+
+        return kb.compute((len(dims),), body, "shape_to_tensor")
+
+    return ctx.call_te("shape_to_tensor", build, args=(), scalars=scalars)

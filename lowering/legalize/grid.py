@@ -153,12 +153,13 @@ class _Sampler:
         rows = []
         for i in range(4):
             yy = tap(0, i - 1)
-            rows.append(_cubic([self.pixel(n, c, [yy, tap(1, j - 1)]) for j in range(4)], fx))
-        return _cubic(rows, fy)
+            rows.append(cubic([self.pixel(n, c, [yy, tap(1, j - 1)]) for j in range(4)], fx))
+        return cubic(rows, fy)
 
 
-def _cubic(p: list[tir.PrimExpr], t: tir.PrimExpr) -> tir.PrimExpr:
-    a = CUBIC_A
+def cubic(p: list[tir.PrimExpr], t: tir.PrimExpr, a: float = CUBIC_A) -> tir.PrimExpr:
+    """Keys' cubic convolution of the four taps `p` around a point `t` past the second
+    (TOPI's weights, coefficient `a`)."""
 
     def near(f: tir.PrimExpr) -> tir.PrimExpr:
         return E.add(E.mul(E.mul(E.sub(E.mul(a + 2, f), a + 3), f), f), 1.0)

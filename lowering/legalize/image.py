@@ -1,14 +1,16 @@
 """Image resizing: image.resize2d and resize3d with nearest-neighbour and
-(bi/tri)linear interpolation, in any order of the N, C and spatial axes,
-following TOPI's coordinate transforms (`half_pixel`, `align_corners`,
-`asymmetric`, `pytorch_half_pixel`, `tf_half_pixel_for_nn`) and rounding
-methods. Cubic is left unlegalized."""
+(bi/tri)linear interpolation, and resize2d with bicubic, in any order of the N, C
+and spatial axes, following TOPI's coordinate transforms (`half_pixel`,
+`align_corners`, `asymmetric`, `pytorch_half_pixel`, `tf_half_pixel_for_nn`),
+rounding methods and cubic taps (clamped to the edge; `cubic_exclude` is not
+supported)."""
 
 from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
+from tvmlite.lowering.legalize.grid import cubic
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
 
 F = "float32"
@@ -110,6 +112,8 @@ def resize_compute(
                 for c, (i, _) in zip(coords, sizes, strict=True)
             ]
             return E.cast(at(picks), dtype)
+        if method == "cubic":
+            return E.cast(_bicubic(coords, [i for i, _ in sizes], at, attrs), dtype)
         one = E.const(1, F)
         lows, highs, fracs = [], [], []
         for c, (size, _) in zip(coords, sizes, strict=True):
@@ -130,10 +134,34 @@ def resize_compute(
     return kb.compute(out, body, "resize", prefix="i")
 
 
+def _bicubic(coords: list, sizes: list[int], at, attrs: dict) -> tir.PrimExpr:  # noqa: ANN001
+    """Rows of four taps around the point, each interpolated along the last axis, then
+    the rows along the first (TOPI's order)."""
+    floors = [E.call("floor", F, c) for c in coords]
+    fracs = [E.sub(c, f) for c, f in zip(coords, floors, strict=True)]
+    alpha = float(attrs.get("cubic_alpha", -0.75))
+
+    def tap(k: int, offset: int) -> tir.PrimExpr:
+        return _clamp(E.add(E.cast(floors[k], "int64"), offset), sizes[k])
+
+    rows = [
+        cubic([at([tap(0, i - 1), tap(1, j - 1)]) for j in range(4)], fracs[1], alpha)
+        for i in range(4)
+    ]
+    return cubic(rows, fracs[0], alpha)
+
+
 def _legalize_resize(ctx: LegalizeCtx, spatial: str) -> relax.Expr:
     attrs = {**ctx.attrs, "name": ctx.op.display}
-    if attrs["method"] not in ("nearest_neighbor", "linear"):
+    methods = (
+        ("nearest_neighbor", "linear", "cubic")
+        if spatial == "HW"
+        else ("nearest_neighbor", "linear")
+    )
+    if attrs["method"] not in methods:
         raise LegalizeUnsupported(f"{ctx.op.display} method {attrs['method']!r}")
+    if attrs["method"] == "cubic" and attrs.get("cubic_exclude", 0):
+        raise LegalizeUnsupported(f"{ctx.op.display} with cubic_exclude")
     if sorted(attrs["layout"]) != sorted("NC" + spatial):
         raise LegalizeUnsupported(f"{ctx.op.display} layout {attrs['layout']}")
     roi = attrs.get("roi") or ()

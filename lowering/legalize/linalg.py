@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from tvmlite.dsl import relax, tir
+from tvmlite.dsl.ops.linalg import expand_ellipsis
 from tvmlite.lowering.legalize import te
 from tvmlite.lowering.legalize import texpr as E
 from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported, register_legalize
@@ -67,16 +68,19 @@ def legalize_linear(ctx: LegalizeCtx) -> relax.Expr:
 def legalize_einsum(ctx: LegalizeCtx) -> relax.Expr:
     subscripts = ctx.attrs["subscripts"]
     shape = ctx.out_shape()
-    lhs, out = subscripts.replace(" ", "").split("->")
+    lhs, arrow, out = subscripts.replace(" ", "").partition("->")
     terms = lhs.split(",")
-    if "." in subscripts:
-        raise LegalizeUnsupported("einsum with ellipsis")
+    if not arrow:
+        raise LegalizeUnsupported("einsum without an output subscript")
+    ranks = [len(s.shape) for s in ctx.arg_sinfo[0].fields]  # type: ignore[union-attr]
+    terms, out = expand_ellipsis(terms, ranks, out)
 
     def build(kb: te.KernelBuilder, xs: list[te.Tensor]) -> te.Tensor:
         extents: dict[str, tir.PrimExpr] = {}
         for term, t in zip(terms, xs, strict=True):
             for c, d in zip(term, t.shape, strict=True):
-                extents.setdefault(c, d)
+                if c not in extents or E.value_of(extents[c]) == 1:
+                    extents[c] = d
         reduced = sorted({c for term in terms for c in term} - set(out))
 
         def body(*ax: tir.Var) -> tir.PrimExpr | te.Reduce:
@@ -85,7 +89,12 @@ def legalize_einsum(ctx: LegalizeCtx) -> relax.Expr:
             env.update({c: r.var for c, r in zip(reduced, raxes, strict=True)})
             prod: tir.PrimExpr | None = None
             for term, t in zip(terms, xs, strict=True):
-                load = t.load([env[c] for c in term])
+                # a dim of 1 against a longer one broadcasts (ellipsis dims)
+                index = [
+                    E.idx(0) if E.value_of(d) == 1 and E.value_of(extents[c]) != 1 else env[c]
+                    for c, d in zip(term, t.shape, strict=True)
+                ]
+                load = t.load(index)
                 prod = load if prod is None else E.mul(prod, load)
             assert prod is not None
             return te.sum_(prod, raxes) if raxes else prod

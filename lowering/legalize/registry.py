@@ -142,13 +142,16 @@ class LegalizeCtx:
         scalar_consts: bool = False,
         out_sinfo: relax.StructInfo | None = None,
         kind: OpPatternKind | None = None,
+        scalars: Sequence[tir.Var] = (),
     ) -> relax.Call:
         """Build a kernel with `fbuild(kb, *inputs)` and call it through call_tir.
 
         Tensor arguments become placeholders named after their vars, a tuple
         argument a list of them; with `scalar_consts`, 0-d constants are passed
         as immediates instead (as TVM's binary legalizations do). `kind` overrides
-        the op kind recorded on the kernel (the op's pattern by default)."""
+        the op kind recorded on the kernel (the op's pattern by default).
+        `scalars` are symbolic vars (the kernel's, from `k`) that the computation reads
+        but no buffer shape holds: they are passed as scalar parameters too."""
         kb = te.KernelBuilder()
         inputs: list[Any] = []
         tensor_args: list[relax.Expr] = []
@@ -159,6 +162,7 @@ class LegalizeCtx:
         outputs = [result] if isinstance(result, te.Tensor) else list(result)
         params: list[te.Tensor | tir.Var] = [*placeholders, *outputs]
         extra = _undefined_vars(params)
+        extra += [v for v in scalars if v not in extra and not _is_dim(v, params)]
         inverse = {kv: rv for rv, kv in self.vmap.items()}
         attrs = self.kernel_attrs(self.op.pattern if kind is None else kind)
         func = kb.build([*params, *extra], attrs, self.table.s_tir)
@@ -228,6 +232,10 @@ def attr_value(value: Any) -> Any:
 def _scalar(c: relax.Constant) -> tir.PrimExpr:
     dtype = "bool" if c.data.dtype.name == "bool" else str(c.data.dtype)
     return arith.const(c.data.item(), dtype)
+
+
+def _is_dim(var: tir.Var, params: list[te.Tensor | tir.Var]) -> bool:
+    return any(d is var for p in params if isinstance(p, te.Tensor) for d in p.shape)
 
 
 def _undefined_vars(params: list[te.Tensor | tir.Var]) -> list[tir.Var]:

@@ -1,6 +1,7 @@
-"""The `tvms` command: check, format, show, build and run `.tvms` files, and
-manage the compile cache (docs/cli.md; build and run live in cli_build.py and
-cli_run.py, the argument parser in cli_args.py).
+"""The `tvms` command: check, format, show, build and run `.tvms` files, import
+PyTorch programs, and manage the compile cache (docs/cli.md; build, run and import
+live in cli_build.py, cli_run.py and cli_import.py, the argument parser in
+cli_args.py).
 
 Exit codes: 0 success, 1 diagnostics or user error, 2 usage, 3 internal error
 (the traceback only with `--traceback`), 130 interrupted (Ctrl-C). Results go to
@@ -170,6 +171,12 @@ def _run(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def _import(args: argparse.Namespace) -> int:
+    from tvmlite.cli_import import import_command
+
+    return import_command(args)
+
+
 def _cache(args: argparse.Namespace) -> int:
     from tvmlite.lowering.cache.size import SIZE_ENV, cache_info, clear_cache, format_size
 
@@ -194,6 +201,7 @@ COMMANDS = {
     "show": _show,
     "build": _build,
     "run": _run,
+    "import": _import,
     "cache": _cache,
 }
 

@@ -37,7 +37,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
 
     top = argparse.ArgumentParser(
         prog="tvms",
-        description="Check, format, show, build and run TVMScript (.tvms) files.",
+        description="Check, format, show, build and run TVMScript (.tvms) files; import "
+        "PyTorch programs.",
         epilog="Run 'tvms COMMAND --help' for a command's options and examples.\n"
         "Exit codes: 0 success, 1 errors found, 2 usage, 3 internal error, 130 interrupted.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -51,6 +52,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         "show": _show(sub),
         "build": _build(sub),
         "run": _run(sub),
+        "import": _import(sub),
         "cache": _cache(sub),
     }
     return top, commands
@@ -195,6 +197,40 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--output", metavar="OUT.npz", help="save results instead of printing them")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N calls")
     _build_options(p)
+    return p
+
+
+def _import(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = _command(
+        sub,
+        "import",
+        "import a PyTorch program (torch.export.save) as .tvms",
+        "Import a program saved with torch.export.save as a .tvms file, as TVM 0.27's\n"
+        "from_exported_program imports it (needs PyTorch: pip install \"tvmlite[torch]\").\n"
+        "The weights become constants, their values in NAME.constants.npz beside the\n"
+        "text; with --keep-params they stay parameters of main after its data inputs,\n"
+        "their values in NAME.params.npz (for build and run --params).",
+        "  tvms import model.pt2 -o model.tvms\n"
+        "  tvms run model.tvms --random\n"
+        "  tvms import model.pt2 -o model.tvms --keep-params\n"
+        "  tvms build model.tvms --params model.params.npz -o model.so\n",
+    )
+    p.add_argument("model", metavar="MODEL", help="a program saved with torch.export.save")
+    p.add_argument("-o", "--output", metavar="FILE", help="the .tvms to write (default MODEL.tvms)")
+    p.add_argument(
+        "--keep-params", action="store_true", help="weights as parameters of main, not constants"
+    )
+    p.add_argument(
+        "--no-decompose",
+        action="store_true",
+        help="import the program as saved, without PyTorch's core ATen decompositions",
+    )
+    p.add_argument(
+        "--unwrap-unit-return-tuple", action="store_true", help="return a lone output bare"
+    )
+    p.add_argument(
+        "--no-bind-return-tuple", action="store_true", help="return the outputs' tuple unbound"
+    )
     return p
 
 

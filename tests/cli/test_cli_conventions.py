@@ -59,7 +59,7 @@ def test_no_arguments_version_and_help(env) -> None:
 
 def test_every_command_has_a_description_and_an_example() -> None:
     _, commands = parser()
-    assert set(commands) == {"check", "fmt", "show", "build", "run", "cache"}
+    assert set(commands) == {"check", "fmt", "show", "build", "run", "import", "cache"}
     for name, command in commands.items():
         text = command.format_help()
         assert command.description and len(command.description) > 30, name

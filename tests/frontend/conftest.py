@@ -1,0 +1,6 @@
+"""The frontend tests import their helper modules by name."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
