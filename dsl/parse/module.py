@@ -34,7 +34,8 @@ from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
 from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
 from tvmlite.dsl.parse.scope import MAX_NESTING, bind_call
 from tvmlite.dsl.parse.tir.func import parse_prim_func
-from tvmlite.dsl.verify.relax import prim_signature, verify_module
+from tvmlite.dsl.verify.relax import STRUCTURAL, WELL_FORMED, verify_module
+from tvmlite.dsl.verify.sinfo import prim_signature
 from tvmlite.grammar import parse_syntax, syntax, tokenize
 
 # Imports a TVMScript file written as Python carries; they name what is predefined.
@@ -54,28 +55,40 @@ _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 Parsed = IRModule | tir.PrimFunc | relax.Function
 
 
-def parse(text: str, filename: str | None = None) -> Parsed:
+def parse(text: str, filename: str | None = None, *, check_well_formed: bool = True) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
     `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
-    The text's comments are kept on the nodes they belong to (dsl/comments.py)."""
-    return _guarded(text, filename, keep_tree=False)  # type: ignore[return-value]
+    The text's comments are kept on the nodes they belong to (dsl/comments.py).
+
+    The module is checked as TVM's parser checks it by default (its whole
+    well-formedness check: docs/frontend-contracts.md); `check_well_formed=False`,
+    TVM's keyword (also a decorator's: `@I.ir_module(check_well_formed=False)`,
+    `@R.function(...)`, `@T.prim_func(...)`), keeps a module such as TVM's own tests
+    print, which `lower` and `build` then refuse."""
+    return _guarded(text, filename, False, check_well_formed)  # type: ignore[return-value]
 
 
-def parse_commented(text: str, filename: str | None = None) -> tuple[Parsed, syntax.Module]:
+def parse_commented(
+    text: str, filename: str | None = None, *, check_well_formed: bool = True
+) -> tuple[Parsed, syntax.Module]:
     """`parse`, and the text's syntax tree, which lists every comment of the text
     (`notes`) and those no node could keep where they stand (`lost`)."""
-    return _guarded(text, filename, keep_tree=True)  # type: ignore[return-value]
+    return _guarded(text, filename, True, check_well_formed)  # type: ignore[return-value]
 
 
 def _guarded(
-    text: str, filename: str | None, keep_tree: bool
+    text: str, filename: str | None, keep_tree: bool, check_well_formed: bool
 ) -> Parsed | tuple[Parsed, syntax.Module]:
     name = filename or "<string>"
     if not isinstance(text, str):
         raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
+    if not isinstance(check_well_formed, bool):
+        raise ParseError(
+            f"check_well_formed must be True or False, not {check_well_formed!r}", None, name
+        )
     try:
         with _collector_paused():
-            parsed = _parse(text, name)
+            parsed = _parse(text, name, check_well_formed)
             if keep_tree:
                 return parsed
             # the syntax tree goes while the collector is still paused: the first
@@ -112,23 +125,24 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def parse_file(path: str | os.PathLike[str]) -> IRModule | tir.PrimFunc | relax.Function:
-    """Parse a UTF-8 `.tvms` file. A file that cannot be opened raises what `open`
-    raises (FileNotFoundError, PermissionError, ...), text that is not UTF-8 a
-    ParseError."""
+def parse_file(path: str | os.PathLike[str], *, check_well_formed: bool = True) -> Parsed:
+    """Parse a UTF-8 `.tvms` file, as `parse`. A file that cannot be opened raises
+    what `open` raises (FileNotFoundError, PermissionError, ...), text that is not
+    UTF-8 a ParseError."""
     name = os.fspath(path)
     with open(name, encoding="utf-8") as f:
         try:
             text = f.read()
         except UnicodeDecodeError as exc:
             raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
-    return parse(text, name)
+    return parse(text, name, check_well_formed=check_well_formed)
 
 
-def _parse(text: str, filename: str) -> tuple[Parsed, syntax.Module]:
+def _parse(text: str, filename: str, check_well_formed: bool) -> tuple[Parsed, syntax.Module]:
     tokens = tokenize(text)
     tree = parse_syntax(text, filename, tokens)
     ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename))
+    ctx.check_well_formed = check_well_formed
     if "metadata" in text:
         _reject_metadata(tree, ctx)
     return _ModuleParser(ctx).top(tree), tree
@@ -314,7 +328,9 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), symbols=False, semantic=False)
+        checked = self.ctx.check_well_formed and parser.check_well_formed
+        level = WELL_FORMED if checked else STRUCTURAL
+        verify_module(IRModule({fdef.name: func}), symbols=False, level=level)
         return func
 
     # ------------------------------------------------------------ modules
@@ -350,7 +366,8 @@ class _ModuleParser:
                 relax_parsers[name] = RelaxFunctionParser(self.ctx, stmt)
                 self.ctx.signatures[name] = relax_parsers[name].parse_signature()
             else:
-                self.ctx.signatures[name] = prim_signature(len(stmt.params))
+                returns = self.ctx.prim_returns.get(name)
+                self.ctx.signatures[name] = prim_signature(len(stmt.params), returns)
         functions: dict[str, Any] = {}
         for name, stmt in members.items():
             if name in relax_parsers:
@@ -367,7 +384,9 @@ class _ModuleParser:
             span=cdef.span,
             comments=tables.comments,
         )
-        verify_module(mod, semantic=False)
+        lenient = [name for name, p in relax_parsers.items() if not p.check_well_formed]
+        level = WELL_FORMED if self.ctx.check_well_formed else STRUCTURAL
+        verify_module(mod, level=level, lenient=lenient)
         return mod
 
     def after_members(
@@ -398,8 +417,9 @@ class _ModuleParser:
             raise self.ctx.error(f"unknown class decorator @{name or '...'}", deco)
         if isinstance(deco, syntax.Call):
             args = bind_call(self.ctx, deco, name, ("check_well_formed", "s_tir"))
-            for key, value in args.items():
-                bool_literal(self.ctx, value, key)
+            flags = {key: bool_literal(self.ctx, value, key) for key, value in args.items()}
+            if not flags.get("check_well_formed", True):
+                self.ctx.check_well_formed = False  # the whole module, as TVM's keyword
 
     def member(self, stmt: syntax.Node, tables: _ModuleTables) -> str | None:
         """First pass over one class member; returns the global name it defines."""

@@ -66,15 +66,31 @@ def source_files(paths: Sequence[str]) -> Iterator[str]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    status = OK
+    from tvmlite.cli_build import check_module
+
+    failed = passed = 0
     for path in source_files(args.files):
         try:
             text, name = read_text(path)
-            parse(text, filename=name)
+            mod = parse(text, filename=name)
+            if args.target is not None:
+                check_module(mod, args)
+            passed += 1
         except TVMLiteError as err:
             report(err)
-            status = USER_ERROR
-    return status
+            failed += 1
+    files = passed + failed
+    noun = "file" if files == 1 else "files"
+    if failed:
+        print(f"{failed} of {files} {noun} failed")
+    elif args.target is None:  # say what was not checked
+        print(
+            f"{files} {noun} well-formed; not lowered for a target (--target llvm also "
+            "checks what tvms build accepts: buffer bounds, legalization, the schedule)"
+        )
+    else:
+        print(f"{files} {noun} well-formed and lowered for {args.target}: they build")
+    return USER_ERROR if failed else OK
 
 
 def _fmt(args: argparse.Namespace) -> int:
