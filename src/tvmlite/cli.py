@@ -146,7 +146,8 @@ def write_in_place(path: str, text: str) -> None:
 
 def _show(args: argparse.Namespace) -> int:
     text, name = read_text(args.file)
-    mod = parse(text, filename=name)
+    # What TVM prints with its check off shows too; --after lowers, which checks it all.
+    mod = parse(text, filename=name, check_well_formed=args.after is not None)
     if args.after:
         from tvmlite.cli_build import show_after
         from tvmlite.lowering.build import as_module

@@ -278,3 +278,17 @@ def test_fmt_refuses_a_file_the_user_may_not_write(tmp_path, capsys):
     code, _, err = run(["fmt", str(path)], capsys)
     assert (code, err) == (1, f"tvms: error: {path}: cannot write: Permission denied\n")
     assert path.read_text() == MESSY
+
+
+def test_fmt_and_show_take_what_tvm_prints_with_its_check_off(tmp_path, capsys):
+    """Layout and display need no well-formedness: a free var TVM's check refuses
+    (and `check` with it) formats and shows."""
+    path = tmp_path / "free.tvms"
+    path.write_text(
+        "# from tvm.script import tir as T\n\n@T.prim_func\n"
+        'def main(A: T.Buffer((4,), "float32")):\n    n = T.int32()\n    A[n] = T.float32(0.0)\n'
+    )
+    assert run(["check", str(path)], capsys)[0] == 1
+    assert run(["fmt", "--check", str(path)], capsys)[0] == 0
+    code, out, _ = run(["show", "--color", "never", str(path)], capsys)
+    assert code == 0 and "A[n] = T.float32(0.0)" in out
