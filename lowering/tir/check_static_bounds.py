@@ -21,7 +21,7 @@ The check only speaks when it is certain, so a valid program is never refused:
   `range(65)` against 64, `i` of `range(n + 1)` against `n`.
 A loop of a symbolic extent runs no iteration when the extent is 0 or less: an
 access under one is refused "whenever the loop over i runs", since a call that
-runs it writes past the buffer. `tvms check` runs the check too.
+runs it writes past the buffer. `tvms check --target` runs it too.
 It looks at a function with its blocks lowered (a block's predicate and init
 are `if`s there, its iter vars let bindings of the loop vars) and its buffers
 not yet flattened, so each axis is checked against its own extent. Every build
