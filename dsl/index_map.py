@@ -176,6 +176,7 @@ def analyze(index_map: IndexMap, shape: tuple[tir.PrimExpr, ...]) -> Layout:
         if head.mod is not None:
             if n is None or n > head.mod:
                 raise IndexMapError("the outermost split of an input wraps around")
+            extent = sa.const(head.mod)  # `i % 16` is an axis of 16, padded, as TVM maps it
         padded = not sa.equal(sa.mul(extent, sa.const(head.lower)), total)
         extents[order[0]] = extent
         groups.append(Group(fused, total, tuple(order), tuple(splits[p] for p in order), padded))

@@ -38,7 +38,8 @@ def format_text(
     once printed)."""
     from tvmlite.printer import script
 
-    parsed, tree = parse_commented(text, filename, constants=constants)
+    # Layout only: a module TVM prints with its well-formedness check off formats too.
+    parsed, tree = parse_commented(text, filename, constants=constants, check_well_formed=False)
     if tree.lost:
         first = tree.lost[0]
         raise ParseError(_refusal(first.reason), first.note.span, filename)

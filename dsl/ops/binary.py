@@ -81,18 +81,22 @@ def _broadcast_dim(ctx: InferCtx, a: tir.PrimExpr, b: tir.PrimExpr, axis: int) -
 
 
 def broadcast_shapes(ctx: InferCtx, shapes: list[Shape]) -> Shape | None:
-    """The broadcast of static or symbolic shapes; None when undecidable."""
+    """The broadcast of static or symbolic shapes; None when undecidable. Dims are
+    compared from the last, as TVM does: dims that certainly differ are an error
+    up to the first pair that cannot be decided (`(n, 784)` and `(784, 64)` fail
+    on 784 against 64)."""
     if len(shapes) == 2 and len(shapes[0]) == len(shapes[1]):
         # Two operands of one rank (most binaries): the general loop, unrolled.
-        pairs = enumerate(zip(shapes[0], shapes[1], strict=True))
+        pairs = list(enumerate(zip(shapes[0], shapes[1], strict=True)))
         try:
-            return tuple([_broadcast_dim(ctx, a, b, axis) for axis, (a, b) in pairs])
+            dims = [_broadcast_dim(ctx, a, b, axis) for axis, (a, b) in reversed(pairs)]
         except _Undecided:
             return None
+        return tuple(reversed(dims))
     rank = max(len(s) for s in shapes)
     out: list[tir.PrimExpr] = []
     try:
-        for axis in range(rank):
+        for axis in reversed(range(rank)):
             dim: tir.PrimExpr | None = None
             for shape in shapes:
                 index = axis - rank + len(shape)
@@ -103,7 +107,7 @@ def broadcast_shapes(ctx: InferCtx, shapes: list[Shape]) -> Shape | None:
             out.append(sa.const(1) if dim is None else dim)
     except _Undecided:
         return None
-    return tuple(out)
+    return tuple(reversed(out))
 
 
 def broadcast_result(

@@ -42,7 +42,8 @@ from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
 from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
 from tvmlite.dsl.parse.scope import MAX_NESTING, bind_call
 from tvmlite.dsl.parse.tir.func import parse_prim_func
-from tvmlite.dsl.verify.relax import prim_signature, verify_module
+from tvmlite.dsl.verify.relax import STRUCTURAL, WELL_FORMED, verify_module
+from tvmlite.dsl.verify.sinfo import prim_signature
 from tvmlite.grammar import parse_syntax, syntax, tokenize
 
 # Imports a TVMScript file written as Python carries; they name what is predefined.
@@ -63,37 +64,59 @@ Parsed = IRModule | tir.PrimFunc | relax.Function
 
 
 def parse(
-    text: str, filename: str | None = None, *, constants: ConstantsSource | None = None
+    text: str,
+    filename: str | None = None,
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
 ) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
     `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
     The text's comments are kept on the nodes they belong to (dsl/comments.py).
     `constants` gives the values of `metadata["KEY"][i]` references (dsl/metadata.py):
-    a constants file's path or a mapping `{"ir.GenericConst": [array, ...]}`."""
-    return _guarded(text, filename, keep_tree=False, constants=constants)  # type: ignore[return-value]
+    a constants file's path or a mapping `{"ir.GenericConst": [array, ...]}`.
+
+    The module is checked as TVM's parser checks it by default (its whole
+    well-formedness check: docs/frontend-contracts.md); `check_well_formed=False`,
+    TVM's keyword (also a decorator's: `@I.ir_module(check_well_formed=False)`,
+    `@R.function(...)`, `@T.prim_func(...)`), keeps a module such as TVM's own tests
+    print, which `lower` and `build` then refuse."""
+    return _guarded(text, filename, False, constants, check_well_formed)  # type: ignore[return-value]
 
 
 def parse_commented(
-    text: str, filename: str | None = None, *, constants: ConstantsSource | None = None
+    text: str,
+    filename: str | None = None,
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
 ) -> tuple[Parsed, syntax.Module]:
     """`parse`, and the text's syntax tree, which lists every comment of the text
     (`notes`) and those no node could keep where they stand (`lost`)."""
-    return _guarded(text, filename, keep_tree=True, constants=constants)  # type: ignore[return-value]
+    return _guarded(text, filename, True, constants, check_well_formed)  # type: ignore[return-value]
 
 
 def _guarded(
-    text: str, filename: str | None, keep_tree: bool, constants: ConstantsSource | None
+    text: str,
+    filename: str | None,
+    keep_tree: bool,
+    constants: ConstantsSource | None,
+    check_well_formed: bool,
 ) -> Parsed | tuple[Parsed, syntax.Module]:
     name = filename or "<string>"
     if not isinstance(text, str):
         raise ParseError(f"parse expects text (str), not {type(text).__name__}", None, name)
+    if not isinstance(check_well_formed, bool):
+        raise ParseError(
+            f"check_well_formed must be True or False, not {check_well_formed!r}", None, name
+        )
     try:
         table = None if constants is None else ConstantTable(constants)
     except TVMLiteError as err:
         raise ParseError(str(err), None, name) from None
     try:
         with _collector_paused():
-            parsed = _parse(text, name, table)
+            parsed = _parse(text, name, table, check_well_formed)
             if keep_tree:
                 return parsed
             # the syntax tree goes while the collector is still paused: the first
@@ -131,12 +154,15 @@ def _collector_paused() -> Iterator[None]:
 
 
 def parse_file(
-    path: str | os.PathLike[str], *, constants: ConstantsSource | None = None
-) -> IRModule | tir.PrimFunc | relax.Function:
-    """Parse a UTF-8 `.tvms` file. A file that cannot be opened raises what `open`
-    raises (FileNotFoundError, PermissionError, ...), text that is not UTF-8 a
-    ParseError. The values of its metadata references come from `constants`, else
-    from the constants file beside it (`m.constants.npz` for `m.tvms`, as `save`
+    path: str | os.PathLike[str],
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
+) -> Parsed:
+    """Parse a UTF-8 `.tvms` file, as `parse`. A file that cannot be opened raises
+    what `open` raises (FileNotFoundError, PermissionError, ...), text that is not
+    UTF-8 a ParseError. The values of its metadata references come from `constants`,
+    else from the constants file beside it (`m.constants.npz` for `m.tvms`, as `save`
     writes)."""
     name = os.fspath(path)
     with open(name, encoding="utf-8") as f:
@@ -146,15 +172,16 @@ def parse_file(
             raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
     if constants is None and sidecar_path(name).is_file():
         constants = sidecar_path(name)
-    return parse(text, name, constants=constants)
+    return parse(text, name, constants=constants, check_well_formed=check_well_formed)
 
 
 def _parse(
-    text: str, filename: str, constants: ConstantTable | None
+    text: str, filename: str, constants: ConstantTable | None, check_well_formed: bool
 ) -> tuple[Parsed, syntax.Module]:
     tokens = tokenize(text)
     tree = parse_syntax(text, filename, tokens)
     ctx = RelaxContext(detect_dialect(text, tokens), Source(text, filename), constants=constants)
+    ctx.check_well_formed = check_well_formed
     if constants is None and "metadata" in text:
         _reject_metadata(tree, ctx)
     return _ModuleParser(ctx).top(tree), tree
@@ -343,7 +370,9 @@ class _ModuleParser:
         parser = RelaxFunctionParser(self.ctx, fdef)
         parser.parse_signature()
         func = parser.parse_body()
-        verify_module(IRModule({fdef.name: func}), symbols=False, semantic=False)
+        checked = self.ctx.check_well_formed and parser.check_well_formed
+        level = WELL_FORMED if checked else STRUCTURAL
+        verify_module(IRModule({fdef.name: func}), symbols=False, level=level)
         return func
 
     # ------------------------------------------------------------ modules
@@ -379,7 +408,8 @@ class _ModuleParser:
                 relax_parsers[name] = RelaxFunctionParser(self.ctx, stmt)
                 self.ctx.signatures[name] = relax_parsers[name].parse_signature()
             else:
-                self.ctx.signatures[name] = prim_signature(len(stmt.params))
+                returns = self.ctx.prim_returns.get(name)
+                self.ctx.signatures[name] = prim_signature(len(stmt.params), returns)
         functions: dict[str, Any] = {}
         for name, stmt in members.items():
             if name in relax_parsers:
@@ -396,7 +426,9 @@ class _ModuleParser:
             span=cdef.span,
             comments=tables.comments,
         )
-        verify_module(mod, semantic=False)
+        lenient = [name for name, p in relax_parsers.items() if not p.check_well_formed]
+        level = WELL_FORMED if self.ctx.check_well_formed else STRUCTURAL
+        verify_module(mod, level=level, lenient=lenient)
         return mod
 
     def after_members(
@@ -427,8 +459,9 @@ class _ModuleParser:
             raise self.ctx.error(f"unknown class decorator @{name or '...'}", deco)
         if isinstance(deco, syntax.Call):
             args = bind_call(self.ctx, deco, name, ("check_well_formed", "s_tir"))
-            for key, value in args.items():
-                bool_literal(self.ctx, value, key)
+            flags = {key: bool_literal(self.ctx, value, key) for key, value in args.items()}
+            if not flags.get("check_well_formed", True):
+                self.ctx.check_well_formed = False  # the whole module, as TVM's keyword
 
     def member(self, stmt: syntax.Node, tables: _ModuleTables) -> str | None:
         """First pass over one class member; returns the global name it defines."""

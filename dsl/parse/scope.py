@@ -33,6 +33,8 @@ class ParseContext:
     prim_returns: dict[str, str] = field(default_factory=dict)
     type_vars: set[str] = field(default_factory=set)
     depth: int = 0  # the nesting level being parsed; see `nest`
+    # TVM's well-formedness check (`parse(check_well_formed=...)`, the module's decorator)
+    check_well_formed: bool = True
 
     def error(self, message: str, node: syntax.Node | Span | None) -> ParseError:
         span = node if isinstance(node, Span) or node is None else node.span

@@ -1,10 +1,19 @@
 """Rules a parsed (or transformed) PrimFunc must keep, checked on the IR itself so
 that passes can run it too: variables used only inside the scope that defines them
-(a var no statement defines is free, as TVM allows: `n = T.int32()` declares one),
-buffers used only inside the scope that declares them (or free), region
-ranks, loop extents and block domains. Like TVM's parser, it accepts `T.init()` in a
-block without a reduce axis (the init then runs at every instance) and spatial axes that
-are only read. Errors are located at the nearest node that has a span.
+(a var no statement defines is free, as TVM's parser allows with its check off:
+`n = T.int32()` declares one), buffers used only inside the scope that declares
+them (or free), region ranks, loop extents and block domains.
+
+`well_formed=True` adds what TVM's well-formedness check asks (its parser's
+default, `tvmlite.parse`'s too): no free var (the signature's buffers define
+every var of their shapes, a `T.match_buffer` the bare vars of its own) and no
+free buffer, and no loop var read inside a block with axes that the loop is
+outside of (a block reads loops through its axis bindings); in a tirx function,
+scope ids that agree (`scope_ids.py`).
+
+Like TVM's parser, it accepts `T.init()` in a block without a reduce axis (the
+init then runs at every instance) and spatial axes that are only read. Errors
+are located at the nearest node that has a span.
 
 The checker is a `StmtExprVisitor`: expressions and the statements without a
 rule of their own are walked by it. Scopes: a statement's definitions end with
@@ -16,20 +25,27 @@ from __future__ import annotations
 
 from tvmlite.diagnostics import Span, VerifyError
 from tvmlite.dsl import tir
+from tvmlite.dsl.analysis import free_vars
 from tvmlite.dsl.arith import const_int
 from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.dsl.verify.scope_ids import check_scope_ids
 
 
-def verify_prim_func(func: tir.PrimFunc, ctx: object = None) -> None:
+def verify_prim_func(func: tir.PrimFunc, ctx: object = None, well_formed: bool = False) -> None:
     """Raise VerifyError at the first broken rule; `ctx` gives the file name."""
-    source = getattr(ctx, "source", None)
-    _Verifier(getattr(source, "filename", None), func.span).visit_prim_func(func)
+    filename = getattr(getattr(ctx, "source", None), "filename", None)
+    _Verifier(filename, func.span, well_formed).visit_prim_func(func)
+    if well_formed and not func.s_tir:  # TVM checks tirx functions' scope ids too
+        check_scope_ids(func, filename)
 
 
 class _Verifier(StmtExprVisitor):
-    def __init__(self, filename: str | None, span: Span | None) -> None:
+    def __init__(self, filename: str | None, span: Span | None, well_formed: bool) -> None:
         self.filename = filename
+        self.well_formed = well_formed
         self.span = span  # of the innermost node being checked that has one
+        self.blocks: list[tir.Block] = []  # enclosing blocks, innermost last
+        self.loop_depth: dict[tir.Var, int] = {}  # loop var -> len(blocks) where it loops
         self.vars: set[tir.Var] = set()
         self.ended: set[tir.Var] = set()  # defined by a scope that has closed
         self.buffers: set[tir.Buffer] = set()
@@ -40,10 +56,10 @@ class _Verifier(StmtExprVisitor):
 
     def visit_prim_func(self, func: tir.PrimFunc) -> None:
         self.vars.update(func.params)
-        for _, buffer in func.buffer_map:
+        for _, buffer in func.buffer_map:  # the signature defines every var of its shapes
             for dim in (*buffer.shape, *buffer.strides, buffer.elem_offset):
-                if isinstance(dim, tir.Var):
-                    self.vars.add(dim)
+                if dim is not None:
+                    self.vars.update(free_vars(dim))
         for _, buffer in func.buffer_map:
             self.visit_buffer_def(buffer)
         self.visit_stmt(func.body)
@@ -94,8 +110,23 @@ class _Verifier(StmtExprVisitor):
         self.vars.add(var)
 
     def visit_Var(self, e: tir.Var) -> None:
-        if e in self.ended and e not in self.vars:
+        if e in self.vars:
+            if self.well_formed and self.loop_depth.get(e, len(self.blocks)) < len(self.blocks):
+                block = self.blocks[-1]
+                if block.iter_vars:
+                    raise self.fail(
+                        f"loop variable '{e.name}' is read inside block '{block.name}', which "
+                        "the loop is outside of: a block with axes reads a loop through its "
+                        "axis bindings (T.axis.remap / T.axis.spatial)"
+                    )
+            return
+        if e in self.ended:
             raise self.fail(f"variable '{e.name}' is used outside its scope")
+        if self.well_formed:
+            raise self.fail(
+                f"variable '{e.name}' is used but nothing defines it (a loop, a let, a "
+                "parameter or a buffer's shape)"
+            )
 
     def visit_buffer_def(self, buffer: tir.Buffer) -> None:
         for dim in (*buffer.shape, *buffer.strides):
@@ -114,6 +145,11 @@ class _Verifier(StmtExprVisitor):
             return
         if buffer.data in self.ended:
             raise self.fail(f"buffer '{buffer.name}' is used outside its scope")
+        if self.well_formed:
+            raise self.fail(
+                f"buffer '{buffer.name}' is used but nothing declares it (T.alloc_buffer, "
+                "T.decl_buffer, a parameter or T.match_buffer)"
+            )
 
     def visit_Let(self, e: tir.Let) -> None:
         saved = set(self.vars)
@@ -127,6 +163,7 @@ class _Verifier(StmtExprVisitor):
 
     def visit_For(self, s: tir.For) -> None:
         self.loops[s.loop_var] = tir.Range(s.min, s.extent)
+        self.loop_depth[s.loop_var] = len(self.blocks)
         super().visit_For(s)
 
     def visit_BlockRealize(self, s: tir.BlockRealize) -> None:
@@ -168,11 +205,21 @@ class _Verifier(StmtExprVisitor):
             )
 
     def visit_Block(self, block: tir.Block) -> None:
+        self.blocks.append(block)
+        try:
+            self._block(block)
+        finally:
+            self.blocks.pop()
+
+    def _block(self, block: tir.Block) -> None:
         self.vars.update(iv.var for iv in block.iter_vars)
         for buffer in block.alloc_buffers:
             self.visit_buffer_def(buffer)
         for match in block.match_buffers:
             self.region(match.source, match.span)
+            for dim in (*match.buffer.shape, *match.buffer.strides):
+                if self.well_formed and isinstance(dim, tir.Var):  # defined by the match
+                    self.vars.add(dim)
             self.visit_buffer_def(match.buffer)
         for region in (*block.reads, *block.writes):
             self.region(region, region.span)

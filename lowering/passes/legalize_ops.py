@@ -38,7 +38,7 @@ from tvmlite.dsl.ops import lookup, sinfo_of
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.dsl.tir_mutator import replace
-from tvmlite.dsl.verify.relax import compatible
+from tvmlite.dsl.verify.sinfo import compatible
 from tvmlite.lowering.legalize import registry
 from tvmlite.lowering.legalize.registry import (
     LegalizeCtx,

@@ -63,9 +63,13 @@ def _check(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         sub,
         "check",
         "parse and verify files",
-        "Parse and verify .tvms files (directories: every *.tvms under them).\n"
-        "Prints nothing when all are well; each error as file:line:col: error: ...",
-        "  tvms check model.tvms\n  tvms check models/\n",
+        "Parse and verify .tvms files (directories: every *.tvms under them): TVM's\n"
+        "well-formedness check, and shapes and dtypes certain from the annotations.\n"
+        "With --target, also every step of 'tvms build' for that target up to its\n"
+        "LLVM IR (buffer accesses certain to be out of bounds, legalization, the\n"
+        "schedule, TIR lowering), so what passes builds. Each error as\n"
+        "file:line:col: error: ..., then one summary line.",
+        "  tvms check model.tvms\n  tvms check models/ --target llvm\n",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files, directories, or - for stdin")
     p.add_argument(
@@ -73,6 +77,13 @@ def _check(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="values of the text's metadata[...] constants (default: NAME.constants.npz "
         "beside NAME.tvms)",
     )  # fmt: skip
+    p.add_argument(
+        "--target",
+        default=None,
+        help='also lower for this target, as tvms build would (e.g. llvm, "llvm -mcpu=skylake")',
+    )
+    p.add_argument("--pipeline", default=None, help="pipeline name, with --target")
+    p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
     return p
 
 
@@ -122,8 +133,7 @@ def _show(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=_width,
         default=100,
         metavar="N",
-        help="one parameter a line in signatures longer than N characters (0: never; "
-        "default 100)",
+        help="one parameter a line in signatures longer than N characters (0: never; default 100)",
     )
     p.add_argument("--after", metavar="PASS", help="show the module right after this pass")
     _build_options(p)

@@ -37,6 +37,21 @@ def read_module(args: argparse.Namespace) -> IRModule:
     return as_module(parse(text, filename=name, constants=constants_for(args, args.file)))
 
 
+def check_module(mod: Any, args: argparse.Namespace) -> None:
+    """`tvms check --target` of one parsed module (parsing ran TVM's well-formedness
+    check): every step of `build` for the target up to the LLVM IR (what is left is
+    LLVM's optimization and machine code), so what passes builds."""
+    from tvmlite.lowering.build import as_module, lower
+    from tvmlite.lowering.codegen.generate import generate_llvm
+    from tvmlite.lowering.codegen.target import machine_options
+
+    target = target_of(args)
+    with pass_context(args, sys.stderr):
+        lowered = lower(as_module(mod), target, args.pipeline)
+    with machine_options(target.machine_options()):
+        generate_llvm(lowered)
+
+
 def target_of(args: argparse.Namespace) -> Any:
     from tvmlite.lowering.target import Target
 

@@ -25,17 +25,24 @@ def run(argv, capsys, stdin: str | None = None, monkeypatch=None):
     return code, out, err
 
 
-def test_check_good_file_is_silent(tmp_path, capsys):
+def test_check_good_file_says_what_it_checked(tmp_path, capsys):
     path = tmp_path / "good.tvms"
     path.write_text(GOOD)
-    assert run(["check", str(path)], capsys) == (0, "", "")
+    code, out, err = run(["check", str(path)], capsys)
+    assert (code, err) == (0, "")
+    assert out == (
+        "1 file well-formed; not lowered for a target (--target llvm also checks what "
+        "tvms build accepts: buffer bounds, legalization, the schedule)\n"
+    )
+    code, out, err = run(["check", str(path), "--target", "llvm"], capsys)
+    assert (code, out, err) == (0, "1 file well-formed and lowered for llvm: they build\n", "")
 
 
 def test_check_bad_file_reports_location_on_stderr(tmp_path, capsys):
     path = tmp_path / "bad.tvms"
     path.write_text(GOOD.replace("T.float32(1.0)", "T.float33(1.0)"))
     code, out, err = run(["check", str(path)], capsys)
-    assert code == 1 and out == ""
+    assert code == 1 and out == "1 of 1 file failed\n"
     assert f"{path}:10:" in err and "error:" in err and "^" in err
 
 
@@ -43,6 +50,78 @@ def test_missing_file_is_a_user_error(tmp_path, capsys):
     missing = tmp_path / "nope.tvms"
     code, _, err = run(["check", str(missing)], capsys)
     assert (code, err) == (1, f"tvms: error: {missing}: No such file or directory\n")
+
+
+RELAX = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+SEMANTIC = {
+    "a packed call in a dataflow block": (
+        RELAX
+        + "    @R.function\n"
+        + '    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):\n'
+        + "        with R.dataflow():\n"
+        + '            y = R.call_packed("f", x, sinfo_args=R.Tensor((4,), "float32"))\n'
+        + "            R.output(y)\n"
+        + "        return y\n",
+        "9:17: error: R.call_packed('f') has side effects: it cannot be inside a dataflow block",
+    ),
+    "shapes that cannot broadcast": (
+        RELAX
+        + "    @R.function\n"
+        + '    def main(x: R.Tensor(("n", 784), "float32"), w: R.Tensor((784, 64), "float32")):\n'
+        + "        y = R.add(x, w)\n"
+        + "        return y\n",
+        "8:13: error: R.add: shapes cannot broadcast: dim 1 is 784 vs 64",
+    ),
+    "matmul inner dims": (
+        RELAX
+        + "    @R.function\n"
+        + '    def main(x: R.Tensor(("n", 784), "float32"), w: R.Tensor((100, 64), "float32")):\n'
+        + "        y = R.matmul(x, w)\n"
+        + "        return y\n",
+        "8:13: error: R.matmul: inner dimensions differ: 784 vs 100",
+    ),
+    "65 over 64 under a symbolic loop": (
+        "# from tvm.script import tir as T\n\n@T.prim_func\n"
+        + "def main(a: T.handle, n: T.int64):\n"
+        + '    A = T.match_buffer(a, (n, 64), "float32")\n'
+        + "    for i in range(n):\n"
+        + "        for j in range(65):\n"
+        + "            A[i, j] = T.float32(0)\n",
+        "8:13: error: store to buffer A is out of bounds whenever the loop over i runs: "
+        "index j on axis 1 runs from 0 to 64, outside [0, 64)",
+    ),
+}
+NEEDS_TARGET = {"65 over 64 under a symbolic loop"}  # a build's check, not TVM's parser's
+
+
+@pytest.mark.parametrize("case", sorted(SEMANTIC))
+def test_check_refuses_what_build_would_where_it_is_written(tmp_path, capsys, case):
+    text, message = SEMANTIC[case]
+    path = tmp_path / "m.tvms"
+    path.write_text(text)
+    target = ["--target", "llvm"] if case in NEEDS_TARGET else []
+    if target:
+        code, out, _ = run(["check", str(path)], capsys)
+        assert code == 0 and "not lowered for a target" in out
+    code, out, err = run(["check", str(path), *target], capsys)
+    assert (code, out) == (1, "1 of 1 file failed\n")
+    assert f"{path}:{message}" in err, err
+
+
+def test_check_with_a_target_lowers_as_build_does(tmp_path, capsys):
+    """A GPU thread launch is well-formed TIR that a CPU build refuses: `check` alone
+    passes it and says it did not lower; with --target it refuses what build would."""
+    path = tmp_path / "gpu.tvms"
+    path.write_text(
+        "# from tvm.script import tir as T\n\n@T.prim_func\n"
+        'def main(A: T.Buffer((64,), "float32")):\n'
+        '    tx = T.launch_thread("threadIdx.x", 64)\n'
+        "    A[tx] = T.float32(0)\n"
+    )
+    code, out, _ = run(["check", str(path)], capsys)
+    assert code == 0 and "not lowered for a target" in out
+    code, out, err = run(["check", str(path), "--target", "llvm"], capsys)
+    assert (code, out) == (1, "1 of 1 file failed\n") and "threadIdx.x" in err
 
 
 def test_usage_error_exits_2(capsys):
@@ -199,3 +278,17 @@ def test_fmt_refuses_a_file_the_user_may_not_write(tmp_path, capsys):
     code, _, err = run(["fmt", str(path)], capsys)
     assert (code, err) == (1, f"tvms: error: {path}: cannot write: Permission denied\n")
     assert path.read_text() == MESSY
+
+
+def test_fmt_and_show_take_what_tvm_prints_with_its_check_off(tmp_path, capsys):
+    """Layout and display need no well-formedness: a free var TVM's check refuses
+    (and `check` with it) formats and shows."""
+    path = tmp_path / "free.tvms"
+    path.write_text(
+        "# from tvm.script import tir as T\n\n@T.prim_func\n"
+        'def main(A: T.Buffer((4,), "float32")):\n    n = T.int32()\n    A[n] = T.float32(0.0)\n'
+    )
+    assert run(["check", str(path)], capsys)[0] == 1
+    assert run(["fmt", "--check", str(path)], capsys)[0] == 0
+    code, out, _ = run(["show", "--color", "never", str(path)], capsys)
+    assert code == 0 and "A[n] = T.float32(0.0)" in out

@@ -91,7 +91,7 @@ def test_directories_walk_and_file_errors_are_reported_once(tmp_path, env) -> No
     (tmp_path / "models" / "notes.txt").write_text("not tvms")
     (tmp_path / "empty").mkdir()
     done = tvms("check", "models", "missing.tvms", "empty", env=env, cwd=tmp_path)
-    assert done.returncode == 1 and done.stdout == ""
+    assert done.returncode == 1 and done.stdout == "2 of 3 files failed\n"
     lines = done.stderr.splitlines()
     assert lines[0].startswith(f"{Path('models/sub/b.tvms')}:10:") and "error:" in lines[0]
     assert "tvms: error: missing.tvms: No such file or directory" in lines

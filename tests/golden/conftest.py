@@ -2,7 +2,9 @@
 
 Each file must parse, print back identical in its own spelling (trailing
 whitespace aside), re-parse to a structurally equal module, and survive a trip
-through the other spelling and back.
+through the other spelling and back. A file whose first line names
+`check_well_formed=False` holds what TVM prints with its well-formedness check
+off: it is parsed so, and the default parse must refuse it, located.
 """
 
 from __future__ import annotations
@@ -24,19 +26,26 @@ class GoldenItem(pytest.Item):
     def runtest(self) -> None:
         path = Path(self.path)
         text = path.read_text()
-        mod = tvmlite.parse(text, filename=str(path))
+        checked = "check_well_formed=False" not in text.partition("\n")[0]
+        if not checked:
+            with pytest.raises(tvmlite.VerifyError) as refused:
+                tvmlite.parse(text, filename=str(path))
+            assert refused.value.span is not None, "a well-formedness error without a location"
+        mod = tvmlite.parse(text, filename=str(path), check_well_formed=checked)
         out = mod.script()
         if _lines(out) != _lines(text):
             if self.config.getoption("--update-golden"):
                 path.write_text(out)
             else:
                 raise GoldenMismatch(path, text, out)
-        assert tvmlite.structural_equal(tvmlite.parse(out), mod), "parse(print(m)) != m"
+        again = tvmlite.parse(out, check_well_formed=checked)
+        assert tvmlite.structural_equal(again, mod), "parse(print(m)) != m"
         if mod.dialect == TVM027 and tvm027_only(mod):
             return  # classic cannot spell these: the trip through it is lossy by design
         other = TVM027 if mod.dialect == CLASSIC else CLASSIC
-        back = tvmlite.parse(mod.script(dialect=other))
-        assert tvmlite.structural_equal(tvmlite.parse(back.script(dialect=mod.dialect)), mod)
+        back = tvmlite.parse(mod.script(dialect=other), check_well_formed=checked)
+        there = tvmlite.parse(back.script(dialect=mod.dialect), check_well_formed=checked)
+        assert tvmlite.structural_equal(there, mod)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, GoldenMismatch):

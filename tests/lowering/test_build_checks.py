@@ -96,14 +96,23 @@ class Module:
         tvmlite.build(mod)
 
 
-def test_kernel_buffer_mismatch_is_a_build_error() -> None:
+def test_kernel_buffer_mismatch_is_refused_where_the_call_is() -> None:
+    """TVM's well-formedness check compares a kernel call's arguments with the prim
+    function's buffers: the default parse refuses the mismatch, and a build of the
+    module parsed with the check off refuses it too."""
     text = (
         (DATA / "graph.tvms")
         .read_text()
         .replace('R.const([1.0, 2.0, 3.0], "float32")', 'R.const([1.0, 2.0, 3.0, 4.0], "float32")')
     )
-    with pytest.raises(Error, match=r"buffer 'b' expects shape \(n,\), the tensor has \(4,\)"):
-        tvmlite.build(tvmlite.parse(text))
+    message = (
+        r"R.call_tir of add: argument 1 is R.Tensor\(\(4,\), dtype=\"float32\"\), but the "
+        r"kernel takes R.Tensor\(\(3,\), dtype=\"float32\"\) as B"
+    )
+    with pytest.raises(Error, match=message):
+        tvmlite.parse(text)
+    with pytest.raises(Error, match=message):
+        tvmlite.build(tvmlite.parse(text, check_well_formed=False))
 
 
 def test_prim_function_arguments_are_checked() -> None:

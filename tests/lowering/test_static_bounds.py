@@ -57,6 +57,37 @@ def test_refused_with_the_access_located(case: str) -> None:
     assert message in text
 
 
+SYMBOLIC = 'a: T.handle, n: T.int64'
+MATCHED = 'A = T.match_buffer(a, (n, 64), "float32")\n'
+REFUSED_UNDER_SYMBOLIC_LOOPS = {
+    "65 over a 64-wide axis under a loop of n": (
+        MATCHED + "for i in range(n):\n    for j in range(65):\n        A[i, j] = T.float32(1)",
+        "store to buffer A is out of bounds whenever the loop over i runs: index j on axis 1 "
+        "runs from 0 to 64, outside [0, 64)",
+    ),
+    "one past a symbolic end": (
+        MATCHED + "for i in range(n + 1):\n    A[i, 0] = T.float32(1)",
+        "whenever the loop over i runs: index i on axis 0 runs from 0 to n, outside [0, n)",
+    ),
+    "nested symbolic loops": (
+        MATCHED
+        + "for i in range(n):\n    for k in range(n):\n        for j in range(3):\n"
+        + "            A[i, j * 40] = T.float32(1)",
+        "whenever the loops over i, k run: index j * 40 on axis 1 runs from 0 to 80",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_UNDER_SYMBOLIC_LOOPS))
+def test_refused_under_symbolic_loops(case: str) -> None:
+    """An access out of bounds whenever its loops run is refused, saying so (a call
+    with n = 0 runs nothing): an unchecked build would write past the buffer."""
+    body, message = REFUSED_UNDER_SYMBOLIC_LOOPS[case]
+    with pytest.raises(tvmlite.TVMLiteError) as err:
+        build(func(body, SYMBOLIC))
+    assert message in str(err.value), str(err.value)
+
+
 ACCEPTED = {
     "in bounds": "for i, j in T.grid(2, 4):\n    A[i, j] = T.float32(1)",
     "under an if": "for i, j in T.grid(2, 5):\n    if j < 4:\n        A[i, j] = T.float32(1)",
@@ -69,6 +100,8 @@ ACCEPTED = {
         "for i in range(2):\n    if i == 1:\n        T.ret(0)\n    A[i * 2, 0] = T.float32(1)"
     ),
     "non-linear index": "for i in range(4):\n    A[0, i % 2 * 2] = T.float32(1)",
+    "a symbolic end that may fit": "for i in range(n - 2):\n    A[0, i + 2] = T.float32(1)",
+    "an index read from memory": "for i in range(n):\n    A[0, T.Cast('int32', A[0, 0])] = T.float32(1)",
 }
 
 

@@ -427,10 +427,13 @@ def test_return_annotation_mismatch_is_kept_and_refused_by_a_build():
 
 
 def test_binding_annotation_mismatch_is_kept_and_refused_by_a_build():
-    """TVM parses a binding whose annotation its value does not fit (only its
-    well-formedness check refuses it): the annotation is kept, a build refuses it."""
+    """A binding whose annotation its value does not fit: TVM's well-formedness
+    check refuses it, as the default parse does; with the check off the annotation
+    is kept and a build refuses it."""
     text = func('y: R.Tensor((4,), "int32") = R.add(x, x)\nreturn y', ret="R.Tensor((4,))")
-    f = parse(text, "t.tvms")
+    with pytest.raises(VerifyError, match="y is annotated"):
+        parse(text, "t.tvms")
+    f = parse(text, "t.tvms", check_well_formed=False)
     assert bindings(f)[0].var.struct_info == relax.TensorStructInfo(i64(4), "int32", 1)
     assert 'y: R.Tensor((4,), dtype="int32") = R.add(x, x)' in f.script()
     with pytest.raises(VerifyError) as info:
@@ -443,7 +446,10 @@ def test_binding_annotation_mismatch_is_kept_and_refused_by_a_build():
 
 
 def test_a_bare_number_takes_the_annotated_scalar_dtype():
-    f = parse(func("i: T.int32 = 2\nh: T.float16 = 1\nb: T.int8 = 1.5\nreturn x"))
+    text = func("i: T.int32 = 2\nh: T.float16 = 1\nb: T.int8 = 1.5\nreturn x")
+    with pytest.raises(VerifyError, match="b is annotated R.Prim"):
+        parse(text)
+    f = parse(text, check_well_formed=False)
     values = [b.value.value for b in bindings(f)]
     assert values[0] == tir.IntImm("int32", 2)
     assert values[1] == tir.FloatImm("float16", 1.0)
@@ -464,14 +470,16 @@ def test_distributed_tensor_sinfo_and_the_annotation_an_operator_needs():
     assert msg.startswith("R.add on distributed tensors needs the binding's R.DTensor annotation")
     assert (line, col) == (3, 9)
     other = dt.replace("S[1]", "R")
-    g = parse(
-        func(
-            f'y: {other} = R.dist.redistribute(x, device_mesh="mesh[0]", placement="S[1]")\nreturn y',
-            params=f"x: {dt}",
-        )
+    text = func(
+        f'y: {other} = R.dist.redistribute(x, device_mesh="mesh[0]", placement="S[1]")\nreturn y',
+        params=f"x: {dt}",
     )
-    with pytest.raises(VerifyError, match=r'y is annotated R.DTensor\(.*"R"\) but its value is'):
-        verify_function(g)  # kept by the parser, as TVM keeps it
+    wrong = r'y is annotated R.DTensor\(.*"R"\) but its value is'
+    with pytest.raises(VerifyError, match=wrong):
+        parse(text)
+    g = parse(text, check_well_formed=False)
+    with pytest.raises(VerifyError, match=wrong):
+        verify_function(g)  # kept by the parser with its check off, as TVM keeps it
 
 
 def test_sinfo_args_rejected_in_0_27_module():

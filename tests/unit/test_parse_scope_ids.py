@@ -3,6 +3,7 @@ they parse into, and located errors for the forms TVM refuses."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -71,3 +72,35 @@ def test_ids_end_with_their_sequence() -> None:
     with pytest.raises(tvmlite.ParseError) as info:
         _parse("if A[0] == 0:\n    tx = T.thread_id([32])\n    A[tx] = 1\nA[tx] = 2\n")
     assert "used outside its scope" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "v = T.cta_id([32])\nw = T.warp_id([2])\nl = T.lane_id([32])\nt = T.thread_id([128])\n",
+            "8:9: error: inconsistent scope ids: T.thread_id([128]) gives 128 threads per cta, "
+            "T.warp_id([2]) and T.lane_id([32]) give 64",
+        ),
+        (
+            "c = T.cluster_id([3])\nb = T.cta_id([8])\nk = T.cta_id_in_cluster([2])\n",
+            "inconsistent scope ids: T.cluster_id([3]) and T.cta_id_in_cluster([2]) give 6 "
+            "ctas per kernel, T.cta_id([8]) gives 8",
+        ),
+        (
+            "cbx, cby = T.cta_id_in_cluster([2, 1], preferred=[2])\n",
+            "T.cta_id_in_cluster([2, 1]): preferred= has 1 extents, the ids 2",
+        ),
+    ],
+    ids=["threads", "ctas", "preferred"],
+)
+def test_scope_ids_that_disagree_are_refused_as_tvm_refuses_them(body: str, message: str):
+    """TVM's well-formedness check of tirx functions; with the check off they parse."""
+    with pytest.raises(tvmlite.VerifyError, match=re.escape(message)):
+        _parse(body + "A[0] = 0\n")
+    text = (
+        HEADER + '@T.prim_func(check_well_formed=False)\ndef main(A: T.Buffer((64,), "int32")):\n'
+    )
+    tvmlite.parse(text + textwrap.indent(body + "A[0] = 0\n", "    "))
+    agree = "v = T.cta_id([32])\nw = T.warp_id([4])\nl = T.lane_id([32])\nt = T.thread_id([128])\n"
+    _parse(agree + "A[0] = 0\n")

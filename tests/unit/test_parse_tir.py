@@ -719,9 +719,20 @@ def test_verify_binding_out_of_domain():
     assert "ranges over [9, 9]" in error.message
 
 
+def free_body(stmts: str, dialect: str = CLASSIC) -> tir.Stmt:
+    """The body of a function that TVM's well-formedness check refuses: parsed with
+    the check off (the decorator's keyword), after the default parse refused it."""
+    header = 'def f(A: T.Buffer((16,), "float32")):\n'
+    body = textwrap.indent(stmts, "    ") + "\n"
+    with pytest.raises(VerifyError) as refused:
+        parse("@T.prim_func\n" + header + body, dialect)
+    assert refused.value.span is not None and refused.value.span.line == 4  # the use
+    return parse("@T.prim_func(check_well_formed=False)\n" + header + body, dialect).body
+
+
 def test_verify_free_variable_and_scope():
-    # a declared var that nothing binds is free, as in TVM
-    store = body_of("v = T.int32()\nA[v] = T.float32(0)")
+    # a declared var that nothing binds is free, as TVM's parser keeps it with its check off
+    store = free_body("v = T.int32()\nA[v] = T.float32(0)")
     assert isinstance(store, tir.BufferStore) and store.indices[0].name == "v"
     # a loop var used after its loop only comes from IR built in code
     i = tir.Var("i", "int32")
@@ -737,7 +748,7 @@ def test_verify_free_variable_and_scope():
 
 def test_verify_free_buffer_and_scope():
     # `B = T.Buffer(...)` in a body names a buffer no statement declares: free, as in TVM
-    store = body_of("B = T.Buffer((4,))\nA[0] = B[1]", dialect=NEW)
+    store = free_body("B = T.Buffer((4,))\nA[0] = B[1]", dialect=NEW)
     assert isinstance(store, tir.BufferStore) and store.value.buffer.name == "B"
     # an allocation used after the loop that holds it only comes from IR built in code
     i, four = tir.Var("i", "int32"), tir.IntImm("int32", 4)
@@ -844,3 +855,22 @@ def test_param_strides_and_offset_print_bare():
     assert func.script(dialect=NEW) == text
     buffer, params = func.buffer_map[0][1], func.params
     assert buffer.strides[0] is params[2] and buffer.elem_offset is params[3]
+
+
+def test_a_block_with_axes_reads_loops_only_through_its_bindings():
+    """TVM's check refuses a loop var read inside a block with axes (TVM's
+    cross-thread reduction tests print such blocks); an opaque block may read it."""
+    loop_in_block = (
+        "for i in range(16):\n"
+        '    with T.block("b"):\n'
+        "        vi = T.axis.spatial(16, i)\n"
+        '        A[vi] = T.Cast("float32", i)\n'
+    )
+    header = '@T.prim_func\ndef f(A: T.Buffer((16,), "float32")):\n'
+    with pytest.raises(VerifyError, match="loop variable 'i' is read inside block 'b'") as info:
+        parse(header + textwrap.indent(loop_in_block, "    "))
+    assert (info.value.span.line, info.value.span.column) == (6, 21)  # the cast reading it
+    lenient = header.replace("@T.prim_func", "@T.prim_func(check_well_formed=False)")
+    assert isinstance(parse(lenient + textwrap.indent(loop_in_block, "    ")), tir.PrimFunc)
+    opaque = 'for i in range(16):\n    with T.block("b"):\n        A[i] = T.float32(0)\n'
+    assert isinstance(parse(header + textwrap.indent(opaque, "    ")), tir.PrimFunc)

@@ -1,10 +1,11 @@
-"""TVM's WellFormed rules the Relax verifier adds (issue 14 item 1): purity of
-dataflow blocks and pure functions, each var bound once, a public function's
-global_symbol, calls of functions that exist, binary operators on one dtype.
-TVM's test suite parses modules breaking the semantic rules (its check off) and
-prints them, so `tvmlite.parse` keeps such a module as written and
-`lower`/`build` refuse it with the location (issue 12). One invalid program per
-rule; the valid spelling of each parses."""
+"""TVM's WellFormed rules (issues 14, 12 and 25): purity of dataflow blocks and pure
+functions, each var bound once, a public function's global_symbol, calls of functions
+that exist with arguments that fit, kernel calls that fit their prim function, binary
+operators on one dtype. `tvmlite.parse` refuses a module breaking one, where it is
+written, as TVM's parser does by default; `check_well_formed=False` (TVM's keyword,
+also a decorator's) keeps it as TVM's own tests print it, and `lower`/`build` refuse
+it then. One invalid program per rule; the valid spelling of each parses. What only
+builds refuse (a body against its return annotation, negative dims) parses."""
 
 from __future__ import annotations
 
@@ -108,6 +109,89 @@ class Module:
         function('gv: R.Tensor((4,), "float32")\nreturn gv'),
         r"m.tvms:6:5: error: gv is used but nothing binds it",
     ),
+    "call of a function with an argument that does not fit its parameter": (
+        HEAD
+        + f"""@I.ir_module
+class Module:
+    @R.function
+    def helper(a: R.Tensor((8,), "float32")) -> R.Tensor((8,), "float32"):
+        return a
+
+    @R.function
+    def main(x: {T4}) -> R.Tensor((8,), "float32"):
+        y = Module.helper(x)
+        return y
+""",
+        r"m.tvms:12:13: error: argument 0 of helper \(a\) must be R.Tensor\(\(8,\), "
+        r'dtype="float32"\), got R.Tensor\(\(4,\), dtype="float32"\)',
+    ),
+    "call_tir whose argument does not fit the kernel": (
+        HEAD.replace("\n\n", "\nfrom tvm.script import tir as T\n\n")
+        + f"""@I.ir_module
+class Module:
+    @T.prim_func
+    def copy(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            B[i] = A[i]
+
+    @R.function
+    def main(x: {T4}) -> R.Tensor((8,), "float32"):
+        y = R.call_tir(Module.copy, (x,), out_sinfo=R.Tensor((8,), "float32"))
+        return y
+""",
+        r"m.tvms:14:13: error: R.call_tir of copy: argument 0 is R.Tensor\(\(4,\), "
+        r'dtype="float32"\), but the kernel takes R.Tensor\(\(8,\), dtype="float32"\) as A',
+    ),
+    "call_tir whose output struct info does not fit the kernel": (
+        HEAD.replace("\n\n", "\nfrom tvm.script import tir as T\n\n")
+        + """@I.ir_module
+class Module:
+    @T.prim_func
+    def flatten(a: T.handle, b: T.handle):
+        m, n = T.int64(), T.int64()
+        A = T.match_buffer(a, (m, n), "float32")
+        B = T.match_buffer(b, (m * n,), "float32")
+        for i in range(m * n):
+            B[i] = A[i // n, i % n]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((5,), "float32"):
+        y = R.call_tir(Module.flatten, (x,), out_sinfo=R.Tensor((5,), "float32"))
+        return y
+""",
+        r'error: R.call_tir of flatten: output 0 is R.Tensor\(\(5,\), dtype="float32"\), '
+        r'but the kernel writes R.Tensor\(\(6,\), dtype="float32"\) as B',
+    ),
+    "in-place output of another shape than its input": (
+        HEAD.replace("\n\n", "\nfrom tvm.script import tir as T\n\n")
+        + f"""@I.ir_module
+class Module:
+    @T.prim_func
+    def inc(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            A[i] = A[i] + T.float32(1)
+
+    @R.function
+    def main(x: {T4}) -> R.Tensor((8,), "float32"):
+        y = R.call_tir_inplace(Module.inc, (x,), out_sinfo=R.Tensor((8,), "float32"), inplace_indices=[0])
+        return y
+""",
+        r"output 0 is R.Tensor\(\(8,\), dtype=\"float32\"\), but it is written in place into "
+        r"argument 0",
+    ),
+}
+
+# Rules TVM's well-formedness check leaves to builds: parsed by default, refused by `lower`.
+BUILD_ONLY = {
+    "a body that does not match the return annotation": (
+        function("return x").replace(f"-> {T4}", '-> R.Tensor((8,), "float32")'),
+        r"m.tvms:6:5: error: the function returns R.Tensor\(\(4,\), dtype=\"float32\"\) but its "
+        r"return annotation is R.Tensor\(\(8,\), dtype=\"float32\"\)",
+    ),
+    "a negative tensor dim": (
+        function("return x").replace(f"(x: {T4})", '(x: R.Tensor((-1,), "float32"))'),
+        r"m.tvms:5:23: error: a shape dimension must not be negative, got -1",
+    ),
 }
 
 VALID = {
@@ -134,14 +218,46 @@ VALID = {
 
 
 @pytest.mark.parametrize("rule", sorted(INVALID))
-def test_each_rule_parses_and_is_refused_at_lower_with_a_location(rule: str) -> None:
+def test_each_rule_is_refused_at_parse_and_kept_without_the_check(rule: str) -> None:
     text, message = INVALID[rule]
-    parsed = tvmlite.parse(text, filename="m.tvms")
+    with pytest.raises(VerifyError, match=message):
+        tvmlite.parse(text, filename="m.tvms")
+    parsed = tvmlite.parse(text, filename="m.tvms", check_well_formed=False)
     printed = parsed.script()
-    assert tvmlite.parse(printed).script() == printed
-    assert tvmlite.structural_equal(tvmlite.parse(printed), parsed)
+    lenient = tvmlite.parse(printed, check_well_formed=False)
+    assert lenient.script() == printed and tvmlite.structural_equal(lenient, parsed)
     with pytest.raises(VerifyError, match=message):
         tvmlite.lower(parsed)
+
+
+@pytest.mark.parametrize("rule", sorted(INVALID))
+def test_the_decorator_keyword_turns_the_check_off(rule: str) -> None:
+    """TVM's decorator keyword, on the module or on the function breaking the rule."""
+    text = INVALID[rule][0]
+    if "@I.ir_module" in text:
+        off = text.replace("@I.ir_module", "@I.ir_module(check_well_formed=False)")
+    else:
+        off = text.replace("@R.function(pure=False)", "@R.function").replace(
+            "@R.function", "@R.function(check_well_formed=False)"
+        )
+        if "pure=False" in text:
+            off = off.replace("check_well_formed=False", "pure=False, check_well_formed=False")
+    assert tvmlite.structural_equal(
+        tvmlite.parse(off), tvmlite.parse(text, check_well_formed=False)
+    )
+
+
+@pytest.mark.parametrize("rule", sorted(BUILD_ONLY))
+def test_build_rules_parse_and_are_refused_at_lower(rule: str) -> None:
+    text, message = BUILD_ONLY[rule]
+    parsed = tvmlite.parse(text, filename="m.tvms")
+    with pytest.raises(VerifyError, match=message):
+        tvmlite.lower(parsed)
+
+
+def test_check_well_formed_takes_a_bool() -> None:
+    with pytest.raises(tvmlite.ParseError, match="check_well_formed must be True or False"):
+        tvmlite.parse(VALID["force_pure function"], check_well_formed="no")  # type: ignore[arg-type]
 
 
 def test_a_private_function_with_a_global_symbol_is_refused_at_parse() -> None:

@@ -28,7 +28,7 @@ from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.func import parse_tir_expr
 from tvmlite.dsl.parse.tir.index_map import parse_index_map, parse_lambda
 from tvmlite.dsl.parse.tir.intrin import is_tir_name
-from tvmlite.dsl.verify.relax import call_result, struct_info_of
+from tvmlite.dsl.verify.sinfo import call_result, struct_info_of
 from tvmlite.grammar import syntax
 
 Value = Any  # a relax.Expr, a tir.PrimExpr, a Python literal, a tuple of these, or MODULE

@@ -28,7 +28,7 @@ from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.parse.relax.expr import MODULE, RelaxExprParser
 from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
 from tvmlite.dsl.parse.scope import bind_call
-from tvmlite.dsl.verify.relax import compatible, join, sinfo_text
+from tvmlite.dsl.verify.sinfo import compatible, join, sinfo_text
 from tvmlite.grammar import syntax
 
 _STATEMENT_NAMES = {
@@ -62,6 +62,7 @@ class RelaxFunctionParser:
         self.nested = False  # a local function has no global symbol
         self.node: syntax.Node | None = None  # the statement being parsed
         self.func_comments: Comments | None = None  # R.func_attr's
+        self.check_well_formed = True  # the decorator's keyword
 
     # ------------------------------------------------------------ signature
 
@@ -81,7 +82,8 @@ class RelaxFunctionParser:
             if "private" in args:
                 self.is_private = bool_literal(self.ctx, args["private"], "private")
             if "check_well_formed" in args:
-                bool_literal(self.ctx, args["check_well_formed"], "check_well_formed")
+                flag = bool_literal(self.ctx, args["check_well_formed"], "check_well_formed")
+                self.check_well_formed = flag
 
     def parse_signature(self) -> relax.FuncStructInfo:
         self.decorator()

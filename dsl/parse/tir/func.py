@@ -40,8 +40,10 @@ def parse_tir_expr(
 
 
 def decorator_options(fdef: syntax.FunctionDef, ctx: ParseContext) -> dict[str, bool]:
-    """The keyword flags of `@T.prim_func(...)` (all False when written bare)."""
+    """The keyword flags of `@T.prim_func(...)` (as written bare: all False but
+    `check_well_formed`)."""
     options = dict.fromkeys(_DECORATOR_FLAGS, False)
+    options["check_well_formed"] = True
     for deco in fdef.decorators:
         call = deco if isinstance(deco, syntax.Call) else None
         name = syntax.dotted(call.func if call else deco)
@@ -85,7 +87,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
         tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span,
         merged(fdef.comments, parser.func_comments),
     )  # fmt: skip
-    verify_prim_func(func, ctx)
+    verify_prim_func(func, ctx, well_formed=ctx.check_well_formed and options["check_well_formed"])
     return func
 
 
