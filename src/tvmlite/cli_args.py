@@ -216,7 +216,7 @@ def _import(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "import",
         "import a PyTorch program (torch.export.save) as .tvms",
         "Import a program saved with torch.export.save as a .tvms file, as TVM 0.27's\n"
-        "from_exported_program imports it (needs PyTorch: pip install \"tvmlite[torch]\").\n"
+        'from_exported_program imports it (needs PyTorch: pip install "tvmlite[torch]").\n'
         "The weights become constants, their values in NAME.constants.npz beside the\n"
         "text; with --keep-params they stay parameters of main after its data inputs,\n"
         "their values in NAME.params.npz (for build and run --params).",

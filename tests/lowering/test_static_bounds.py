@@ -57,7 +57,7 @@ def test_refused_with_the_access_located(case: str) -> None:
     assert message in text
 
 
-SYMBOLIC = 'a: T.handle, n: T.int64'
+SYMBOLIC = "a: T.handle, n: T.int64"
 MATCHED = 'A = T.match_buffer(a, (n, 64), "float32")\n'
 REFUSED_UNDER_SYMBOLIC_LOOPS = {
     "65 over a 64-wide axis under a loop of n": (
