@@ -3,7 +3,7 @@ a machine with TVM installed; the test suite never imports TVM).
 
     python tests/frontend/compare_with_tvm.py [--only SUBSTRING] [--diff]
 
-For each batch of cases (as test_ops.py batches them) both importers translate the same
+For each batch of cases (as test_aten_ops.py batches them) both importers translate the same
 exported program; the report gives, per case, whether the printed modules are byte
 for byte the same, and, when TVM's text has no omitted constants, whether tvmlite's
 parse of TVM's text is structurally equal to tvmlite's import. The last line counts
