@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import batches  # noqa: E402
-import test_ops  # noqa: E402
+import test_aten_ops  # noqa: E402
 from programs import export  # noqa: E402
 
 import tvmlite  # noqa: E402
@@ -61,7 +61,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="cases whose id contains this")
     parser.add_argument("--diff", action="store_true", help="print the differing lines")
     args = parser.parse_args()
-    selected = [c for c in test_ops.CASES if args.only in c.id]
+    selected = [c for c in test_aten_ops.CASES if args.only in c.id]
     results: dict[str, str] = {}
     for batch in batches.batches(selected):
         results.update(compare(batch, args.diff))
