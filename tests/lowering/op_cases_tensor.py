@@ -735,6 +735,12 @@ def _create_cases() -> list[Case]:
         ),
         case("arange-end-only", "R.arange(5)", (), lambda: np.arange(5, dtype="int64")),
         case(
+            "shape_to_tensor",
+            "R.shape_to_tensor(R.shape_of(x))",
+            x,
+            lambda v: np.array(v.shape, "int64"),
+        ),
+        case(
             "arange-float",
             "R.arange(1.0, 2.0, 0.25)",
             (),

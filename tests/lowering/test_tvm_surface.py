@@ -24,8 +24,15 @@ def _build_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> str
 
 
 def test_free_variable_has_no_value() -> None:
-    message = _build_error('n = T.int32()\nA[0] = T.Cast("float32", n)\n')
-    assert "variable 'n' has no value here" in message
+    body = 'n = T.int32()\nA[0] = T.Cast("float32", n)\n'
+    text = HEADER + '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n' + textwrap.indent(
+        body, "    "
+    )
+    with pytest.raises(tvmlite.ParseError, match=r":6:12: error: variable 'n' is used but nothing"):
+        tvmlite.parse(text)  # TVM's well-formedness check, as TVM's parser runs it
+    mod = tvmlite.parse(text, check_well_formed=False)
+    with pytest.raises(tvmlite.TVMLiteError, match="variable 'n' has no value here"):
+        tvmlite.build(mod)
 
 
 def test_launch_thread_names_the_thread() -> None:
