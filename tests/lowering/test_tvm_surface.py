@@ -25,8 +25,10 @@ def _build_error(body: str, params: str = 'A: T.Buffer((4,), "float32")') -> str
 
 def test_free_variable_has_no_value() -> None:
     body = 'n = T.int32()\nA[0] = T.Cast("float32", n)\n'
-    text = HEADER + '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n' + textwrap.indent(
-        body, "    "
+    text = (
+        HEADER
+        + '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n'
+        + textwrap.indent(body, "    ")
     )
     with pytest.raises(tvmlite.ParseError, match=r":6:12: error: variable 'n' is used but nothing"):
         tvmlite.parse(text)  # TVM's well-formedness check, as TVM's parser runs it
