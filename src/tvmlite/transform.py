@@ -6,9 +6,11 @@ from tvmlite.lowering.legalize import op_info, register_legalize
 from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
     DeadCodeElimination,
+    DecomposeOpsForInference,
     DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
+    FuseTransposeMatmul,
     LegalizeOps,
 )
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
@@ -46,9 +48,11 @@ __all__ = [
     "CompactBuffers",
     "ConvertLayout",
     "DeadCodeElimination",
+    "DecomposeOpsForInference",
     "DefaultCPUSchedule",
     "FuseOps",
     "FuseTIR",
+    "FuseTransposeMatmul",
     "FlattenBuffers",
     "FunctionPass",
     "InstrumentBoundCheckers",

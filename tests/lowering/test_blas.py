@@ -59,6 +59,57 @@ def test_matmul_matches_numpy(case: tuple, dtype: str) -> None:
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
 
 
+TRANSPOSED = [
+    # (id, a, stored b, permute axes, bias or None, out)
+    ("linear", "4, 8", "5, 8", "None", None, "4, 5"),
+    ("linear bias", "2, 4, 8", "5, 8", "None", "5,", "2, 4, 5"),
+    ("scores", "3, 4, 8", "3, 6, 8", "[0, 2, 1]", None, "3, 4, 6"),
+    ("scores negative axes", "3, 4, 8", "3, 6, 8", "[0, -1, -2]", "4, 6", "3, 4, 6"),
+]
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    return tuple(int(d) for d in text.replace(",", " ").split())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", TRANSPOSED, ids=[c[0] for c in TRANSPOSED])
+def test_transposed_operand_is_a_flag_not_a_copy(case: tuple, dtype: str) -> None:
+    """`matmul(a, permute_dims(w))` swapping the last two axes (nn.Linear's export,
+    attention's scores) reads w as stored: no transpose kernel is left."""
+    _, sa, sw, axes, sbias, sout = case
+    params = f"a: {t(sa, dtype)}, w: {t(sw, dtype)}"
+    body = f"lv = R.permute_dims(w, axes={axes})\ngv = R.matmul(a, lv)"
+    if sbias is not None:
+        params += f", d: {t(sbias, dtype)}"
+        body = f"lv = R.permute_dims(w, axes={axes})\nlv1 = R.matmul(a, lv)\ngv = R.add(lv1, d)"
+    mod = tvmlite.parse(module(params, t(sout, dtype), body))
+    text = lower(mod, Target("llvm -libs=blas")).script()
+    name = f"tvmlite.blas.gemm_{'bias_' if sbias else ''}nt_{dtype}"
+    assert name in text and "call_tir" not in text and "permute_dims" not in text
+    rng = np.random.default_rng(2)
+    inputs = [rng.standard_normal(_shape(s)).astype(dtype) for s in (sa, sw, sbias) if s]
+    want = inputs[0] @ np.swapaxes(inputs[1], -1, -2) + (inputs[2] if sbias else 0)
+    got = tvmlite.build(mod, target="llvm -libs=blas")["main"](*inputs)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+
+
+def test_other_permutations_are_copied_first() -> None:
+    """A permutation that moves a batch axis is not a transpose flag: it stays a
+    kernel, and the matmul of its result goes to BLAS as a plain gemm."""
+    params = f"a: {t('3, 4, 8')}, w: {t('8, 3, 5')}"
+    body = "lv = R.permute_dims(w, axes=[1, 0, 2])\ngv = R.matmul(a, lv)"
+    mod = tvmlite.parse(module(params, t("3, 4, 5"), body))
+    text = lower(mod, Target("llvm -libs=blas")).script()
+    assert "tvmlite.blas.gemm_float32" in text and "_nt_" not in text
+    rng = np.random.default_rng(3)
+    a, w = rng.standard_normal((3, 4, 8)), rng.standard_normal((8, 3, 5))
+    a, w = a.astype("float32"), w.astype("float32")
+    got = tvmlite.build(mod, target="llvm -libs=blas")["main"](a, w)
+    np.testing.assert_allclose(got, a @ w.transpose(1, 0, 2), rtol=1e-5, atol=1e-5)
+
+
 def test_symbolic_shapes_and_epilogue_after_blas() -> None:
     x_type, out_type = t('"n", 16'), t('"n", 8')
     params = f"x: {x_type}, w: {t('16, 8')}, b: {t('8,')}"
