@@ -110,6 +110,85 @@ def test_other_permutations_are_copied_first() -> None:
     np.testing.assert_allclose(got, a @ w.transpose(1, 0, 2), rtol=1e-5, atol=1e-5)
 
 
+SHARES = [
+    # (a, b as stored, transposed, bias): columns cut at multiples of 16 (70 = 48 + 22
+    # on two threads), batch items shared out, one column, a batch of one row
+    ((1, 37, 24), (24, 70), False, (70,)),
+    ((2, 37, 24), (70, 24), True, None),
+    ((5, 9, 16), (5, 16, 33), False, (9, 33)),
+    ((3, 4, 8), (3, 1, 8), True, None),
+    ((1, 1, 300), (300, 129), False, (1, 1, 129)),
+]
+
+
+@pytest.mark.parametrize("case", SHARES, ids=[str(c[0]) for c in SHARES])
+def test_gemm_shared_out_on_the_thread_pool(case: tuple) -> None:
+    """Each task of tvmlite's pool computes its share of C (whole batch items, or
+    a slice of columns), OpenBLAS kept on that task's thread; the caller's own
+    OpenBLAS thread count is what it was."""
+    shape_a, shape_b, transposed, shape_bias = case
+    m, n = shape_a[-2], shape_b[-2] if transposed else shape_b[-1]
+    sb = f"{', '.join(map(str, shape_b))}"
+    params = f"a: {t(', '.join(map(str, shape_a)))}, w: {t(sb)}"
+    axes = [*range(len(shape_b) - 2), len(shape_b) - 1, len(shape_b) - 2]
+    body = f"lv = R.permute_dims(w, axes={axes})\n" if transposed else "lv = w\n"
+    out = ", ".join(map(str, (*shape_a[:-2], m, n)))
+    if shape_bias is None:
+        body += "gv = R.matmul(a, lv)"
+    else:
+        params += f", d: {t(''.join(f'{d}, ' for d in shape_bias))}"
+        body += "lv1 = R.matmul(a, lv)\ngv = R.add(lv1, d)"
+    mod = tvmlite.parse(module(params, t(out), body))
+    rng = np.random.default_rng(4)
+    inputs = [rng.standard_normal(s).astype("float32") for s in (shape_a, shape_b, shape_bias) if s]
+    b = np.swapaxes(inputs[1], -1, -2) if transposed else inputs[1]
+    want = inputs[0] @ b + (inputs[2] if shape_bias else 0)
+    local = library.find_gemm("float32").threads_local
+    before = _threads_local(local, 3) if local else None
+    got = tvmlite.build(mod, target="llvm -libs=blas", cache=False)["main"](*inputs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    if local:
+        assert _threads_local(local, before) == 3  # the caller's count, set back
+
+
+FALLBACK = """
+import dataclasses, numpy as np, tvmlite
+from tvmlite.lowering.blas import gemm, library
+
+found = library.find_gemm("float32")
+gemm.find_gemm = lambda dtype: dataclasses.replace(found, threads_local=0)
+mod = tvmlite.parse(TEXT)
+a, w = np.ones((2, 5, 8), "float32"), np.arange(24 * 8, dtype="float32").reshape(24, 8)
+got = tvmlite.build(mod, target="llvm -libs=blas", cache=False)["main"](a, w)
+np.testing.assert_allclose(got, a @ w.T, rtol=1e-6)
+print("ok")
+"""
+
+
+def test_gemm_without_thread_local_control_runs_on_the_caller() -> None:
+    """A BLAS that cannot be told to stay on one thread (no
+    openblas_set_num_threads_local) runs the whole gemm from the calling thread,
+    threading it its own way."""
+    import subprocess
+    import sys
+
+    text = module(
+        f"a: {t('2, 5, 8')}, w: {t('24, 8')}",
+        t("2, 5, 24"),
+        "lv = R.permute_dims(w)\ngv = R.matmul(a, lv)",
+    )
+    code = FALLBACK.replace("TEXT", repr(text))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def _threads_local(address: int, value: int) -> int:
+    """Set this thread's OpenBLAS thread count; the one it had."""
+    import ctypes
+
+    return ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(address)(value)
+
+
 def test_symbolic_shapes_and_epilogue_after_blas() -> None:
     x_type, out_type = t('"n", 16'), t('"n", 8')
     params = f"x: {x_type}, w: {t('16, 8')}, b: {t('8,')}"
