@@ -83,7 +83,7 @@ def fast(target: Target | None = None) -> Pass:
 # TVM's names are registered with TVM's contents: "zero" fuses (tvmlite's "default"),
 # "default_build" only legalizes (tvmlite's "minimal"). TVM's "default" is the
 # target's default pipeline ("default_build" on a CPU), which tvmlite's `pipeline=`
-# spells None or "minimal": `relax_pipeline=` reads names as TVM does
+# spells "minimal" (its None is "fast"): `relax_pipeline=` reads names as TVM does
 # (`relax_pipeline_of`).
 PIPELINES: dict[str, PipelineFn] = {
     "minimal": minimal,

@@ -110,8 +110,7 @@ def _show(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=_width,
         default=100,
         metavar="N",
-        help="one parameter a line in signatures longer than N characters (0: never; "
-        "default 100)",
+        help="one parameter a line in signatures longer than N characters (0: never; default 100)",
     )
     p.add_argument("--after", metavar="PASS", help="show the module right after this pass")
     _build_options(p)
@@ -199,7 +198,9 @@ def _cache(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def _build_options(p: argparse.ArgumentParser) -> None:
     """Options build, run and show --after share."""
     p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
-    p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
+    p.add_argument(
+        "--pipeline", default=None, help="pipeline name (fast when omitted, minimal, default, ...)"
+    )
     p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
     p.add_argument(
         "--checked", action="store_true", help="bounds-check every buffer access (slower)"
