@@ -1,4 +1,5 @@
-"""What does the "default" pipeline (fusion) buy over "minimal" (legalize only)?
+"""What do the "default" pipeline (fusion) and "fast" (build's default: fusion
+after graph rewrites) buy over "minimal" (legalize only)?
 Two anchor workloads (benchmarks/workloads/) against NumPy, as times and
 ratios from one run:
 
@@ -25,11 +26,12 @@ from _workloads import by_name
 import tvmlite
 
 CONFIGS = {
-    "add_relu_16M": (("llvm", "minimal"), ("llvm", "default")),
+    "add_relu_16M": (("llvm", "minimal"), ("llvm", "default"), ("llvm", "fast")),
     "mlp_64x784_512_512_10": (
         ("llvm", "minimal"),
         ("llvm", "default"),
-        ("llvm -libs=blas", "default"),
+        ("llvm", "fast"),
+        ("llvm -libs=blas", "fast"),
     ),
 }
 

@@ -81,10 +81,11 @@ def build(
 ) -> Any:
     """Compile `mod` (an IRModule, a PrimFunc or a Relax function) for `target`
     (a `Target` or its text, "llvm -mcpu=... -libs=blas"). `pipeline` takes
-    tvmlite's pipeline names (None: "minimal"), `relax_pipeline` TVM's
-    ("default" legalizes, "zero" fuses, None runs none); `tir_pipeline` is
-    "default" (or None: LowerTIR) or passes run instead. An identical earlier
-    build is loaded from the compile cache (lowering/cache/) unless `cache=False`.
+    tvmlite's pipeline names (None: the target's default, "fast"),
+    `relax_pipeline` TVM's ("default" only legalizes, "zero" fuses, None runs
+    none); `tir_pipeline` is "default" (or None: LowerTIR) or passes run instead.
+    An identical earlier build is loaded from the compile cache (lowering/cache/)
+    unless `cache=False`.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
     makes every out-of-bounds buffer access raise TVMLiteError; the config is
     part of the cache key. `params` (a mapping from parameter name to array, or an

@@ -177,10 +177,15 @@ class Target:
         return [make(self) for kind in self.kinds for make in kind.passes.get(point, ())]
 
     @property
+    def named_pipeline(self) -> str | None:
+        """The pipeline the first of `kinds` that names one names, else None."""
+        return next((k.pipeline for k in self.kinds if k.pipeline), None)
+
+    @property
     def default_pipeline(self) -> str:
-        """The pipeline a build runs when given none: the first of `kinds` that
-        names one, else "minimal"."""
-        return next((k.pipeline for k in self.kinds if k.pipeline), "minimal")
+        """The pipeline a build runs when given none: the one a kind names, else
+        "fast" (lowering/pipeline.py)."""
+        return self.named_pipeline or "fast"
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

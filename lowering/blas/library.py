@@ -27,14 +27,20 @@ SYMBOLS: dict[str, tuple[tuple[str, int], ...]] = {
 PATTERNS = ("*openblas*.so*", "*openblas*.dylib", "*openblas*.dll", "libblas*.so*")
 
 
+# OpenBLAS >= 0.3.27: the thread count of calls from the calling thread only.
+THREADS_LOCAL = "openblas_set_num_threads_local"
+
+
 @dataclass(frozen=True)
 class Gemm:
-    """One cblas gemm entry point: its address and the width of its integers."""
+    """One cblas gemm entry point: its address, the width of its integers, and the
+    address of the library's `openblas_set_num_threads_local` (0 without it)."""
 
     library: str
     symbol: str
     address: int
     int_bits: int
+    threads_local: int = 0
 
 
 def candidate_libraries() -> list[Path]:
@@ -73,12 +79,16 @@ def find_gemm(dtype: str) -> Gemm:
                 continue  # an ILP64 build may export unsuffixed names with 64-bit ints
             func = getattr(lib, symbol, None)
             if func is not None:
-                address = ctypes.cast(func, ctypes.c_void_p).value or 0
-                return Gemm(str(path), symbol, address, bits)
+                local = getattr(lib, THREADS_LOCAL, None)
+                return Gemm(str(path), symbol, _address(func), bits, _address(local))
         tried.append(path.name)
     where = ", ".join(tried) or "no OpenBLAS library next to NumPy or loaded in the process"
     names = ", ".join(s for s, _ in SYMBOLS[dtype])
     raise TVMLiteError(f"BLAS offload needs one of {names}; searched: {where}")
+
+
+def _address(func: object) -> int:
+    return 0 if func is None else ctypes.cast(func, ctypes.c_void_p).value or 0
 
 
 def blas_available(dtype: str = "float32") -> bool:

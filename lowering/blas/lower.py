@@ -3,9 +3,12 @@
 `supported` is the partitioner's check: R.matmul of float32 or float64 tensors
 of rank two or more whose batch axes are equal or absent on one side, and an
 optional R.add whose other operand repeats over the result in row-major order
-(a bias (N,), a (M, N) term, a full tensor). `LowerToBlas` then replaces each
-call of a `Compiler="blas"` function by `R.call_dps_packed` of the native gemm
-(lowering/blas/gemm.py), so nothing of it reaches LegalizeOps or LLVM codegen.
+(a bias (N,), a (M, N) term, a full tensor). A matmul whose second operand is
+an `R.permute_dims` swapping its last two axes (how `nn.Linear` exports) takes
+the permutation in: gemm reads the operand as stored, with its transpose flag.
+`LowerToBlas` then replaces each call of a `Compiler="blas"` function by
+`R.call_dps_packed` of the native gemm (lowering/blas/gemm.py), so nothing of
+it reaches LegalizeOps or LLVM codegen.
 """
 
 from __future__ import annotations
@@ -18,12 +21,19 @@ from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.structural import structural_equal
 from tvmlite.lowering.blas.gemm import packed_name, register_gemm
+from tvmlite.lowering.passes.fuse_transpose_matmul import transposed_operand
 from tvmlite.lowering.passes.partition_for_compiler import lower_compiler_calls
 from tvmlite.lowering.transform import Pass
 
 COMPILER = "blas"
 DTYPES = ("float32", "float64")
-PATTERNS = (("relax.matmul", "relax.add"), ("relax.matmul",))
+PERMUTE = "relax.permute_dims"
+PATTERNS = (
+    (PERMUTE, "relax.matmul", "relax.add"),
+    (PERMUTE, "relax.matmul"),
+    ("relax.matmul", "relax.add"),
+    ("relax.matmul",),
+)
 
 
 def _tensor(expr: relax.Expr | relax.StructInfo) -> relax.TensorStructInfo | None:
@@ -43,10 +53,27 @@ def _same_dims(xs: tuple[tir.PrimExpr, ...], ys: tuple[tir.PrimExpr, ...]) -> bo
     return len(xs) == len(ys) and all(_same(x, y) for x, y in zip(xs, ys, strict=True))
 
 
+def _split(
+    bindings: tuple[relax.VarBinding, ...],
+) -> tuple[relax.VarBinding | None, tuple[relax.VarBinding, ...]]:
+    """(the permute_dims binding or None, the matmul (+ add) bindings)."""
+    first = bindings[0].value
+    if isinstance(first, relax.Call) and isinstance(first.op, relax.Op):
+        if first.op.name == PERMUTE:
+            return bindings[0], bindings[1:]
+    return None, bindings
+
+
 def supported(bindings: tuple[relax.VarBinding, ...]) -> bool:
-    """Whether the native gemm computes this matmul (+ bias) chain exactly."""
+    """Whether the native gemm computes this [permute_dims +] matmul [+ bias]
+    chain exactly."""
+    permute, bindings = _split(bindings)
     matmul = bindings[0].value
     assert isinstance(matmul, relax.Call)
+    if permute is not None and (
+        matmul.args[1] is not permute.var or transposed_operand(permute.value) is None
+    ):
+        return False  # the permuted tensor is not B, or more than its last axes move
     a, b, out = (
         _tensor(matmul.args[0]),
         _tensor(matmul.args[1]),
@@ -84,12 +111,13 @@ def lower_call(
     func: relax.Function, args: tuple[relax.Expr, ...], out_sinfo: relax.StructInfo
 ) -> relax.Expr:
     """`R.call_dps_packed` of the gemm computing `func` on `args`."""
-    bindings = [b for block in func.body.blocks for b in block.bindings]
+    permute, bindings = _split(tuple(b for block in func.body.blocks for b in block.bindings))
     arg_of = {id(p): a for p, a in zip(func.params, args, strict=True)}
     matmul = bindings[0].value
     if not (isinstance(matmul, relax.Call) and isinstance(matmul.op, relax.Op)):
         raise TVMLiteError(f"{func.attr('global_symbol')}: not a BLAS matmul function")
-    inputs = [arg_of[id(matmul.args[0])], arg_of[id(matmul.args[1])]]
+    b = permute.value.args[0] if permute is not None else matmul.args[1]  # type: ignore[union-attr]
+    inputs = [arg_of[id(matmul.args[0])], arg_of[id(b)]]
     if len(bindings) > 1:
         add = bindings[1].value
         assert isinstance(add, relax.Call)
@@ -97,7 +125,7 @@ def lower_call(
         inputs.append(arg_of[id(bias)])
     dtype = sinfo_of(matmul.args[0]).dtype  # type: ignore[union-attr]
     register_gemm(dtype)  # compiled and registered once per process
-    symbol = relax.ExternFunc(packed_name(dtype, len(inputs) == 3))
+    symbol = relax.ExternFunc(packed_name(dtype, len(inputs) == 3, permute is not None))
     return relax.Call(
         relax.Op("relax.call_dps_packed"), (symbol, relax.Tuple(tuple(inputs))), (), (out_sinfo,)
     )

@@ -75,10 +75,12 @@ FORMAT = 3  # 2: sealed metadata (HMAC); 3: constants kept apart
 def cache_key(
     mod: IRModule, target: Any, pipeline: Any, tir_pipeline: Any = "default"
 ) -> str | None:
-    """The entry name of a build, or None when the build cannot be cached."""
+    """The entry name of a build, or None when the build cannot be cached; the
+    pipelines as `build` takes them (None: the target's default pipeline)."""
     from tvmlite import __version__
     from tvmlite.dsl.structural import structural_hash
     from tvmlite.lowering.codegen.target import host_triple
+    from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
     from tvmlite.lowering.transform import PassContext
 
     if any(isinstance(f, tir.PrimFunc) and f.attr("global_symbol") for f in mod.functions.values()):
@@ -86,7 +88,8 @@ def cache_key(
     ctx = PassContext.current()
     if ctx.instruments:
         return None
-    steps = _describe_pipeline(pipeline)
+    steps = _describe_pipeline(relax_pipeline_of(pipeline, NOT_GIVEN, target))
+    tir_pipeline = tir_pipeline_of(tir_pipeline)
     tir_steps = "default" if tir_pipeline == "default" else _describe_pipeline(tir_pipeline)
     if steps is None or tir_steps is None:
         return None
@@ -144,10 +147,9 @@ def _describe_pipeline(pipeline: Any) -> Any:
     """A stable description of `pipeline`, or None when it has none."""
     from tvmlite.lowering import pipeline as pipelines
 
-    if pipeline is None or isinstance(pipeline, str):
-        name = pipeline or "minimal"
-        make = pipelines.PIPELINES.get(name)
-        return ["named", name, _qualname(make)] if make is not None else None
+    if isinstance(pipeline, str):
+        make = pipelines.PIPELINES.get(pipeline)
+        return ["named", pipeline, _qualname(make)] if make is not None else None
     items = list(pipeline) if isinstance(pipeline, list | tuple) else [pipeline]
     described = [_describe_pass(p) for p in items]
     return None if any(d is None for d in described) else ["passes", described]

@@ -11,9 +11,17 @@ from tvmlite.lowering.legalize.registry import LegalizeCtx, LegalizeUnsupported,
 
 
 def matmul_compute(
-    kb: te.KernelBuilder, a: te.Tensor, b: te.Tensor, shape: tuple[tir.PrimExpr, ...], dtype: str
+    kb: te.KernelBuilder,
+    a: te.Tensor,
+    b: te.Tensor,
+    shape: tuple[tir.PrimExpr, ...],
+    dtype: str,
+    transpose_b: bool = False,
+    name: str = "matmul",
 ) -> te.Tensor:
-    """TOPI's matmul: `i*` over the output, reduction `k`; 1-d operands are vectors."""
+    """TOPI's matmul: `i*` over the output, reduction `k`; 1-d operands are vectors.
+    With `transpose_b`, `b` holds the second operand's last two axes swapped
+    (`x @ w.T` reads w[..., j, k]: FuseTransposeMatmul's NT_matmul)."""
     k_extent = a.shape[-1]
     batch = len(shape) - (a.ndim > 1) - (b.ndim > 1)
 
@@ -32,11 +40,14 @@ def matmul_compute(
         bi = bcast(b, lead, b.ndim - 2) if b.ndim > 1 else []
         rest = list(i[batch:])
         aidx = [*ai, rest.pop(0), k.var] if a.ndim > 1 else [k.var]
-        bidx = [*bi, k.var, rest.pop(0)] if b.ndim > 1 else [k.var]
+        bidx = [k.var]
+        if b.ndim > 1:
+            col = rest.pop(0)
+            bidx = [*bi, col, k.var] if transpose_b else [*bi, k.var, col]
         prod = E.mul(E.cast(a.load(aidx), dtype), E.cast(b.load(bidx), dtype))
         return te.sum_(prod, [k])
 
-    return kb.compute(shape, body, "matmul", prefix="i")
+    return kb.compute(shape, body, name, prefix="i")
 
 
 def _one(d: tir.PrimExpr) -> bool:

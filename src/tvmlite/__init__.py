@@ -32,13 +32,14 @@ def build(
 ) -> Any:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
     ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
-    ("minimal", the default: only LegalizeOps; "default": plus fusion), a pass or
-    a list of them; LegalizeOps also runs on what is left unless `PassContext(
-    config={"relax.transform.apply_legalize_ops": False})`. Builds are cached on
+    ("fast", the default: the fastest correct build, fusion included; "minimal":
+    only LegalizeOps; "default": TVM's fusion), a pass or a list of them;
+    LegalizeOps also runs on what is left unless `PassContext(config={
+    "relax.transform.apply_legalize_ops": False})`. Builds are cached on
     disk (docs/cli.md); `cache=False` or TVMLITE_NO_CACHE=1 skips the cache.
     `checked=True` (TVM's `PassContext(config={"tir.instrument_bound_checkers":
     True})`) checks every buffer access: out of bounds raises TVMLiteError.
-    TVM's keywords `relax_pipeline=` (TVM's names: "default" legalizes, "zero"
+    TVM's keywords `relax_pipeline=` (TVM's names: "default" only legalizes, "zero"
     fuses, None runs no pipeline) and `tir_pipeline=` work as in TVM
     (docs/extending.md, "Porting from TVM"). `params` binds weights to "main"
     (`transform.BindParams`): a mapping from parameter name to array, or the

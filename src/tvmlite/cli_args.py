@@ -270,7 +270,9 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         help="bind main's weights to the arrays of FILE.npz, by parameter name",
     )  # fmt: skip
     p.add_argument("--target", default="llvm", help='target, e.g. "llvm -mcpu=skylake"')
-    p.add_argument("--pipeline", default=None, help="pipeline name (minimal, default, ...)")
+    p.add_argument(
+        "--pipeline", default=None, help="pipeline name (fast when omitted, minimal, default, ...)"
+    )
     p.add_argument("--no-legalize", action="store_true", help="do not run LegalizeOps")
     p.add_argument(
         "--checked", action="store_true", help="bounds-check every buffer access (slower)"

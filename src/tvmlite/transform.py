@@ -7,9 +7,11 @@ from tvmlite.lowering.passes import (
     AnnotateTIROpPattern,
     BindParams,
     DeadCodeElimination,
+    DecomposeOpsForInference,
     DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
+    FuseTransposeMatmul,
     LegalizeOps,
 )
 from tvmlite.lowering.passes.convert_layout import ConvertLayout
@@ -48,9 +50,11 @@ __all__ = [
     "CompactBuffers",
     "ConvertLayout",
     "DeadCodeElimination",
+    "DecomposeOpsForInference",
     "DefaultCPUSchedule",
     "FuseOps",
     "FuseTIR",
+    "FuseTransposeMatmul",
     "FlattenBuffers",
     "FunctionPass",
     "InstrumentBoundCheckers",

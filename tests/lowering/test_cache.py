@@ -75,6 +75,12 @@ def test_key_depends_on_names_target_and_pipeline(cache_dir):
     assert key != cache.cache_key(mod, Target("llvm -opt-level=1"), None)
     assert key != cache.cache_key(mod, Target("llvm"), "default")
     assert cache.cache_key(mod, Target("llvm"), lambda m: m) is None
+    # None is the target's default pipeline, one entry with the name spelled out,
+    # and the one `build` stores
+    assert key == cache.cache_key(mod, Target("llvm"), Target("llvm").default_pipeline)
+    assert key != cache.cache_key(mod, Target("llvm"), "minimal")
+    tvmlite.build(mod)
+    assert [p.name for p in cache_dir.glob("*.so")] == [f"{key}.so"]
 
 
 def test_disabled_by_env_and_argument(cache_dir, monkeypatch):

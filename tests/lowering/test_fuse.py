@@ -306,6 +306,33 @@ class Module:
     assert DeadCodeElimination()(out) is out
 
 
+def test_dce_keeps_a_binding_whose_tir_var_is_read() -> None:
+    # `y` and `z` are read only as TIR vars by `w`'s arithmetic; `unused` defines a
+    # TIR var nobody reads and `e` only names `n`, which the parameter defines.
+    text = (
+        HEADER
+        + f"""# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(n: T.int64, k: T.int64, x: R.Tensor(("n",), {F32})) -> T.int64:
+        y: T.int64 = n + 1
+        z: T.int64 = n * k
+        unused: T.int64 = k - 1
+        e: R.Tensor((n,), {F32}) = R.exp(x)
+        w: T.int64 = y + z // 2
+        return w
+"""
+    )
+    out = DeadCodeElimination()(tvmlite.parse(text))
+    verify(out)
+    kept = [b.var.name for block in out["main"].body.blocks for b in block.bindings]
+    assert kept == ["y", "z", "w"]
+    main = tvmlite.build(out, pipeline="minimal", cache=False)["main"]
+    assert int(main(5, 3, np.zeros(5, "float32"))) == 13
+
+
 def test_dce_keeps_everything_without_a_public_function() -> None:
     mod = _fuse_ops(ADD_RELU)
     private = IRModule({k: v for k, v in mod.functions.items() if k != "main"})

@@ -15,6 +15,7 @@ from tvmlite.lowering.pipeline import PIPELINES
 from tvmlite.lowering.target import Target
 from tvmlite.transform import (
     AnnotateTIROpPattern,
+    DeadCodeElimination,
     DefaultCPUSchedule,
     FuseOps,
     FuseTIR,
@@ -62,27 +63,30 @@ def test_minimal_only_legalizes_and_default_fuses() -> None:
     assert all(f.attr("op_pattern") is None for f in minimal.functions.values())
     fused = lower(mod, Target("llvm"), "default")
     assert kinds(fused) == {"fused_matmul_add_relu": "PrimFunc", "main": "Function"}
-    assert lower(mod, Target("llvm"), None).script() == minimal.script()
+    fast = lower(mod, Target("llvm"), None)  # build's default, "fast", fuses too
+    assert kinds(fast) == {"fused_matmul_add_relu": "PrimFunc", "main": "Function"}
+    assert fast.script() == lower(mod, Target("llvm"), "fast").script()
 
 
 def test_workflow_1_user_passes_then_build_passes_through() -> None:
     mod = tvmlite.parse(MLP)
     mine = Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR()])(mod)
     # The graph passes leave it as it is: only its prim functions are scheduled
-    # (DefaultCPUSchedule) and lowered.
-    for pipeline in ("minimal", None):
+    # (DefaultCPUSchedule) and lowered; "fast" also drops the kernels FuseTIR
+    # left unused (DeadCodeElimination, as "default" does).
+    for pipeline, kept in (("minimal", mine), (None, DeadCodeElimination()(mine))):
         lowered = lower(mine, Target("llvm"), pipeline)
         assert lowered["main"] is mine["main"]
-        assert tvmlite.structural_equal(lowered, LowerTIR()(DefaultCPUSchedule()(mine)))
+        assert tvmlite.structural_equal(lowered, LowerTIR()(DefaultCPUSchedule()(kept)))
         with PassContext(config={"tir.default_cpu_schedule": False}):
             plain = lower(mine, Target("llvm"), pipeline)
-        assert tvmlite.structural_equal(plain, LowerTIR()(mine))
+        assert tvmlite.structural_equal(plain, LowerTIR()(kept))
     np.testing.assert_allclose(
         tvmlite.build(mine)["main"](*inputs()), reference(*inputs()), rtol=1e-5
     )
 
 
-@pytest.mark.parametrize("pipeline", [None, "minimal", "default", [LegalizeOps()], []])
+@pytest.mark.parametrize("pipeline", [None, "fast", "minimal", "default", [LegalizeOps()], []])
 def test_workflow_2_build_does_it_all(pipeline: object) -> None:
     ex = tvmlite.build(tvmlite.parse(MLP), target="llvm", pipeline=pipeline)
     np.testing.assert_allclose(ex["main"](*inputs()), reference(*inputs()), rtol=1e-5)
