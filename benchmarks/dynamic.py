@@ -24,8 +24,8 @@ import time
 import warnings
 from typing import Any
 
-import numpy as np
 import _torch_models
+import numpy as np
 from _timing import autorange, interleaved_samples, stopwatch
 from run import fmt, table
 

@@ -27,7 +27,6 @@ from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.transform import PrimFuncPass
 
-
 MAX_TILE = 1 << 24  # elements of one axis of a tile: beyond, the span is not bounded
 
 

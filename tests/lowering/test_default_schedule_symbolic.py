@@ -361,6 +361,4 @@ def test_contraction_tiles_over_symbolic_extents() -> None:
             for node in walk(kernel.body)
             if isinstance(node, tir.AllocBuffer) and node.buffer.scope == "local"
         ]
-        assert local and all(
-            all(isinstance(d, tir.IntImm) for d in b.shape) for b in local
-        ), name
+        assert local and all(all(isinstance(d, tir.IntImm) for d in b.shape) for b in local), name
