@@ -115,11 +115,16 @@ class ContractionRule:
         raise NotImplementedError
 
     def tile_roles(self, c: Contraction) -> Roles | None:
-        """`roles`, when the register tile can take them: its vector axis must
-        have a constant extent (NR whole registers, no predicate); rows, outer
-        and reduction variables may be symbolic (a guarded last row tile)."""
+        """`roles`, when the register tile can take them: with a symbolic vector
+        axis only when its operand is read in place along it (no pack, whose
+        panels would need a symbolic padding)."""
         roles = self.roles(c)
-        return None if roles is None or roles.vector in c.symbolic else roles
+        if roles is None or roles.vector not in c.symbolic:
+            return roles
+        (reader,) = c.readers(roles.vector)
+        axes = reader.plain_axes()
+        last = len(reader.load.indices) - 1
+        return roles if axes.get(roles.vector) == last else None
 
     def _find(self, kernel: Kernel) -> tuple[str, Contraction, Roles] | None:
         """The first reduction stage of `kernel` that is this rule's contraction."""
@@ -260,7 +265,14 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
         tile_loops = [lp for lp in tile_loops if lp in symbolic] + [
             lp for lp in tile_loops if lp not in symbolic
         ]
-    sch.reorder(*tile_loops, *(loops[r] for r in c.reduce), i1, j1)
+    serial: list[LoopRV] = []
+    if j in c.symbolic:
+        # A symbolic vector axis: its column tiles run one after the other inside
+        # the parallel loop, the last one guarded; PartitionLoops then runs the
+        # whole ones without the guard, their tile in registers.
+        tile_loops.remove(j0)
+        serial = [j0]
+    sch.reorder(*tile_loops, *serial, *(loops[r] for r in c.reduce), i1, j1)
     if step is not None:
         # NR values of the operand per reduction step, zero past its end: one
         # masked vector load, kept in a register for the MR rows.
@@ -270,9 +282,9 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     if writeback is None:
         writeback = sch.cache_write(block, 0, "local")
     _vector_axis_last(sch, block, c, j)
-    sch.reverse_compute_at(writeback, tile_loops[-1])
+    sch.reverse_compute_at(writeback, [*tile_loops, *serial][-1])
     _inline_epilogue(sch, writeback)
-    _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops))
+    _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops) + len(serial))
     sch.unroll(i1)
     _vectorize_columns(sch, j1, columns.size, register_lanes(c))
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])

@@ -117,6 +117,15 @@ CASES: list[Case] = [
         ("T.unroll(", "T.vectorized(T.int64(32))", "range(s)"),
     ),
     (
+        "attention_scores",
+        "gv = R.matmul(a, b)",
+        {"a": (2, "s", 32), "b": (2, 32, "s")},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        ("T.unroll(", "T.vectorized(T.int64(32))", "< s)"),
+    ),
+    (
         "conv2d_symbolic_batch",
         "gv = R.nn.conv2d(a, w, padding=[1, 1, 1, 1])",
         {"a": ("n", 8, 10, 10), "w": (16, 8, 3, 3)},
@@ -362,3 +371,14 @@ def test_contraction_tiles_over_symbolic_extents() -> None:
             if isinstance(node, tir.AllocBuffer) and node.buffer.scope == "local"
         ]
         assert local and all(all(isinstance(d, tir.IntImm) for d in b.shape) for b in local), name
+
+
+def test_symbolic_columns_keep_the_whole_tiles_in_registers() -> None:
+    """A symbolic vector axis: whole column tiles and a guarded last one (after
+    PartitionLoops, two copies of the tile loop, each allocating the
+    accumulator). Each copy gets its own stack slot, so the whole tiles'
+    accumulators become vector registers (phis in the optimized IR) although
+    the last tile indexes its slot at run time."""
+    text = graph({"a": (2, "s", 32), "b": (2, 32, "s")}, "gv = R.matmul(a, b)")
+    ex = tvmlite.build(tvmlite.parse(text), pipeline="minimal", cache=False)
+    assert "phi <16 x float>" in ex.llvm_ir()
