@@ -46,6 +46,7 @@ from tvmlite.runtime.abi import (
     MANIFEST,
     PACKED_TABLE,
     PREFIX,
+    PROFILE_COUNTERS,
     PYTHON_API,
     SHARED_FASTCALL,
     entry_symbol,
@@ -333,7 +334,22 @@ def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
     constants = manifest.setdefault("constants", [])
     if not isinstance(constants, list) or not all(_is_constant_record(c) for c in constants):
         raise TVMLiteError(f"{path}: the manifest's constants are malformed")
+    if "profile" in manifest:  # a profiled build's counters (runtime/profiling.py)
+        rows = manifest["profile"]
+        if not isinstance(rows, list) or not all(_is_profile_row(r) for r in rows):
+            raise TVMLiteError(f"{path}: the manifest's profile counters are malformed")
+        _require(image, with_prefix(PROFILE_COUNTERS, prefix), STT_OBJECT, 16 * len(rows))
     return prefix, manifest
+
+
+def _is_profile_row(row: object) -> bool:
+    """[name, "kernel" | "packed"]: what one pair of counters counts."""
+    return (
+        isinstance(row, list)
+        and len(row) == 2
+        and isinstance(row[0], str)
+        and row[1] in ("kernel", "packed")
+    )
 
 
 def _is_constant_record(record: object) -> bool:
