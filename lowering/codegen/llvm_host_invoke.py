@@ -284,7 +284,8 @@ class Calls:
         self.checks.check(
             self.f.b.icmp_unsigned("!=", fn, NULL),
             abi.STATUS_PACKED,
-            f"packed function '{literal(symbol)}' is not registered (tvmlite.register_func)",
+            f"packed function '{literal(symbol)}' is not registered (from Python: "
+            "tvmlite.register_func; from C: the library's PREFIX_bind_packed)",
         )
         ret: list[Leaf] = []
         result: Val = UNIT

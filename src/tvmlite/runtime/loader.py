@@ -238,11 +238,7 @@ def open_library(
     prefix, manifest = read_manifest(image)
     missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
     if missing:
-        names = ", ".join(f"'{n}'" for n in missing)
-        raise TVMLiteError(
-            f"{path}: the library calls packed function(s) {names}, which are not "
-            "registered: register them (tvmlite.register_func) before loading it"
-        )
+        raise TVMLiteError(_unregistered(path, missing, prefix))
     bound = _constants_apart(path, manifest, constants)
     records = manifest["constants"]
     if records:
@@ -254,6 +250,20 @@ def open_library(
         code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
         code.holds_constants = all(r["embedded"] for r in records)
     return code, manifest
+
+
+def _unregistered(path: Path, names: list[str], prefix: str) -> str:
+    """How to provide the packed functions `names` a library calls, from Python
+    and from C."""
+    listed = ", ".join(f"'{n}'" for n in names)
+    first = json.dumps(names[0])
+    return (
+        f"{path}: the library calls packed function(s) {listed}, which are not registered. "
+        f"From Python, register each before loading the library: tvmlite.register_func("
+        f"{first}, f), f taking and returning NumPy arrays (tvms run cannot: load it from "
+        f"Python); from C, bind each before the first call: {prefix}bind_packed({first}, fn), "
+        f"fn a tvmlite_packed_fn ({path.with_suffix('.h').name}, docs/abi.md)"
+    )
 
 
 def _read(path: Path) -> tuple[bytes | mmap.mmap, tuple[int, int, int, int]]:
