@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tvmlite.diagnostics import ParseError, Source, TVMLiteError
+from tvmlite.diagnostics import ParseError, Source, TVMLiteError, did_you_mean
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     HEADER_LINES,
@@ -359,8 +359,10 @@ class _ModuleParser:
             return "relax"
         if name in _UNSUPPORTED_DECORATORS:
             raise self.ctx.error(f"{name} is not supported", fdef.decorators[0])
+        hint = did_you_mean(f"@{name}", ("@T.prim_func", "@R.function"))
         raise self.ctx.error(
-            f"unknown decorator @{name or '...'}; expected @T.prim_func or @R.function",
+            f"unknown decorator @{name or '...'}"
+            + (hint or "; expected @T.prim_func or @R.function"),
             fdef.decorators[0],
         )
 

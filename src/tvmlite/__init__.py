@@ -12,7 +12,7 @@ ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 import importlib
 from typing import Any
 
-from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
+from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError, did_you_mean
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.parse.module import parse, parse_file
 from tvmlite.dsl.structural import assert_structural_equal, structural_equal, structural_hash
@@ -85,7 +85,8 @@ def __getattr__(name: str) -> Any:
         from tvmlite.lowering.target import Target
 
         return Target
-    raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+    hint = did_you_mean(name, __dir__(), quote=True)
+    raise AttributeError(f"module 'tvmlite' has no attribute {name!r}{hint}")
 
 
 def __dir__() -> list[str]:  # tab completion sees the lazy names too

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.runtime import fastcall, profiling, registry
 from tvmlite.runtime.abi import (
     PACKED_TABLE,
@@ -153,7 +153,10 @@ class CompiledModule:
         if found is None or name not in self.functions:
             known = ", ".join(self.functions) or "none"
             reason = "is private" if found is not None else "does not exist"
-            raise TVMLiteError(f"function '{name}' {reason} in {self._where()} (public: {known})")
+            hint = did_you_mean(str(name), self.functions, quote=True) if found is None else ""
+            raise TVMLiteError(
+                f"function '{name}' {reason} in {self._where()}{hint} (public: {known})"
+            )
         return found
 
     def __contains__(self, name: str) -> bool:
