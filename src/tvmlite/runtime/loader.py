@@ -204,14 +204,18 @@ def bind_constants(
     pointers = (ctypes.c_void_p * len(arrays)).from_address(table)
     read = []
     for k, array in enumerate(arrays):
-        data = ctypes.c_void_p.from_address(pointers[k])  # the DLTensor's `data`
+        header = pointers[k]
+        if not header:
+            raise TVMLiteError(f"the library's constant {k} has no DLTensor")
+        data = ctypes.c_void_p.from_address(header)  # the DLTensor's `data`
         if array is not None:
             data.value = array.ctypes.data
             read.append(array)
         elif sizes[k]:
-            read.append(
-                np.frombuffer((ctypes.c_uint8 * sizes[k]).from_address(data.value), np.uint8)
-            )
+            if not data.value:
+                raise TVMLiteError(f"the library's constant {k} has no data")
+            view = (ctypes.c_uint8 * sizes[k]).from_address(data.value)
+            read.append(np.ctypeslib.as_array(view))
         else:
             read.append(np.zeros(0, np.uint8))
     return tuple(read)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+from _ctypes import CFuncPtr
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -104,7 +105,7 @@ def list_global_func_names() -> list[str]:
 def _make_packed(name: str, func: Any) -> PackedFunc:
     if isinstance(func, int):
         return PackedFunc(name, func, func, None)
-    if isinstance(func, ctypes._CFuncPtr):  # a native function: call it directly
+    if isinstance(func, CFuncPtr):  # a native function: call it directly
         return PackedFunc(name, ctypes.cast(func, ctypes.c_void_p).value or 0, func, func)
     if not callable(func):
         raise TVMLiteError(f"packed function '{name}' must be callable, got {type(func).__name__}")
