@@ -170,6 +170,11 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--time-passes", action="store_true", help="time every pass and build stage (stderr)"
     )
     p.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
+    p.add_argument(
+        "--profiled", action="store_true",
+        help="count and time every kernel and packed call, for 'tvms run LIB --profile' "
+        "(the PassContext config tvmlite.profile)",
+    )  # fmt: skip
     _build_options(p)
     return p
 
@@ -181,10 +186,12 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "call a function of a file or a built library",
         "Call one function of a .tvms file (built through the compile cache) or of\n"
         "a library written by 'tvms build', on inputs from .npy/.npz files or drawn\n"
-        "at random from its signature; print, save (--output) or time (--repeat) it.",
+        "at random from its signature; print, save (--output), time (--repeat) or\n"
+        "profile (--profile: time per kernel, packed function and host) it.",
         "  tvms run model.so --random --dim n=8\n"
         "  tvms run model.tvms --input x=x.npy --random --output out.npz\n"
         "  tvms run model.so --input x=out.npz:result --random --repeat 100\n"
+        "  tvms run model.tvms --random --profile --repeat 10\n"
         "  tvms run resnet.tvms --params weights.npz --input image.npz\n",
     )
     p.add_argument("file", metavar="FILE|LIB", help=".tvms file (- for stdin) or a built .so")
@@ -205,7 +212,15 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of --random")
     p.add_argument("--output", metavar="OUT.npz", help="save results instead of printing them")
-    p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N calls")
+    p.add_argument(
+        "--repeat", type=int, default=0, metavar="N",
+        help="time N calls: their median, min, max, std and mean (with --profile: profile N)",
+    )  # fmt: skip
+    p.add_argument(
+        "--profile", nargs="?", const="table", choices=("table", "json"), metavar="json",
+        help="print where a call spends its time (calls, total, share of each kernel, packed "
+        "function and the host), as a table or, with --profile json, as JSON",
+    )  # fmt: skip
     _build_options(p)
     return p
 
