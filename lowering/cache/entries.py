@@ -68,7 +68,6 @@ SOURCE_PACKAGES = (
     "tvmlite.dsl",
     "tvmlite.printer",
     "tvmlite.lowering",
-    "tvmlite.frontend",
 )
 FORMAT = 3  # 2: sealed metadata (HMAC); 3: constants kept apart
 
