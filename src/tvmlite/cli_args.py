@@ -72,11 +72,7 @@ def _check(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "  tvms check model.tvms\n  tvms check models/ --target llvm\n",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files, directories, or - for stdin")
-    p.add_argument(
-        "--constants", metavar="FILE.npz",
-        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
-        "beside NAME.tvms)",
-    )  # fmt: skip
+    _constants_option(p)
     p.add_argument(
         "--target",
         default=None,
@@ -105,11 +101,7 @@ def _fmt(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--diff", action="store_true", help="print a diff instead of rewriting")
     p.add_argument("--stdout", action="store_true", help="print instead of rewriting")
     p.add_argument("--dialect", choices=DIALECTS, help="spelling to print (default: as read)")
-    p.add_argument(
-        "--constants", metavar="FILE.npz",
-        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
-        "beside NAME.tvms)",
-    )  # fmt: skip
+    _constants_option(p)
     return p
 
 
@@ -273,13 +265,18 @@ def _cache(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def _build_options(p: argparse.ArgumentParser) -> None:
-    """Options build, run and show --after share."""
+def _constants_option(p: argparse.ArgumentParser) -> None:
+    """--constants, for every command that reads text."""
     p.add_argument(
         "--constants", metavar="FILE.npz",
         help="values of the text's metadata[...] constants (default: NAME.constants.npz "
         "beside NAME.tvms)",
     )  # fmt: skip
+
+
+def _build_options(p: argparse.ArgumentParser) -> None:
+    """Options build, run and show --after share."""
+    _constants_option(p)
     p.add_argument(
         "--params", metavar="FILE.npz",
         help="bind main's weights to the arrays of FILE.npz, by parameter name",
