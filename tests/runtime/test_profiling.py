@@ -22,6 +22,12 @@ HEADER = (
 )
 
 
+# One kernel a binding, so that the reports name `add` and `relu` (the default
+# build fuses the chain into one kernel, and its host code takes one form only).
+MINIMAL = "minimal"
+CLI_MINIMAL = ("--pipeline", MINIMAL)
+
+
 def chain(n: int, dims: str) -> str:
     """`main(x)`: `n` bindings alternating x + x and relu (a function of more than
     32 bindings is a program when its dims are static, code with steps otherwise)."""
@@ -48,7 +54,7 @@ def want(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def test_time_evaluator_statistics_of_its_results() -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")))
+    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")), pipeline=MINIMAL)
     x = np.random.default_rng(0).standard_normal((4, 8)).astype("float32")
     result = ex.time_evaluator("main", number=5, repeat=4)(x)
     assert len(result.results) == 4 and all(r > 0 for r in result.results)
@@ -85,13 +91,13 @@ def test_min_repeat_ms_grows_the_number_of_calls() -> None:
     [("number", 0), ("repeat", 1.5), ("min_repeat_ms", -1), ("repeats_to_cooldown", 0)],
 )
 def test_time_evaluator_options_are_checked(option: str, value: object) -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")))
+    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")), pipeline=MINIMAL)
     with pytest.raises(tvmlite.TVMLiteError, match=option):
         ex.time_evaluator("main", **{option: value})
 
 
 def test_time_evaluator_of_an_unknown_function() -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")))
+    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")), pipeline=MINIMAL)
     with pytest.raises(tvmlite.TVMLiteError, match="'mian' does not exist"):
         ex.time_evaluator("mian")
 
@@ -105,7 +111,7 @@ def test_time_evaluator_of_an_unknown_function() -> None:
     ids=["optimized code", "program", "code with steps"],
 )
 def test_profile_counts_every_kernel_call_in_each_form_of_host_code(n: int, dims: str) -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(n, dims)))
+    ex = tvmlite.build(tvmlite.parse(chain(n, dims)), pipeline=MINIMAL)
     x = np.random.default_rng(1).standard_normal((4, 8)).astype("float32")
     report = ex.profile("main", x, number=3)
     rows = {r.name: r for r in report.rows}
@@ -123,7 +129,7 @@ def test_profile_counts_every_kernel_call_in_each_form_of_host_code(n: int, dims
 
 
 def test_profiling_off_costs_nothing() -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")), cache=False)
+    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")), pipeline=MINIMAL, cache=False)
     x = np.ones((4, 8), "float32")
     ex.profile("main", x)
     profiled = ex._profiled
@@ -137,7 +143,7 @@ def test_profiling_off_costs_nothing() -> None:
 
 
 def test_profile_report_as_table_and_json() -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")))
+    ex = tvmlite.build(tvmlite.parse(chain(4, "4, 8")), pipeline=MINIMAL)
     report = ex.profile("main", np.ones((4, 8), "float32"))
     table = str(report)
     assert table.splitlines()[0] == "main: 1 call"
@@ -180,9 +186,9 @@ def test_profile_counts_packed_calls(doubled: None) -> None:
 
 def test_profiled_library_and_a_library_without_profiling(tmp_path: Path) -> None:
     mod = tvmlite.parse(chain(4, "4, 8"))
-    plain = tvmlite.build(mod).export_library(tmp_path / "plain.so")
+    plain = tvmlite.build(mod, pipeline=MINIMAL).export_library(tmp_path / "plain.so")
     with tvmlite.transform.PassContext(config={"tvmlite.profile": True}):
-        profiled = tvmlite.build(mod).export_library(tmp_path / "prof.so")
+        profiled = tvmlite.build(mod, pipeline=MINIMAL).export_library(tmp_path / "prof.so")
     x = np.ones((4, 8), "float32")
     report = tvmlite.load_module(profiled).profile("main", x)
     assert {r.name for r in report.rows} == {"add", "relu", "host"}
@@ -191,7 +197,7 @@ def test_profiled_library_and_a_library_without_profiling(tmp_path: Path) -> Non
 
 
 def test_profile_number_is_checked() -> None:
-    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")))
+    ex = tvmlite.build(tvmlite.parse(chain(2, "4, 8")), pipeline=MINIMAL)
     with pytest.raises(tvmlite.TVMLiteError, match="number must be an int >= 1"):
         ex.profile("main", np.ones((4, 8), "float32"), number=0)
 
@@ -202,15 +208,18 @@ def test_profile_number_is_checked() -> None:
 def test_cli_repeat_and_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "chain.tvms"
     source.write_text(chain(4, "4, 8"))
-    assert main(["run", str(source), "--random", "--repeat", "5"]) == 0
+    assert main(["run", str(source), "--random", "--repeat", "5", *CLI_MINIMAL]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith("main: 5 runs, median ")
     for word in ("min", "max", "std", "mean"):
         assert f" {word} " in line
-    assert main(["run", str(source), "--random", "--profile"]) == 0
+    assert main(["run", str(source), "--random", "--profile", *CLI_MINIMAL]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "main: 1 call" and lines[-1].startswith("total")
-    assert main(["run", str(source), "--random", "--profile", "json", "--repeat", "3"]) == 0
+    assert (
+        main(["run", str(source), "--random", "--profile", "json", "--repeat", "3", *CLI_MINIMAL])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert {r["name"]: r["calls"] for r in data["rows"]} == {"add": 6, "relu": 6, "host": 3}
 
@@ -219,7 +228,7 @@ def test_cli_profiled_library(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     source = tmp_path / "chain.tvms"
     source.write_text(chain(2, "4, 8"))
     lib = tmp_path / "chain.so"
-    assert main(["build", str(source), "-o", str(lib), "--profiled"]) == 0
+    assert main(["build", str(source), "-o", str(lib), "--profiled", *CLI_MINIMAL]) == 0
     assert main(["run", str(lib), "--random", "--profile"]) == 0
     out = capsys.readouterr().out
     assert [line.split()[0] for line in out.splitlines()[2:]].count("add") == 1
