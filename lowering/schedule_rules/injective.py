@@ -20,7 +20,6 @@ from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage
 from tvmlite.lowering.schedule_rules.layout import crossed_axis, tile_transpose
 from tvmlite.lowering.schedule_rules.loops import lanes, parallel_outer, vectorize_tail
 
-
 # Expression nodes the copies of an inlined producer may add to its readers: a
 # few cheap operations recomputed beat a round trip through memory, a growing
 # expression does not (and costs every later pass its size).

@@ -18,8 +18,8 @@ import pytest
 import tvmlite
 from tvmlite import TVMLiteError
 from tvmlite.dsl import tir
-from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering import schedule_rules
 from tvmlite.lowering.build import lower
 from tvmlite.lowering.passes import DefaultCPUSchedule
