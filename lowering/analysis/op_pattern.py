@@ -200,9 +200,7 @@ def _is_broadcast(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
     return True
 
 
-def _is_injective(
-    store: tir.BufferStore, load: tir.BufferLoad, iterators: set[tir.Var]
-) -> bool:
+def _is_injective(store: tir.BufferStore, load: tir.BufferLoad, iterators: set[tir.Var]) -> bool:
     """Store indices are plain vars and the load iterates over no var beyond them
     (it may read sizes)."""
     if not all(isinstance(i, tir.Var) for i in store.indices):
