@@ -165,12 +165,13 @@ def variant(spec: str) -> Contender:
     options, env = {}, {}
     for item in filter(None, rest.split(",")):
         key, _, value = item.partition("=")
-        if key in ("target", "pipeline"):
+        if key in ("target", "pipeline") or (key, value) == ("params", "bound"):
             options[key] = value
         elif key == "tree":
             env["PYTHONPATH"] = value
         else:
-            raise SystemExit(f"--variant {spec!r}: unknown key {key!r} (target, pipeline, tree)")
+            known = "target, pipeline, params=bound, tree"
+            raise SystemExit(f"--variant {spec!r}: unknown key or value {item!r} ({known})")
     if not label or not rest:
         raise SystemExit(f"--variant {spec!r}: expected LABEL:KEY=VALUE,...")
     return Contender(label, "tvmlite", options, env=env)

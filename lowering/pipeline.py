@@ -138,10 +138,13 @@ def schedule(target: Target) -> Pass:
     function a pass before it (or its author) marked so is left alone. What it
     returns is lowered like any other prim function. It runs the passes each kind
     of `target` registers at "schedule", then DefaultCPUSchedule: kinds schedule
-    first and the default schedule completes what they left."""
-    from tvmlite.lowering.passes import DefaultCPUSchedule
+    first and the default schedule completes what they left; then the weight
+    copies the schedules made are done at build time for constant weights
+    (FoldConstantPacks)."""
+    from tvmlite.lowering.passes import DefaultCPUSchedule, FoldConstantPacks
 
-    return _SchedulePoint([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
+    passes = [*target.passes_at("schedule"), DefaultCPUSchedule(), FoldConstantPacks()]
+    return _SchedulePoint(passes, name="schedule")
 
 
 class _SchedulePoint(Sequential):
