@@ -13,7 +13,6 @@ import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.walk import walk
-from tvmlite.lowering.passes.fold_constant_packs import FoldConstantPacks
 from tvmlite.lowering.schedule_rules.packing import PREPROC
 from tvmlite.transform import BindParams, PassContext
 
