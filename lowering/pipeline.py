@@ -60,13 +60,15 @@ def default(target: Target | None = None) -> Pass:
 
 def fast(target: Target | None = None) -> Pass:
     """`build`'s default: the fastest correct build tvmlite knows. Default, with
-    the graph rewrites that make fusion pay first: a matmul reads a transposed
-    operand in place (FuseTransposeMatmul), batch_norm becomes a per-channel
-    multiply-add that fuses after its convolution (DecomposeOpsForInference)."""
+    the graph rewrites that make fusion pay first: a matmul reads a broadcast
+    operand unbroadcast (ElideMatmulBroadcast) and a transposed one in place
+    (FuseTransposeMatmul), batch_norm becomes a per-channel multiply-add that
+    fuses after its convolution (DecomposeOpsForInference)."""
     from tvmlite.lowering.passes import (
         AnnotateTIROpPattern,
         DeadCodeElimination,
         DecomposeOpsForInference,
+        ElideMatmulBroadcast,
         FuseOps,
         FuseTIR,
         FuseTransposeMatmul,
@@ -75,7 +77,12 @@ def fast(target: Target | None = None) -> Pass:
 
     # What the rewrites leave unused (transposes, batch_norm's tuple) goes before
     # FuseOps, for which an extra reader ends a fusion group.
-    rewrites = [FuseTransposeMatmul(), DecomposeOpsForInference(), DeadCodeElimination()]
+    rewrites = [
+        ElideMatmulBroadcast(),
+        FuseTransposeMatmul(),
+        DecomposeOpsForInference(),
+        DeadCodeElimination(),
+    ]
     fusion = [LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DeadCodeElimination()]
     return Sequential([*rewrites, *fusion], name="fast")
 
