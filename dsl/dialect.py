@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027
-from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.dsl.walk import walk
 from tvmlite.grammar.indenter import CLOSING, NEWLINE, OPENING
 
@@ -125,7 +125,7 @@ def tvm027_only(root: Any) -> list[str]:
         if isinstance(node, tir.Bind):
             found.append(f"flat binding of '{node.var.name}' (classic has only lets)")
         elif isinstance(node, tir.Buffer) and (
-            not isinstance(node.layout, DefaultLayout) or node.allocated_addr
+            node.layout != DEFAULT_LAYOUT or node.allocated_addr
         ):
             found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
         elif isinstance(node, tir.ScopeIdDef):

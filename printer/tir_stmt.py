@@ -12,7 +12,7 @@ import dataclasses
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
-from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
@@ -61,7 +61,7 @@ def is_plain_scalar(buffer: tir.Buffer) -> bool:
         and plain
         and buffer.scope == "local"
         and buffer.elem_offset is None
-        and isinstance(buffer.layout, DefaultLayout)
+        and buffer.layout == DEFAULT_LAYOUT
         and buffer.data.pointee == (buffer.dtype, "local")
     )
 

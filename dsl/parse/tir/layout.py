@@ -17,7 +17,9 @@ from tvmlite.dsl.tir_layout import (
     Layout,
     LayoutIter,
     TileLayout,
+    const_elements,
     row_major,
+    settled,
 )
 from tvmlite.grammar import syntax
 
@@ -33,15 +35,22 @@ def buffer_layout(
 ) -> Layout | DefaultLayout | None:
     """The layout as TVM's parser sets it, or DEFAULT_LAYOUT where that is what the
     declaration gets without one (so that both spellings are the same IR, as TVM
-    prints them the same)."""
+    prints them the same). A compact row-major layout over other extents is a
+    default one `over` them (dsl/tir_layout.py): the elements sit where they would."""
     if node is None:
         return None if scope in _TRAINIUM_SCOPES and not s_tir else DEFAULT_LAYOUT
     if isinstance(node, syntax.Constant) and node.value is None:
         return DEFAULT_LAYOUT if s_tir else None
     layout = layout_value(p, node)
-    if isinstance(layout, TileLayout) and is_row_major(layout, shape):
-        return DEFAULT_LAYOUT
+    if isinstance(layout, TileLayout) and is_row_major(layout, _extents(layout)):
+        extents = _extents(layout)
+        if const_elements(extents) == const_elements(shape) is not None:
+            return settled(DefaultLayout(extents), shape)
     return layout
+
+
+def _extents(layout: TileLayout) -> tuple[tir.PrimExpr, ...]:
+    return tuple(it.extent for it in layout.shard)
 
 
 def layout_value(p: ExprParser, node: syntax.Node) -> Layout:

@@ -15,7 +15,13 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.expr import source_of
 from tvmlite.dsl.parse.tir.layout import buffer_layout
-from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, const_elements, per_thread_storage
+from tvmlite.dsl.tir_layout import (
+    DEFAULT_LAYOUT,
+    const_elements,
+    inherited,
+    per_thread_storage,
+    settled,
+)
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:
@@ -85,7 +91,7 @@ class ViewParser:
             dtype = self.exprs.dtype_arg(first)
         else:  # a new shape keeps A's layout unless `layout=` gives one, as in TVM
             shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
-            layout = source.layout
+            layout = settled(inherited(source.layout, source.shape), shape)
             if layout_node is not None:
                 layout = self.layout(layout_node, shape, source)
         buffer = tir.Buffer(
