@@ -140,6 +140,11 @@ def tvm027_only(root: Any) -> list[str]:
             found.append("s_tir=True on a function without blocks")
         elif isinstance(node, relax.StringStructInfo):
             found.append("a string struct info (I.StringType(); classic has R.Object)")
+        if isinstance(node, tir.PrimFunc | tir.For | tir.Block | tir.AllocBuffer):
+            pairs = node.attrs if isinstance(node, tir.PrimFunc) else node.annotations
+            for key, value in pairs:
+                if isinstance(value, tir.IntImm) and value.dtype == "bool":
+                    found.append(f"typed bool T.bool(...) of attribute '{key}'")
     return found
 
 

@@ -98,6 +98,25 @@ def spelled(
     return layout
 
 
+def compact_extents(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> tuple[PrimExpr, ...] | None:
+    """The extents of a tile layout that is row-major over them in memory, with as
+    many elements as `shape` (`T.S[(4, 4):(4, 1)]` or `T.S[16:1]` for a `(16,)`
+    buffer): its elements sit where row-major ones would. None for any other layout."""
+    if not isinstance(layout, TileLayout) or layout.replica or layout.offset:
+        return None
+    extents = tuple(it.extent for it in layout.shard)
+    expected = row_major(extents).shard
+    for it, want in zip(layout.shard, expected, strict=True):
+        if it.axis != MEMORY_AXIS or _const(it.stride) is None:
+            return None
+        if _const(it.stride) != _const(want.stride):
+            return None
+    count = const_elements(extents)
+    return extents if count is not None and count == const_elements(shape) else None
+
+
 def _same_consts(a: tuple[PrimExpr, ...], b: tuple[PrimExpr, ...]) -> bool:
     if len(a) != len(b):
         return False

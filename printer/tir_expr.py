@@ -12,6 +12,7 @@ from typing import Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.printer.literals import (
     dtype_text,
     float_text,
@@ -216,8 +217,9 @@ class ExprPrinter:
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
-        # 0.27 functions without blocks name the one element of a `(1,)` buffer bare
-        self.scalar_names = False
+        # the function prints with `s_tir=True`: a buffer declared there without a
+        # layout has none (elsewhere, the row-major one)
+        self.s_tir = False
         self.module_name = "Module"  # the class a call to a module function names
         self.declare: Callable[[tir.Var], str] | None = None
         # a buffer used before any declaration; the statement printer declares it
@@ -353,8 +355,11 @@ class ExprPrinter:
 
     def bare_scalar(self, buffer: tir.Buffer) -> bool:
         """Whether the buffer's bare name is its one element: then 0.27 names the buffer
-        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`)."""
-        return self.scalar_names and tir.is_scalar_buffer(buffer)
+        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`). TVM 0.27 does
+        so for a `(1,)` buffer that has a layout."""
+        if not (self.modern and tir.is_scalar_buffer(buffer)) or buffer.layout is None:
+            return False
+        return not (self.s_tir and buffer.layout == DEFAULT_LAYOUT)
 
     def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
         """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""

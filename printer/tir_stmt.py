@@ -12,7 +12,7 @@ import dataclasses
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
-from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, row_major
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
@@ -61,7 +61,7 @@ def is_plain_scalar(buffer: tir.Buffer) -> bool:
         and plain
         and buffer.scope == "local"
         and buffer.elem_offset is None
-        and buffer.layout == DEFAULT_LAYOUT
+        and buffer.layout in (DEFAULT_LAYOUT, row_major(buffer.shape))
         and buffer.data.pointee == (buffer.dtype, "local")
     )
 
@@ -238,8 +238,8 @@ class StmtPrinter:
 
     def mutable_scalar(self, s: tir.Stmt, rest: tuple[tir.Stmt, ...]) -> bool:
         """`x: T.float32 = v`, as 0.27 prints a local scalar's allocation and first store,
-        for the mutable scalar the parser makes of it: one stored to again after."""
-        if not (isinstance(s, tir.AllocBuffer) and self.exprs.scalar_names and rest):
+        for the scalar buffer the parser makes of it."""
+        if not (isinstance(s, tir.AllocBuffer) and self.exprs.bare_scalar(s.buffer) and rest):
             return False
         if s.form != "alloc_local" or s.annotations or not is_plain_scalar(s.buffer):
             return False
@@ -248,7 +248,12 @@ class StmtPrinter:
             return False
         if init.comments is not None or not self.exprs.scalar_access(init.buffer, init.indices):
             return False
-        return any(isinstance(n, tir.BufferStore) and n.buffer is s.buffer for n in walk(rest[1:]))
+        # the parser reads `x: T.f32 = v` as this buffer when x is stored to again, or
+        # named as a buffer (`T.reads(x.source[0])`); else it is an immutable Bind
+        return any(
+            isinstance(n, tir.BufferStore | tir.BufferRegion) and n.buffer is s.buffer
+            for n in walk(rest[1:])
+        )
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         target = self.exprs.buffer_name(s.buffer)
@@ -414,7 +419,7 @@ class StmtPrinter:
         view = view_text(self.exprs, s.buffer, owner) if declared and owner else None
         name = self.names.define(s.buffer, s.buffer.name)
         scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
-        if self.exprs.scalar_names and scalar:
+        if scalar and self.exprs.bare_scalar(s.buffer):
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.dsl import tir
+from tvmlite.dsl import tir, tir_layout
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n\n"
 
@@ -165,3 +165,29 @@ def test_bad_forms_are_located(body: str, message: str, location: tuple[int, int
     error = _parse_error(body)
     assert message in error.message
     assert (error.span.line, error.span.column) == location
+
+
+def test_s_tir_scalars_and_flat_views_run() -> None:
+    """An s_tir function's `lower: T.float32 = v` is a one-element buffer laid out
+    `T.S[1:1]` (TVM 0.27 names it bare, `lower.source[0]` in regions); a view keeps
+    the flat layout of the buffer it reshapes. Both place their elements row-major."""
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func(s_tir=True)
+        def main(A: T.Buffer((16,), "float32"), D: T.Buffer((4, 4), "float32")):
+            lower: T.float32 = T.float32(-0.5)
+            A_2d = A.view(4, 4)
+            for i, j in T.grid(4, 4):
+                with T.sblock("clip"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A_2d[vi, vj], lower.source[0])
+                    T.writes(D[vi, vj])
+                    D[vi, vj] = T.max(A_2d[vi, vj], lower)
+        """
+    )
+    mod = tvmlite.parse(text)
+    lower = mod.body.block.body.seq[0].buffer
+    assert lower.layout == tir_layout.row_major(lower.shape)
+    a, d = np.linspace(-1, 1, 16, dtype="float32"), np.zeros((4, 4), "float32")
+    tvmlite.build(mod)["main"](a, d)
+    np.testing.assert_array_equal(d, np.maximum(a, -0.5).reshape(4, 4))

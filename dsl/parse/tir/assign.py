@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, row_major
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
@@ -142,10 +143,15 @@ class AssignParser:
         return name[2:], None, False
 
     def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
-        """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""
+        """0.27's `acc: T.float32`: a local buffer of one element, named bare after. Its
+        layout is the row-major one, which in an s_tir function (where buffers have
+        none by default) is written out: TVM names such a scalar bare there too."""
         one = tir.IntImm("int32", 1, node.span)
         data = tir.Var(target.id, "handle", (dtype, "local"), target.span)
-        buffer = tir.Buffer(target.id, data, dtype, (one,), scope="local", span=node.span)
+        layout = row_major((one,)) if self.fn.buffers.s_tir else DEFAULT_LAYOUT
+        buffer = tir.Buffer(
+            target.id, data, dtype, (one,), scope="local", span=node.span, layout=layout
+        )
         self.check_rebind(target)
         self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(buffer, "alloc_local", node.span)

@@ -212,7 +212,8 @@ class BufferParser:
 
     def attr_value(self, node: syntax.Node) -> Any:
         """Attribute values as TVM stores them: Python scalars and strings, tuples for
-        lists, tuples of pairs for dicts, `T.bool(...)` as a bool, else a PrimExpr."""
+        lists, tuples of pairs for dicts, else a PrimExpr (classic's `T.bool(...)`: a
+        bool)."""
         self.ctx.nest(node)
         value = self._attr_value(node)
         self.ctx.depth -= 1
@@ -238,8 +239,10 @@ class BufferParser:
                 raise self.ctx.error('T.target expects one dict such as {"kind": "llvm"}', node)
             return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
+            # classic writes every bool so; 0.27 writes a Python bool bare, and keeps
+            # `T.bool(True)` a typed immediate (an s_tir function's `tir.noalias`)
             value = self.exprs.expr(node)
-            if isinstance(value, tir.IntImm):
+            if isinstance(value, tir.IntImm) and self.ctx.dialect != "tvm-0.27":
                 return bool(value.value)
             return value
         return self.exprs.expr(node)

@@ -17,6 +17,7 @@ from tvmlite.dsl.tir_layout import (
     Layout,
     LayoutIter,
     TileLayout,
+    compact_extents,
     const_elements,
     row_major,
     settled,
@@ -42,15 +43,12 @@ def buffer_layout(
     if isinstance(node, syntax.Constant) and node.value is None:
         return DEFAULT_LAYOUT if s_tir else None
     layout = layout_value(p, node)
-    if isinstance(layout, TileLayout) and is_row_major(layout, _extents(layout)):
-        extents = _extents(layout)
-        if const_elements(extents) == const_elements(shape) is not None:
-            return settled(DefaultLayout(extents), shape)
-    return layout
-
-
-def _extents(layout: TileLayout) -> tuple[tir.PrimExpr, ...]:
-    return tuple(it.extent for it in layout.shard)
+    extents = compact_extents(layout, shape)
+    if extents is None:
+        return layout
+    if s_tir and const_elements(shape) == 1:
+        return layout  # `T.S[1:1]` names an s_tir scalar bare, which None does not
+    return settled(DefaultLayout(extents), shape)
 
 
 def layout_value(p: ExprParser, node: syntax.Node) -> Layout:
@@ -145,24 +143,6 @@ def _on_axis(p: ExprParser, node: syntax.Node) -> tuple[str, tir.PrimExpr]:
 
 def _row_major(extents: list[tir.PrimExpr]) -> list[tir.PrimExpr]:
     return [it.stride for it in row_major(tuple(extents)).shard]
-
-
-def is_row_major(layout: TileLayout, shape: tuple[tir.PrimExpr, ...]) -> bool:
-    """Whether `layout` is what a buffer of `shape` gets by default (constants only:
-    a symbolic layout is kept as written)."""
-    if layout.replica or layout.offset or len(layout.shard) != len(shape):
-        return False
-    expected = _row_major([it.extent for it in layout.shard])
-    for it, dim, stride in zip(layout.shard, shape, expected, strict=True):
-        if it.axis != MEMORY_AXIS or not (_same_const(it.extent, dim)):
-            return False
-        if not _same_const(it.stride, stride):
-            return False
-    return True
-
-
-def _same_const(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
-    return isinstance(a, tir.IntImm) and isinstance(b, tir.IntImm) and a.value == b.value
 
 
 def allocated_addr(p: ExprParser, node: syntax.Node) -> tuple[tir.PrimExpr, ...]:
