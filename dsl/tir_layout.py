@@ -70,7 +70,9 @@ Layout = TileLayout | ComposeLayout
 DEFAULT_LAYOUT = DefaultLayout()
 
 
-def inherited(layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]):
+def inherited(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> Layout | DefaultLayout | None:
     """The layout a view keeps of a buffer of `shape` laid out by `layout`: its own
     default layout is the row-major one of `shape`, spelled out."""
     if layout == DEFAULT_LAYOUT:
@@ -89,9 +91,7 @@ def settled(
     return layout
 
 
-def spelled(
-    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
-) -> Layout | None:
+def spelled(layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]) -> Layout | None:
     """The layout as a tile layout would write it (a default one: row-major)."""
     if isinstance(layout, DefaultLayout):
         return row_major(shape if layout.over is None else layout.over)
