@@ -328,6 +328,10 @@ class ExprPrinter:
             return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
+        if e.op == "buffer_data" and len(e.args) == 1 and isinstance(e.args[0], tir.BufferRegion):
+            buffer = e.args[0].buffer  # a view's `V.data` (dsl/parse/tir/expr.py: data_of)
+            source = ".source" if self.bare_scalar(buffer) else ""
+            return f"{self.buffer_name(buffer)}{source}.data", ATOM
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`

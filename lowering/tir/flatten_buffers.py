@@ -157,6 +157,11 @@ class _Flattener(StmtExprMutator):
         index = flat_index(e.buffer, self.visit_exprs(e.indices))
         return tir.BufferLoad(self.flat(e.buffer), (index,), e.dtype, e.span)
 
+    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        if e.op == "buffer_data" and isinstance(e.args[0], tir.BufferRegion):
+            return e.args[0].buffer.data  # a view's `V.data`: the storage it shares
+        return super().visit_Call(e)
+
     def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
         index = flat_index(s.buffer, self.visit_exprs(s.indices))
         return tir.BufferStore(self.flat(s.buffer), self.visit_expr(s.value), (index,), s.span)

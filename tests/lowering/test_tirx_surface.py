@@ -191,3 +191,16 @@ def test_s_tir_scalars_and_flat_views_run() -> None:
     a, d = np.linspace(-1, 1, 16, dtype="float32"), np.zeros((4, 4), "float32")
     tvmlite.build(mod)["main"](a, d)
     np.testing.assert_array_equal(d, np.maximum(a, -0.5).reshape(4, 4))
+
+
+def test_view_data_names_the_view_and_runs() -> None:
+    """`V.data` of a view is the storage V shares, kept as the view's (TVM 0.27's
+    `buffer_data(V)`): it prints back `V.data` and a CPU build passes the storage."""
+    body = 'V = A.view(2, 4)\nT.call_extern("handle", "memset", V.data, 0, 8)\n'
+    mod = tvmlite.parse(_module(body, 'A: T.Buffer((8,), "float32")'))
+    call = mod.body.seq[1].value
+    assert call.args[1].op == "buffer_data" and call.args[1].args[0].buffer.name == "V"
+    assert '"memset", V.data, 0, 8)' in mod.script()
+    a = np.ones(8, "float32")
+    tvmlite.build(mod)["main"](a)
+    np.testing.assert_array_equal(a, [0, 0, 1, 1, 1, 1, 1, 1])

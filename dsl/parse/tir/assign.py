@@ -302,7 +302,7 @@ class AssignParser:
         named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
         data_value = None
         if short == "decl_buffer" and "data" in named:
-            value = self.exprs.value(named["data"])
+            value = self.exprs.storage(named["data"])
             if not isinstance(value, tir.Var):  # `data=T.address_of(A[4])`: a fresh var
                 data_value = materialize(value)
                 if data_value.dtype != "handle":

@@ -117,7 +117,7 @@ class BufferParser:
     ) -> tir.Var:
         if node is None or _is_none(node):
             return tir.Var(name, "handle", (dtype, scope), owner.span)
-        value = self.exprs.value(node)
+        value = self.exprs.storage(node)
         if not isinstance(value, tir.Var) or value.dtype != "handle":
             raise self.ctx.error("data= must be a handle variable", node)
         return value

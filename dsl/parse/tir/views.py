@@ -29,15 +29,14 @@ if TYPE_CHECKING:
 
 
 class ViewParser:
-    """The view declarations of one function; `derived` holds the buffers declared over
-    another buffer's storage."""
+    """The view declarations of one function; the expression parser's `views` holds
+    the buffers declared over another buffer's storage."""
 
     def __init__(self, assign: AssignParser) -> None:
         self.assign = assign
         self.fn = assign.fn
         self.ctx = assign.ctx
         self.exprs = assign.exprs
-        self.derived: set[tir.Buffer] = set()
 
     def declare(
         self, target: syntax.Name, buffer: tir.Buffer, owner: tir.Buffer | None, node: syntax.Node
@@ -47,8 +46,8 @@ class ViewParser:
         self.exprs.define(target.id, buffer)
         if owner is None:
             return tir.AllocBuffer(buffer, "decl_buffer", node.span)
-        self.derived.add(buffer)
-        source = owner if owner in self.derived else None
+        self.exprs.views.add(buffer)
+        source = owner if owner in self.exprs.views else None
         return tir.AllocBuffer(buffer, "decl_buffer", node.span, source=source)
 
     def data_owner(self, node: syntax.Node | None) -> tir.Buffer | None:
