@@ -169,6 +169,8 @@ class AssignParser:
             self.fn.func_comments = self.fn.block.header_comments(
                 self.fn.func_comments, f"decl:{target.id}"
             )
+        else:  # where the text placed it: on the next statement (see Comments.declared)
+            self.fn.declared.append(target.id)
         return None
 
     def check_rebind(self, target: syntax.Name) -> None:
