@@ -84,7 +84,7 @@ class AssignParser:
                 return getattr(self.views, method)(target, value)
         if name is not None and name.startswith("T."):
             assert isinstance(value, syntax.Call)
-            handler = _ASSIGN_CALLS.get(name[2:])
+            handler = ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
         old = self.exprs.scope.lookup(target.id)
@@ -434,7 +434,7 @@ class AssignParser:
         return self.bind(target, None, call.args[0], call, let=False)
 
 
-_ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Result]] = {
+ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Result]] = {
     "match_buffer": AssignParser._match_buffer,
     "alloc_buffer": AssignParser._alloc,
     "sblock_alloc_buffer": AssignParser._alloc,

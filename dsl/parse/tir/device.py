@@ -212,10 +212,11 @@ DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
 }
 DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
+TILE_SCOPES = ("tile", "cta", "wg")
 DEVICE_BUILTINS.update(
     {
         f"{scope}.{name}": (_tile, Sig(0, None, TILE_OPTIONS))
-        for scope in ("tile", "cta", "wg")
+        for scope in TILE_SCOPES
         for name in TILE_OPERATORS
     }
 )

@@ -254,9 +254,9 @@ class StmtParser:
     def _expr_stmt(self, node: syntax.ExprStmt) -> Result:
         value = node.value
         name = syntax.dotted(value.func) if isinstance(value, syntax.Call) else None
-        if name is not None and name.startswith("T.") and name[2:] in _STMT_CALLS:
+        if name is not None and name.startswith("T.") and name[2:] in STMT_CALLS:
             assert isinstance(value, syntax.Call)
-            return _STMT_CALLS[name[2:]](self, value)
+            return STMT_CALLS[name[2:]](self, value)
         if isinstance(value, syntax.Constant) and isinstance(value.value, str):
             return None  # a docstring
         return tir.Evaluate(self.exprs.expr(value), node.span)
@@ -304,7 +304,7 @@ class StmtParser:
         return self.buffers.attrs(call)
 
 
-_STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
+STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
     "func_attr": StmtParser._func_attr,
     "evaluate": StmtParser._evaluate,
     "reads": StmtParser._reads,
