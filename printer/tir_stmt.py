@@ -21,6 +21,7 @@ from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
+    BITWISE,
     ExprPrinter,
     int_const,
     iter_vars_of,
@@ -305,7 +306,13 @@ class StmtPrinter:
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
         value = self.exprs.text(s.value)
-        self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})", s.comments)
+        self.emit(value if self.bare_call(s.value) else f"T.evaluate({value})", s.comments)
+
+    def bare_call(self, e: tir.PrimExpr) -> bool:
+        """Whether an evaluated expression prints without `T.evaluate`: a call, but not
+        one 0.27 writes as an operator (`n & m` is a node of its own there)."""
+        operator = e.op in BITWISE or e.op == "bitwise_not" if isinstance(e, tir.Call) else False
+        return isinstance(e, tir.Call) and not (self.modern and operator)
 
     def visit_Return(self, s: tir.Return) -> None:
         value = self.exprs.text(s.value)

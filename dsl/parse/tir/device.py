@@ -13,7 +13,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse.tir.expr import ExprParser, source_of
 from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
-from tvmlite.dsl.parse.tir.ops import Value
+from tvmlite.dsl.parse.tir.ops import Value, make_const
 from tvmlite.grammar import syntax
 
 # Result dtype: a dtype, or "argN" for the dtype of the N-th argument.
@@ -33,7 +33,7 @@ _RESULT = {
     "start_profile_intrinsic": "handle",
     "end_profile_intrinsic": "handle",
     "prefetch": "handle",
-    "ptx_legacy.ldmatrix": "handle",
+    "ptx_legacy.ldmatrix": "int8",  # TVM's element type of the fragment, unless dtype=
     "ptx_legacy.mma": "handle",
     "cuda.mma_fill_legacy": "handle",
     "cuda.cta_sync": "handle",
@@ -93,10 +93,10 @@ _RESULT = {
             "metal.simdgroup_multiply_accumulate",
             "ptr_byte_offset",
             "handle_add_byte_offset",
-            "print_buffer",
             "nvshmem.quiet",
         )
     },  # fmt: skip
+    "print_buffer": "str1",  # (data, "float32", ...): the element type
     "cuda.iket.range_start": "uint32",
     "cuda.iket.sentinel_token": "uint32",
     "cuda.elect_sync": "uint32",
@@ -134,9 +134,50 @@ _RESULT = {
 }
 
 
+# Trailing parameters TVM's API gives a value when a call leaves them out: (how many
+# arguments come before them, their values); the call is stored and printed with them.
+_DEFAULTS: dict[str, tuple[int, tuple[int | bool | float, ...]]] = {
+    "tvm_storage_sync": (1, (False, -1)),
+    "metal.make_filled_simdgroup_matrix": (3, (8, 8)),
+    "metal.simdgroup_load": (4, (8, 8, False)),
+    "metal.simdgroup_store": (4, (8, 8, False)),
+    "nki.matmul": (3, (True,)),
+    "nki.activation": (3, (0.0, 1.0)),
+    "nki.activation_reduce": (5, (0.0, 1.0)),
+    "nki.tensorscalar": (4, (False,)),
+    "nki.tensorscalar_reduce": (6, (False,)),
+    "nki.scalar_tensor_tensor": (6, (False, False)),
+    "nki.scalar_tensor_scalar": (6, (False, False)),
+}
+
+
+# Intrinsics whose TVM API takes the result dtype first (or as `dtype=`), which TVM does
+# not print: the argument count with it. The printed form has the default result type.
+_LEADING_DTYPE = {"cuda.mma_fill_legacy": 4, "cuda.mma_store_legacy": 7, "ptx_legacy.ldmatrix": 8}
+
+
 def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    dtype = None
+    if "dtype" in kw:
+        dtype = p.dtype_arg(kw["dtype"])
+    elif len(args) == _LEADING_DTYPE.get(name):
+        dtype, args = p.dtype_arg(args[0]), args[1:]
     values = tuple(p.expr(arg) for arg in args)
-    return tir.Call(_result_dtype(p, name, node, values), name, values, node.span)
+    if name in _DEFAULTS:
+        before, defaults = _DEFAULTS[name]
+        if before <= len(values) < before + len(defaults):
+            rest = defaults[len(values) - before :]
+            values += tuple(make_const(v, _DEFAULT_DTYPE[type(v)], node.span) for v in rest)
+    if name == "tvm_access_ptr" and values and isinstance(values[0], tir.StringImm):
+        # `T.tvm_access_ptr("float16", ...)`: TVM's API makes the type a type annotation
+        pointee = values[0].value
+        values = (tir.Call(pointee, "type_annotation", (), args[0].span), *values[1:])
+    if dtype is None:
+        dtype = _result_dtype(p, name, node, values)
+    return tir.Call(dtype, name, values, node.span)
+
+
+_DEFAULT_DTYPE = {bool: "bool", int: "int32", float: "float32"}
 
 
 def _struct_get(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -178,7 +219,7 @@ def _result_dtype(
 # statements over buffer regions, which tvmlite keeps as data.
 TILE_OPERATORS = (
     "add", "sub", "mul", "div", "maximum", "minimum", "max", "min", "sum", "gemm",
-    "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast", "select",
+    "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast",
 )  # fmt: skip
 # their keyword options, kept as attribute values (`workspace={"C": C_sbuf}`)
 TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector", "cache")
@@ -186,7 +227,11 @@ TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector"
 
 def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
-    anything else an expression."""
+    anything else an expression. Without a buffer among its arguments, it is the
+    builtin of the same name (`T.tile.exp(x)` is `T.exp(x)`, as in TVM)."""
+    scalar = name.partition(".")[2]
+    if not kw and not any(_names_buffer(p, arg) for arg in args) and scalar in SCALAR_TWINS:
+        return SCALAR_TWINS[scalar](p, scalar, node, args, kw)
     regions, options = p.region, p.attr_value
     if regions is None or options is None:
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
@@ -207,8 +252,17 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
     return tir.Call("handle", name, tuple(values), node.span, kwargs)
 
 
+def _names_buffer(p: ExprParser, node: syntax.Node) -> bool:
+    if isinstance(node, syntax.Subscript):
+        node = node.value
+    return isinstance(node, syntax.Name) and isinstance(p.scope.lookup(node.id), tir.Buffer)
+
+
+# The builtins a tile operator of scalars stands for; intrin.py fills it in.
+SCALAR_TWINS: dict[str, Builtin] = {}
+
 DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
-    name: (_device, Sig(0, None)) for name in _RESULT
+    name: (_device, Sig(0, None, ("dtype",) if name in _LEADING_DTYPE else ())) for name in _RESULT
 }
 DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
+from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS, SCALAR_TWINS, TILE_OPERATORS
 from tvmlite.dsl.parse.tir.expr import DTYPE_LIKE, META_BUILTINS, ExprParser
 from tvmlite.dsl.parse.tir.math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const, materialize
@@ -267,6 +267,9 @@ def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
         dtype, rest = p.dtype_arg(args[0]), args[1:]
     callee = tir.StringImm(p.str_arg(rest[0], f"the function name of T.{name}"), span=rest[0].span)
     params = tuple(p.expr(arg) for arg in rest[1:])
+    op = callee.value.removeprefix("tirx.")
+    if name == "call_intrin" and callee.value.startswith("tirx.") and op in BUILTINS:
+        return tir.Call(dtype, op, params, node.span)  # TVM's call of that very op
     return tir.Call(dtype, name, (callee, *params), node.span)
 
 
@@ -326,6 +329,7 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
 BUILTINS.update(MATH_BUILTINS)
 BUILTINS.update(DEVICE_BUILTINS)
 BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})
+SCALAR_TWINS.update({name: fn for name, (fn, _) in BUILTINS.items() if name in TILE_OPERATORS})
 
 
 def is_tir_name(name: str) -> bool:

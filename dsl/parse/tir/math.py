@@ -151,7 +151,24 @@ def _reinterpret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kw
     another width (`T.reinterpret("int32", A[tx, T.Ramp(0, 1, 4)])` of float16); a CPU
     build refuses a reinterpret that changes the size."""
     (dtype, pointee), value = p.type_arg(args[0]), p.expr(args[1])
+    if dtype == value.dtype and dtype != "handle":
+        return value  # as TVM folds a number's (not a string's, typed "handle" here)
     return tir.Call(dtype, "reinterpret", (value,), node.span, pointee=pointee)
+
+
+def _infinite(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.isinf(x)` and `T.isfinite(x)` are what TVM's API builds of them (TVM prints
+    neither): `T.fabs(x) == inf and not T.isnan(x)`, and `not isinf and not isnan`."""
+    x = _float_operand(p, name, args[0])
+    span, flag = node.span, dt.with_lanes("bool", dt.lanes(x.dtype))
+    nan = tir.Call(flag, "isnan", (x,), span)
+    inf = make_const(math.inf, x.dtype, span)
+    magnitude = tir.Call(x.dtype, "fabs", (x,), span)
+    equal = tir.BinaryOp("eq", magnitude, inf, flag, span)
+    isinf = tir.BinaryOp("and", equal, tir.Not(nan, span=span), flag, span)
+    if name == "isinf":
+        return isinf
+    return tir.BinaryOp("and", tir.Not(isinf, span=span), tir.Not(nan, span=span), flag, span)
 
 
 MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
@@ -160,8 +177,8 @@ MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "ceil": (_rounding, Sig(1, 1)),
     "trunc": (_rounding, Sig(1, 1)),
     "isnan": (_classify, Sig(1, 1)),
-    "isinf": (_classify, Sig(1, 1)),
-    "isfinite": (_classify, Sig(1, 1)),
+    "isinf": (_infinite, Sig(1, 1)),
+    "isfinite": (_infinite, Sig(1, 1)),
     "popcount": (_bits, Sig(1, 1)),
     "clz": (_bits, Sig(1, 1)),
     "pow": (_math2, Sig(2, 2)),
