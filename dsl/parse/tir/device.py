@@ -74,6 +74,34 @@ _RESULT = {
             "cuda.cluster_sync",
             "cuda.mbarrier_wait",
             "cuda.mma_store_legacy",
+            "cuda.grid_sync",
+            "cuda.warp_sync",
+            "cuda.warpgroup_sync",
+            "cuda.float22half2",
+            "cuda.float8tohalf8",
+            "cuda.half8tofloat8",
+            "cuda.mbarrier_wait_acquire_cluster",
+            "cuda.runtime_instr_desc",
+            "cuda.trap_when_assert_failed",
+            "cuda.wait_until",
+            "cuda.wgmma.noop_barrier",
+            "cuda.wgmma.encode_matrix_descriptor",
+            "cuda.tcgen05.encode_matrix_descriptor",
+            "cuda.timer_init",
+            "cuda.timer_finalize",
+            "nvshmem.barrier_all",
+            "nvshmem.fence",
+            "nvshmem.getmem_nbi",
+            "nvshmem.getmem_nbi.block",
+            "nvshmem.getmem_nbi.warp",
+            "nvshmem.putmem_nbi",
+            "nvshmem.putmem_nbi.block",
+            "nvshmem.putmem_nbi.warp",
+            "nvshmem.putmem_signal_nbi",
+            "nvshmem.putmem_signal_nbi.block",
+            "nvshmem.putmem_signal_nbi.warp",
+            "nvshmem.signal_op",
+            "nvshmem.wait_until",
             "ptx.add",
             "ptx.sub",
             "ptx.mul",
@@ -97,6 +125,26 @@ _RESULT = {
         )
     },  # fmt: skip
     "print_buffer": "str1",  # (data, "float32", ...): the element type
+    **{f"cuda.{name}": "uint32" for name in (
+        "ballot_sync", "float22bfloat162_rn", "float22bfloat162_rn_from_float2",
+        "float_as_uint", "fp8x4_e4m3_from_float4", "get_tmem_addr", "hmax2", "hmin2",
+        "iket.official_event", "reduce_add_sync_u32", "reduce_min_sync_u32",
+        "smem_addr_from_uint64",
+    )},
+    **{f"cuda.{name}": "uint64" for name in (
+        "bfloat1622float2", "clock64", "fadd2_rn", "fmul2_rn",
+    )},
+    **{f"cuda.{name}": "float32" for name in (
+        "bfloat162float", "fdividef", "float2_x", "float2_y", "half2float", "uint_as_float",
+    )},
+    **{f"cuda.{name}": "int32" for name in ("any_sync", "ffs_u32", "thread_rank")},
+    "cuda.syncthreads_and": "int64",
+    "cuda.syncthreads_or": "int64",
+    "cuda.atomic_add": "arg1",  # (address, value): the value's
+    "cuda.warp_reduce": "arg0",  # (value, op, width): the value's
+    "cuda.cta_reduce": "arg0",  # (value, op, num_warps, scratch)
+    "nvshmem.my_pe": "int32",
+    "nvshmem.n_pes": "int32",
     "cuda.iket.range_start": "uint32",
     "cuda.iket.sentinel_token": "uint32",
     "cuda.elect_sync": "uint32",
@@ -136,8 +184,12 @@ _RESULT = {
 
 # Trailing parameters TVM's API gives a value when a call leaves them out: (how many
 # arguments come before them, their values); the call is stored and printed with them.
-_DEFAULTS: dict[str, tuple[int, tuple[int | bool | float, ...]]] = {
+_DEFAULTS: dict[str, tuple[int, tuple[int | bool | float | str, ...]]] = {
     "tvm_storage_sync": (1, (False, -1)),
+    "cuda.warp_reduce": (2, (32,)),
+    "cuda.iket.official_event": (1, ("",)),
+    "cuda.wait_until": (3, ("gpu", "global", "", 0)),
+    "nvshmem.wait_until": (3, ("uint64_t",)),
     "metal.make_filled_simdgroup_matrix": (3, (8, 8)),
     "metal.simdgroup_load": (4, (8, 8, False)),
     "metal.simdgroup_store": (4, (8, 8, False)),
@@ -167,7 +219,7 @@ def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
         before, defaults = _DEFAULTS[name]
         if before <= len(values) < before + len(defaults):
             rest = defaults[len(values) - before :]
-            values += tuple(make_const(v, _DEFAULT_DTYPE[type(v)], node.span) for v in rest)
+            values += tuple(_default(v, node) for v in rest)
     if name == "tvm_access_ptr" and values and isinstance(values[0], tir.StringImm):
         # `T.tvm_access_ptr("float16", ...)`: TVM's API makes the type a type annotation
         pointee = values[0].value
@@ -177,7 +229,30 @@ def _device(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
     return tir.Call(dtype, name, values, node.span)
 
 
+def _default(value: int | bool | float | str, node: syntax.Call) -> tir.PrimExpr:
+    if isinstance(value, str):
+        return tir.StringImm(value, span=node.span)
+    return make_const(value, _DEFAULT_DTYPE[type(value)], node.span)
+
+
 _DEFAULT_DTYPE = {bool: "bool", int: "int32", float: "float32"}
+
+
+# Shorthands TVM's API expands into a reduction: `T.cuda.warp_sum(v)` is
+# `T.cuda.warp_reduce(v, "sum", 32)`, `T.cuda.cta_max(v, w, s)` `T.cuda.cta_reduce(v, "max", w, s)`.
+_REDUCTIONS = {
+    f"cuda.{scope}_{op}": (f"cuda.{scope}_reduce", op)
+    for scope in ("warp", "cta")
+    for op in ("sum", "max", "min")
+}
+
+
+def _reduction(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    target, op = _REDUCTIONS[name]
+    if not args:
+        raise p.error(f"T.{name} expects the value to reduce", node)
+    marker = syntax.Constant(op, span=node.span)
+    return _device(p, target, node, [args[0], marker, *args[1:]], kw)
 
 
 def _struct_get(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -218,8 +293,9 @@ def _result_dtype(
 # tirx tile operators (`T.tile.add(C[0:128, 0:512], A[0:128, 0:512], T.float32(3.0))`):
 # statements over buffer regions, which tvmlite keeps as data.
 TILE_OPERATORS = (
-    "add", "sub", "mul", "div", "maximum", "minimum", "max", "min", "sum", "gemm",
-    "copy", "copy_async", "fill", "exp", "sqrt", "reciprocal", "cast",
+    "add", "sub", "mul", "fdiv", "fma", "maximum", "minimum", "max", "min", "sum", "gemm",
+    "copy", "copy_async", "fill", "memset", "zero", "exp", "exp2", "log2", "sqrt",
+    "reciprocal", "silu", "cast",
 )  # fmt: skip
 # their keyword options, kept as attribute values (`workspace={"C": C_sbuf}`)
 TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector", "cache")
@@ -229,9 +305,10 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
     """A whole buffer or a sliced one is a region, `True`/`False` a Python bool,
     anything else an expression. Without a buffer among its arguments, it is the
     builtin of the same name (`T.tile.exp(x)` is `T.exp(x)`, as in TVM)."""
-    scalar = name.partition(".")[2]
+    scope, _, scalar = name.partition(".")
     if not kw and not any(_names_buffer(p, arg) for arg in args) and scalar in SCALAR_TWINS:
         return SCALAR_TWINS[scalar](p, scalar, node, args, kw)
+    name = f"{_SCOPE_SPELLING.get(scope, scope)}.{scalar}"
     regions, options = p.region, p.attr_value
     if regions is None or options is None:
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
@@ -265,8 +342,11 @@ DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None, ("dtype",) if name in _LEADING_DTYPE else ())) for name in _RESULT
 }
 DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
+DEVICE_BUILTINS.update({name: (_reduction, Sig(1, None)) for name in _REDUCTIONS})
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
-TILE_SCOPES = ("tile", "cta", "wg")
+TILE_SCOPES = ("tile", "cluster", "cta", "warpgroup", "wg", "warp", "thread")
+# the spelling TVM prints a scope in (`T.thread.copy` is the default scope's `T.tile.copy`)
+_SCOPE_SPELLING = {"thread": "tile", "warpgroup": "wg"}
 DEVICE_BUILTINS.update(
     {
         f"{scope}.{name}": (_tile, Sig(0, None, TILE_OPTIONS))
