@@ -128,6 +128,8 @@ def tvm027_only(root: Any) -> list[str]:
             node.layout != DEFAULT_LAYOUT or node.allocated_addr
         ):
             found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
+        elif isinstance(node, tir.AttrStmt) and node.key == tir.HINT:
+            found.append("T.hint (a tirx directive)")
         elif isinstance(node, tir.ScopeIdDef):
             found.append(f"tirx scope id T.{node.kind}")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":

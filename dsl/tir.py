@@ -415,6 +415,9 @@ class Bind(Stmt):
     comments: Comments | None = COMMENTS
 
 
+# The key of TVM 0.27's `T.hint(...)` directive (an AttrStmt whose node is an AttrDict).
+HINT = "tirx_hint"
+
 # tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
 SCOPE_IDS = {
     "cluster_id": ("kernel", "cluster"),

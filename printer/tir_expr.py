@@ -68,6 +68,10 @@ DTYPE_FIRST = frozenset(
         "max_value",
         "min_value",
         "infinity",
+        "vectorcombine",
+        "get_active_lane_mask",
+        "masked_load",
+        "dp4a",
     }
 )
 

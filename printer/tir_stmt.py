@@ -383,6 +383,9 @@ class StmtPrinter:
         if isinstance(s.node, tir.IterVar) and s.body is not None:
             self.launch_thread(s, s.node, concise)
             return
+        if s.key == tir.HINT and isinstance(s.node, tir.AttrDict):
+            self.hint(s, concise)
+            return
         node = self.attr_node(s.node)
         value = self.exprs.text(s.value)
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
@@ -399,6 +402,23 @@ class StmtPrinter:
                 return
         if s.body is None:
             self.emit(head, s.comments)
+            return
+        self.emit(f"with {head}:", s.comments)
+        self.frames[-1].extend(indent(self.body(s.body)))
+
+    def hint(self, s: tir.AttrStmt, concise: bool) -> None:
+        """`T.hint("message", k=v)`: flat as the whole body of its parent (or with no
+        body), `with T.hint(...):` inside a sequence, as TVM prints it."""
+        assert isinstance(s.node, tir.AttrDict)
+        args = [
+            string_text(v) if k == "message" else f"{k}={self.exprs.value_text(v)}"
+            for k, v in s.node.items
+        ]
+        head = f"T.hint({', '.join(args)})"
+        if s.body is None or concise:
+            self.emit(head, s.comments)
+            if s.body is not None:
+                self.stmt(s.body)
             return
         self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))

@@ -98,6 +98,6 @@ def refused() -> dict[str, frozenset[str]]:
 
 def accepts(namespace: str, name: str) -> bool:
     """Whether the parser accepts `namespace.name` (a table's name, or a dtype)."""
-    if namespace == "T" and dt.is_valid(name):
+    if namespace == "T" and (dt.is_valid(name) or name in dt.SHORT_NAMES):
         return True
     return name in names().get(namespace, frozenset())

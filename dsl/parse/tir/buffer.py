@@ -272,6 +272,18 @@ class BufferParser:
             raise self.ctx.error(f"T.attr expects 1 or 3 arguments, got {len(call.args)}", call)
         return [tir.AttrStmt(node, key, value, None, call.span) for key, value in values]
 
+    def hint(self, call: syntax.Call) -> tir.AttrStmt:
+        """`T.hint("message", key=value, ...)`: TVM 0.27's directive, an attribute
+        statement keyed `tirx_hint` whose node holds the message and the keywords."""
+        if len(call.args) > 1:
+            raise self.ctx.error(f"T.hint takes one message, got {len(call.args)}", call)
+        pairs: list[tuple[str, Any]] = []
+        if call.args:
+            pairs.append(("message", self.exprs.str_arg(call.args[0], "the message of T.hint")))
+        pairs += [(kw.name, self.attr_value(kw.value)) for kw in call.keywords]
+        node = tir.AttrDict(tuple(pairs))
+        return tir.AttrStmt(node, tir.HINT, tir.IntImm("int32", 1), None, call.span)
+
     def value_of(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):
             return node.value

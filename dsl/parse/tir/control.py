@@ -226,6 +226,11 @@ class ControlParser:
             inner = dataclasses.replace(attr, body=inner)
         return inner
 
+    def _with_hint(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        self.no_target(target, "T.hint")
+        hint = self.fn.buffers.hint(call)
+        return dataclasses.replace(hint, body=self.fn.nested_body(body, node.span))
+
     def _with_let(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
         """Classic `with T.LetStmt(value) as x:`."""
         if not isinstance(target, syntax.Name) or not call.args:
@@ -282,6 +287,7 @@ WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.Wit
     "sblock": ControlParser._with_block,
     "init": ControlParser._with_init,
     "attr": ControlParser._with_attr,
+    "hint": ControlParser._with_hint,
     "LetStmt": ControlParser._with_let,
     "decl_buffer": ControlParser._with_decl,
     "launch_thread": ControlParser._with_launch,

@@ -125,18 +125,43 @@ _RESULT = {
         )
     },  # fmt: skip
     "print_buffer": "str1",  # (data, "float32", ...): the element type
-    **{f"cuda.{name}": "uint32" for name in (
-        "ballot_sync", "float22bfloat162_rn", "float22bfloat162_rn_from_float2",
-        "float_as_uint", "fp8x4_e4m3_from_float4", "get_tmem_addr", "hmax2", "hmin2",
-        "iket.official_event", "reduce_add_sync_u32", "reduce_min_sync_u32",
-        "smem_addr_from_uint64",
-    )},
-    **{f"cuda.{name}": "uint64" for name in (
-        "bfloat1622float2", "clock64", "fadd2_rn", "fmul2_rn",
-    )},
-    **{f"cuda.{name}": "float32" for name in (
-        "bfloat162float", "fdividef", "float2_x", "float2_y", "half2float", "uint_as_float",
-    )},
+    **{
+        f"cuda.{name}": "uint32"
+        for name in (
+            "ballot_sync",
+            "float22bfloat162_rn",
+            "float22bfloat162_rn_from_float2",
+            "float_as_uint",
+            "fp8x4_e4m3_from_float4",
+            "get_tmem_addr",
+            "hmax2",
+            "hmin2",
+            "iket.official_event",
+            "reduce_add_sync_u32",
+            "reduce_min_sync_u32",
+            "smem_addr_from_uint64",
+        )
+    },
+    **{
+        f"cuda.{name}": "uint64"
+        for name in (
+            "bfloat1622float2",
+            "clock64",
+            "fadd2_rn",
+            "fmul2_rn",
+        )
+    },
+    **{
+        f"cuda.{name}": "float32"
+        for name in (
+            "bfloat162float",
+            "fdividef",
+            "float2_x",
+            "float2_y",
+            "half2float",
+            "uint_as_float",
+        )
+    },
     **{f"cuda.{name}": "int32" for name in ("any_sync", "ffs_u32", "thread_rank")},
     "cuda.syncthreads_and": "int64",
     "cuda.syncthreads_or": "int64",
@@ -151,6 +176,25 @@ _RESULT = {
     "cuda.cvta_generic_to_shared": "uint32",
     "cuda.make_float2": "uint64",
     "tvm_struct_set": "int32",
+    # the runtime's own calls (lowered packed calls, workspaces, lists of objects)
+    "TVMBackendAllocWorkspace": "handle",
+    "TVMBackendFreeWorkspace": "int32",
+    "anylist_getitem": "handle",
+    "anylist_resetitem": "int32",
+    "anylist_setitem_call_packed": "int32",
+    "anylist_setitem_call_cpacked": "int32",
+    "lookup_param": "handle",
+    "tvm_global_barrier_kinit": "handle",
+    "tvm_throw_last_error": "handle",
+    "tvm_tuple": "handle",
+    "tvm_warp_activemask": "uint32",
+    "cooperative_tensor_fill": "handle",
+    "cooperative_tensor_load": "handle",
+    "cooperative_tensor_store": "handle",
+    "masked_store": "handle",
+    "filter": "bool",
+    "fma": "arg0",
+    "selector": "arg0",
     "ignore_loop_partition": "bool",
     "cuda.atomic_cas": "arg1",
     "cuda.__shfl_sync": "arg1",
@@ -190,6 +234,8 @@ _DEFAULTS: dict[str, tuple[int, tuple[int | bool | float | str, ...]]] = {
     "cuda.iket.official_event": (1, ("",)),
     "cuda.wait_until": (3, ("gpu", "global", "", 0)),
     "nvshmem.wait_until": (3, ("uint64_t",)),
+    "cooperative_tensor_load": (7, (0, 0, 0, 0)),
+    "cooperative_tensor_store": (7, (0, 0, 0, 0)),
     "metal.make_filled_simdgroup_matrix": (3, (8, 8)),
     "metal.simdgroup_load": (4, (8, 8, False)),
     "metal.simdgroup_store": (4, (8, 8, False)),

@@ -27,6 +27,7 @@ STATEMENT_BUILTINS = frozenset(
         "sblock_attr",
         "evaluate",
         "attr",
+        "hint",
         "match_buffer",
         "alloc_buffer",
         "sblock_alloc_buffer",
@@ -108,6 +109,7 @@ def check_signature(p: ExprParser, name: str, sig: Sig, node: syntax.Call) -> Kw
 def call_builtin(p: ExprParser, name: str, node: syntax.Call) -> Value:
     if name in META_BUILTINS:
         raise p.error(f"T.{name} is not supported: it needs Python evaluation", node)
+    name = dt.SHORT_NAMES.get(name, name)
     if dt.is_valid(name) and name not in ("handle", "void"):
         kwargs = check_signature(p, name, Sig(0, 1, ("is_size_var",)), node)
         return dtype_call(p, name, node, list(node.args), kwargs)
@@ -252,12 +254,15 @@ def _shuffle(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs
 
 
 _PACKED = ("call_packed", "call_cpacked", "call_packed_lowered", "call_cpacked_lowered")
+# TVM's op names of those (`tirx.tvm_call_packed`), which its API takes too
+_PACKED_ALIASES = {f"tvm_{name}": name for name in _PACKED}
 
 
 def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """`T.call_extern("int32", "f", ...)` and friends: result dtype first, then the name.
     `T.call_packed("f", ...)` and the lowered `T.call_packed_lowered("f", stack, 0, 1)`
     have no dtype (int32); TVM also takes the packed function as a value (a handle)."""
+    name = _PACKED_ALIASES.get(name, name)
     if name in _PACKED:
         dtype, rest = "int32", args
         first = rest[0]
@@ -298,6 +303,26 @@ def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw
     return tir.Call(p.dtype_arg(args[0]), name, (), node.span)
 
 
+def _type_first(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """Intrinsics whose result type TVM prints as their first argument
+    (`T.vectorcombine("float32x8", a, b)`, `T.masked_load("int32", ...)`)."""
+    dtype, pointee = p.type_arg(kw["dtype"] if "dtype" in kw else args[0])
+    rest = args if "dtype" in kw else args[1:]
+    return tir.Call(dtype, name, tuple(p.expr(a) for a in rest), node.span, pointee=pointee)
+
+
+def _dp4a(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.dp4a(a, b, acc=0, dtype="int32")` as TVM's API takes it; TVM prints the type
+    first (`T.dp4a("int32", a, b, 0)`), which reads back the same."""
+    first = args[0] if args else None
+    if isinstance(first, syntax.Constant) and isinstance(first.value, str) or "dtype" in kw:
+        return _type_first(p, name, node, args, kw)
+    values = [p.expr(a) for a in args]
+    if len(values) == 2:
+        values.append(tir.IntImm("int32", 0, node.span))
+    return tir.Call("int32", name, tuple(values), node.span)
+
+
 def _ret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
     return tir.Call(value.dtype, name, (value,), node.span)
@@ -320,10 +345,14 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "call_intrin": (_extern, Sig(2, None)),
     "call_llvm_intrin": (_extern, Sig(2, None)),
     "call_llvm_pure_intrin": (_extern, Sig(2, None)),
-    **{packed: (_extern, Sig(1, None)) for packed in _PACKED},
+    **{packed: (_extern, Sig(1, None)) for packed in (*_PACKED, *_PACKED_ALIASES)},
     "address_of": (_address_of, Sig(1, 1)),
     "buffer_offset": (_buffer_offset, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),
+    "vectorcombine": (_type_first, Sig(1, None, ("dtype",))),
+    "get_active_lane_mask": (_type_first, Sig(1, None, ("dtype",))),
+    "masked_load": (_type_first, Sig(1, None, ("dtype",))),
+    "dp4a": (_dp4a, Sig(2, 4, ("dtype",))),
     "type_annotation": (_type_annotation, Sig(1, 1)),
 }
 BUILTINS.update(MATH_BUILTINS)
@@ -343,4 +372,5 @@ def is_tir_name(name: str) -> bool:
         or name == "comm_reducer"
         or DTYPE_LIKE.match(name) is not None
         or dt.is_valid(name)
+        or name in dt.SHORT_NAMES
     )

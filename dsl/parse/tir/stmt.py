@@ -299,6 +299,9 @@ class StmtParser:
             return tir.Break(call.span)
         return tir.Continue(call.span)
 
+    def _hint(self, call: syntax.Call) -> Result:
+        return self.buffers.hint(call)
+
     def _attr_stmt(self, call: syntax.Call) -> Result:
         """Flat `T.attr({"key": v})` (0.27) or `T.attr(node, key, value)`: body None."""
         return self.buffers.attrs(call)
@@ -313,6 +316,7 @@ STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
     "block_attr": StmtParser._block_attr,
     "sblock_attr": StmtParser._block_attr,
     "attr": StmtParser._attr_stmt,
+    "hint": StmtParser._hint,
     "break_loop": StmtParser._loop_control,
     "continue_loop": StmtParser._loop_control,
 }
