@@ -96,6 +96,7 @@ PREFERRED = {
     "T.ptx.fence": '"proxy", "async", "shared::cta", ""',
     "T.ptx.griddepcontrol": '"launch_dependents", ""',
     "T.ptx.wgmma": '"commit_group", "sync", "aligned", ""',
+    "T.ptx.st_bulk": 'A.data, n, "", "", ""',  # the printed form: modifier slots as strings
     "T.ptx.clusterlaunchcontrol": 'u, u, "try_cancel", "async", "shared::cta", '
     '"mbarrier::complete_tx::bytes", "", "b128", ""',
 }  # fmt: skip

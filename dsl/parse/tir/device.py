@@ -16,6 +16,22 @@ from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Value, make_const
 from tvmlite.grammar import syntax
 
+# The names TVM 0.27 prints PTX instructions under (its op registry's `TScriptPrinterName`
+# of `tirx.ptx.*`; a Python keyword is spelled with a trailing underscore).
+PTX_FAMILIES = (
+    "abs", "activemask", "add", "and_", "applypriority", "atom", "bar", "barrier", "bfe",
+    "bfi", "bfind", "bmsk", "brev", "clmad", "clusterlaunchcontrol", "clz", "cnot", "copysign",
+    "cos", "cp", "createpolicy", "cvt", "cvt_pack", "cvta", "discard", "div", "dp2a", "dp4a",
+    "elect_sync", "ex2", "fabric", "fence", "fma", "fns", "getctarank", "griddepcontrol",
+    "isspacep", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "mapa", "match", "max",
+    "mbarrier", "min", "mma", "mov", "movmatrix", "mul", "mul24", "multimem_cp",
+    "multimem_ld_reduce", "multimem_red", "multimem_red_async", "multimem_st",
+    "multimem_st_async", "neg", "not_", "or_", "popc", "prefetch", "prefetchu", "prmt", "rcp",
+    "red", "red_async", "redux_sync", "rem", "rsqrt", "sad", "selp", "set", "setmaxnreg",
+    "setp", "shf", "shfl_sync", "shl", "shr", "sin", "slct", "spcompress", "spdecompress",
+    "sqrt", "st", "st_async", "st_bulk", "stmatrix", "sub", "szext", "tanh", "tcgen05",
+    "tensormap_cp_fenceproxy", "tensormap_replace", "testp", "vote_sync", "wgmma", "xor",
+)  # fmt: skip
 # Result dtype: a dtype, or "argN" for the dtype of the N-th argument.
 _RESULT = {
     "tvm_fill_fragment": "handle",
@@ -102,20 +118,6 @@ _RESULT = {
             "nvshmem.putmem_signal_nbi.warp",
             "nvshmem.signal_op",
             "nvshmem.wait_until",
-            "ptx.add",
-            "ptx.sub",
-            "ptx.mul",
-            "ptx.max",
-            "ptx.neg",
-            "ptx.fma",
-            "ptx.ld",
-            "ptx.cp",
-            "ptx.mapa",
-            "ptx.mbarrier",
-            "ptx.fence",
-            "ptx.wgmma",
-            "ptx.griddepcontrol",
-            "ptx.clusterlaunchcontrol",
             "metal.simdgroup_load",
             "metal.simdgroup_store",
             "metal.simdgroup_multiply_accumulate",
@@ -170,6 +172,9 @@ _RESULT = {
     "cuda.cta_reduce": "arg0",  # (value, op, num_warps, scratch)
     "nvshmem.my_pe": "int32",
     "nvshmem.n_pes": "int32",
+    # TVM's PTX instruction families: each a statement (a destination is an operand), its
+    # operands then its modifiers as strings (`T.ptx.add(d, a, b, "rn", "", "f32", ...)`)
+    **{f"ptx.{name}": "handle" for name in PTX_FAMILIES},
     "cuda.iket.range_start": "uint32",
     "cuda.iket.sentinel_token": "uint32",
     "cuda.elect_sync": "uint32",
