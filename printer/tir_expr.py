@@ -450,10 +450,14 @@ class ExprPrinter:
         if isinstance(v, tir.AttrDict):
             return self.dict_text(v.items)
         if isinstance(v, tir.TargetAttr):
-            return f"T.target({self.dict_text(v.config.items)})"
+            host = "" if v.host is None else f", host={self.target_text(v.host)}"
+            return f"T.target({self.target_text(v.config)}{host})"
         if isinstance(v, list | tuple):
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))
+
+    def target_text(self, spec: tir.AttrDict | str) -> str:
+        return string_text(spec) if isinstance(spec, str) else self.dict_text(spec.items)
 
     def dict_text(self, items: tuple[tuple[Any, Any], ...]) -> str:
         """`{"k": v}` with keys sorted, as TVM prints Map attributes."""

@@ -204,3 +204,27 @@ def test_view_data_names_the_view_and_runs() -> None:
     a = np.ones(8, "float32")
     tvmlite.build(mod)["main"](a)
     np.testing.assert_array_equal(a, [0, 0, 1, 1, 1, 1, 1, 1])
+
+
+def test_a_target_given_as_a_dict_or_a_name_selects_the_kind() -> None:
+    """`T.target({...})` (as TVM prints a target) and `T.target("llvm")` name the kind a
+    prim function is for: an llvm one builds, a cuda one is refused by name."""
+
+    def module(target: str) -> str:
+        return HEADER + textwrap.dedent(
+            f"""\
+            @T.prim_func
+            def main(A: T.Buffer((4,), "float32")):
+                T.func_attr({{"target": {target}}})
+                A[0] = T.float32(1.0)
+            """
+        )
+
+    a = np.zeros(4, "float32")
+    for target in ('T.target({"keys": ["cpu"], "kind": "llvm", "tag": ""})', 'T.target("llvm")'):
+        tvmlite.build(tvmlite.parse(module(target)))["main"](a)
+        np.testing.assert_array_equal(a, [1, 0, 0, 0])
+    cuda = tvmlite.parse(module('T.target({"kind": "cuda"}, host="llvm")'))
+    assert 'T.target({"kind": "cuda"}, host="llvm")' in cuda.script()
+    with pytest.raises(tvmlite.TVMLiteError, match="target 'cuda'"):
+        tvmlite.build(cuda)

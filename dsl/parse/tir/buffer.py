@@ -235,9 +235,7 @@ class BufferParser:
             if isinstance(found, tir.Buffer):
                 return found
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
-            if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], syntax.Dict):
-                raise self.ctx.error('T.target expects one dict such as {"kind": "llvm"}', node)
-            return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
+            return self.target(node)
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
             # classic writes every bool so; 0.27 writes a Python bool bare, and keeps
             # `T.bool(True)` a typed immediate (an s_tir function's `tir.noalias`)
@@ -246,6 +244,26 @@ class BufferParser:
                 return bool(value.value)
             return value
         return self.exprs.expr(node)
+
+    def target(self, call: syntax.Call) -> tir.TargetAttr:
+        """`T.target({"kind": "llvm", ...})`, `T.target("llvm")`, `T.target("cuda",
+        host="llvm")` (a host by name or by configuration)."""
+        usage = 'T.target expects a dict such as {"kind": "llvm"} or a name such as "llvm"'
+        extra = [kw for kw in call.keywords if kw.name != "host"]
+        if len(call.args) != 1 or extra:
+            raise self.ctx.error(usage, extra[0] if extra else call)
+        host = next((kw.value for kw in call.keywords), None)
+        return tir.TargetAttr(
+            self.target_spec(call.args[0], usage),
+            None if host is None else self.target_spec(host, usage),
+        )
+
+    def target_spec(self, node: syntax.Node, usage: str) -> tir.AttrDict | str:
+        if isinstance(node, syntax.Dict):
+            return tir.AttrDict(self.attr_dict(node))
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return node.value
+        raise self.ctx.error(usage, node)
 
     def attr_dict(self, node: syntax.Node) -> tuple[tuple[str, Any], ...]:
         if not isinstance(node, syntax.Dict):
