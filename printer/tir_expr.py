@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.printer.literals import (
     dtype_text,
@@ -449,12 +450,24 @@ class ExprPrinter:
             return self.dict_text(tuple(v.items()))
         if isinstance(v, tir.AttrDict):
             return self.dict_text(v.items)
+        if isinstance(v, IndexMap):  # a tile select's predicate, `lambda i: i < 2`
+            return self.predicate_text(v)
+        if isinstance(v, relax.Op):  # an operator as a value (a tile reduction's)
+            return f"I.Op({string_text(v.name)})"
         if isinstance(v, tir.TargetAttr):
             host = "" if v.host is None else f", host={self.target_text(v.host)}"
             return f"T.target({self.target_text(v.config)}{host})"
         if isinstance(v, list | tuple):
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))
+
+    def predicate_text(self, m: IndexMap) -> str:
+        self.names.push()
+        try:
+            params = ", ".join(self.names.define(v, v.name) for v in m.initial_indices)
+            return f"lambda {params}: {self.text(m.final_indices[0])}"
+        finally:
+            self.names.pop()
 
     def target_text(self, spec: tir.AttrDict | str) -> str:
         return string_text(spec) if isinstance(spec, str) else self.dict_text(spec.items)

@@ -113,6 +113,13 @@ TILE_PREFERRED = {
     "max": "A[0:1], A[0:4], [-1], False", "min": "A[0:1], A[0:4], [-1], False",
     "gemm": "A[0:4], A[0:4], A[0:4], A[0:4], False, False, T.float32(1.0), T.float32(0.0)",
     "select": "A[0:4], A[4:8], A[8:12], lambda i: i < 2",
+    "gemm_async": "A[0:4], A[4:8], A[8:12]",
+    "permute_layout": "A[0:4], A[4:8]",
+    # as TVM's API takes them: TVM keeps (and prints) the operators as `I.Op(...)`
+    "binary_chain": 'A[0:4], A[4:8], A[8:12], x, "add", "mul"',
+    "binary_reduce": 'A[0:4], A[4:5], A[8:12], A[12:16], "add", "max"',
+    "unary_reduce": 'A[0:4], A[4:5], A[8:12], "exp", "sum", bias=x, scale=y',
+    "reduce_negate": 'A[0:1], A[4:8], "max"',
 }  # fmt: skip
 # Names a prim function does not take as an expression (statements, frames, types).
 NOT_CALLS = frozenset(

@@ -24,6 +24,7 @@ from tvmlite.dsl.parse.tir.ops import make_const, materialize
 from tvmlite.dsl.parse.tir.views import ViewParser
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
+_SCOPE_FORMS = {scope: form for form, scope in _ALLOC_FORMS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +314,8 @@ class AssignParser:
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
+        if short == "alloc_buffer":  # TVM 0.27 keeps (and prints) the scope's own form
+            short = _SCOPE_FORMS.get(buffer.scope, short)
         annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
         if short == "decl_buffer" and not annotations and data_value is None:
             owner = self.views.data_owner(named.get("data"))

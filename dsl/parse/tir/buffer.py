@@ -9,7 +9,7 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError, did_you_mean
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.layout import allocated_addr, buffer_layout
 from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
@@ -236,6 +236,11 @@ class BufferParser:
                 return found
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
             return self.target(node)
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "I.Op":
+            # an operator as a value (a tile reduction's `I.Op("tirx.tile.sum")`)
+            if len(node.args) != 1 or node.keywords:
+                raise self.ctx.error('I.Op expects one operator name such as "tirx.tile.add"', node)
+            return relax.Op(self.exprs.str_arg(node.args[0], "the operator name"), node.span)
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
             # classic writes every bool so; 0.27 writes a Python bool bare, and keeps
             # `T.bool(True)` a typed immediate (an s_tir function's `tir.noalias`)

@@ -10,7 +10,8 @@ one by name (`T.tvm_mma_sync is not supported by the LLVM backend`).
 from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
 from tvmlite.dsl.parse.tir.expr import ExprParser, source_of
 from tvmlite.dsl.parse.tir.math import Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Value, make_const
@@ -345,8 +346,9 @@ def _result_dtype(
 # statements over buffer regions, which tvmlite keeps as data.
 TILE_OPERATORS = (
     "add", "sub", "mul", "fdiv", "fma", "maximum", "minimum", "max", "min", "sum", "gemm",
-    "copy", "copy_async", "fill", "memset", "zero", "exp", "exp2", "log2", "sqrt",
-    "reciprocal", "silu", "cast",
+    "gemm_async", "copy", "copy_async", "fill", "memset", "zero", "exp", "exp2", "log2",
+    "sqrt", "reciprocal", "silu", "cast", "permute_layout", "binary_chain", "binary_reduce",
+    "unary_reduce", "reduce_negate", "select",
 )  # fmt: skip
 # their keyword options, kept as attribute values (`workspace={"C": C_sbuf}`)
 TILE_OPTIONS = ("workspace", "max_inst_size", "dispatch", "mbar", "src_selector", "cache")
@@ -363,27 +365,150 @@ def _tile(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -
     regions, options = p.region, p.attr_value
     if regions is None or options is None:
         raise p.error(f"{name} takes buffer regions: it is a statement of a prim function", node)
-    values = []
-    for arg in args:
+    values: list = []
+    items, kw = _in_tvms_order(p, scalar, node, args, kw)
+    outputs = 2 if scalar in ("binary_reduce", "unary_reduce") else 1
+    for position, arg in enumerate(items):
+        if not isinstance(arg, syntax.Node):  # an argument TVM's API fills in or converts
+            values.append(arg)
+            continue
+        # an output is a region even of one element (`A[0]`, which TVM prints for `A[0:1]`)
         sliced = isinstance(arg, syntax.Subscript) and (
             any(isinstance(i, syntax.Slice) for i in arg.indices)
             or source_of(arg.value) is not arg.value
+            or position < outputs
+            and _names_buffer(p, arg)
         )
         whole = isinstance(arg, syntax.Name) and isinstance(p.scope.lookup(arg.id), tir.Buffer)
         if isinstance(arg, syntax.Constant) and isinstance(arg.value, bool):
             values.append(arg.value)
-        elif isinstance(arg, syntax.List):  # axes, `[1, 2]`
+        elif isinstance(arg, syntax.List) or _is_op_or_none(arg):  # axes, `I.Op(...)`, None
             values.append(options(arg))
+        elif isinstance(arg, syntax.Lambda):  # a select's predicate of the indices
+            values.append(_predicate(p, arg))
         else:
             values.append(regions(arg) if sliced or whole else p.expr(arg))
     kwargs = tuple((key, options(value)) for key, value in kw.items())
     return tir.Call("handle", name, tuple(values), node.span, kwargs)
 
 
+# The reductions, chains and asynchronous GEMM of TVM's tile API: its parameters (with
+# their defaults), which are operators (a name such as "sum" is `I.Op("tirx.tile.sum")`)
+# and the order TVM keeps (and prints) them in, when it is not the API's.
+_NONE = object()  # a parameter left out (the scale factors of gemm_async)
+_TILE_APIS: dict[str, tuple[tuple[tuple[str, object], ...], tuple[str, ...], tuple[str, ...]]] = {
+    "binary_chain": (
+        (("output", None), ("data", None), ("operand0", None), ("operand1", None),
+         ("op0", None), ("op1", None), ("reverse1", False)),
+        ("op0", "op1"), (),
+    ),
+    "binary_reduce": (
+        (("binary_output", None), ("reduce_output", None), ("binary_input1", None),
+         ("binary_input2", None), ("binary_op", None), ("reduce_op", None),
+         ("reduce_axes", -1)),
+        ("binary_op", "reduce_op"), (),
+    ),
+    "unary_reduce": (
+        (("unary_output", None), ("reduce_output", None), ("unary_input", None),
+         ("unary_op", None), ("reduce_op", None), ("bias", None), ("scale", None),
+         ("reduce_axes", -1)),
+        ("unary_op", "reduce_op"), (),
+    ),
+    "reduce_negate": (
+        (("output", None), ("input", None), ("reduce_op", None), ("reduce_axes", -1),
+         ("accum", False)),
+        ("reduce_op",), ("output", "input", "reduce_axes", "accum", "reduce_op"),
+    ),
+    "gemm_async": (
+        (("C", None), ("A", None), ("B", None), ("SFA", _NONE), ("SFB", _NONE),
+         ("transA", False), ("transB", False), ("accum", False)),
+        (), (),
+    ),
+}  # fmt: skip
+
+
+def _in_tvms_order(
+    p: ExprParser, op: str, node: syntax.Call, args: Args, kw: Kwargs
+) -> tuple[list, Kwargs]:
+    """The arguments of a tile operator as TVM keeps them: for the operators of
+    `_TILE_APIS` written as TVM's API takes them (`T.tile.reduce_negate(out, x, "max")`),
+    defaults filled in, operator names as operators, axes as a list, in TVM's order;
+    what TVM printed (`..., [-1], False, I.Op("tirx.tile.max")`) is already so."""
+    api = _TILE_APIS.get(op)
+    if api is None or _printed_form(op, args):
+        return list(args), kw
+    params, operators, order = api
+    names = [name for name, _ in params]
+    if len(args) > len(names):
+        raise p.error(f"T.tile.{op} takes at most {len(names)} arguments, got {len(args)}", node)
+    bound: dict[str, object] = dict(zip(names, args, strict=False))
+    rest = {}
+    for key, value in kw.items():
+        if key in names:
+            if key in bound:
+                raise p.error(f"T.tile.{op} got {key} twice", value)
+            bound[key] = value
+        else:
+            rest[key] = value
+    for name, default in params:
+        if name not in bound:
+            if default is None and name not in ("bias", "scale"):
+                raise p.error(f"T.tile.{op} needs {name}", node)
+            bound[name] = default
+        value = bound[name]
+        named = isinstance(value, syntax.Constant) and isinstance(value.value, str)
+        if name in operators and named:
+            bound[name] = relax.Op(f"tirx.tile.{value.value}", value.span)  # type: ignore[union-attr]
+        elif name == "reduce_axes" and isinstance(value, syntax.Node):
+            axes = p.attr_value(value)  # type: ignore[misc]
+            bound[name] = (axes,) if isinstance(axes, int) else axes
+        elif name == "reduce_axes":
+            bound[name] = (value,)
+    items = [bound[name] for name in (order or names) if bound[name] is not _NONE]
+    return items, rest
+
+
+def _printed_form(op: str, args: Args) -> bool:
+    """Whether a call is in the order TVM prints (where it is not its API's)."""
+    if op == "reduce_negate":  # (output, input, reduce_axes, accum, reduce_op)
+        return len(args) > 2 and isinstance(args[2], syntax.List)
+    if op == "gemm_async":  # without scale factors: (C, A, B, transA, transB, accum)
+        third = args[3] if len(args) > 3 else None
+        return isinstance(third, syntax.Constant) and isinstance(third.value, bool)
+    return False
+
+
+def _predicate(p: ExprParser, node: syntax.Lambda) -> IndexMap:
+    """`lambda i, j: i < j`, a function of a region's indices (int32, as TVM's)."""
+    params = tuple(tir.Var(name, "int32", span=node.span) for name in node.params)
+    if len(set(node.params)) != len(node.params):
+        raise p.error("the lambda repeats a parameter name", node)
+    p.push()
+    try:
+        for name, var in zip(node.params, params, strict=True):
+            p.define(name, var)
+        body = p.expr(node.body)
+    finally:
+        p.pop()
+    return IndexMap(params, (body,), span=node.span)
+
+
+def _is_op_or_none(node: syntax.Node) -> bool:
+    """An operator a tile reduction applies (`I.Op("tirx.tile.sum")`), or an argument
+    left out (`None`, a unary reduction's bias)."""
+    if isinstance(node, syntax.Constant):
+        return node.value is None
+    return isinstance(node, syntax.Call) and syntax.dotted(node.func) == "I.Op"
+
+
 def _names_buffer(p: ExprParser, node: syntax.Node) -> bool:
     if isinstance(node, syntax.Subscript):
         node = node.value
     return isinstance(node, syntax.Name) and isinstance(p.scope.lookup(node.id), tir.Buffer)
+
+
+def _api_keywords(op: str) -> tuple[str, ...]:
+    return tuple(name for name, _ in _TILE_APIS[op][0]) if op in _TILE_APIS else ()
 
 
 # The builtins a tile operator of scalars stands for; intrin.py fills it in.
@@ -400,7 +525,7 @@ TILE_SCOPES = ("tile", "cluster", "cta", "warpgroup", "wg", "warp", "thread")
 _SCOPE_SPELLING = {"thread": "tile", "warpgroup": "wg"}
 DEVICE_BUILTINS.update(
     {
-        f"{scope}.{name}": (_tile, Sig(0, None, TILE_OPTIONS))
+        f"{scope}.{name}": (_tile, Sig(0, None, (*TILE_OPTIONS, *_api_keywords(name))))
         for scope in TILE_SCOPES
         for name in TILE_OPERATORS
     }
