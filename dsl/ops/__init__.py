@@ -5,6 +5,7 @@
     infer_struct_info(call, span)       -> relax.StructInfo
     dtype_conflict(call)                -> error text for operands of dtypes the op refuses | None
     all_ops()                           -> every OpDef
+    op_names()                          -> every registered name, aliases included
 
 Importing the theme modules below registers their operators.
 """
@@ -35,7 +36,15 @@ from tvmlite.dsl.ops import (  # noqa: F401  (imported to register their operato
 )
 from tvmlite.dsl.ops.call import infer_struct_info, make_call
 from tvmlite.dsl.ops.context import sinfo_of
-from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, OpPatternKind, all_ops, lookup
+from tvmlite.dsl.ops.registry import (
+    ArgDef,
+    AttrDef,
+    OpDef,
+    OpPatternKind,
+    all_ops,
+    lookup,
+    op_names,
+)
 
 
 def dtype_conflict(call: relax.Call) -> str | None:
@@ -55,5 +64,6 @@ __all__ = [
     "infer_struct_info",
     "lookup",
     "make_call",
+    "op_names",
     "sinfo_of",
 ]
