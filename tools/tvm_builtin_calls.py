@@ -78,6 +78,9 @@ PREFERRED = {
     "T.tvm_bmma_sync": "A.data, 0, B.data, 0, B.data, 0, A.data, 0",
     "T.tvm_stack_make_array": "A.data, T.tvm_stack_make_shape(16), 0, 1, T.float32(0.0), 0",
     "T.cuda.ldg": 'A.data, "float32"',
+    "T.cuda.mma_fill": '"float32", 8, A.data, 0',
+    "T.cuda.mma_store": '"float32", 16, 16, A.data, B.data, 0, 16',
+    "T.tvm_warp_shuffle_xor": "u, x, 1, 32, 32",
     "T.metal.simdgroup_multiply_accumulate": "A.data, 0, B.data, 0, B.data, 0, A.data, 0",
     "T.print_buffer": 'A.data, "float32", T.bool(False), T.bool(False), T.uint32(2), 16',
     "T.ptx.add": 'A[0], x, y, "rn", "", "", "f32", "", ""',
@@ -131,7 +134,7 @@ NOT_CALLS = frozenset(
         "target", "comm_reducer", "alloc_local", "alloc_shared", "smem", "tmem",
         "alloc_scalar", "local_scalar", "shared_scalar", "decl_scalar", "TensorMap",
         "TileLayout", "ComposeLayout", "S", "R", "handle", "void", "Ptr", "ptr",
-        "break_loop", "continue_loop", "thread_return",
+        "break_loop", "continue_loop",
     }
 )  # fmt: skip
 

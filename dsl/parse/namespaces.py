@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import ops, tir
-from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS
+from tvmlite.dsl.parse.relax.calls import DEVICE_TYPES, SPECIAL_CALLS
 from tvmlite.dsl.parse.relax.expr import UNSUPPORTED_CALLS
 from tvmlite.dsl.parse.relax.sinfo import UNSUPPORTED_SINFO, sinfo_forms
 from tvmlite.dsl.parse.tir.assign import ASSIGN_CALLS
@@ -65,7 +65,7 @@ def _qualified() -> set[str]:
     names |= {f"T.{n}" for n in (*WITH_CALLS, *AXIS_KINDS, "axis.remap", *tir.SCOPE_IDS)}
     names |= set(LOOP_KINDS)
     names |= {"R." + name.removeprefix("relax.") for name in ops.op_names()}
-    names |= set(SPECIAL_CALLS) | set(sinfo_forms())
+    names |= set(SPECIAL_CALLS) | set(sinfo_forms()) | {f"R.{kind}" for kind in DEVICE_TYPES}
     for root, syntax_names in _SYNTAX.items():
         names |= {f"{root}.{n}" for n in syntax_names}
     return names

@@ -544,3 +544,17 @@ def test_assert_op_with_its_format_values_positional() -> None:
     assert 'R.assert_op(R.const(True, "bool"), x, y, format=R.str("{} {}"))' in f.script()
     keyword = text.replace('x, y, format=R.str("{} {}")', 'format_args=[x, y], format="{} {}"')
     assert parse(keyword).script() == f.script()
+
+
+def test_device_shorthands_are_devices() -> None:
+    """`R.cuda(1)` is TVM's shorthand of `R.device(device_type=2, index=1)` (DLPack's
+    device types), which is what TVM prints of it."""
+    text = (
+        "# from tvm.script import relax as R\n\n@R.function\n"
+        'def main(x: R.Tensor((4,), dtype="float32")):\n'
+        "    y = R.hint_on_device(x, R.cuda(1))\n    z = R.hint_on_device(y, R.cpu())\n"
+        "    return z\n"
+    )
+    printed = parse(text).script()
+    assert 'R.hint_on_device(x, R.device(device_type=2, index=1), "global")' in printed
+    assert 'R.hint_on_device(y, R.device(device_type=1, index=0), "global")' in printed

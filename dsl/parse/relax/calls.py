@@ -369,16 +369,26 @@ class RelaxCallParser:
         prints it; the device's fields become the call's attributes."""
         params = ("data", "dst_vdevice", "memory_scope")
         args = bind_call(self.ctx, node, "R.hint_on_device", params, required=2)
-        device = args["dst_vdevice"]
-        if not isinstance(device, syntax.Call) or syntax.dotted(device.func) != "R.device":
-            raise self.ctx.error("expected R.device(device_type=..., index=...)", device)
-        fields = bind_call(self.ctx, device, "R.device", ("device_type", "index"), required=2)
-        kwargs = {k: self.expr.op_arg(v) for k, v in fields.items()}
+        kwargs = self._device(args["dst_vdevice"])
         if "memory_scope" in args:
             kwargs["memory_scope"] = self.expr.op_arg(args["memory_scope"])
         return self.expr.op_call(
             "relax.hint_on_device", [self.expr.op_arg(args["data"])], kwargs, node
         )
+
+    def _device(self, device: syntax.Node) -> dict[str, Any]:
+        """`R.device(device_type=2, index=0)`, or TVM's shorthand `R.cuda(0)` of it."""
+        name = syntax.dotted(device.func) if isinstance(device, syntax.Call) else None
+        kind = (name or "")[2:]
+        if name == "R.device":
+            fields = bind_call(self.ctx, device, name, ("device_type", "index"), required=2)
+            return {k: self.expr.op_arg(v) for k, v in fields.items()}
+        if name is None or not name.startswith("R.") or kind not in DEVICE_TYPES:
+            raise self.ctx.error("expected R.device(device_type=..., index=...)", device)
+        index = bind_call(self.ctx, device, name, ("dev_id",)).get("dev_id")
+        code = syntax.Constant(DEVICE_TYPES[kind], span=device.span)
+        dev_id = index if index is not None else syntax.Constant(0, span=device.span)
+        return {"device_type": self.expr.op_arg(code), "index": self.expr.op_arg(dev_id)}
 
     def _assert_op(self, node: syntax.Call) -> relax.Call:
         if {kw.name for kw in node.keywords} == {"format"} and len(node.args) > 2:
@@ -409,6 +419,12 @@ class RelaxCallParser:
 
 
 # Callee name -> call form; `RelaxExprParser` dispatches `R.*` calls here first.
+# TVM's shorthands of `R.device(...)` and the DLPack device type each names
+DEVICE_TYPES = {
+    "cpu": 1, "cuda": 2, "opencl": 4, "vulkan": 7, "metal": 8, "vpi": 9, "rocm": 10,
+    "ext_dev": 12, "webgpu": 15, "hexagon": 16,
+}  # fmt: skip
+
 SPECIAL_CALLS: dict[str, Callable[[RelaxCallParser, syntax.Call], Value]] = {
     "R.call_tir": RelaxCallParser._call_tir,
     "R.call_tir_inplace": RelaxCallParser._call_tir_inplace,

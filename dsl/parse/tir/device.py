@@ -229,6 +229,10 @@ _RESULT = {
     "tvm_warp_shuffle": "arg1",
     "tvm_warp_shuffle_up": "arg1",
     "tvm_warp_shuffle_down": "arg1",
+    "tvm_warp_shuffle_xor": "arg1",
+    "cuda.mma_fill": "str0",  # ("float16", local size, pointer, offset): TVM prints the type
+    "cuda.mma_store": "str0",
+    "thread_return": "handle",  # a thread leaves the kernel
 }
 
 
