@@ -123,6 +123,21 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
 
 
 @once
+def unit_target_machine(options: MachineOptions) -> llvm.TargetMachine:
+    """A machine as `new_target_machine(options)` makes, but for the small code
+    model: kernel units (`kernel_unit.py`), objects both an MCJIT engine and a
+    shared library link. Their calls to the C library and the support helpers go
+    through the PLT (the JIT linker makes a stub for each) and their own data is
+    PC-relative: no GOT, which MCJIT cannot give each of several objects of one
+    engine. Only emits objects, so one is shared."""
+    cpu, features = checked_machine(options)
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=cpu, features=features, opt=_speed(options), reloc="pic", codemodel="small"
+    )
+
+
+@once
 def glue_target_machine(options: MachineOptions) -> llvm.TargetMachine:
     """A machine as `new_target_machine(options)` makes, but for code generation
     without optimization (fast instruction selection and register allocation):
