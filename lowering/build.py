@@ -125,7 +125,8 @@ def _compile(
         key = cache_key(module, tgt, pipeline, tir_pipeline)
     executable = lookup(key, tgt, module) if key is not None else None
     if executable is None:
-        prestart(module)  # kernel workers start while the module is lowered
+        if key is None:  # cached builds may compile few kernels: no workers ahead of need
+            prestart(module)  # kernel workers start while the module is lowered
         lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
         with machine_options(tgt.machine_options()):
             # Kernel units (each compiled once, cached when the build is), host code

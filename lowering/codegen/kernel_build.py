@@ -16,8 +16,10 @@ $TVMLITE_BUILD_WORKERS, else the cores this process may run on, is how many
 processes compile at once, this one included. Below MIN_PARALLEL units, or with
 one worker, everything compiles in this process: a small module or a one-core
 machine pays nothing. Above, this process compiles from the same queue as the
-workers, so a first build never waits for them; a build of a large module
-starts them before it lowers the module (`prestart`), to have them ready. Workers are
+workers, so a first build never waits for them; an uncached build of a
+large module starts them before it lowers the module (`prestart`), to have
+them ready (a cached build may find most kernels in the cache: it starts them
+when it has at least MIN_PARALLEL to compile). Workers are
 `python -m tvmlite.lowering.codegen.kernel_worker` processes, started on first
 need and kept for the process's life (their LLVM state, target machines and
 imports are reused by every later build); a worker that dies is not replaced,
