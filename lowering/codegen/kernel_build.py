@@ -20,9 +20,9 @@ workers, so a first build never waits for them; an uncached build of a
 large module starts them before it lowers the module (`prestart`), to have
 them ready (a cached build may find most kernels in the cache: it starts them
 when it has at least MIN_PARALLEL to compile). Workers are
-`python -m tvmlite.lowering.codegen.kernel_worker` processes, started on first
-need and kept for the process's life (their LLVM state, target machines and
-imports are reused by every later build); a worker that dies is not replaced,
+`python .../kernel_worker.py` processes (llvmlite only), started on first
+need and kept for the process's life (their LLVM state and target machines
+are reused by every later build); a worker that dies is not replaced,
 its unit compiled here. Whoever compiles a unit, its object is the same bytes
 (same IR, same machine, same LLVM), and units are linked in module order: the
 output does not depend on the number of workers.
@@ -37,19 +37,21 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, BinaryIO, Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.structural import structural_equal, structural_hash
+from tvmlite.lowering.codegen import kernel_worker
 from tvmlite.lowering.codegen.kernel_unit import (
     KernelSource,
     KernelUnit,
     compile_ir,
     kernel_source,
 )
-from tvmlite.lowering.codegen.target import MachineOptions
+from tvmlite.lowering.codegen.target import MachineOptions, resolved
 from tvmlite.lowering.transform import PassContext
 from tvmlite.runtime.abi import KernelSignature
 
@@ -163,21 +165,24 @@ class _Worker:
     over its stdin and stdout."""
 
     def __init__(self) -> None:
+        # By path: the worker imports llvmlite, none of tvmlite (kernel_worker.py).
+        # Its error output is the build's to give: a unit it fails is compiled here.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tvmlite.lowering.codegen.kernel_worker"],
+            [sys.executable, str(Path(kernel_worker.__file__))],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.alive = True
         self.lock = threading.Lock()  # one batch at a time: builds in threads share it
 
-    def compile(self, text: str, machine: MachineOptions) -> tuple[bytes, str] | None:
+    def compile(self, text: str, machine: kernel_worker.Machine) -> tuple[bytes, str] | None:
         """The unit compiled by the worker; None if it failed (or died)."""
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
-            send(self.process.stdin, (text, machine))
-            reply = receive(self.process.stdout)
-        except (OSError, EOFError, pickle.UnpicklingError):
+            kernel_worker.send(self.process.stdin, (text, machine))
+            reply = kernel_worker.receive(self.process.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):  # a dead worker, a torn reply
             self.alive = False
             return None
         return reply if isinstance(reply, tuple) else None
@@ -225,6 +230,7 @@ class _Batch:
     def __init__(self, texts: Sequence[str], machine: MachineOptions) -> None:
         self.texts = texts
         self.machine = machine
+        self.resolved = resolved(machine)
         self.results: list[tuple[bytes, str] | None] = [None] * len(texts)
         self.next = 0
         self.lock = threading.Lock()
@@ -239,7 +245,7 @@ class _Batch:
     def serve(self, worker: _Worker) -> None:
         with worker.lock:
             while worker.alive and (k := self.take()) is not None:
-                self.results[k] = worker.compile(self.texts[k], self.machine)
+                self.results[k] = worker.compile(self.texts[k], self.resolved)
 
     def run(self, workers: list[_Worker]) -> list[tuple[bytes, str]]:
         threads = [threading.Thread(target=self.serve, args=(w,)) for w in workers]
@@ -254,20 +260,3 @@ class _Batch:
             compile_ir(text, self.machine) if found is None else found
             for text, found in zip(self.texts, self.results, strict=True)
         ]
-
-
-def send(stream: BinaryIO, message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(len(data).to_bytes(8, "little") + data)
-    stream.flush()
-
-
-def receive(stream: BinaryIO) -> Any:
-    head = stream.read(8)
-    if len(head) < 8:
-        raise EOFError("worker closed its output")
-    size = int.from_bytes(head, "little")
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("worker closed its output")
-    return pickle.loads(data)

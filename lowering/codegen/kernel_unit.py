@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.lowering.codegen import target
+from tvmlite.lowering.codegen.kernel_worker import compile_text
+from tvmlite.lowering.codegen.llvm_diagnostics import quiet_missed_vectorization
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel
 from tvmlite.lowering.codegen.target import MachineOptions
 from tvmlite.lowering.tir.signature import kernel_signature
@@ -67,15 +68,10 @@ def kernel_source(func: tir.PrimFunc, sig: KernelSignature) -> KernelSource:
 
 
 def compile_ir(text: str, machine: MachineOptions) -> tuple[bytes, str]:
-    """The object and the optimized IR of a kernel's module text: what a worker
-    process runs (`kernel_build.py`), and the build itself below the threshold."""
-    module = target.parse_and_verify(text)
-    for fn in module.functions:  # the kernel: a library exports entries only
-        if not fn.is_declaration and fn.linkage == llvm.Linkage.external:
-            fn.visibility = "hidden"
-    target.optimize(module, machine)
-    obj = target.unit_target_machine(machine).emit_object(module)
-    return obj, str(module)
+    """The object and the optimized IR of a kernel's module text, compiled in
+    this process as a worker compiles it (`kernel_worker.compile_text`)."""
+    with quiet_missed_vectorization():
+        return compile_text(text, target.resolved(machine))
 
 
 def signature(name: str, func: tir.PrimFunc) -> KernelSignature:

@@ -21,6 +21,7 @@ from typing import ParamSpec, TypeVar
 
 import llvmlite.binding as llvm
 
+from tvmlite.lowering.codegen.kernel_worker import run_pipeline
 from tvmlite.lowering.codegen.llvm_diagnostics import quiet_missed_vectorization
 
 SPEED_LEVEL = 3
@@ -123,21 +124,6 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
 
 
 @once
-def unit_target_machine(options: MachineOptions) -> llvm.TargetMachine:
-    """A machine as `new_target_machine(options)` makes, but for the small code
-    model: kernel units (`kernel_unit.py`), objects both an MCJIT engine and a
-    shared library link. Their calls to the C library and the support helpers go
-    through the PLT (the JIT linker makes a stub for each) and their own data is
-    PC-relative: no GOT, which MCJIT cannot give each of several objects of one
-    engine. Only emits objects, so one is shared."""
-    cpu, features = checked_machine(options)
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=cpu, features=features, opt=_speed(options), reloc="pic", codemodel="small"
-    )
-
-
-@once
 def glue_target_machine(options: MachineOptions) -> llvm.TargetMachine:
     """A machine as `new_target_machine(options)` makes, but for code generation
     without optimization (fast instruction selection and register allocation):
@@ -204,37 +190,19 @@ def data_layout() -> str:
 
 
 def optimize(module: llvm.ModuleRef, machine: MachineOptions | None = None) -> None:
-    """Run the new pass manager's pipeline (O3 unless the options say otherwise)
-    tuned for the machine of `machine` (default: the current options)."""
+    """Run tvmlite's optimization pipeline (`kernel_worker.run_pipeline`; O3
+    unless the options say otherwise) tuned for the machine of `machine`
+    (default: the current options)."""
     machine = current_options() if machine is None else machine
-    tm = host_target_machine(machine)
-    options = llvm.create_pipeline_tuning_options(speed_level=_speed(machine))
-    options.loop_vectorization = True
-    options.slp_vectorization = True
-    # Automatic unrolling fully unrolls every small constant-trip loop and triples
-    # compile time; `T.unroll` loops carry a pragma the unroller still honours.
-    options.loop_unrolling = False
-    builder = llvm.create_pass_builder(tm, options)
-    manager = builder.getModulePassManager()
-    try:
-        with quiet_missed_vectorization():
-            manager.run(module, builder)
-    finally:
-        _free_pass_manager(manager)
+    with quiet_missed_vectorization():
+        run_pipeline(module, host_target_machine(machine), _speed(machine))
 
 
-def _free_pass_manager(manager: llvm.ModulePassManager) -> None:
-    """Free the pipeline's passes now. llvmlite's ModulePassManager inherits
-    ObjectRef's no-op `_dispose` ahead of NewPassManager's real one (its bases are
-    in that order), so garbage collection never frees it: ~30 KB lost per build."""
-    from llvmlite.binding import ffi
-    from llvmlite.binding.newpassmanagers import NewPassManager
-
-    if type(manager)._dispose is ffi.ObjectRef._dispose:
-        NewPassManager._dispose(manager)
-        manager.detach()
-    else:
-        manager.close()
+def resolved(machine: MachineOptions) -> tuple[str, str, str, str, int]:
+    """What compiling a kernel unit for `machine` needs, as plain values (sent
+    to worker processes): triple, data layout, CPU, features, level."""
+    cpu, features = checked_machine(machine)
+    return host_triple(), data_layout(), cpu, features, _speed(machine)
 
 
 def parse_and_verify(text: str) -> llvm.ModuleRef:
