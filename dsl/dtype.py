@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from tvmlite.diagnostics import did_you_mean
+
 SCALAR_CODES = ("int", "uint", "float", "bfloat")
 _DTYPE = re.compile(
     r"^(?:(bool)|(handle)|(void)|(int|uint|float|bfloat)(1|4|8|16|32|64|128)|"
@@ -78,6 +80,21 @@ def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
 def is_valid(dtype: str) -> bool:
     info = _parse(dtype)
     return info is not None and info[3]
+
+
+def unknown(text: str) -> str:
+    """The message for `text`, which is not a dtype, with the closest dtypes of
+    as many lanes (`flaot32x4`: float32x4)."""
+    lanes = re.search(r"x\d+$", text)
+    suffix = lanes.group(0) if lanes else ""
+    close = did_you_mean(text, [s + suffix for s in scalar_names()])
+    return f"unknown dtype '{text}'" + close
+
+
+def scalar_names() -> list[str]:
+    """The scalar dtypes, as names to suggest."""
+    scalars = ["bool", "handle", *(f"{c}{w}" for c, ws in _WIDTHS.items() for w in ws)]
+    return scalars + [name for name in _FLOAT_MAX if "_" in name]
 
 
 def code(dtype: str) -> str:

@@ -221,7 +221,9 @@ class ExprVisitor(RelaxFunctor):
             for dim in si.shape or ():
                 self.visit_prim_expr(dim)
 
-    visit_DTensorStructInfo = visit_TensorStructInfo  # the global shape
+    def visit_DTensorStructInfo(self, si: relax.DTensorStructInfo) -> None:
+        self.visit_TensorStructInfo(si)  # the global shape
+
     visit_StringStructInfo = visit_ObjectStructInfo
 
     def visit_TupleStructInfo(self, si: relax.TupleStructInfo) -> None:

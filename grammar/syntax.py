@@ -322,7 +322,7 @@ class FunctionDef(Node):
 class ClassDef(Node):
     name: str
     bases: tuple[Node, ...]
-    body: tuple[Node, ...]
+    body: tuple[Stmt, ...]
     decorators: tuple[Node, ...] = ()
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
@@ -330,11 +330,32 @@ class ClassDef(Node):
 
 @dataclass(slots=True)
 class Module(Node):
-    body: tuple[Node, ...]
+    body: tuple[Stmt, ...]
     span: Span | None = SPAN
     # every comment of the text, and those no statement could take (grammar/comments.py)
     notes: tuple[Note, ...] = field(default=(), compare=False, repr=False)
     lost: tuple[Lost, ...] = field(default=(), compare=False, repr=False)
+
+
+# A statement: what a module, a class or a block holds; each keeps its comments.
+Stmt = (
+    ExprStmt
+    | Assign
+    | AnnAssign
+    | AugAssign
+    | For
+    | While
+    | If
+    | With
+    | Assert
+    | Return
+    | Pass
+    | Break
+    | Continue
+    | Import
+    | FunctionDef
+    | ClassDef
+)
 
 
 def dotted(node: Node) -> str | None:

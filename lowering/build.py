@@ -10,6 +10,7 @@ top to bottom as the flow they run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.cache.kernels import kernel_cache
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
 from tvmlite.lowering.codegen.kernel_build import prestart
+from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.target import current_options, machine_options
 from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
@@ -136,7 +138,27 @@ def _compile(
         if key is not None:
             store(key, executable, module)
     executable.source = source_name(module)
+    ctx = PassContext.current()
+    if ctx.get(PROFILE_KEY) is not True:  # `ex.profile` builds again, with profiling
+        executable.profiled_build = functools.partial(
+            _profiled, module, tgt, pipeline, tir_pipeline, cache, ctx
+        )
     return executable
+
+
+def _profiled(
+    module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool, ctx: PassContext
+) -> Executable:
+    """The build `ctx` made of `module`, with profiling (`Executable.profile`); the
+    instruments of that context are not run again."""
+    profiled = PassContext(
+        opt_level=ctx.opt_level,
+        config={**ctx.config, PROFILE_KEY: True},
+        required_pass=ctx.required_pass,
+        disabled_pass=ctx.disabled_pass,
+    )
+    with profiled, collector_paused():
+        return _compile(module, tgt, pipeline, tir_pipeline, cache)
 
 
 def source_name(module: IRModule) -> str | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.lowering.tir.check_static_bounds import CheckStaticBounds
 from tvmlite.lowering.transform import Pass, Sequential
 
@@ -123,7 +123,8 @@ def tir_pipeline_of(tir_pipeline: Any) -> Any:
         return "default"
     if isinstance(tir_pipeline, str):
         known = ", ".join(TIR_PIPELINES)
-        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}' (known: {known})")
+        hint = did_you_mean(tir_pipeline, TIR_PIPELINES, quote=True)
+        raise TVMLiteError(f"unknown tir_pipeline '{tir_pipeline}'{hint} (known: {known})")
     return tir_pipeline
 
 
@@ -185,7 +186,8 @@ def get_pipeline(name: str, target: Target | str | None = None) -> Pass:
     make = PIPELINES.get(name)
     if make is None:
         known = ", ".join(sorted(PIPELINES))
-        raise TVMLiteError(f"unknown pipeline '{name}' (known: {known})")
+        hint = did_you_mean(name, PIPELINES, quote=True)
+        raise TVMLiteError(f"unknown pipeline '{name}'{hint} (known: {known})")
     result = make(Target.of(target))
     if not isinstance(result, Pass):
         raise TVMLiteError(f"pipeline '{name}' made a {type(result).__name__}, not a pass")

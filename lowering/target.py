@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 
@@ -100,7 +100,10 @@ def get_target_kind(name: str) -> TargetKind:
     kind = _KINDS.get(name)
     if kind is None:
         known = ", ".join(sorted(_KINDS))
-        raise TVMLiteError(f"unsupported target '{name}': no such target kind (known: {known})")
+        hint = did_you_mean(name, _KINDS, quote=True)
+        raise TVMLiteError(
+            f"unsupported target '{name}': no such target kind{hint} (known: {known})"
+        )
     return kind
 
 
@@ -130,7 +133,8 @@ class Target:
             values = _parse(spec)
         unknown = sorted(set(options) - _FIELDS)
         if unknown:
-            raise TypeError(f"Target() got an unexpected keyword argument {unknown[0]!r}")
+            hint = did_you_mean(unknown[0], _FIELDS, quote=True)
+            raise TypeError(f"Target() got an unexpected keyword argument {unknown[0]!r}{hint}")
         values.update(options)
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -227,7 +231,8 @@ def _parse(spec: str) -> dict[str, Any]:
             raise TVMLiteError(f"target {spec!r}: option {word!r} is not '-key=value'")
         if key not in COMMON_OPTIONS and key not in kind.options:
             known = ", ".join(sorted({*COMMON_OPTIONS, *kind.options}))
-            raise TVMLiteError(f"target {spec!r}: unknown option -{key} (known: {known})")
+            hint = did_you_mean(f"-{key}", [f"-{k}" for k in (*COMMON_OPTIONS, *kind.options)])
+            raise TVMLiteError(f"target {spec!r}: unknown option -{key}{hint} (known: {known})")
         if key in ("mcpu", "mattr", "libs", "opt-level") and not value:
             raise TVMLiteError(f"target {spec!r}: -{key} needs a value (-{key}=...)")
         if key == "mcpu":

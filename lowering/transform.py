@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
-from tvmlite.diagnostics import TVMLiteError, VerifyError
+from tvmlite.diagnostics import TVMLiteError, VerifyError, did_you_mean
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 
@@ -114,6 +114,7 @@ CONFIG_OPTIONS: dict[str, type] = {
     "tir.default_cpu_schedule": bool,
     "tvmlite.memory_plan": bool,
     "tvmlite.build_workers": int,
+    "tvmlite.profile": bool,  # host code counts kernel and packed calls (`module.profile`)
 }
 
 
@@ -132,7 +133,8 @@ def _check_config(config: Any) -> None:
         expected = CONFIG_OPTIONS.get(key)
         if expected is None:
             known = ", ".join(sorted(CONFIG_OPTIONS))
-            raise TVMLiteError(f"PassContext config: unknown key {key!r} (known: {known})")
+            hint = did_you_mean(str(key), CONFIG_OPTIONS, quote=True)
+            raise TVMLiteError(f"PassContext config: unknown key {key!r}{hint} (known: {known})")
         # bool is an int in Python; an int option still refuses True/False
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             what = "True or False" if expected is bool else f"a {expected.__name__}"

@@ -8,14 +8,14 @@ hook apply what TVM's Python wrapper would (e.g. resolving `-1` in a reshape).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tvmlite.diagnostics import ParseError, Span, TVMLiteError
+from tvmlite.diagnostics import ParseError, Span, TVMLiteError, did_you_mean
 from tvmlite.dsl import relax
 from tvmlite.dsl.ops.context import InferCtx, sinfo_of
 from tvmlite.dsl.ops.convert import Fail, convert_arg, normalize_attr
-from tvmlite.dsl.ops.registry import REQUIRED, ArgDef, BuildCtx, OpDef, lookup
+from tvmlite.dsl.ops.registry import REQUIRED, ArgDef, BuildCtx, OpDef, lookup, op_names
 
 _MISSING = object()
 
@@ -27,8 +27,15 @@ def _display(name: str) -> str:
 def _get_op(name: str, span: Span | None) -> OpDef:
     op = lookup(name)
     if op is None:
-        raise ParseError(f"unknown operator {_display(name)}", span)
+        raise ParseError(unknown_operator(_display(name)), span)
     return op
+
+
+def unknown_operator(shown: str, also: Iterable[str] = ()) -> str:
+    """The message for an operator `shown` (`R.nn.softmx`) that is not registered,
+    with the closest registered names (and of `also`: the parser's own calls)."""
+    names = [*map(_display, op_names()), *also]
+    return f"unknown operator {shown}" + did_you_mean(shown, names)
 
 
 def _sinfo_list(value: Any, fail: Fail, name: str) -> list[relax.StructInfo]:
@@ -70,7 +77,8 @@ def _match(
             sinfo_args = _sinfo_list(value, fail, key)
             continue
         if key not in known:
-            fail(f"unknown keyword argument {key!r}")
+            hint = did_you_mean(key, [*known, *op.sinfo_keywords], quote=True)
+            fail(f"unknown keyword argument {key!r}{hint}")
         if key in given:
             fail(f"got more than one value for {key!r}")
         given[key] = value

@@ -182,7 +182,7 @@ def normalize_dtype(value: Any, fail: Fail, name: str, optional: bool) -> str | 
     if not isinstance(value, str):
         fail(f"{name} must be a dtype string, got {_literal(value)}")
     if not dt.is_valid(value):
-        fail(f"{name} has an unknown dtype {value!r}")
+        fail(f"{name} has an {dt.unknown(value)}")
     return value
 
 

@@ -201,6 +201,11 @@ def lookup(name: str) -> OpDef | None:
     return _REGISTRY.get(name)
 
 
+def op_names() -> list[str]:
+    """Every registered name, aliases included (`relax.add`, ...)."""
+    return list(_REGISTRY)
+
+
 def all_ops() -> list[OpDef]:
     """Every registered operator once, sorted by name."""
     seen = {id(op): op for op in _REGISTRY.values()}

@@ -14,9 +14,9 @@ import gc
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, overload
 
-from tvmlite.diagnostics import ParseError, Source, TVMLiteError
+from tvmlite.diagnostics import ParseError, Source, TVMLiteError, did_you_mean
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.comments import (
     HEADER_LINES,
@@ -61,6 +61,35 @@ _OPAQUE = relax.FuncStructInfo(None, relax.ObjectStructInfo())
 
 
 Parsed = IRModule | tir.PrimFunc | relax.Function
+# What `expect=` may ask for: one kind of what a text can hold.
+P = TypeVar("P", IRModule, tir.PrimFunc, relax.Function)
+_KINDS = {
+    IRModule: "an @I.ir_module class",
+    tir.PrimFunc: "a lone @T.prim_func",
+    relax.Function: "a lone @R.function",
+}
+
+
+@overload
+def parse(
+    text: str,
+    filename: str | None = None,
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
+    expect: None = None,
+) -> Parsed: ...
+
+
+@overload
+def parse(
+    text: str,
+    filename: str | None = None,
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
+    expect: type[P],
+) -> P: ...
 
 
 def parse(
@@ -69,9 +98,12 @@ def parse(
     *,
     constants: ConstantsSource | None = None,
     check_well_formed: bool = True,
+    expect: type[Any] | None = None,
 ) -> Parsed:
     """Parse `.tvms` text: an `@I.ir_module` class gives an IRModule, a lone
     `@T.prim_func` / `@R.function` gives that function. Raises ParseError only.
+    `expect=tvmlite.IRModule` (or `tir.PrimFunc`, `relax.Function`) refuses text
+    that holds anything else, and gives typed code that type as the result.
     The text's comments are kept on the nodes they belong to (dsl/comments.py).
     `constants` gives the values of `metadata["KEY"][i]` references (dsl/metadata.py):
     a constants file's path or a mapping `{"ir.GenericConst": [array, ...]}`.
@@ -81,7 +113,15 @@ def parse(
     TVM's keyword (also a decorator's: `@I.ir_module(check_well_formed=False)`,
     `@R.function(...)`, `@T.prim_func(...)`), keeps a module such as TVM's own tests
     print, which `lower` and `build` then refuse."""
-    return _guarded(text, filename, False, constants, check_well_formed)  # type: ignore[return-value]
+    if expect is not None and expect not in _KINDS:
+        raise TVMLiteError(
+            f"parse: expect must be IRModule, tir.PrimFunc or relax.Function, got {expect!r}"
+        )
+    parsed: Parsed = _guarded(text, filename, False, constants, check_well_formed)  # type: ignore[assignment]
+    if expect is not None and not isinstance(parsed, expect):
+        held = _KINDS[type(parsed)]
+        raise ParseError(f"expected {_KINDS[expect]}, the text holds {held}", parsed.span, filename)
+    return parsed
 
 
 def parse_commented(
@@ -153,17 +193,38 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+@overload
 def parse_file(
     path: str | os.PathLike[str],
     *,
     constants: ConstantsSource | None = None,
     check_well_formed: bool = True,
+    expect: None = None,
+) -> Parsed: ...
+
+
+@overload
+def parse_file(
+    path: str | os.PathLike[str],
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
+    expect: type[P],
+) -> P: ...
+
+
+def parse_file(
+    path: str | os.PathLike[str],
+    *,
+    constants: ConstantsSource | None = None,
+    check_well_formed: bool = True,
+    expect: type[Any] | None = None,
 ) -> Parsed:
     """Parse a UTF-8 `.tvms` file, as `parse`. A file that cannot be opened raises
     what `open` raises (FileNotFoundError, PermissionError, ...), text that is not
     UTF-8 a ParseError. The values of its metadata references come from `constants`,
     else from the constants file beside it (`m.constants.npz` for `m.tvms`, as `save`
-    writes)."""
+    writes). `expect` as for `parse`."""
     name = os.fspath(path)
     with open(name, encoding="utf-8") as f:
         try:
@@ -172,7 +233,9 @@ def parse_file(
             raise ParseError(f"{name} is not UTF-8 text ({exc.reason})", None, name) from None
     if constants is None and sidecar_path(name).is_file():
         constants = sidecar_path(name)
-    return parse(text, name, constants=constants, check_well_formed=check_well_formed)
+    return parse(
+        text, name, constants=constants, check_well_formed=check_well_formed, expect=expect
+    )
 
 
 def _parse(
@@ -266,7 +329,8 @@ class _ModuleParser:
                     stmt,
                 )
             if handler(self, stmt):
-                items.append(stmt)  # type: ignore[arg-type]
+                assert isinstance(stmt, syntax.ClassDef | syntax.FunctionDef)  # what handlers take
+                items.append(stmt)
                 stmt.comments, pending = carried(pending, stmt.comments), ()
             elif items:
                 items[0].comments = add(items[0].comments, "after", Remark(loose(stmt.comments)))
@@ -359,8 +423,10 @@ class _ModuleParser:
             return "relax"
         if name in _UNSUPPORTED_DECORATORS:
             raise self.ctx.error(f"{name} is not supported", fdef.decorators[0])
+        hint = did_you_mean(f"@{name}", ("@T.prim_func", "@R.function"))
         raise self.ctx.error(
-            f"unknown decorator @{name or '...'}; expected @T.prim_func or @R.function",
+            f"unknown decorator @{name or '...'}"
+            + (hint or "; expected @T.prim_func or @R.function"),
             fdef.decorators[0],
         )
 
@@ -386,16 +452,17 @@ class _ModuleParser:
             )
         self.ctx.module_name = cdef.name
         tables = _ModuleTables(comments=cdef.comments)
-        members: dict[str, syntax.Node] = {}
+        members: dict[str, syntax.Stmt] = {}
         pending: tuple[str, ...] = ()  # comments of statements that become no node
         for stmt in cdef.body:
-            stmt.comments, pending = carried(pending, stmt.comments), ()  # type: ignore[attr-defined]
+            stmt.comments, pending = carried(pending, stmt.comments), ()
             name = self.member(stmt, tables)
             if name is None:
-                pending = loose(stmt.comments)  # type: ignore[attr-defined]
+                pending = loose(stmt.comments)
                 continue
             if name in members:
-                line = members[name].span.line if members[name].span else "?"
+                first = members[name].span
+                line = first.line if first is not None else "?"
                 raise self.ctx.error(f"duplicate definition of {name} (first at line {line})", stmt)
             members[name] = stmt
         if pending:
@@ -432,7 +499,7 @@ class _ModuleParser:
         return mod
 
     def after_members(
-        self, tables: _ModuleTables, members: dict[str, syntax.Node], lines: tuple[str, ...]
+        self, tables: _ModuleTables, members: dict[str, syntax.Stmt], lines: tuple[str, ...]
     ) -> None:
         """Comments left at the end of the class body go after its last member (or
         end the class, when it has none)."""

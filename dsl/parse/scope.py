@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.diagnostics import ParseError, Source, Span
+from tvmlite.diagnostics import ParseError, Source, Span, did_you_mean
 from tvmlite.grammar import syntax
 
 # How deeply the statements and expressions of one function may nest (counted
@@ -78,6 +78,10 @@ class Scope:
     def defined_here(self, name: str) -> bool:
         return name in self._frames[-1]
 
+    def names(self) -> set[str]:
+        """Every name visible here (for "did you mean")."""
+        return {name for frame in self._frames for name in frame}
+
 
 def bind_call(
     ctx: ParseContext, node: syntax.Call, name: str, params: tuple[str, ...], required: int = 0
@@ -92,7 +96,8 @@ def bind_call(
     bound: dict[str, syntax.Node] = dict(zip(params, node.args, strict=False))
     for kw in node.keywords:
         if kw.name not in params:
-            raise ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
+            hint = did_you_mean(kw.name, params, quote=True)
+            raise ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'{hint}", kw)
         if kw.name in bound:
             raise ctx.error(f"{name} got multiple values for argument '{kw.name}'", kw)
         bound[kw.name] = kw.value

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from tvmlite.diagnostics import Span, VerifyError
+from tvmlite.diagnostics import Span, VerifyError, did_you_mean
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.call_tir import KERNEL_CALLS, CallTIR
 from tvmlite.dsl.module import IRModule
@@ -303,7 +303,8 @@ class _FunctionChecker(ExprVisitor):
             return
         callee = view.callee
         if callee.name not in self.mod.functions:
-            raise self.error(f"{name} of unknown function {callee.name}", callee, call, where)
+            hint = did_you_mean(callee.name, self.mod.functions)
+            raise self.error(f"{name} of unknown function {callee.name}{hint}", callee, call, where)
         kernel = view.kernel(self.mod.functions)
         if kernel is None:
             raise self.error(
@@ -319,7 +320,8 @@ class _FunctionChecker(ExprVisitor):
             return
         func = self.mod.functions.get(gv.name)
         if func is None and self.level >= WELL_FORMED:
-            raise self.error(f"call of unknown function {gv.name}", gv, call, where)
+            hint = did_you_mean(gv.name, self.mod.functions)
+            raise self.error(f"call of unknown function {gv.name}{hint}", gv, call, where)
         if not isinstance(func, relax.Function):
             return
         if len(func.params) != len(call.args):

@@ -61,6 +61,15 @@ def register_gemm(dtype: str) -> JitModule:
     return jit
 
 
+def provide(name: str) -> None:
+    """Register the packed function `name` if it is one of these gemms (the
+    registry asks when a library or a build calls a `tvmlite.blas.*` function
+    nobody registered); TVMLiteError when this process has no BLAS for it."""
+    for dtype in ITEM:
+        if name in (packed_name(dtype, False), packed_name(dtype, True)):
+            register_gemm(dtype)
+
+
 def _symbol(name: str) -> str:
     return name.replace(".", "_")
 

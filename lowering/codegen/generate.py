@@ -31,9 +31,10 @@ from tvmlite.lowering.codegen.kernel_unit import KernelUnit, signature
 from tvmlite.lowering.codegen.llvm_fastcall import add_fast_calls
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
+from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.memory_plan import written_params
 from tvmlite.lowering.codegen.target import current_options
-from tvmlite.lowering.transform import stage
+from tvmlite.lowering.transform import PassContext, stage
 from tvmlite.runtime.abi import KernelSignature
 from tvmlite.runtime.executable import Executable
 from tvmlite.runtime.manifest import manifest_info
@@ -73,20 +74,25 @@ def generate_llvm(
         units, counts = compile_kernels(kernels, current_options(), store)
     with stage("codegen", timings):
         sigs = {name: sig for name, (_, sig) in kernels.items()}
-        module, glue, packed, constants = build_host_module(sigs, units, graphs)
+        profile = PassContext.current().get(PROFILE_KEY) is True
+        host = build_host_module(sigs, units, graphs, profile)
         written = {name: written_params(f) for name, f in graphs.items()}
-        fast = add_fast_calls(module, graphs, written)
+        fast = add_fast_calls(host.module, graphs, written)
     shown = {
         name
         for name, f in prims.items()
         if f.attr("global_symbol") is not None or (public is not None and name in public)
     }
+    manifest = manifest_info(graphs, host.packed, fast, written)
+    manifest["constants"] = manifest_entries(host.constants)
+    if host.profile is not None:
+        manifest["profile"] = host.profile
     return GeneratedCode(
-        module,
+        host.module,
         tuple({id(u): u for u in units.values()}.values()),
-        glue,
-        constants,
-        {**manifest_info(graphs, packed, fast, written), "constants": manifest_entries(constants)},
+        host.glue,
+        host.constants,
+        manifest,
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,

@@ -284,7 +284,8 @@ class Calls:
         self.checks.check(
             self.f.b.icmp_unsigned("!=", fn, NULL),
             abi.STATUS_PACKED,
-            f"packed function '{literal(symbol)}' is not registered (tvmlite.register_func)",
+            f"packed function '{literal(symbol)}' is not registered (from Python: "
+            "tvmlite.register_func; from C: the library's PREFIX_bind_packed)",
         )
         ret: list[Leaf] = []
         result: Val = UNIT
@@ -298,7 +299,7 @@ class Calls:
             result = rebuild(sinfo, list(outs_v)) if sinfo is not None else UNIT
         elif sinfo is not None and not isinstance(sinfo, relax.ObjectStructInfo):
             ret = leaves(sinfo, "result")
-        outs = self._call_entry(fn, args, len(ret))
+        outs = self._call_entry(fn, args, len(ret), symbol)
         if ret:
             assert sinfo is not None
             result = rebuild(sinfo, self.received(outs, ret, f"value returned by '{symbol}'"))
@@ -323,21 +324,26 @@ class Calls:
             vals.append(self.checks.check_value(ptr, leaf.sinfo, label, abi.STATUS_RUNTIME))
         return vals
 
-    def _call_entry(self, fn: ir.Value, args: list[Val], num_outs: int) -> ir.Value:
+    def _call_entry(
+        self, fn: ir.Value, args: list[Val], num_outs: int, packed: str | None = None
+    ) -> ir.Value:
         """Call `fn` with the entry ABI on `args` and room for `num_outs` results,
-        propagate a failure, and return the array of (now owned) results."""
+        propagate a failure, and return the array of (now owned) results. A call
+        of `packed` function goes through its timer in a profiled build."""
         outs = self.frame.pointer_array([NULL] * num_outs)
-        status = self.f.b.call(
-            fn,
-            [
-                self.frame.pointer_array([self.frame.as_dltensor(a) for a in args]),
-                ty.constant("int32", len(args)),
-                outs,
-                ty.constant("int32", num_outs),
-                self.f.err,
-                self.f.err_len,
-            ],
-        )
+        entry_args = [
+            self.frame.pointer_array([self.frame.as_dltensor(a) for a in args]),
+            ty.constant("int32", len(args)),
+            outs,
+            ty.constant("int32", num_outs),
+            self.f.err,
+            self.f.err_len,
+        ]
+        profiler = self.f.ctx.profiler
+        if packed is not None and profiler is not None:
+            status = profiler.call_packed(self.f.b, packed, fn, entry_args)
+        else:
+            status = self.f.b.call(fn, entry_args)
         self.chunks.propagate(status)
         return outs
 

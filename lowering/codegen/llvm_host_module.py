@@ -28,6 +28,7 @@ from tvmlite.lowering.codegen.llvm_host import emit_function
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
 from tvmlite.lowering.codegen.llvm_kernel import declare_kernel
+from tvmlite.lowering.codegen.llvm_profile import Profiler
 from tvmlite.runtime.abi import (
     PACKED_COUNT,
     PACKED_NAMES,
@@ -53,6 +54,7 @@ class HostContext:
     # codegen optimization (`jit.py`): thousands of one-call functions.
     glue: ir.Module | None = None
     packed: dict[str, int] = field(default_factory=dict)
+    profiler: Profiler | None = None  # a profiled build's counters (`llvm_profile.py`)
     pool: ConstantPool = field(init=False)
     # id of an array -> (the array, its DLTensor), in the pool's order
     constants: dict[int, tuple[np.ndarray, ir.GlobalVariable]] = field(default_factory=dict)
@@ -108,25 +110,41 @@ class HostContext:
         return header
 
 
+@dataclass(frozen=True)
+class HostModule:
+    """What `build_host_module` made: the LLVM module, the glue (`HostContext.glue`,
+    None when there are no entries to put there), the packed-function names in
+    table order, the arrays of the constants (`constant_data.py`) and, for a
+    profiled build, what each pair of counters counts (`llvm_profile.py`)."""
+
+    module: ir.Module
+    glue: ir.Module | None
+    packed: list[str]
+    constants: ConstantData
+    profile: list[list[str]] | None
+
+
 def build_host_module(
     kernels: Mapping[str, KernelSignature],
     units: Mapping[str, KernelUnit],
     graphs: Mapping[str, relax.Function],
-) -> tuple[ir.Module, ir.Module | None, list[str], ConstantData]:
+    profile: bool = False,
+) -> HostModule:
     """The host module of graph functions calling the kernels of `units` (by
-    prim function name, with their signatures `kernels`); also returns the glue
-    (`HostContext.glue`, None when there are no entries to put there), the
-    packed-function names, in table order, and the arrays of the constants
-    (`constant_data.py`)."""
+    prim function name, with their signatures `kernels`); `profile` makes host
+    code count and time every kernel and packed call."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
     small = len(graphs) <= SMALL_MODULE
     glue = None if small else ir.Module(name="tvmlite_glue")
     ctx = HostContext(module, dict(graphs), small_module=small, glue=glue)
+    ctx.profiler = Profiler(module) if profile else None
     for name, sig in kernels.items():
         unit = units[name]
         found = module.globals.get(unit.symbol)  # identical kernels share one unit
         fn = found if isinstance(found, ir.Function) else declare_kernel(module, sig, unit.symbol)
+        if ctx.profiler is not None:  # host code calls the kernel through its timer
+            fn = ctx.profiler.kernel(name, fn)
         table = _error_table(module, name, sig)
         ctx.kernels[name] = Kernel(sig, fn, table, unit.can_fail)
     # Sized once every graph function has said which packed functions it calls.
@@ -145,7 +163,10 @@ def build_host_module(
     names = list(ctx.packed)
     _packed_table(module, names)
     constants = ctx.pool.finish([header for _, header in ctx.constants.values()])
-    return module, glue if glue is not None and glue.functions else None, names, constants
+    rows = ctx.profiler.finish() if ctx.profiler is not None else None
+    return HostModule(
+        module, glue if glue is not None and glue.functions else None, names, constants, rows
+    )
 
 
 def _error_table(module: ir.Module, name: str, sig: KernelSignature) -> ir.GlobalVariable:

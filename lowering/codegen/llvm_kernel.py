@@ -68,6 +68,7 @@ class KernelEmitter(ExprEmitter):
         self.exit = fn.append_basic_block("exit")
         self.status = ir.IRBuilder(self.exit).phi(ty.I32, "status")
         self.heap: list[ir.Value] = []
+        self.slots: dict[int, ir.Value] = {}  # stack slot of each AllocBuffer statement
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
         # In a task of a kernel that reports values: the i32 the first failing
         # task claims, so that the message and the status come from one assert.
@@ -135,19 +136,27 @@ class KernelEmitter(ExprEmitter):
         """Storage of the buffers `body` allocates, made here (at entry)."""
         collect = _Allocations(self.outlining)
         collect.visit_stmt(body)
+        bound = set(self.vars)
         for alloc in collect.found:
             b = alloc.buffer
-            if b.data in self.vars or alloc.data_value is not None:
+            if b.data in bound or alloc.data_value is not None:
                 continue  # a view of storage that exists already
             elem = ty.memory_type(dt.element_of(b.dtype))
             item = ty.byte_size(b.dtype)
             (size,) = b.shape
             if isinstance(size, tir.IntImm) and size.value * item <= STACK_LIMIT:
+                # A slot per allocation, also where copies of one loop allocate
+                # the same buffer (PartitionLoops' whole steps and guarded rest):
+                # a tile that only constant indices reach stays promotable to
+                # registers when the other copy indexes its own slot at run time.
                 count = ty.constant("int64", max(size.value * dt.lanes(b.dtype), 1))
                 slot = self.allocas.alloca(elem, size=count, name=b.name)
                 slot.align = ALIGN
-                self.vars[b.data] = slot
+                self.slots[id(alloc)] = slot
+                self.vars.setdefault(b.data, slot)
                 continue
+            if b.data in self.vars:
+                continue  # one block per buffer on the heap
             try:
                 count = self.int64(size)
             except TVMLiteError as err:
@@ -263,6 +272,8 @@ class KernelEmitter(ExprEmitter):
         takes it here."""
         if s.data_value is not None:
             self.vars[s.buffer.data] = self.expr(s.data_value)
+        elif id(s) in self.slots:
+            self.vars[s.buffer.data] = self.slots[id(s)]
 
     def visit_Block(self, s: tir.Block) -> None:
         raise TVMLiteError(f"block '{s.name}' reached codegen: run LowerBlocks first")

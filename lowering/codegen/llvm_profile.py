@@ -24,6 +24,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.runtime.abi import PROFILE_COUNTERS
 
+PROFILE_KEY = "tvmlite.profile"  # the PassContext config of a profiled build
 I32, I64, PTR = abi.I32, abi.I64, abi.PTR
 CLOCK_MONOTONIC = 1  # Linux
 TIMESPEC = ir.LiteralStructType([I64, I64])  # struct timespec on 64-bit Linux

@@ -18,7 +18,6 @@ is never checked.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import subprocess
@@ -26,7 +25,7 @@ import sys
 
 import llvmlite.binding as llvm
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.lowering.codegen.target import once
 
 # What the code generator emits for kernels and host code, in small: if LLVM can
@@ -155,10 +154,7 @@ def known_features() -> tuple[str, ...]:
 
 
 def _suggest(value: str, choices: tuple[str, ...], what: str) -> str:
-    close = difflib.get_close_matches(value, choices, n=4, cutoff=0.6)
-    if close:
-        return f" (did you mean {', '.join(close)}?)"
-    return f" (no close match among LLVM's {len(choices)} {what})"
+    return did_you_mean(value, choices) or f" (no close match among LLVM's {len(choices)} {what})"
 
 
 @once

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tvmlite.dsl import relax
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import OpPatternKind as K
@@ -286,17 +286,30 @@ class _FunctionFuser(ExprMutator):
     def _collect_boundary(
         self, block: relax.BindingBlock, funcs: dict[int, GroupFunction]
     ) -> dict[int, list[Group]]:
-        """Mark values read by other groups as outputs; record group dependencies."""
-        deps: dict[int, list[Group]] = {}
+        """Mark values read by other groups as outputs; record the dependencies of
+        each group (or binding outside every group): on what produces the Relax
+        vars it reads, and on what first defines the TIR vars it uses (a
+        `match_cast` binding a data-dependent size, which a call's `out_sinfo`
+        then reads)."""
+        deps: dict[int, list[Any]] = {}
+        defined_by: dict[tir.Var, Any] = {}
         for b in block.bindings:
             cur = self._group(b.var)
+            item = cur if cur is not None else b
             for var in used_vars(b.value):
                 producer = self._group(var)
                 if producer is None or producer is cur:
                     continue
-                deps.setdefault(id(cur), []).append(producer)
+                deps.setdefault(id(item), []).append(producer)
                 if id(producer) in funcs:
                     funcs[id(producer)].add_output(var)
+            for var in tir_vars(b.value):
+                definer = defined_by.get(var)
+                if definer is not None and definer is not item:
+                    deps.setdefault(id(item), []).append(definer)
+            sinfo = b.struct_info if isinstance(b, relax.MatchCast) else b.var.struct_info
+            for var in defined_tir_vars([sinfo]):
+                defined_by.setdefault(var, item)
         return deps
 
     def _topo_sort(

@@ -30,11 +30,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tvmlite.diagnostics import TVMLiteError
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.call_tir import CallTIR, call_tir
 from tvmlite.dsl.module import TVM027, IRModule
 from tvmlite.dsl.ops import lookup, sinfo_of
+from tvmlite.dsl.ops.registry import op_names
 from tvmlite.dsl.relax_mutator import ExprMutator
 from tvmlite.dsl.structural import structural_equal, structural_hash
 from tvmlite.dsl.tir_mutator import replace
@@ -93,9 +94,10 @@ class LegalizeOps(Pass):
             raise TVMLiteError("LegalizeOps: skip_ops must be a list of operator names")
         unknown = [n for n in self.skip_ops if lookup(n) is None]
         if unknown:
+            hint = did_you_mean(unknown[0], op_names(), quote=True)
             raise TVMLiteError(
-                f"LegalizeOps: skip_ops names unknown operator '{unknown[0]}' "
-                "(operators are named as in TVM, e.g. 'relax.nn.conv2d')"
+                f"LegalizeOps: skip_ops names unknown operator '{unknown[0]}'"
+                + (hint or " (operators are named as in TVM, e.g. 'relax.nn.conv2d')")
             )
         object.__setattr__(self, "skip_ops", tuple(self.skip_ops))
         if not isinstance(self.enable_warning, bool):

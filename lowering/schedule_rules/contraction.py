@@ -19,6 +19,7 @@ from tvmlite.dsl import arith, tir
 from tvmlite.dsl.analysis import uses
 from tvmlite.lowering.schedule import BlockRV, LoopRV, Schedule
 from tvmlite.lowering.schedule.tree import Tree
+from tvmlite.lowering.schedule_rules.kernel import estimate
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,11 @@ class Contraction:
     operands: tuple[Operand, Operand]
     spatial: tuple[tir.Var, ...]  # in the order they index the output
     reduce: tuple[tir.Var, ...]  # in loop order
+    # Iterations of each variable's loop; a symbolic extent counts as
+    # SYMBOLIC_EXTENT (for choosing tiles) and its variable is in `symbolic`.
     extents: dict[tir.Var, int]
     position: dict[tir.Var, int]  # depth of the loop running each variable
+    symbolic: frozenset[tir.Var] = frozenset()
 
     def loops(self, sch: Schedule, block: BlockRV) -> dict[tir.Var, LoopRV]:
         """The loop handle of each variable, before any loop is changed."""
@@ -125,16 +129,23 @@ def contraction_of(realize: tir.BlockRealize, loops: list[tir.For]) -> Contracti
         return None
     position: dict[tir.Var, int] = {}
     extents: dict[tir.Var, int] = {}
+    symbolic: set[tir.Var] = set()
     for n, (iv, value, loop) in enumerate(
         zip(blk.iter_vars, realize.iter_values, loops, strict=True)
     ):
+        if value is not loop.loop_var or arith.as_int(loop.min) != 0:
+            return None
+        if arith.as_int(iv.dom.min) != 0:
+            return None
+        if arith.as_int(arith.difference(loop.extent, iv.dom.extent)) != 0:
+            return None
         extent = arith.as_int(iv.dom.extent)
-        if value is not loop.loop_var or arith.as_int(loop.min) != 0 or extent is None:
-            return None
-        if arith.as_int(iv.dom.min) != 0 or arith.as_int(loop.extent) != extent:
-            return None
-        position[iv.var], extents[iv.var] = n, extent
-    return Contraction(store.buffer, operands, spatial, reduce, extents, position)
+        if extent is None:
+            symbolic.add(iv.var)
+        position[iv.var], extents[iv.var] = n, estimate(iv.dom.extent if extent is None else extent)
+    return Contraction(
+        store.buffer, operands, spatial, reduce, extents, position, frozenset(symbolic)
+    )
 
 
 def _operands(blk: tir.Block, store: tir.BufferStore) -> tuple[Operand, Operand] | None:

@@ -114,12 +114,24 @@ class ContractionRule:
     def roles(self, c: Contraction) -> Roles | None:
         raise NotImplementedError
 
+    def tile_roles(self, c: Contraction) -> Roles | None:
+        """`roles`, when the register tile can take them: with a symbolic vector
+        axis only when its operand is read in place along it (no pack, whose
+        panels would need a symbolic padding)."""
+        roles = self.roles(c)
+        if roles is None or roles.vector not in c.symbolic:
+            return roles
+        (reader,) = c.readers(roles.vector)
+        axes = reader.plain_axes()
+        last = len(reader.load.indices) - 1
+        return roles if axes.get(roles.vector) == last else None
+
     def _find(self, kernel: Kernel) -> tuple[str, Contraction, Roles] | None:
         """The first reduction stage of `kernel` that is this rule's contraction."""
         tree = Tree(kernel.func)
         for stage in kernel.reductions:
             c = contraction_of(tree.realize_of[id(stage.block)], list(stage.loops))
-            roles = None if c is None else self.roles(c)
+            roles = None if c is None else self.tile_roles(c)
             if c is not None and roles is not None:
                 return stage.name, c, roles
         return None
@@ -135,11 +147,11 @@ class ContractionRule:
 
     def accepts(self, sch: Schedule, block: BlockRV) -> bool:
         c = match_contraction(sch, block)
-        return c is not None and self.roles(c) is not None
+        return c is not None and self.tile_roles(c) is not None
 
     def schedule(self, sch: Schedule, block: BlockRV) -> None:
         c = match_contraction(sch, block)
-        roles = None if c is None else self.roles(c)
+        roles = None if c is None else self.tile_roles(c)
         if c is None or roles is None:
             raise ScheduleError(f"{self.name}: the block is not one of this rule's contractions")
         schedule_tiled(sch, block, c, roles)
@@ -243,7 +255,24 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     first = [loops[v] for v in outer if len(readers) == 1 and readers[0].reads(v)]
     second = [loops[v] for v in outer if not (len(readers) == 1 and readers[0].reads(v))]
     tile_loops = [*first, j0, *second, i0]
-    sch.reorder(*tile_loops, *(loops[r] for r in c.reduce), i1, j1)
+    if c.symbolic:
+        # Symbolic loops outermost: the fused parallel loop then recovers every
+        # index by dividing by constants. A division by a symbolic extent inside
+        # the tile cannot be hoisted out of the guarded rows (its divisor might
+        # be 0), nor seen through by the vector code.
+        symbolic = {lp for v, lp in loops.items() if v in c.symbolic}
+        symbolic |= {i0} if i in c.symbolic else set()
+        tile_loops = [lp for lp in tile_loops if lp in symbolic] + [
+            lp for lp in tile_loops if lp not in symbolic
+        ]
+    serial: list[LoopRV] = []
+    if j in c.symbolic:
+        # A symbolic vector axis: its column tiles run one after the other inside
+        # the parallel loop, the last one guarded; PartitionLoops then runs the
+        # whole ones without the guard, their tile in registers.
+        tile_loops.remove(j0)
+        serial = [j0]
+    sch.reorder(*tile_loops, *serial, *(loops[r] for r in c.reduce), i1, j1)
     if step is not None:
         # NR values of the operand per reduction step, zero past its end: one
         # masked vector load, kept in a register for the MR rows.
@@ -253,9 +282,9 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     if writeback is None:
         writeback = sch.cache_write(block, 0, "local")
     _vector_axis_last(sch, block, c, j)
-    sch.reverse_compute_at(writeback, i0)
+    sch.reverse_compute_at(writeback, [*tile_loops, *serial][-1])
     _inline_epilogue(sch, writeback)
-    _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops))
+    _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops) + len(serial))
     sch.unroll(i1)
     _vectorize_columns(sch, j1, columns.size, register_lanes(c))
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])

@@ -70,6 +70,8 @@ def plan(c: Contraction, roles: Roles) -> Tiling:
     nr, pad_columns = _columns(n, lanes, paddable and y is not None)
     mr = _rows(m, _registers_per_row(nr, lanes))
     row_tiles, column_tiles = -(-m // mr), -(-n // nr)
+    if roles.vector in c.symbolic:
+        nr, pad_columns, y = min(2 * lanes, nr), False, None  # whole tiles and a guarded one
     if y is not None and not _worth_packing(c, y, roles.vector, row_tiles):
         y = None
     # X, read along the rows, is packed when its rows are a page apart (each

@@ -27,6 +27,8 @@ from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.transform import PrimFuncPass
 
+MAX_TILE = 1 << 24  # elements of one axis of a tile: beyond, the span is not bounded
+
 
 @dataclass
 class _Usage:
@@ -48,11 +50,10 @@ class _Collect(StmtExprVisitor):
 
     def visit_AllocBuffer(self, s: tir.AllocBuffer) -> None:
         b = s.buffer
-        fixed = all(isinstance(d, tir.IntImm) for d in b.shape)
         if s.form == "decl_buffer" or b.data in self.usage:
             self._give_up(b.data)
         else:
-            self.usage[b.data] = _Usage(s, understood=fixed and not b.strides)
+            self.usage[b.data] = _Usage(s, understood=not b.strides)
         super().visit_AllocBuffer(s)
 
     def _give_up(self, data: tir.Var) -> None:
@@ -131,14 +132,19 @@ def _plan(usage: _Usage) -> _Plan | None:
             his[axis] = hi if his[axis] is None else analyzer.simplify(arith.maximum(his[axis], hi))
     shape = []
     for lo, hi, dim in zip(los, his, old.shape, strict=True):
-        extent = arith.as_int(analyzer.simplify(arith.sub(hi, lo)))
-        if extent is None or extent < 0:
+        span = analyzer.simplify(arith.sub(hi, lo))
+        extent = arith.as_int(span)
+        if extent is None:
+            # A symbolic span (the guarded last tile of a symbolic axis: `T.min(n
+            # - i * 12, 12)` rows) is covered by its constant upper bound.
+            extent = analyzer.difference_bound(span)[1]
+        if extent < 0 or extent >= MAX_TILE:
             return None
-        shape.append(min(extent + 1, dim.value))
-    if all(n == dim.value for n, dim in zip(shape, old.shape, strict=True)):
+        shape.append(extent + 1 if arith.as_int(dim) is None else min(extent + 1, dim.value))
+    if all(n == arith.as_int(dim) for n, dim in zip(shape, old.shape, strict=True)):
         return None
     starts = tuple(
-        arith.const(0, dim.dtype) if n == dim.value else lo
+        arith.const(0, dim.dtype) if n == arith.as_int(dim) else lo
         for n, dim, lo in zip(shape, old.shape, los, strict=True)
     )
     new_shape = tuple(tir.IntImm(dim.dtype, n) for n, dim in zip(shape, old.shape, strict=True))

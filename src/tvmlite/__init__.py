@@ -9,27 +9,42 @@ ex = tvmlite.build(mod)            # native code; ex["main"](*arrays)
 ex.export_library("m.so")          # C ABI + m.h; tvmlite.load_module("m.so")
 """
 
-import importlib
-from typing import Any
+from __future__ import annotations
 
-from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
+from tvmlite import platform_check  # noqa: F401 - first: refuses an unsupported system
+from tvmlite.diagnostics import ParseError, TVMLiteError, VerifyError, did_you_mean
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.parse.module import parse, parse_file
 from tvmlite.dsl.structural import assert_structural_equal, structural_equal, structural_hash
 from tvmlite.runtime.registry import get_global_func, register_func
 
+if TYPE_CHECKING:  # imported on first use at run time (`__getattr__`)
+    from tvmlite import lowering as lowering
+    from tvmlite import testing as testing
+    from tvmlite import tir as tir
+    from tvmlite import transform as transform
+    from tvmlite.dsl import relax
+    from tvmlite.dsl import tir as tir_ir
+    from tvmlite.lowering.target import Target
+    from tvmlite.runtime.executable import Executable
+    from tvmlite.runtime.loader import Library
+
 __version__ = "0.1.0"
 
 
 def build(
-    mod: Any,
-    target: Any = "llvm",
+    mod: IRModule | tir_ir.PrimFunc | relax.Function,
+    target: str | Target = "llvm",
     pipeline: Any = None,
     cache: bool = True,
     checked: bool = False,
     params: Any = None,
     **tvm_pipelines: Any,
-) -> Any:
+) -> Executable:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
     ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
     ("fast", the default: the fastest correct build, fusion included; "minimal":
@@ -47,10 +62,18 @@ def build(
     (docs/constants.md)."""
     from tvmlite.lowering.build import build as _build
 
-    return _build(mod, target, pipeline, cache, checked, params=params, **tvm_pipelines)
+    executable: Executable = _build(
+        mod, target, pipeline, cache, checked, params=params, **tvm_pipelines
+    )
+    return executable
 
 
-def lower(mod: Any, target: Any = "llvm", pipeline: Any = None, **tvm_pipelines: Any) -> IRModule:
+def lower(
+    mod: IRModule | tir_ir.PrimFunc | relax.Function,
+    target: str | Target = "llvm",
+    pipeline: Any = None,
+    **tvm_pipelines: Any,
+) -> IRModule:
     """Every step `build` runs before code generation, as passes under the current
     `PassContext`: the target's hooks, the pipeline, legalization and TIR
     lowering. Returns the module codegen consumes: graph functions and lowered
@@ -61,7 +84,7 @@ def lower(mod: Any, target: Any = "llvm", pipeline: Any = None, **tvm_pipelines:
     return _lower(mod, target, pipeline, **tvm_pipelines)
 
 
-def load_module(path: Any) -> Any:
+def load_module(path: str | os.PathLike[str]) -> Library:
     """Load a shared library written by `Executable.export_library` (same calling
     interface as `build()`'s result; packed functions are bound now, by name)."""
     from tvmlite.runtime.loader import load_module as _load
@@ -86,7 +109,8 @@ def __getattr__(name: str) -> Any:
         from tvmlite.lowering.target import Target
 
         return Target
-    raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
+    hint = did_you_mean(name, __dir__(), quote=True)
+    raise AttributeError(f"module 'tvmlite' has no attribute {name!r}{hint}")
 
 
 def __dir__() -> list[str]:  # tab completion sees the lazy names too

@@ -72,11 +72,7 @@ def _check(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "  tvms check model.tvms\n  tvms check models/ --target llvm\n",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files, directories, or - for stdin")
-    p.add_argument(
-        "--constants", metavar="FILE.npz",
-        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
-        "beside NAME.tvms)",
-    )  # fmt: skip
+    _constants_option(p)
     p.add_argument(
         "--target",
         default=None,
@@ -105,11 +101,7 @@ def _fmt(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--diff", action="store_true", help="print a diff instead of rewriting")
     p.add_argument("--stdout", action="store_true", help="print instead of rewriting")
     p.add_argument("--dialect", choices=DIALECTS, help="spelling to print (default: as read)")
-    p.add_argument(
-        "--constants", metavar="FILE.npz",
-        help="values of the text's metadata[...] constants (default: NAME.constants.npz "
-        "beside NAME.tvms)",
-    )  # fmt: skip
+    _constants_option(p)
     return p
 
 
@@ -170,6 +162,11 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--time-passes", action="store_true", help="time every pass and build stage (stderr)"
     )
     p.add_argument("--print-after-all", action="store_true", help="print IR after each pass")
+    p.add_argument(
+        "--profiled", action="store_true",
+        help="count and time every kernel and packed call, for 'tvms run LIB --profile' "
+        "(the PassContext config tvmlite.profile)",
+    )  # fmt: skip
     _build_options(p)
     return p
 
@@ -181,10 +178,12 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "call a function of a file or a built library",
         "Call one function of a .tvms file (built through the compile cache) or of\n"
         "a library written by 'tvms build', on inputs from .npy/.npz files or drawn\n"
-        "at random from its signature; print, save (--output) or time (--repeat) it.",
+        "at random from its signature; print, save (--output), time (--repeat) or\n"
+        "profile (--profile: time per kernel, packed function and host) it.",
         "  tvms run model.so --random --dim n=8\n"
         "  tvms run model.tvms --input x=x.npy --random --output out.npz\n"
         "  tvms run model.so --input x=out.npz:result --random --repeat 100\n"
+        "  tvms run model.tvms --random --profile --repeat 10\n"
         "  tvms run resnet.tvms --params weights.npz --input image.npz\n",
     )
     p.add_argument("file", metavar="FILE|LIB", help=".tvms file (- for stdin) or a built .so")
@@ -205,7 +204,15 @@ def _run(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of --random")
     p.add_argument("--output", metavar="OUT.npz", help="save results instead of printing them")
-    p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N calls")
+    p.add_argument(
+        "--repeat", type=int, default=0, metavar="N",
+        help="time N calls: their median, min, max, std and mean (with --profile: profile N)",
+    )  # fmt: skip
+    p.add_argument(
+        "--profile", nargs="?", const="table", choices=("table", "json"), metavar="json",
+        help="print where a call spends its time (calls, total, share of each kernel, packed "
+        "function and the host), as a table or, with --profile json, as JSON",
+    )  # fmt: skip
     _build_options(p)
     return p
 
@@ -258,13 +265,18 @@ def _cache(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def _build_options(p: argparse.ArgumentParser) -> None:
-    """Options build, run and show --after share."""
+def _constants_option(p: argparse.ArgumentParser) -> None:
+    """--constants, for every command that reads text."""
     p.add_argument(
         "--constants", metavar="FILE.npz",
         help="values of the text's metadata[...] constants (default: NAME.constants.npz "
         "beside NAME.tvms)",
     )  # fmt: skip
+
+
+def _build_options(p: argparse.ArgumentParser) -> None:
+    """Options build, run and show --after share."""
+    _constants_option(p)
     p.add_argument(
         "--params", metavar="FILE.npz",
         help="bind main's weights to the arrays of FILE.npz, by parameter name",

@@ -25,6 +25,7 @@ from tvmlite.dsl.parse.module import parse
 _BY_SUFFIX = {".so": "so", ".o": "obj", ".ll": "ll", ".s": "asm", ".tvms": "relax"}
 LEGALIZE_KEY = "relax.transform.apply_legalize_ops"
 CHECKED_KEY = "tir.instrument_bound_checkers"
+PROFILE_KEY = "tvmlite.profile"
 
 
 def read_module(args: argparse.Namespace) -> IRModule:
@@ -81,6 +82,8 @@ def pass_context(args: argparse.Namespace, dump: Any) -> Iterator[Any]:
     config: dict[str, Any] = {LEGALIZE_KEY: False} if getattr(args, "no_legalize", False) else {}
     if getattr(args, "checked", False):
         config[CHECKED_KEY] = True
+    if getattr(args, "profiled", False):
+        config[PROFILE_KEY] = True
     with PassContext(config=config, instruments=instruments) as ctx:
         yield ctx
     if timing is not None:

@@ -1,13 +1,13 @@
 """`tvms run FILE|LIB`: call one function of a `.tvms` file (built on the fly,
 through the compile cache) or of an exported library, on inputs from files or
-drawn at random from the signature (cli_inputs.py), and print, save or time it.
+drawn at random from the signature (cli_inputs.py), and print, save, time
+(`--repeat`: `time_evaluator`) or profile it (`--profile`: `module.profile`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,8 @@ def is_library(path: str) -> bool:
         return False
 
 
-def load_callable(args: argparse.Namespace) -> Any:
-    """The function `args.entry` of the file or library."""
+def load_module(args: argparse.Namespace) -> Any:
+    """The module of the file (built) or library (loaded)."""
     import tvmlite
     from tvmlite.cli_build import pass_context, read_module, target_of
 
@@ -60,14 +60,17 @@ def load_callable(args: argparse.Namespace) -> Any:
                 cache=not args.no_cache,
                 params=args.params,
             )
-    return module[args.entry]
+    return module
 
 
 def run_command(args: argparse.Namespace) -> int:
     named, bundles = split_inputs(args.input)
     files = parse_pairs(named, "--input")
     dims = parse_dims(args.dim)
-    fn = load_callable(args)
+    if args.repeat < 0:
+        raise TVMLiteError(f"--repeat must be at least 1, got {args.repeat}")
+    module = load_module(args)
+    fn = module[args.entry]
     params = _params(fn)
     given = load_bundles(bundles, [name for name, _ in params], args.entry)
     unknown = sorted(set(files) - {name for name, _ in params})
@@ -104,11 +107,14 @@ def run_command(args: argparse.Namespace) -> int:
         outputs = {n: v for (n, _), v in zip(params, values, strict=True) if n in written}
     else:
         outputs = flatten_result(result, "result")
-    if args.repeat:
-        _time(fn, values, args.repeat, args.entry)
+    if args.profile:
+        report = module.profile(args.entry, *values, number=max(args.repeat, 1))
+        print(report.json() if args.profile == "json" else report.table().rstrip("\n"))
+    elif args.repeat:
+        _time(module, values, args.repeat, args.entry)
     if args.output:
         _save(Path(args.output), outputs)
-    elif not args.repeat:
+    elif not args.repeat and not args.profile:
         for name, value in outputs.items():
             print(f"{name}: {_describe(value)}")
             print(np.array2string(np.asarray(value), threshold=200, edgeitems=3))
@@ -159,14 +165,13 @@ def _save(path: Path, outputs: dict[str, Any]) -> None:
         raise TVMLiteError(f"{path}: cannot write: {err.strerror or err}") from None
 
 
-def _time(fn: Any, values: list[Any], repeat: int, name: str) -> None:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(*values)
-        samples.append(time.perf_counter() - start)
-    mean, best = sum(samples) / len(samples), min(samples)
-    print(f"{name}: {repeat} runs, mean {_fmt(mean)}, min {_fmt(best)}")
+def _time(module: Any, values: list[Any], repeat: int, name: str) -> None:
+    """`repeat` timed calls (after one untimed): their median and spread."""
+    r = module.time_evaluator(name, number=1, repeat=repeat)(*values)
+    print(
+        f"{name}: {repeat} runs, median {_fmt(r.median)}, min {_fmt(r.min)}, "
+        f"max {_fmt(r.max)}, std {_fmt(r.std)}, mean {_fmt(r.mean)}"
+    )
 
 
 def _fmt(seconds: float) -> str:

@@ -9,6 +9,8 @@ Every error about user text carries a `Span` and renders rustc-style:
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -74,3 +76,19 @@ def render(message: str, span: Span | None, filename: str | None = None) -> str:
     if not text.strip():
         return head
     return f"{head}\n    {text}\n    {pad}{'^' * width}"
+
+
+def did_you_mean(word: str, candidates: Iterable[str], *, quote: bool = False) -> str:
+    """ " (did you mean X?)" naming up to three of `candidates` close to `word`
+    (difflib's similarity of at least 0.75, ignoring case), or "" when none is:
+    a far-fetched guess misleads more than no guess."""
+    by_lower: dict[str, str] = {}
+    for name in sorted(set(candidates)):
+        if name != word:
+            by_lower.setdefault(name.lower(), name)
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=3, cutoff=0.75)
+    if not close:
+        return ""
+    names = [f"'{by_lower[c]}'" if quote else by_lower[c] for c in close]
+    shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return f" (did you mean {shown}?)"

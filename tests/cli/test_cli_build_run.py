@@ -124,7 +124,7 @@ def test_run_prints_results_and_reads_inputs(tmp_path, add_file, capsys):
 
 def test_run_repeat_prints_timing(add_file, capsys):
     code, out, _ = run(["run", add_file, "--random", "--repeat", "5"], capsys)
-    assert code == 0 and out.startswith("main: 5 runs, mean")
+    assert code == 0 and out.startswith("main: 5 runs, median ")
 
 
 def test_run_user_errors(tmp_path, add_file, capsys):

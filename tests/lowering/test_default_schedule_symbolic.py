@@ -17,6 +17,7 @@ import pytest
 import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.walk import walk
 from tvmlite.lowering import schedule_rules
 from tvmlite.lowering.build import lower
 from tvmlite.lowering.passes.default_cpu_schedule import CONFIG_KEY
@@ -74,9 +75,65 @@ def max_pool(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def conv2d(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """NCHW / OIHW, stride 1, padding 1."""
+    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    kh, kw = w.shape[2:]
+    h, wd = x.shape[2:]
+    windows = np.stack(
+        [p[:, :, i : i + h, j : j + wd] for i in range(kh) for j in range(kw)], axis=2
+    )  # n, c, kh*kw, h, w
+    return np.einsum("nckhw,fck->nfhw", windows, w.reshape(*w.shape[:2], -1))
+
+
 # (id, relax body, parameters, NumPy reference, pipeline, rule, texts the schedule must contain)
 Case = tuple[str, str, dict[str, Shape], Callable[..., Any], str, str, tuple[str, ...]]
 CASES: list[Case] = [
+    (
+        "matmul_symbolic_rows",
+        "gv = R.matmul(a, b)",
+        {"a": ("n", 64), "b": (64, 96)},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        ("T.unroll(T.int64(12))", "T.vectorized(T.int64(32))", "< n)"),
+    ),
+    (
+        "batch_matmul_symbolic_sequence",
+        "gv = R.matmul(a, b)",
+        {"a": (2, "s", 32), "b": (2, 32, 48)},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        ("T.unroll(", "T.vectorized(T.int64(16))", "< s)"),
+    ),
+    (
+        "attention_context",
+        "gv = R.matmul(a, b)",
+        {"a": (2, "s", "s"), "b": (2, "s", 32)},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        ("T.unroll(", "T.vectorized(T.int64(32))", "range(s)"),
+    ),
+    (
+        "attention_scores",
+        "gv = R.matmul(a, b)",
+        {"a": (2, "s", 32), "b": (2, 32, "s")},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        ("T.unroll(", "T.vectorized(T.int64(32))", "< s)"),
+    ),
+    (
+        "conv2d_symbolic_batch",
+        "gv = R.nn.conv2d(a, w, padding=[1, 1, 1, 1])",
+        {"a": ("n", 8, 10, 10), "w": (16, 8, 3, 3)},
+        conv2d,
+        "minimal",
+        "conv",
+        ("T.unroll(", "T.vectorized(T.int64(16))"),
+    ),
     (
         "add_relu_fused",
         "c = R.add(a, b)\ngv = R.nn.relu(c)",
@@ -290,3 +347,38 @@ def test_odd_reduction_lengths_keep_vector_partials() -> None:
         x = np.random.default_rng(0).standard_normal((4, columns)).astype("float32")
         got = tvmlite.build(tvmlite.parse(text), cache=False)["main"](x)
         np.testing.assert_allclose(got, softmax(x), rtol=1e-5, atol=1e-7)
+
+
+def test_contraction_tiles_over_symbolic_extents() -> None:
+    """A contraction over a symbolic row, batch or reduction extent keeps its
+    register tile: the symbolic loops go outermost in the fused parallel loop,
+    so every index divides by constants only (a division by a symbolic extent in
+    the guarded rows is neither hoisted nor vectorized by LLVM), and the
+    accumulator compacts to a constant MR x NR tile."""
+    for case in CASES:
+        name, body, params, _, pipeline, rule, _ = case
+        if rule not in ("gemm", "conv"):
+            continue
+        mod = at_schedule_point(graph(params, body), pipeline)
+        printed = mod.script()
+        assert "// ((n" not in printed and "// ((s" not in printed, name
+        assert "% ((n" not in printed and "% ((s" not in printed, name
+        low = lower(tvmlite.parse(graph(params, body)), Target("llvm"), pipeline)
+        local = [
+            node.buffer
+            for kernel in kernels(low).values()
+            for node in walk(kernel.body)
+            if isinstance(node, tir.AllocBuffer) and node.buffer.scope == "local"
+        ]
+        assert local and all(all(isinstance(d, tir.IntImm) for d in b.shape) for b in local), name
+
+
+def test_symbolic_columns_keep_the_whole_tiles_in_registers() -> None:
+    """A symbolic vector axis: whole column tiles and a guarded last one (after
+    PartitionLoops, two copies of the tile loop, each allocating the
+    accumulator). Each copy gets its own stack slot, so the whole tiles'
+    accumulators become vector registers (phis in the optimized IR) although
+    the last tile indexes its slot at run time."""
+    text = graph({"a": (2, "s", 32), "b": (2, 32, "s")}, "gv = R.matmul(a, b)")
+    ex = tvmlite.build(tvmlite.parse(text), pipeline="minimal", cache=False)
+    assert "phi <16 x float>" in ex.llvm_ir()

@@ -342,3 +342,35 @@ def test_dce_keeps_everything_without_a_public_function() -> None:
         "add",
         "relu",
     }
+
+
+MASKED_SELECT = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3, 4), dtype="float32"), m: R.Tensor((3, 4), dtype="bool")) -> R.Tensor(dtype="float32", ndim=1):
+        u0 = T.int64()
+        with R.dataflow():
+            lv: R.Tensor((12,), dtype="float32") = R.reshape(x, R.shape([12]))
+            lv1: R.Tensor((12,), dtype="bool") = R.reshape(m, R.shape([12]))
+            lv2: R.Tensor(dtype="int64", ndim=2) = R.nonzero(lv1)
+            lv3: R.Tensor((1, u0), dtype="int64") = R.match_cast(lv2, R.Tensor((1, u0), dtype="int64"))
+            lv4: R.Tensor((u0,), dtype="int64") = R.squeeze(lv3, axis=[0])
+            gv: R.Tensor((u0,), dtype="float32") = R.take(lv, lv4, axis=0, mode="fast")
+            R.output(gv)
+        return gv
+"""
+
+
+def test_groups_follow_the_bindings_of_the_sizes_they_read() -> None:
+    """R.nonzero legalizes to a count, its size bound by match_cast, then the
+    kernel whose output has that size: fusing the reshape of `x` with the take
+    after it must not move the kernel above the count (its `out_sinfo` reads the
+    size, a TIR var no Relax var carries)."""
+    mod = tvmlite.parse(MASKED_SELECT)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4)).astype("float32")
+    m = x > 0
+    for pipeline in ("minimal", "default", None):
+        ex = tvmlite.build(mod, pipeline=pipeline, cache=False)
+        np.testing.assert_array_equal(ex["main"](x, m), x[m])

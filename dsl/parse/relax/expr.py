@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from tvmlite.diagnostics import Span, TVMLiteError
+from tvmlite.diagnostics import Span, TVMLiteError, did_you_mean
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.metadata import missing_table_message
 from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.ops.binary import COMPARE_BINARY
+from tvmlite.dsl.ops.call import unknown_operator
 from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
 from tvmlite.dsl.parse.relax.sinfo import (
     RelaxContext,
@@ -214,7 +215,13 @@ class RelaxExprParser:
             )
         if node.id == "metadata":
             raise self.ctx.error('a metadata reference reads metadata["KEY"][INDEX]', node)
-        raise self.ctx.error(f"undefined name {node.id}", node)
+        visible = [
+            *self.types.vars.names(),
+            *self.types.sym.names(),
+            *self.ctx.type_vars,
+            *self.ctx.global_names,
+        ]
+        raise self.ctx.error(f"undefined name {node.id}{did_you_mean(node.id, visible)}", node)
 
     def _attribute(self, node: syntax.Attribute) -> Value:
         if isinstance(node.value, syntax.Name) and node.value.id in ("R", "T", "I"):
@@ -222,7 +229,8 @@ class RelaxExprParser:
         base = self.value(node.value)
         if base is MODULE:
             if node.attr not in self.ctx.global_names:
-                raise self.ctx.error(f"the module has no function named {node.attr}", node)
+                hint = did_you_mean(node.attr, self.ctx.global_names)
+                raise self.ctx.error(f"the module has no function named {node.attr}{hint}", node)
             return relax.GlobalVar(node.attr, span=node.span)
         raise self.ctx.error(f"attribute .{node.attr} is not supported here", node)
 
@@ -400,7 +408,7 @@ class RelaxExprParser:
     def _registered_op(self, name: str, node: syntax.Call) -> relax.Call:
         op_name = "relax." + name[2:]
         if ops.lookup(op_name) is None:
-            raise self.ctx.error(f"unknown operator {name}", node.func)
+            raise self.ctx.error(unknown_operator(name, SPECIAL_CALLS), node.func)
         args = [self.op_arg(a) for a in node.args]
         kwargs = {kw.name: self.op_arg(kw.value) for kw in node.keywords}
         return self.op_call(op_name, args, kwargs, node)

@@ -34,7 +34,7 @@ def check_dtype(ctx: ParseContext, node: syntax.Node) -> str:
     if not isinstance(node, syntax.Constant) or not isinstance(node.value, str):
         raise ctx.error('expected a dtype string such as "float32"', node)
     if not dt.is_valid(node.value):
-        raise ctx.error(f"unknown dtype '{node.value}'", node)
+        raise ctx.error(dt.unknown(node.value), node)
     return node.value
 
 

@@ -138,7 +138,7 @@ class AssignParser:
         if name is None or not name.startswith("T."):
             raise self.ctx.error("expected a TIR type such as T.int32", node)
         if not dt.is_valid(name[2:]) or name[2:] == "void":
-            raise self.ctx.error(f"unknown dtype '{name[2:]}'", node)
+            raise self.ctx.error(dt.unknown(name[2:]), node)
         return name[2:], None, False
 
     def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:

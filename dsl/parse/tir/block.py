@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments, add, take_head
@@ -87,7 +88,10 @@ class BlockParser:
             if kw.name == "name":
                 name = self.exprs.str_arg(kw.value, "the block name")
             elif kw.name != "no_realize":
-                raise self.ctx.error(f"T.block got an unexpected keyword argument '{kw.name}'", kw)
+                hint = did_you_mean(kw.name, ("name", "no_realize"), quote=True)
+                raise self.ctx.error(
+                    f"T.block got an unexpected keyword argument '{kw.name}'{hint}", kw
+                )
         frame = BlockFrame(name, node)
         saved = self.fn.level
         self.fn.blocks.append(frame)
@@ -144,7 +148,10 @@ class BlockParser:
         kwargs = {kw.name: kw.value for kw in call.keywords}
         for key in kwargs:
             if key not in ("dom", "binding", "dtype"):
-                raise self.ctx.error(f"T.axis got an unexpected keyword argument '{key}'", call)
+                hint = did_you_mean(key, ("dom", "binding", "dtype"), quote=True)
+                raise self.ctx.error(
+                    f"T.axis got an unexpected keyword argument '{key}'{hint}", call
+                )
         for key in ("dom", "binding"):
             if key in kwargs:
                 args.append(kwargs[key])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tvmlite.diagnostics import ParseError
+from tvmlite.diagnostics import ParseError, did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse.tir.expr import ExprParser
@@ -54,7 +54,10 @@ class BufferParser:
         named = dict(zip(BUFFER_PARAMS, args, strict=False))
         for kw in call.keywords:
             if kw.name not in BUFFER_PARAMS and kw.name not in _KEYWORD_ONLY:
-                raise self.ctx.error(f"{what} got an unexpected keyword argument '{kw.name}'", kw)
+                hint = did_you_mean(kw.name, [*BUFFER_PARAMS, *_KEYWORD_ONLY], quote=True)
+                raise self.ctx.error(
+                    f"{what} got an unexpected keyword argument '{kw.name}'{hint}", kw
+                )
             if kw.name in named:
                 raise self.ctx.error(f"{what} got multiple values for argument '{kw.name}'", kw)
             named[kw.name] = kw.value

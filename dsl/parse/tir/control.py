@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.grammar import syntax
@@ -47,7 +48,8 @@ class ControlParser:
         if name == "T.grid":
             return self.grid(node, call)
         if name != "range" and name not in _LOOP_KINDS:
-            raise self.ctx.error(f"unsupported loop iterator {name or 'expression'}", call)
+            hint = did_you_mean(name, ["range", "T.grid", *_LOOP_KINDS])
+            raise self.ctx.error(f"unsupported loop iterator {name or 'expression'}{hint}", call)
         if not isinstance(node.target, syntax.Name):
             raise self.ctx.error("a loop variable must be a single name", node.target)
         kind = _LOOP_KINDS.get(name, tir.SERIAL)
@@ -59,7 +61,10 @@ class ControlParser:
             allowed.add("thread")
         for kw in call.keywords:
             if kw.name not in allowed:
-                raise self.ctx.error(f"{name} got an unexpected keyword argument '{kw.name}'", kw)
+                hint = did_you_mean(kw.name, allowed, quote=True)
+                raise self.ctx.error(
+                    f"{name} got an unexpected keyword argument '{kw.name}'{hint}", kw
+                )
         most = 3 if name == "range" else 2
         if not 1 <= len(call.args) <= most:
             raise self.ctx.error(
@@ -196,7 +201,8 @@ class ControlParser:
         handler = _WITH_CALLS.get(name[2:]) if name and name.startswith("T.") else None
         if handler is None or not isinstance(call, syntax.Call):
             shown = name or "this expression"
-            raise self.ctx.error(f"{shown} cannot be used in a with statement in TIR", call)
+            hint = did_you_mean(shown, [f"T.{k}" for k in _WITH_CALLS])
+            raise self.ctx.error(f"{shown} cannot be used in a with statement in TIR{hint}", call)
         if rest_items:
             wrapper = syntax.With(rest_items, body, node.span)
             body = (wrapper,)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tvmlite.diagnostics import ParseError
+from tvmlite.diagnostics import ParseError, did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse.scope import ParseContext, Scope
@@ -102,7 +102,8 @@ class ExprParser:
             return var
         if name in self.expired:
             raise self.error(f"'{name}' is used outside its scope", node)
-        raise self.error(f"undefined name '{name}'", node)
+        visible = [*self.scope.names(), *self.ctx.type_vars]
+        raise self.error(f"undefined name '{name}'{did_you_mean(name, visible, quote=True)}", node)
 
     def type_arg(self, node: syntax.Node) -> tuple[str, tuple[str, str] | None]:
         """A result type: a dtype, or 0.27's `T.handle("float32", "shared").ty` (a handle
@@ -135,7 +136,7 @@ class ExprParser:
         else:
             raise self.error('expected a dtype string such as "float32"', node)
         if not dt.is_valid(text):
-            raise self.error(f"unknown dtype '{text}'", node)
+            raise self.error(dt.unknown(text), node)
         return text
 
     def str_arg(self, node: syntax.Node, what: str) -> str:

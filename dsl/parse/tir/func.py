@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
@@ -57,7 +58,10 @@ def decorator_options(fdef: syntax.FunctionDef, ctx: ParseContext) -> dict[str, 
             raise ctx.error("T.prim_func takes only keyword arguments", call.args[0])
         for kw in call.keywords:
             if kw.name not in options:
-                raise ctx.error(f"T.prim_func got an unexpected keyword argument '{kw.name}'", kw)
+                hint = did_you_mean(kw.name, options, quote=True)
+                raise ctx.error(
+                    f"T.prim_func got an unexpected keyword argument '{kw.name}'{hint}", kw
+                )
             if not isinstance(kw.value, syntax.Constant) or not isinstance(kw.value.value, bool):
                 raise ctx.error(f"{kw.name}= must be True or False", kw.value)
             options[kw.name] = kw.value.value

@@ -10,6 +10,7 @@ TVM's `R.layout_transform` does.
 
 from __future__ import annotations
 
+from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.index_map import INDEX, IndexMap
@@ -54,7 +55,10 @@ def parse_index_map(node: syntax.Call, parser: ExprParser) -> IndexMap:
             if not dt.is_int(index_dtype) or dt.lanes(index_dtype) != 1:
                 raise parser.error(f"index_dtype must be an integer dtype, not {index_dtype}", kw)
         else:
-            raise parser.error(f"T.index_map got an unexpected keyword argument '{kw.name}'", kw)
+            hint = did_you_mean(kw.name, ("inverse_index_map", "index_dtype"), quote=True)
+            raise parser.error(
+                f"T.index_map got an unexpected keyword argument '{kw.name}'{hint}", kw
+            )
     forward = parse_lambda(node.args[0], parser, index_dtype)
     if inverse_node is None or _is_none(inverse_node):
         return IndexMap(forward.initial_indices, forward.final_indices, span=node.span)

@@ -7,6 +7,7 @@ before the function runs, so every error points at the call.
 
 from __future__ import annotations
 
+from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
 from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
@@ -98,7 +99,8 @@ def check_signature(p: ExprParser, name: str, sig: Sig, node: syntax.Call) -> Kw
     kwargs: Kwargs = {}
     for kw in node.keywords:
         if kw.name not in sig.keywords:
-            raise p.error(f"T.{name} got an unexpected keyword argument '{kw.name}'", kw)
+            hint = did_you_mean(kw.name, sig.keywords, quote=True)
+            raise p.error(f"T.{name} got an unexpected keyword argument '{kw.name}'{hint}", kw)
         kwargs[kw.name] = kw.value
     return kwargs
 
@@ -110,14 +112,16 @@ def call_builtin(p: ExprParser, name: str, node: syntax.Call) -> Value:
         kwargs = check_signature(p, name, Sig(0, 1, ("is_size_var",)), node)
         return dtype_call(p, name, node, list(node.args), kwargs)
     if DTYPE_LIKE.match(name):
-        raise p.error(f"unknown dtype '{name}'", node.func)
+        raise p.error(dt.unknown(name), node.func)
     if name == "comm_reducer":
         raise p.error('T.comm_reducer is the node of T.attr(..., "reduce_scope", ...)', node)
     entry = BUILTINS.get(name)
     if entry is None:
         if name in STATEMENT_BUILTINS:
             raise p.error(f"T.{name} is a statement, not an expression", node)
-        raise p.error(f"unknown TIR builtin T.{name}", node.func)
+        known = [f"T.{k}" for k in (*BUILTINS, *STATEMENT_BUILTINS, *dt.scalar_names())]
+        hint = did_you_mean(f"T.{name}", known)
+        raise p.error(f"unknown TIR builtin T.{name}{hint}", node.func)
     fn, sig = entry
     kwargs = check_signature(p, name, sig, node)
     return fn(p, name, node, list(node.args), kwargs)

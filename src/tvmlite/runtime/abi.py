@@ -38,6 +38,9 @@ FASTCALL_RECORD_BYTES = 40
 BLOCK_HOOKS = "tvmlite_block_hooks"
 # The DLTensor* of each constant of the code, in the order of the manifest's "constants".
 CONSTANTS = "tvmlite_constants"
+# The counters of a profiled build (`module.profile`): an int64 pair (calls,
+# nanoseconds) per row of the manifest's "profile" (lowering/codegen/llvm_profile.py).
+PROFILE_COUNTERS = "tvmlite_profile_counters"
 # Functions a C user of a library calls besides the entries (the header declares them).
 ALLOC = "tvmlite_alloc_tensor"
 BIND_PACKED = "tvmlite_bind_packed"
@@ -75,6 +78,7 @@ def exported_symbols(functions: Iterable[str], prefix: str) -> dict[str, str]:
     """What a library of the graph functions `functions` exports: each symbol of
     the compiled code (spelt with PREFIX) and its name in the library."""
     data = (MANIFEST, PACKED_TABLE, PACKED_NAMES, PACKED_COUNT, PYTHON_API, BLOCK_HOOKS, CONSTANTS)
+    data += (PROFILE_COUNTERS,)  # defined by profiled builds only
     symbols = [*data, FASTCALL_RECORDS, SHARED_FASTCALL, ALLOC, BIND_PACKED, MISSING_PACKED]
     for name in functions:
         symbols += [entry_symbol(name), fastcall_symbol(name)]

@@ -95,10 +95,33 @@ def render_header(manifest: dict[str, Any], library: str, guard: str, prefix: st
         _COMMON,
         _API.format(p=prefix),
     ]
+    lines.extend(_packed(manifest.get("packed", []), prefix))
     for name, info in manifest.get("functions", {}).items():
         lines.extend(_entry(name, info))
     lines += ["#ifdef __cplusplus", "}", "#endif", f"#endif  /* {guard} */", ""]
     return "\n".join(lines)
+
+
+def _packed(names: list[str], prefix: str) -> list[str]:
+    """The packed functions this library calls, for a C user to bind."""
+    if not names:
+        return []
+    out = [f"/* This library calls these packed functions: bind each ({prefix}bind_packed)"]
+    out.append(" * before calling an entry (Python's tvmlite.load_module binds registered ones):")
+    for name in names:
+        own = (
+            "  (tvmlite's: a gemm over DLTensors, docs/abi.md)"
+            if name.startswith("tvmlite.blas.")
+            else ""
+        )
+        out.append(f" *   {_comment_text(name)}{own}")
+    out.append(" */")
+    return out
+
+
+def _comment_text(text: str) -> str:
+    """`text` as it can stand inside a C comment."""
+    return text.replace("*/", "* /").replace("\n", " ")
 
 
 def _entry(name: str, info: dict[str, Any]) -> list[str]:

@@ -46,6 +46,7 @@ from tvmlite.runtime.abi import (
     MANIFEST,
     PACKED_TABLE,
     PREFIX,
+    PROFILE_COUNTERS,
     PYTHON_API,
     SHARED_FASTCALL,
     entry_symbol,
@@ -203,14 +204,18 @@ def bind_constants(
     pointers = (ctypes.c_void_p * len(arrays)).from_address(table)
     read = []
     for k, array in enumerate(arrays):
-        data = ctypes.c_void_p.from_address(pointers[k])  # the DLTensor's `data`
+        header = pointers[k]
+        if not header:
+            raise TVMLiteError(f"the library's constant {k} has no DLTensor")
+        data = ctypes.c_void_p.from_address(header)  # the DLTensor's `data`
         if array is not None:
             data.value = array.ctypes.data
             read.append(array)
         elif sizes[k]:
-            read.append(
-                np.frombuffer((ctypes.c_uint8 * sizes[k]).from_address(data.value), np.uint8)
-            )
+            if not data.value:
+                raise TVMLiteError(f"the library's constant {k} has no data")
+            view = (ctypes.c_uint8 * sizes[k]).from_address(data.value)
+            read.append(np.ctypeslib.as_array(view))
         else:
             read.append(np.zeros(0, np.uint8))
     return tuple(read)
@@ -237,11 +242,7 @@ def open_library(
     prefix, manifest = read_manifest(image)
     missing = [n for n in manifest["packed"] if not registry.get_global_func(n, True)]
     if missing:
-        names = ", ".join(f"'{n}'" for n in missing)
-        raise TVMLiteError(
-            f"{path}: the library calls packed function(s) {names}, which are not "
-            "registered: register them (tvmlite.register_func) before loading it"
-        )
+        raise TVMLiteError(_unregistered(path, missing, prefix))
     bound = _constants_apart(path, manifest, constants)
     records = manifest["constants"]
     if records:
@@ -253,6 +254,20 @@ def open_library(
         code.constants = bind_constants(table, bound, [r["nbytes"] for r in records])
         code.holds_constants = all(r["embedded"] for r in records)
     return code, manifest
+
+
+def _unregistered(path: Path, names: list[str], prefix: str) -> str:
+    """How to provide the packed functions `names` a library calls, from Python
+    and from C."""
+    listed = ", ".join(f"'{n}'" for n in names)
+    first = json.dumps(names[0])
+    return (
+        f"{path}: the library calls packed function(s) {listed}, which are not registered. "
+        f"From Python, register each before loading the library: tvmlite.register_func("
+        f"{first}, f), f taking and returning NumPy arrays (tvms run cannot: load it from "
+        f"Python); from C, bind each before the first call: {prefix}bind_packed({first}, fn), "
+        f"fn a tvmlite_packed_fn ({path.with_suffix('.h').name}, docs/abi.md)"
+    )
 
 
 def _read(path: Path) -> tuple[bytes | mmap.mmap, tuple[int, int, int, int]]:
@@ -333,7 +348,22 @@ def read_manifest(image: SharedObject) -> tuple[str, dict[str, Any]]:
     constants = manifest.setdefault("constants", [])
     if not isinstance(constants, list) or not all(_is_constant_record(c) for c in constants):
         raise TVMLiteError(f"{path}: the manifest's constants are malformed")
+    if "profile" in manifest:  # a profiled build's counters (runtime/profiling.py)
+        rows = manifest["profile"]
+        if not isinstance(rows, list) or not all(_is_profile_row(r) for r in rows):
+            raise TVMLiteError(f"{path}: the manifest's profile counters are malformed")
+        _require(image, with_prefix(PROFILE_COUNTERS, prefix), STT_OBJECT, 16 * len(rows))
     return prefix, manifest
+
+
+def _is_profile_row(row: object) -> bool:
+    """[name, "kernel" | "packed"]: what one pair of counters counts."""
+    return (
+        isinstance(row, list)
+        and len(row) == 2
+        and isinstance(row[0], str)
+        and row[1] in ("kernel", "packed")
+    )
 
 
 def _is_constant_record(record: object) -> bool:

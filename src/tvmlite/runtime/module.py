@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from tvmlite.diagnostics import TVMLiteError
-from tvmlite.runtime import fastcall, registry
+from tvmlite.diagnostics import TVMLiteError, did_you_mean
+from tvmlite.runtime import fastcall, profiling, registry
 from tvmlite.runtime.abi import (
     PACKED_TABLE,
     PREFIX,
@@ -100,6 +100,9 @@ class CompiledModule:
         self.manifest = manifest
         self.prefix = prefix  # of the symbols of the code (docs/abi.md)
         self.timings: dict[str, float] = {}
+        # How to build this module again with profiling (`build` sets it), and that build.
+        self.profiled_build: Callable[[], CompiledModule] | None = None
+        self._profiled: CompiledModule | None = None
         self.packed_names: list[str] = manifest["packed"]
         self._installed: list[Any] = []  # packed trampolines the table points to
         self._table = None
@@ -153,7 +156,10 @@ class CompiledModule:
         if found is None or name not in self.functions:
             known = ", ".join(self.functions) or "none"
             reason = "is private" if found is not None else "does not exist"
-            raise TVMLiteError(f"function '{name}' {reason} in {self._where()} (public: {known})")
+            hint = did_you_mean(str(name), self.functions, quote=True) if found is None else ""
+            raise TVMLiteError(
+                f"function '{name}' {reason} in {self._where()}{hint} (public: {known})"
+            )
         return found
 
     def __contains__(self, name: str) -> bool:
@@ -170,6 +176,54 @@ class CompiledModule:
         default of every call) or "torch" (zero-copy: `torch.from_numpy`, which
         a graph function's native wrapper calls itself; `outputs.py`)."""
         return ConvertedModule(self, kind)
+
+    # ------------------------------------------------------------ measuring
+
+    def time_evaluator(
+        self,
+        func_name: str,
+        number: int = 10,
+        repeat: int = 1,
+        min_repeat_ms: float = 0,
+        cooldown_interval_ms: float = 0,
+        repeats_to_cooldown: int = 1,
+    ) -> Callable[..., profiling.BenchmarkResult]:
+        """A timer of function `func_name`, as TVM's `Module.time_evaluator`
+        without its device: calling it with the function's arguments makes one
+        untimed call, then `repeat` measurements of `number` calls each (more
+        when a measurement is shorter than `min_repeat_ms`), and returns their
+        `mean`, `median`, `min`, `max`, `std` and `results`, in seconds."""
+        return profiling.time_evaluator(
+            self[func_name],
+            number,
+            repeat,
+            min_repeat_ms,
+            cooldown_interval_ms,
+            repeats_to_cooldown,
+        )
+
+    def profile(self, func_name: str, *args: Any, number: int = 1) -> profiling.ProfileReport:
+        """Where `number` calls of `func_name` on `args` spend their time (after
+        one untimed call): each kernel and packed function called (calls, total
+        time, share) and the host's own work (argument checks, allocation, the
+        call from Python). Runs in a profiled build of the same module (built
+        once, on the first profile, through the compile cache): this module's
+        code has no profiling in it."""
+        return profiling.profile(self._profiled_module(), func_name, args, number)
+
+    def _profiled_module(self) -> CompiledModule:
+        if "profile" in self.manifest:
+            return self
+        if self._profiled is None:
+            if self.profiled_build is None:
+                raise TVMLiteError(
+                    f"{self._where()} was compiled without profiling and tvmlite cannot "
+                    "build it again: profile the module it came from (ex.profile, tvms run "
+                    "FILE.tvms --profile), or export a profiled build (tvms build --profiled, "
+                    "or a build under PassContext(config={'tvmlite.profile': True}))"
+                )
+            self._profiled = self.profiled_build()
+        return self._profiled
 
     @property
     def total_ms(self) -> float:

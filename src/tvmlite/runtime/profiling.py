@@ -6,23 +6,30 @@ first, untimed, then `repeat` measurements, each the mean time of `number`
 consecutive calls, `number` grown until a measurement lasts `min_repeat_ms`. The
 result holds the measurements in seconds and their statistics.
 
-`module.profile("main", *args)` (the name of TVM's former VM profiler) runs the
-function once in a build whose host code times every kernel call
-(`lowering/codegen/llvm_profile.py`) and reports each kernel and what the host did
-around them: calls, total time, share of the whole. Only that build pays for the
-clock: the module a user calls is compiled without it.
+`module.profile("main", *args, number=1)` (the name of TVM's former VM profiler)
+calls the function once untimed, then `number` times in a build whose host code
+times every kernel and packed call (`lowering/codegen/llvm_profile.py`), and
+reports each kernel, each packed function and what the host did around them:
+calls, total time, share of the whole. Only that build pays for the clock: the
+module a user calls is compiled without it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.diagnostics import TVMLiteError
+from tvmlite.runtime.abi import PROFILE_COUNTERS, with_prefix
+from tvmlite.runtime.kernels import PrimFuncKernel
+
+if TYPE_CHECKING:
+    from tvmlite.runtime.module import CompiledModule
 
 # TVM's rule for the next `number` when a measurement was too short.
 _GOLDEN_RATIO = 1.618
@@ -76,7 +83,8 @@ class BenchmarkResult:
 
 def _count(value: Any, name: str, least: int) -> int:
     if type(value) is not int or value < least:
-        raise TVMLiteError(f"time_evaluator: {name} must be an int >= {least}, got {value!r}")
+        where = "" if ":" in name else "time_evaluator: "
+        raise TVMLiteError(f"{where}{name} must be an int >= {least}, got {value!r}")
     return value
 
 
@@ -107,10 +115,12 @@ def time_evaluator(
         clock = time.perf_counter
         calls, results = number, []
         for k in range(repeat):
-            elapsed = 0.0
+            elapsed = -1.0
             while True:
                 if elapsed > 0.0:  # too short: TVM's next count
                     calls = max(int(least / (elapsed / calls)) + 1, int(calls * _GOLDEN_RATIO))
+                elif elapsed == 0.0:  # below the clock's resolution
+                    calls *= 2
                 start = clock()
                 for _ in range(calls):
                     function(*args)
@@ -140,10 +150,11 @@ class ProfileRow:
 
 @dataclass(frozen=True)
 class ProfileReport:
-    """Where the time of one call went, most expensive first; `total` is the
-    call's own time, measured around it."""
+    """Where the time of `number` calls of `function` went, most expensive first;
+    `total` is the time of the calls, measured around them from Python."""
 
     function: str
+    number: int
     rows: tuple[ProfileRow, ...]
     total: float
 
@@ -156,34 +167,61 @@ class ProfileReport:
                 f"{r.name:<{width}}  {r.kind:<6}  {r.calls:>6}  {r.seconds * 1e3:>11.4f}  "
                 f"{r.share:>6.1%}"
             )
-        lines.append(f"{'total':<{width}}  {'':<6}  {1:>6}  {self.total * 1e3:>11.4f}  {1:>6.1%}")
-        return "\n".join(lines) + "\n"
+        total = f"{self.total * 1e3:>11.4f}"
+        lines.append(f"{'total':<{width}}  {'':<6}  {self.number:>6}  {total}  {1:>6.1%}")
+        calls = "1 call" if self.number == 1 else f"{self.number} calls"
+        return f"{self.function}: {calls}\n" + "\n".join(lines) + "\n"
 
     def json(self) -> str:
-        """The report as JSON: the function, the total and one object per row."""
+        """The report as JSON: the function, the number of calls, their total time
+        and one object per row."""
         rows = [r.__dict__ for r in self.rows]
-        return json.dumps({"function": self.function, "total": self.total, "rows": rows})
+        whole = {"function": self.function, "number": self.number, "total": self.total}
+        return json.dumps({**whole, "rows": rows})
 
     def __str__(self) -> str:
         return self.table()
 
 
+def profile(module: CompiledModule, name: str, args: Sequence[Any], number: int) -> ProfileReport:
+    """`number` calls of `name` in `module` (a profiled build: its manifest lists
+    the counters), after an untimed call that warms what a first call prepares."""
+    number = _count(number, "profile: number", 1)
+    fn = module[name]
+    fn(*args)
+    counters = None
+    if not isinstance(fn, PrimFuncKernel):  # a kernel called from Python is the whole call
+        rows = module.manifest["profile"]
+        address = module.image.address(with_prefix(PROFILE_COUNTERS, module.prefix))
+        counters = (ctypes.c_int64 * (2 * len(rows))).from_address(address)
+        ctypes.memset(counters, 0, ctypes.sizeof(counters))
+    start = time.perf_counter()
+    for _ in range(number):
+        fn(*args)
+    total = time.perf_counter() - start
+    if counters is None:
+        return make_report(name, number, total, [(name, "kernel", number, round(total * 1e9))])
+    values = list(counters)
+    found = [(n, kind, values[2 * k], values[2 * k + 1]) for k, (n, kind) in enumerate(rows)]
+    return make_report(name, number, total, found)
+
+
 def make_report(
-    function: str, total: float, counters: Sequence[tuple[str, str, int, int]]
+    function: str, number: int, total: float, counters: Sequence[tuple[str, str, int, int]]
 ) -> ProfileReport:
-    """The report of one call that took `total` seconds, from the counters the
-    profiled code kept: (name, kind, calls, nanoseconds) of each kernel and packed
-    function. What the counters do not cover is the host's own time."""
+    """The report of `number` calls that took `total` seconds, from the counters
+    the profiled code kept: (name, kind, calls, nanoseconds) of each kernel and
+    packed function. What the counters do not cover is the host's own time."""
     rows = [
         ProfileRow(name, kind, calls, nanos / 1e9, 0.0)
         for name, kind, calls, nanos in counters
         if calls
     ]
     timed = sum(r.seconds for r in rows)
-    rows.append(ProfileRow("host", "host", 1, max(total - timed, 0.0), 0.0))
+    rows.append(ProfileRow("host", "host", number, max(total - timed, 0.0), 0.0))
     whole = max(total, timed) or 1.0
     ordered = sorted(rows, key=lambda r: r.seconds, reverse=True)
     shared = tuple(
         ProfileRow(r.name, r.kind, r.calls, r.seconds, r.seconds / whole) for r in ordered
     )
-    return ProfileReport(function, shared, max(total, timed))
+    return ProfileReport(function, number, shared, max(total, timed))

@@ -9,12 +9,17 @@ has (docs/abi.md), so a native function pointer registers the same way as a
 Python callable. A Python callable gets a ctypes trampoline that turns its
 arguments into NumPy views, its results into owned blocks, and any exception
 into an error message and status: an exception must never cross the C frames.
-The registry is the process's name table, as TVM's is.
+The registry is the process's name table, as TVM's is. Packed functions
+tvmlite itself provides (`tvmlite.blas.*`, which `-libs=blas` builds call) are
+registered on their first lookup, so a library that calls them loads with no
+extra step.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib
+from _ctypes import CFuncPtr
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +53,9 @@ class PackedFunc:
 
 
 _REGISTRY: dict[str, PackedFunc] = {}
+# Name prefixes of the packed functions tvmlite provides, and the module whose
+# `provide(name)` registers one (compiling it: the compiler is imported then only).
+_PROVIDERS = {"tvmlite.blas.": "tvmlite.lowering.blas.gemm"}
 
 
 def register_func(
@@ -68,10 +76,22 @@ def register_func(
 
 
 def get_global_func(name: str, allow_missing: bool = False) -> PackedFunc | None:
+    """The packed function registered as `name` (one tvmlite provides is
+    registered now); None or an error when there is none."""
     found = _REGISTRY.get(name)
+    if found is None:
+        found = _provided(name)
     if found is None and not allow_missing:
         raise TVMLiteError(f"no packed function named '{name}' is registered")
     return found
+
+
+def _provided(name: str) -> PackedFunc | None:
+    for prefix, module in _PROVIDERS.items():
+        if name.startswith(prefix):
+            importlib.import_module(module).provide(name)
+            return _REGISTRY.get(name)
+    return None
 
 
 def remove_global_func(name: str) -> None:
@@ -85,7 +105,7 @@ def list_global_func_names() -> list[str]:
 def _make_packed(name: str, func: Any) -> PackedFunc:
     if isinstance(func, int):
         return PackedFunc(name, func, func, None)
-    if isinstance(func, ctypes._CFuncPtr):  # a native function: call it directly
+    if isinstance(func, CFuncPtr):  # a native function: call it directly
         return PackedFunc(name, ctypes.cast(func, ctypes.c_void_p).value or 0, func, func)
     if not callable(func):
         raise TVMLiteError(f"packed function '{name}' must be callable, got {type(func).__name__}")
