@@ -164,7 +164,7 @@ def _stub(module: ir.Module, symbol: str, spec: fc.WrapperSpec, body: ir.Functio
 def _shared(module: ir.Module, body: ir.Function) -> None:
     """`tvmlite_fastcall`, the wrapper of every function of a large module. Its
     `self` is the tuple (fallback, capsule of the function's record[, convert])
-    (`fastcall.FastCall`); its DLTensors get room as the record says."""
+    (`fastcall.fast_builtin`); its DLTensors get room as the record says."""
     _claim(module, SHARED_FASTCALL)
     fn = ir.Function(module, WRAPPER_TYPE, SHARED_FASTCALL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))

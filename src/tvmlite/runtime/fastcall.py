@@ -128,7 +128,7 @@ _CAPSULE_NEW = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
 )(("PyCapsule_New", ctypes.pythonapi))
 _NEW_BUILTIN = ctypes.PYFUNCTYPE(
-    ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p
+    ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.py_object
 )(("PyCFunction_NewEx", ctypes.pythonapi))
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 # What the wrappers pass to and compare with (module constants: they live as long
@@ -472,27 +472,48 @@ class PyMethodDef(ctypes.Structure):
     ]
 
 
-class FastCall:
-    """A compiled wrapper turned into a builtin function. Holds the PyMethodDef
-    CPython points to; the builtin's `self` is the tuple (fallback[, convert]),
-    or, for the shared wrapper of a large module (`record` given), (fallback, a
-    capsule of the function's record's address[, convert]); the wrapper hands
-    every result array to `convert` when given. The caller holds the module
-    whose code the wrapper is."""
+def fast_builtin(
+    address: int,
+    fallback: Callable[..., Any],
+    name: str,
+    record: int = 0,
+    convert: Callable[[np.ndarray], Any] | None = None,
+) -> Any:
+    """The compiled wrapper at `address` as a builtin function. Its `self` is the
+    tuple (fallback[, convert]), or, for the shared wrapper of a large module
+    (`record` given), (fallback, a capsule of the function's record's
+    address[, convert]); the wrapper hands every result array to `convert` when
+    given. The caller holds the module whose code the wrapper is."""
+    owner: tuple[Any, ...] = (fallback,)
+    if record:
+        owner += (_CAPSULE_NEW(record, None, None),)
+    if convert is not None:
+        owner += (convert,)
+    definition, at = _method_definition(address, name)
+    return _NEW_BUILTIN(at, owner, definition)
 
-    def __init__(
-        self,
-        address: int,
-        fallback: Callable[..., Any],
-        name: str,
-        record: int = 0,
-        convert: Callable[[np.ndarray], Any] | None = None,
-    ) -> None:
-        self.name = name.encode()
-        self.method = PyMethodDef(self.name, address, METH_FASTCALL, None)
-        owner: tuple[Any, ...] = (fallback,)
-        if record:
-            owner += (_CAPSULE_NEW(record, None, None),)
-        if convert is not None:
-            owner += (convert,)
-        self.function = _NEW_BUILTIN(ctypes.addressof(self.method), owner, None)
+
+def _method_definition(address: int, name: str) -> tuple[bytearray, int]:
+    """A PyMethodDef of the wrapper at `address`, followed by its name, in one
+    bytearray, and where the definition is; the builtin holds the bytearray in
+    its module slot.
+
+    CPython reads a builtin's definition as long as the builtin exists, its
+    deallocation included, and releases the module slot after the last read.
+    The memory must also survive the garbage collector's teardown of a cycle
+    holding the builtin (a callable and its builtin are one): the collector
+    clears the objects of such a cycle one by one, and clearing a ctypes object
+    frees its buffer at once, also while the builtin holding it is still to be
+    freed; the builtin's deallocation would then read freed memory and release
+    whatever was written there since as an object (a segmentation fault in the
+    collector). A bytearray holds no objects: the collector never clears it,
+    and its bytes stay where they are (it is never resized)."""
+    size = ctypes.sizeof(PyMethodDef)
+    text = name.encode() + b"\0"
+    block = bytearray(size + len(text))
+    block[size:] = text
+    at = ctypes.addressof(ctypes.c_char.from_buffer(block))  # (the view is let go here)
+    method = PyMethodDef.from_buffer(block)
+    method.ml_name, method.ml_meth, method.ml_flags = at + size, address, METH_FASTCALL
+    del method  # a view of `block`, which is not resizable while one exists
+    return block, at

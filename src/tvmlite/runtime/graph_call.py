@@ -21,7 +21,7 @@ from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax
 from tvmlite.runtime import dlpack, outputs
 from tvmlite.runtime.abi import ERROR_BYTES, Leaf, leaves
-from tvmlite.runtime.fastcall import FastCall
+from tvmlite.runtime.fastcall import fast_builtin
 from tvmlite.runtime.scalars import describe, scalar_value, shape_values
 
 if TYPE_CHECKING:
@@ -67,7 +67,6 @@ class GraphFunction:
         self._fast_address = fast_address  # the module's wrapper, 0 when none serves
         self._fast_record = fast_record  # its record, when the wrapper is the shared one
         self._fast: Any = None  # the wrapper as a builtin, made on the first call
-        self._fast_owner: Any = None
         self._fast_tried = not fast_address
         # Threads making the first call together must build one wrapper: a second
         # one would replace (and free) the first while another thread runs it.
@@ -112,14 +111,13 @@ class GraphFunction:
         for late registrations."""
         with self._fast_lock:
             if not self._fast_tried:
-                self._fast_owner = FastCall(
+                self._fast = fast_builtin(
                     self._fast_address,
                     self.call_python,
                     self.name,
                     self._fast_record,
                     self.convert,
                 )
-                self._fast = self._fast_owner.function
                 self._fast_tried = True
             return self._fast
 
