@@ -106,8 +106,10 @@ def compile_llvm(code: GeneratedCode) -> JitModule:
     `machine_options`). Host code calls the support helpers, compiled once per
     process before the first module that needs them."""
     with stage("support library (once per process)"):
-        support_library()
-    return JitModule(code.module, code.units, glue=code.glue, constants=code.constants)
+        support = support_library()
+    return JitModule(
+        code.module, code.units, glue=code.glue, constants=code.constants, libraries=(support,)
+    )
 
 
 def link(jit: JitModule, code: GeneratedCode) -> Executable:

@@ -16,9 +16,9 @@ A kernel's module defines the kernel (`tvmlite_<name>`, hidden: a library
 exports entries only) and its internal task functions, and declares the C
 library and the thread pool's launch (`llvm_parallel.py`), which the JIT
 resolves in the process and a library's support object defines. Objects are
-position-independent and reach those functions through the PLT only (no GOT):
-MCJIT links any number of them into one engine, and the system linker puts
-them into a shared library as they are.
+position-independent code of the small code model, reaching those functions
+through the PLT: the JIT links any number of them into one library (`jit.py`),
+and the system linker puts them into a shared library as they are.
 """
 
 from __future__ import annotations

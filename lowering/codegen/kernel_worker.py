@@ -60,10 +60,10 @@ def _free_pass_manager(manager: llvm.ModulePassManager) -> None:
 @functools.cache
 def unit_machine(cpu: str, features: str, speed: int) -> llvm.TargetMachine:
     """The target machine of units: position-independent code of the small code
-    model. Their calls to the C library and the support helpers go through the
-    PLT (the JIT linker makes a stub for each) and their own data is
-    PC-relative: no GOT, which MCJIT cannot give each of several objects of
-    one engine. Only emits objects, so one per machine is shared."""
+    model, what shared libraries are made of. Their calls to the C library and
+    the support helpers go through the PLT (the JIT linker makes a stub and a
+    GOT entry for each, next to the unit: `jit.py`) and their own data is
+    PC-relative. Only emits objects, so one per machine is shared."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()

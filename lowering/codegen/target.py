@@ -103,15 +103,8 @@ def host_target_machine(options: MachineOptions | None = None) -> llvm.TargetMac
 
 @once
 def _shared_machine(options: MachineOptions) -> llvm.TargetMachine:
-    return new_target_machine(options)
-
-
-def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMachine:
-    """Host CPU name and features unless `options` (default: the current ones) say
-    otherwise, O3, position-independent code (objects may end up in a shared
-    library). An MCJIT engine takes ownership of (and frees) the machine it is
-    given, so each engine gets its own from here."""
-    options = current_options() if options is None else options
+    """Host CPU name and features unless `options` say otherwise, O3,
+    position-independent code (objects may end up in a shared library)."""
     cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
@@ -125,13 +118,11 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
 
 @once
 def glue_target_machine(options: MachineOptions) -> llvm.TargetMachine:
-    """A machine as `new_target_machine(options)` makes, but for code generation
+    """A machine as `host_target_machine(options)` is, but for code generation
     without optimization (fast instruction selection and register allocation):
     for glue, thousands of functions of one call each, an object for the JIT
-    only (`jit.py`). Its code is not position-independent: it reaches what it
-    names by absolute address, for a second object in an engine must not have
-    a GOT (the JIT linker resolves GOT-relative references of the first one
-    against it). Only emits objects, so one is shared."""
+    only (`jit.py`), which reaches what it names by absolute address (it is
+    never part of a shared library). Only emits objects, so one is shared."""
     cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
