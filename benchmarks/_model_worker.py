@@ -72,8 +72,13 @@ class TVMLite:
     def compile(self, model: Model, options: dict[str, Any]) -> Call:
         mod = self.tvmlite.parse(model.text, f"{model.name}.tvms")
         target = options.get("target", "llvm")
-        main = self.tvmlite.build(mod, target, options.get("pipeline"), cache=False)["main"]
-        arrays = model.arrays
+        arrays, params = model.arrays, None
+        if options.get("params") == "bound":  # the weights bound at build time
+            num_input, names = options["num_input"], options["param_names"]
+            params = dict(zip(names[num_input:], arrays[num_input:], strict=True))
+            arrays = arrays[:num_input]
+        built = self.tvmlite.build(mod, target, options.get("pipeline"), cache=False, params=params)
+        main = built["main"]
         return lambda: _outputs(main(*arrays))
 
 

@@ -74,10 +74,17 @@ class Remark:
 @dataclass(frozen=True, slots=True)
 class Comments:
     """The comments of one node: `(role, Remark)` pairs in the order of the text.
-    `imports` is set on a file's top node only (see the module docstring)."""
+    `imports` is set on a file's top node only (see the module docstring).
+
+    `declared` is the layout of the text around the node rather than a comment: the
+    free vars declared just above its line (`i = T.int32()` inside a body). The
+    printer declares them there again when that line still holds all their uses:
+    where a text placed a declaration is a choice TVM's printer made with more
+    than the text says (a use in a node it does not print)."""
 
     roles: tuple[tuple[str, Remark], ...] = ()
     imports: tuple[str, ...] | None = None
+    declared: tuple[str, ...] = ()
 
     def get(self, role: str) -> Remark | None:
         for key, remark in self.roles:
@@ -91,22 +98,23 @@ class Comments:
             return self
         old = self.get(role)
         if old is None:
-            return Comments((*self.roles, (role, remark)), self.imports)
+            return dataclasses.replace(self, roles=(*self.roles, (role, remark)))
         roles = tuple((k, old + remark if k == role else r) for k, r in self.roles)
-        return Comments(roles, self.imports)
+        return dataclasses.replace(self, roles=roles)
 
     def replaced(self, role: str, remark: Remark) -> Comments | None:
         """These comments with `role` holding `remark` instead (None when empty)."""
         if not remark.above and remark.trailing is None:
             return self.without(role)
-        return Comments(tuple((k, remark if k == role else r) for k, r in self.roles), self.imports)
+        roles = tuple((k, remark if k == role else r) for k, r in self.roles)
+        return dataclasses.replace(self, roles=roles)
 
     def without(self, *roles: str) -> Comments | None:
         """These comments less `roles` (None when nothing is left)."""
         kept = tuple(pair for pair in self.roles if pair[0] not in roles)
-        if not kept and self.imports is None:
+        if not kept and self.imports is None and not self.declared:
             return None
-        return Comments(kept, self.imports)
+        return dataclasses.replace(self, roles=kept)
 
 
 def add(comments: Comments | None, role: str, more: Remark | None) -> Comments | None:
@@ -124,7 +132,15 @@ def merged(comments: Comments | None, more: Comments | None) -> Comments | None:
         comments = add(comments, role, remark)
     if more.imports is not None:
         comments = dataclasses.replace(comments or Comments(), imports=more.imports)
-    return comments
+    return declaring(comments, more.declared)
+
+
+def declaring(comments: Comments | None, names: tuple[str, ...]) -> Comments | None:
+    """`comments` with the free vars `names` declared above the node's line too."""
+    if not names:
+        return comments
+    base = comments or Comments()
+    return dataclasses.replace(base, declared=(*base.declared, *names))
 
 
 def attached(node: Any, comments: Comments | None) -> Any:
@@ -168,9 +184,9 @@ def carried(lines: tuple[str, ...], comments: Comments | None) -> Comments | Non
         return Comments((("", head),))
     old = comments.get("")
     if old is None:
-        return Comments((("", head), *comments.roles), comments.imports)
+        return dataclasses.replace(comments, roles=(("", head), *comments.roles))
     roles = tuple((k, head + r if k == "" else r) for k, r in comments.roles)
-    return Comments(roles, comments.imports)
+    return dataclasses.replace(comments, roles=roles)
 
 
 def printed_header_off(remark: Remark) -> Remark:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import CLASSIC, TVM027
-from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.dsl.walk import walk
 from tvmlite.grammar.indenter import CLOSING, NEWLINE, OPENING
 
@@ -125,9 +125,11 @@ def tvm027_only(root: Any) -> list[str]:
         if isinstance(node, tir.Bind):
             found.append(f"flat binding of '{node.var.name}' (classic has only lets)")
         elif isinstance(node, tir.Buffer) and (
-            not isinstance(node.layout, DefaultLayout) or node.allocated_addr
+            node.layout != DEFAULT_LAYOUT or node.allocated_addr
         ):
             found.append(f"tirx layout or allocated_addr of buffer '{node.name}'")
+        elif isinstance(node, tir.AttrStmt) and node.key == tir.HINT:
+            found.append("T.hint (a tirx directive)")
         elif isinstance(node, tir.ScopeIdDef):
             found.append(f"tirx scope id T.{node.kind}")
         elif isinstance(node, tir.AllocBuffer) and node.form == "alloc_buffer":
@@ -140,6 +142,11 @@ def tvm027_only(root: Any) -> list[str]:
             found.append("s_tir=True on a function without blocks")
         elif isinstance(node, relax.StringStructInfo):
             found.append("a string struct info (I.StringType(); classic has R.Object)")
+        if isinstance(node, tir.PrimFunc | tir.For | tir.Block | tir.AllocBuffer):
+            pairs = node.attrs if isinstance(node, tir.PrimFunc) else node.annotations
+            for key, value in pairs:
+                if isinstance(value, tir.IntImm) and value.dtype == "bool":
+                    found.append(f"typed bool T.bool(...) of attribute '{key}'")
     return found
 
 

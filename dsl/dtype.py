@@ -77,6 +77,15 @@ def _parse(dtype: str) -> tuple[str, int, int, bool] | None:
     return kind, width, n, valid
 
 
+# TVM 0.27's short names of dtype constructors (`T.f32(0.5)` is `T.float32(0.5)`); TVM
+# prints the full name.
+SHORT_NAMES = {
+    "bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+}  # fmt: skip
+
+
 def is_valid(dtype: str) -> bool:
     info = _parse(dtype)
     return info is not None and info[3]

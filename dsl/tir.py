@@ -354,9 +354,13 @@ class AttrDict:
 class TargetAttr:
     """`T.target({...})` as an attribute value: the target's configuration as
     printed (kind, keys, host, ...); tvmlite builds for its own target and only
-    carries this one."""
+    carries this one. TVM's API also takes a target by name, `T.target("cuda",
+    host="llvm")` (`config` the name, `host` the host's name or configuration); TVM
+    prints the configuration its registry fills in, which tvmlite does not know, so
+    such a target prints as written."""
 
-    config: AttrDict
+    config: AttrDict | str
+    host: AttrDict | str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +418,9 @@ class Bind(Stmt):
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
 
+
+# The key of TVM 0.27's `T.hint(...)` directive (an AttrStmt whose node is an AttrDict).
+HINT = "tirx_hint"
 
 # tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
 SCOPE_IDS = {

@@ -56,11 +56,72 @@ class ComposeLayout:
 class DefaultLayout:
     """The layout a buffer declared without one gets from its context (row-major in
     a tirx function, none in an `s_tir` one or on Trainium's memories); it prints
-    as nothing."""
+    as nothing.
+
+    With `over`, it is the row-major layout of another shape: what a view keeps of
+    the buffer it reshapes (TVM 0.27 gives `A.view(16, 64)` of a `(1024,)` buffer the
+    layout `T.S[1024:1]`), or a compact layout written so (`T.S[64:1]` on an `(8, 8)`
+    buffer). Its elements sit where row-major ones would, and it prints as written."""
+
+    over: tuple[PrimExpr, ...] | None = None
 
 
 Layout = TileLayout | ComposeLayout
 DEFAULT_LAYOUT = DefaultLayout()
+
+
+def inherited(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> Layout | DefaultLayout | None:
+    """The layout a view keeps of a buffer of `shape` laid out by `layout`: its own
+    default layout is the row-major one of `shape`, spelled out."""
+    if layout == DEFAULT_LAYOUT:
+        return DefaultLayout(shape)
+    return layout
+
+
+def settled(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> Layout | DefaultLayout | None:
+    """`layout` for a buffer of `shape`: a row-major layout over that very shape is
+    the default one (`T.S[(4, 4):(4, 1)]` on a `(4, 4)` buffer prints as nothing)."""
+    if isinstance(layout, DefaultLayout) and layout.over is not None:
+        if _same_consts(layout.over, shape):
+            return DEFAULT_LAYOUT
+    return layout
+
+
+def spelled(layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]) -> Layout | None:
+    """The layout as a tile layout would write it (a default one: row-major)."""
+    if isinstance(layout, DefaultLayout):
+        return row_major(shape if layout.over is None else layout.over)
+    return layout
+
+
+def compact_extents(
+    layout: Layout | DefaultLayout | None, shape: tuple[PrimExpr, ...]
+) -> tuple[PrimExpr, ...] | None:
+    """The extents of a tile layout that is row-major over them in memory, with as
+    many elements as `shape` (`T.S[(4, 4):(4, 1)]` or `T.S[16:1]` for a `(16,)`
+    buffer): its elements sit where row-major ones would. None for any other layout."""
+    if not isinstance(layout, TileLayout) or layout.replica or layout.offset:
+        return None
+    extents = tuple(it.extent for it in layout.shard)
+    expected = row_major(extents).shard
+    for it, want in zip(layout.shard, expected, strict=True):
+        if it.axis != MEMORY_AXIS or _const(it.stride) is None:
+            return None
+        if _const(it.stride) != _const(want.stride):
+            return None
+    count = const_elements(extents)
+    return extents if count is not None and count == const_elements(shape) else None
+
+
+def _same_consts(a: tuple[PrimExpr, ...], b: tuple[PrimExpr, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    values = [_const(x) for x in (*a, *b)]
+    return None not in values and values[: len(a)] == values[len(a) :]
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,13 +60,15 @@ def default(target: Target | None = None) -> Pass:
 
 def fast(target: Target | None = None) -> Pass:
     """`build`'s default: the fastest correct build tvmlite knows. Default, with
-    the graph rewrites that make fusion pay first: a matmul reads a transposed
-    operand in place (FuseTransposeMatmul), batch_norm becomes a per-channel
-    multiply-add that fuses after its convolution (DecomposeOpsForInference)."""
+    the graph rewrites that make fusion pay first: a matmul reads a broadcast
+    operand unbroadcast (ElideMatmulBroadcast) and a transposed one in place
+    (FuseTransposeMatmul), batch_norm becomes a per-channel multiply-add that
+    fuses after its convolution (DecomposeOpsForInference)."""
     from tvmlite.lowering.passes import (
         AnnotateTIROpPattern,
         DeadCodeElimination,
         DecomposeOpsForInference,
+        ElideMatmulBroadcast,
         FuseOps,
         FuseTIR,
         FuseTransposeMatmul,
@@ -75,7 +77,12 @@ def fast(target: Target | None = None) -> Pass:
 
     # What the rewrites leave unused (transposes, batch_norm's tuple) goes before
     # FuseOps, for which an extra reader ends a fusion group.
-    rewrites = [FuseTransposeMatmul(), DecomposeOpsForInference(), DeadCodeElimination()]
+    rewrites = [
+        ElideMatmulBroadcast(),
+        FuseTransposeMatmul(),
+        DecomposeOpsForInference(),
+        DeadCodeElimination(),
+    ]
     fusion = [LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DeadCodeElimination()]
     return Sequential([*rewrites, *fusion], name="fast")
 
@@ -138,10 +145,13 @@ def schedule(target: Target) -> Pass:
     function a pass before it (or its author) marked so is left alone. What it
     returns is lowered like any other prim function. It runs the passes each kind
     of `target` registers at "schedule", then DefaultCPUSchedule: kinds schedule
-    first and the default schedule completes what they left."""
-    from tvmlite.lowering.passes import DefaultCPUSchedule
+    first and the default schedule completes what they left; then the weight
+    copies the schedules made are done at build time for constant weights
+    (FoldConstantPacks)."""
+    from tvmlite.lowering.passes import DefaultCPUSchedule, FoldConstantPacks
 
-    return _SchedulePoint([*target.passes_at("schedule"), DefaultCPUSchedule()], name="schedule")
+    passes = [*target.passes_at("schedule"), DefaultCPUSchedule(), FoldConstantPacks()]
+    return _SchedulePoint(passes, name="schedule")
 
 
 class _SchedulePoint(Sequential):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError, did_you_mean
+from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
 
@@ -105,6 +106,19 @@ def get_target_kind(name: str) -> TargetKind:
             f"unsupported target '{name}': no such target kind{hint} (known: {known})"
         )
     return kind
+
+
+def kind_of(tag: object) -> str | None:
+    """The target kind a function's `target` attribute names: `"llvm -mcpu=..."`, a
+    `T.target({"kind": "cuda", ...})` or `T.target("cuda")`; None when it names none."""
+    if isinstance(tag, tir.TargetAttr):
+        if isinstance(tag.config, str):
+            return tag.config.split()[0] if tag.config.split() else None
+        kind = dict(tag.config.items).get("kind")
+        return kind if isinstance(kind, str) else None
+    if isinstance(tag, str) and tag.split():
+        return tag.split()[0]
+    return None
 
 
 def list_target_kinds() -> list[str]:
@@ -327,8 +341,7 @@ def _run_tir_to_runtime(mod: IRModule, target: Target) -> IRModule:
     assigned: dict[str, dict[str, Any]] = {}
     for name, f in mod.functions.items():
         if isinstance(f, tir.PrimFunc):
-            tag = f.attr("target")
-            kind_name = str(tag).split()[0] if tag else target.kind
+            kind_name = kind_of(f.attr("target")) or target.kind
             assigned.setdefault(kind_name, {})[name] = f
     for kind_name, funcs in assigned.items():
         kind = get_target_kind(kind_name)

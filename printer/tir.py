@@ -130,9 +130,7 @@ class TIRPrinter:
             top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
-        self.stmts.exprs.scalar_names = self.modern and not (
-            func.s_tir or contains_block(func.body)
-        )
+        self.stmts.exprs.s_tir = func.s_tir or contains_block(func.body)
         matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
+from tvmlite.dsl.index_map import IndexMap
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT
 from tvmlite.printer.literals import (
     dtype_text,
     float_text,
@@ -67,6 +69,10 @@ DTYPE_FIRST = frozenset(
         "max_value",
         "min_value",
         "infinity",
+        "vectorcombine",
+        "get_active_lane_mask",
+        "masked_load",
+        "dp4a",
     }
 )
 
@@ -216,8 +222,9 @@ class ExprPrinter:
         self.relax_context = False
         self.inline: dict[int, str] = {}  # var id -> text such as `A.data`
         self.data_owner: dict[int, tir.Buffer] = {}  # data var id -> the buffer it is `.data` of
-        # 0.27 functions without blocks name the one element of a `(1,)` buffer bare
-        self.scalar_names = False
+        # the function prints with `s_tir=True`: a buffer declared there without a
+        # layout has none (elsewhere, the row-major one)
+        self.s_tir = False
         self.module_name = "Module"  # the class a call to a module function names
         self.declare: Callable[[tir.Var], str] | None = None
         # a buffer used before any declaration; the statement printer declares it
@@ -326,6 +333,10 @@ class ExprPrinter:
             return f"{wrap(a, prec)} {op} {wrap(b, prec, True)}", prec
         if e.op == "bitwise_not" and len(e.args) == 1:
             return "~" + wrap(self.doc(e.args[0]), UNARY), UNARY
+        if e.op == "buffer_data" and len(e.args) == 1 and isinstance(e.args[0], tir.BufferRegion):
+            buffer = e.args[0].buffer  # a view's `V.data` (dsl/parse/tir/expr.py: data_of)
+            source = ".source" if self.bare_scalar(buffer) else ""
+            return f"{self.buffer_name(buffer)}{source}.data", ATOM
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`
@@ -353,8 +364,11 @@ class ExprPrinter:
 
     def bare_scalar(self, buffer: tir.Buffer) -> bool:
         """Whether the buffer's bare name is its one element: then 0.27 names the buffer
-        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`)."""
-        return self.scalar_names and tir.is_scalar_buffer(buffer)
+        itself `acc.source` (`acc.source.data`, a region `acc.source[0]`). TVM 0.27 does
+        so for a `(1,)` buffer that has a layout."""
+        if not (self.modern and tir.is_scalar_buffer(buffer)) or buffer.layout is None:
+            return False
+        return not (self.s_tir and buffer.layout == DEFAULT_LAYOUT)
 
     def scalar_access(self, buffer: tir.Buffer, indices: tuple[tir.PrimExpr, ...]) -> bool:
         """Whether `buffer[indices]` prints as the bare name (`acc`, not `acc[0]`)."""
@@ -436,11 +450,27 @@ class ExprPrinter:
             return self.dict_text(tuple(v.items()))
         if isinstance(v, tir.AttrDict):
             return self.dict_text(v.items)
+        if isinstance(v, IndexMap):  # a tile select's predicate, `lambda i: i < 2`
+            return self.predicate_text(v)
+        if isinstance(v, relax.Op):  # an operator as a value (a tile reduction's)
+            return f"I.Op({string_text(v.name)})"
         if isinstance(v, tir.TargetAttr):
-            return f"T.target({self.dict_text(v.config.items)})"
+            host = "" if v.host is None else f", host={self.target_text(v.host)}"
+            return f"T.target({self.target_text(v.config)}{host})"
         if isinstance(v, list | tuple):
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return string_text(str(v))
+
+    def predicate_text(self, m: IndexMap) -> str:
+        self.names.push()
+        try:
+            params = ", ".join(self.names.define(v, v.name) for v in m.initial_indices)
+            return f"lambda {params}: {self.text(m.final_indices[0])}"
+        finally:
+            self.names.pop()
+
+    def target_text(self, spec: tir.AttrDict | str) -> str:
+        return string_text(spec) if isinstance(spec, str) else self.dict_text(spec.items)
 
     def dict_text(self, items: tuple[tuple[Any, Any], ...]) -> str:
         """`{"k": v}` with keys sorted, as TVM prints Map attributes."""

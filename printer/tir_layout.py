@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tvmlite.dsl import tir
-from tvmlite.dsl.tir_layout import MEMORY_AXIS, ComposeLayout, DefaultLayout, LayoutIter, TileLayout
+from tvmlite.dsl.tir_layout import (
+    DEFAULT_LAYOUT,
+    MEMORY_AXIS,
+    ComposeLayout,
+    LayoutIter,
+    TileLayout,
+    spelled,
+)
 
 Text = Callable[[tir.PrimExpr], str]
 
@@ -14,8 +21,8 @@ Text = Callable[[tir.PrimExpr], str]
 def layout_kwargs(buffer: tir.Buffer, text: Text) -> list[str]:
     """The `layout=` / `allocated_addr=` keywords a declaration of `buffer` needs."""
     kwargs = []
-    if not isinstance(buffer.layout, DefaultLayout):
-        kwargs.append(f"layout={layout_text(buffer.layout, text)}")
+    if buffer.layout != DEFAULT_LAYOUT:
+        kwargs.append(f"layout={layout_text(spelled(buffer.layout, buffer.shape), text)}")
     addr = buffer.allocated_addr
     if len(addr) == 1:
         kwargs.append(f"allocated_addr={text(addr[0])}")

@@ -9,15 +9,19 @@ current frame, so its line lands just before the statement, as in TVM."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.comments import Comments
-from tvmlite.dsl.tir_layout import DefaultLayout
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, row_major
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
+    BITWISE,
     ExprPrinter,
     int_const,
     iter_vars_of,
@@ -61,7 +65,7 @@ def is_plain_scalar(buffer: tir.Buffer) -> bool:
         and plain
         and buffer.scope == "local"
         and buffer.elem_offset is None
-        and isinstance(buffer.layout, DefaultLayout)
+        and buffer.layout in (DEFAULT_LAYOUT, row_major(buffer.shape))
         and buffer.data.pointee == (buffer.dtype, "local")
     )
 
@@ -96,6 +100,18 @@ def is_true(e: tir.PrimExpr) -> bool:
     return isinstance(e, tir.IntImm) and e.value == 1
 
 
+@dataclass(slots=True)
+class Printing:
+    """A statement being printed: the frame its lines go to (`frames - 1`), from line
+    `start` on, its naming depth, and how many lines were put above it."""
+
+    stmt: tir.Stmt
+    frames: int
+    depth: int | None
+    start: int
+    placed: int = 0
+
+
 class StmtPrinter:
     """Prints TIR statements into frames of lines; holds the expression printer
     (`exprs`) and declares, in the current frame, the vars and buffers it meets
@@ -117,23 +133,37 @@ class StmtPrinter:
         self.declared: set[str] = set()
         # the statements being printed, outermost first: (id, frame count when it began,
         # naming depth); and where each free var or buffer is declared (see tir_free)
-        self.printing: list[tuple[int, int, int]] = []
+        self.printing: list[Printing] = []
         self.root: tir.Stmt | None = None
         self.homes: dict[int, int] | None = None
 
     # ------------------------------------------------------------ frames
 
     def emit(
-        self, line: str, comments: Comments | None = None, name: str = "", frame: int = -1
+        self,
+        line: str,
+        comments: Comments | None = None,
+        name: str = "",
+        above: Printing | None = None,
     ) -> None:
-        """Add a line to the current frame (or `frame`), with the comments of its role."""
-        lines = self.frames[frame]
+        """Add a line to the current frame, with the comments of its role; or put it
+        `above` a statement being printed (a declaration: after those put there)."""
+        lines = []
         found = None if comments is None else role(comments, name)
         if found is not None:
             lines.extend(found.above)
             if found.trailing is not None:
                 line = f"{line}  {found.trailing}"
         lines.append(line)
+        if above is None:
+            self.frames[-1].extend(lines)
+            return
+        # above the statement printed in that frame now (TVM puts a declaration before
+        # the statement it is making, in the frame it chose)
+        current = next(p for p in reversed(self.printing) if p.frames == above.frames)
+        at = current.start + current.placed
+        self.frames[current.frames - 1][at:at] = lines
+        current.placed += len(lines)
 
     def body(self, stmt: tir.Stmt | None) -> list[str]:
         """Lines of `stmt` printed in a fresh frame (its own naming scope)."""
@@ -151,95 +181,108 @@ class StmtPrinter:
         return self.frames.pop()
 
     def declare_var(self, var: tir.Var) -> str:
-        frame, depth = self.home(var)
-        name = self.names.define(var, var.name, depth)
-        self.emit_declaration(f"{name} = {type_text(var)}()", var, frame)
+        home = self.home(var)
+        name = self.names.define(var, var.name, None if home is None else home.depth)
+        self.emit_declaration(f"{name} = {type_text(var)}()", var, home)
         return name
 
-    def emit_declaration(self, line: str, var: tir.Var, frame: int = -1) -> None:
+    def emit_declaration(self, line: str, var: tir.Var, above: Printing | None = None) -> None:
         """`n = T.int32()`, with the comments of the function-level line that
         declared the var, the first time it is printed."""
         role_name = f"decl:{var.name}"
         comments = None if role_name in self.declared else self.func_comments
         self.declared.add(role_name)
-        self.emit(line, comments, role_name, frame)
+        self.emit(line, comments, role_name, above)
 
     def undefined_buffer(self, buffer: tir.Buffer) -> str:
-        frame, depth = self.home(buffer)
-        name = self.names.define(buffer, buffer.name, depth)
-        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}", frame=frame)
+        home = self.home(buffer)
+        name = self.names.define(buffer, buffer.name, None if home is None else home.depth)
+        self.emit(f"{name} = {self.buffer_decl(buffer, 'T.Buffer', [])}", above=home)
         return name
 
-    def home(self, obj: tir.Var | tir.Buffer) -> tuple[int, int | None]:
-        """(frame, naming depth) where a free var or buffer is declared: those of the
-        innermost statement being printed that holds all its uses, else the current."""
+    def home(self, obj: tir.Var | tir.Buffer) -> Printing | None:
+        """The statement being printed above which a free var or buffer is declared:
+        the innermost that holds all its uses, or one further out above which the
+        text declared the var (`Comments.declared`); None: the current frame."""
         if not self.printing:
-            return -1, None
+            return None
         if self.root is not None and self.homes is None:
             self.homes = use_homes(self.root)
         found = None if self.homes is None else self.homes.get(id(obj))
-        for stmt_id, frames, depth in reversed(self.printing):
-            if stmt_id == found:
-                return frames - 1, depth
-        return -1, None
+        for k in range(len(self.printing) - 1, -1, -1):
+            if id(self.printing[k].stmt) != found:
+                continue
+            for outer in reversed(self.printing[: k + 1]):
+                comments = outer.stmt.comments
+                if isinstance(obj, tir.Var) and comments and obj.name in comments.declared:
+                    return outer
+            return self.printing[k]
+        return None
 
     def stmt(self, s: tir.Stmt) -> None:
         if not self.printing:  # a new body: its free vars and buffers are found on demand
             self.root, self.homes = s, None
-        self.printing.append((id(s), len(self.frames), self.names.depth))
-        try:
+        with self.printing_of(s):
             getattr(self, "visit_" + type(s).__name__)(s)
-        finally:
-            self.printing.pop()
         if s.comments is not None:
             self.frames[-1].extend(after_lines(s.comments))
+
+    @contextmanager
+    def printing_of(self, s: tir.Stmt) -> Iterator[None]:
+        """`s` on the stack of statements being printed while its lines are made."""
+        self.printing.append(Printing(s, len(self.frames), self.names.depth, len(self.frames[-1])))
+        try:
+            yield
+        finally:
+            self.printing.pop()
 
     # ------------------------------------------------------------ simple statements
 
     def visit_SeqStmt(self, s: tir.SeqStmt) -> None:
-        skip = 0
-        for i, item in enumerate(s.seq):
-            if skip:
-                skip -= 1
-                continue
-            last = i == len(s.seq) - 1
-            if self.modern and is_dict_attr(item) and item.body is None:
-                # consecutive flat `T.attr({...})` print as one dict, as TVM does
-                group = [item]
-                for later in s.seq[i + 1 :]:
-                    if not (is_dict_attr(later) and later.body is None and later.comments is None):
-                        break
-                    group.append(later)
-                skip = len(group) - 1
-                self.emit(self.dict_attr(group), item.comments)
-                continue
-            if not self.modern and isinstance(item, tir.AttrStmt) and item.body is None:
-                # classic has no flat attr: the rest of the sequence becomes its body
-                rest = s.seq[i + 1 :]
-                body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
-                self.stmt(dataclasses.replace(item, body=body))
-                return
-            if self.mutable_scalar(item, s.seq[i + 1 :]):
-                skip = 1
-                init = s.seq[i + 1]
-                assert isinstance(item, tir.AllocBuffer) and isinstance(init, tir.BufferStore)
-                value = self.exprs.text(init.value)
-                name = self.names.define(item.buffer, item.buffer.name)
-                line = f"{name}: T.{dtype_text(item.buffer.dtype)} = {value}"
-                self.emit(line, item.comments)
-                continue
-            if isinstance(item, tir.LetStmt):
-                self.visit_LetStmt(item, concise=last)
-                self.frames[-1].extend(after_lines(item.comments))
-            elif isinstance(item, tir.AttrStmt):  # TVM never launches a thread flat here
-                self.visit_AttrStmt(item, concise=False)
-            else:
-                self.stmt(item)
+        i = 0
+        while i < len(s.seq):
+            with self.printing_of(s.seq[i]):  # a free var's declaration may go above it
+                i += self.seq_item(s.seq, i)
+
+    def seq_item(self, seq: tuple[tir.Stmt, ...], i: int) -> int:
+        """Print `seq[i]`, with the items after it that print as one with it; returns
+        how many items were printed."""
+        item, rest = seq[i], seq[i + 1 :]
+        if self.modern and is_dict_attr(item) and item.body is None:
+            # consecutive flat `T.attr({...})` print as one dict, as TVM does
+            group = [item]
+            for later in rest:
+                if not (is_dict_attr(later) and later.body is None and later.comments is None):
+                    break
+                group.append(later)
+            self.emit(self.dict_attr(group), item.comments)
+            return len(group)
+        if not self.modern and isinstance(item, tir.AttrStmt) and item.body is None:
+            # classic has no flat attr: the rest of the sequence becomes its body
+            body = rest[0] if len(rest) == 1 else tir.SeqStmt(rest) if rest else None
+            self.stmt(dataclasses.replace(item, body=body))
+            return len(seq) - i
+        if self.mutable_scalar(item, rest):
+            init = rest[0]
+            assert isinstance(item, tir.AllocBuffer) and isinstance(init, tir.BufferStore)
+            value = self.exprs.text(init.value)
+            name = self.names.define(item.buffer, item.buffer.name)
+            line = f"{name}: T.{dtype_text(item.buffer.dtype)} = {value}"
+            self.emit(line, item.comments)
+            return 2
+        if isinstance(item, tir.LetStmt):
+            self.visit_LetStmt(item, concise=not rest)
+            self.frames[-1].extend(after_lines(item.comments))
+        elif isinstance(item, tir.AttrStmt):  # TVM never launches a thread flat here
+            self.visit_AttrStmt(item, concise=False)
+        else:
+            self.stmt(item)
+        return 1
 
     def mutable_scalar(self, s: tir.Stmt, rest: tuple[tir.Stmt, ...]) -> bool:
         """`x: T.float32 = v`, as 0.27 prints a local scalar's allocation and first store,
-        for the mutable scalar the parser makes of it: one stored to again after."""
-        if not (isinstance(s, tir.AllocBuffer) and self.exprs.scalar_names and rest):
+        for the scalar buffer the parser makes of it."""
+        if not (isinstance(s, tir.AllocBuffer) and self.exprs.bare_scalar(s.buffer) and rest):
             return False
         if s.form != "alloc_local" or s.annotations or not is_plain_scalar(s.buffer):
             return False
@@ -248,7 +291,12 @@ class StmtPrinter:
             return False
         if init.comments is not None or not self.exprs.scalar_access(init.buffer, init.indices):
             return False
-        return any(isinstance(n, tir.BufferStore) and n.buffer is s.buffer for n in walk(rest[1:]))
+        # the parser reads `x: T.f32 = v` as this buffer when x is stored to again, or
+        # named as a buffer (`T.reads(x.source[0])`); else it is an immutable Bind
+        return any(
+            isinstance(n, tir.BufferStore | tir.BufferRegion) and n.buffer is s.buffer
+            for n in walk(rest[1:])
+        )
 
     def visit_BufferStore(self, s: tir.BufferStore) -> None:
         target = self.exprs.buffer_name(s.buffer)
@@ -258,7 +306,13 @@ class StmtPrinter:
 
     def visit_Evaluate(self, s: tir.Evaluate) -> None:
         value = self.exprs.text(s.value)
-        self.emit(value if isinstance(s.value, tir.Call) else f"T.evaluate({value})", s.comments)
+        self.emit(value if self.bare_call(s.value) else f"T.evaluate({value})", s.comments)
+
+    def bare_call(self, e: tir.PrimExpr) -> bool:
+        """Whether an evaluated expression prints without `T.evaluate`: a call, but not
+        one 0.27 writes as an operator (`n & m` is a node of its own there)."""
+        operator = e.op in BITWISE or e.op == "bitwise_not" if isinstance(e, tir.Call) else False
+        return isinstance(e, tir.Call) and not (self.modern and operator)
 
     def visit_Return(self, s: tir.Return) -> None:
         value = self.exprs.text(s.value)
@@ -329,6 +383,9 @@ class StmtPrinter:
         if isinstance(s.node, tir.IterVar) and s.body is not None:
             self.launch_thread(s, s.node, concise)
             return
+        if s.key == tir.HINT and isinstance(s.node, tir.AttrDict):
+            self.hint(s, concise)
+            return
         node = self.attr_node(s.node)
         value = self.exprs.text(s.value)
         head = f"T.attr({node}, {string_text(s.key)}, {value})"
@@ -345,6 +402,23 @@ class StmtPrinter:
                 return
         if s.body is None:
             self.emit(head, s.comments)
+            return
+        self.emit(f"with {head}:", s.comments)
+        self.frames[-1].extend(indent(self.body(s.body)))
+
+    def hint(self, s: tir.AttrStmt, concise: bool) -> None:
+        """`T.hint("message", k=v)`: flat as the whole body of its parent (or with no
+        body), `with T.hint(...):` inside a sequence, as TVM prints it."""
+        assert isinstance(s.node, tir.AttrDict)
+        args = [
+            string_text(v) if k == "message" else f"{k}={self.exprs.value_text(v)}"
+            for k, v in s.node.items
+        ]
+        head = f"T.hint({', '.join(args)})"
+        if s.body is None or concise:
+            self.emit(head, s.comments)
+            if s.body is not None:
+                self.stmt(s.body)
             return
         self.emit(f"with {head}:", s.comments)
         self.frames[-1].extend(indent(self.body(s.body)))
@@ -414,7 +488,7 @@ class StmtPrinter:
         view = view_text(self.exprs, s.buffer, owner) if declared and owner else None
         name = self.names.define(s.buffer, s.buffer.name)
         scalar = s.form == "alloc_local" and not s.annotations and is_plain_scalar(s.buffer)
-        if self.exprs.scalar_names and scalar:
+        if scalar and self.exprs.bare_scalar(s.buffer):
             self.emit(f"{name}: T.{dtype_text(s.buffer.dtype)}", s.comments)  # `acc: T.float32`
             return
         notes = [f"annotations={self.exprs.dict_text(s.annotations)}"] if s.annotations else []

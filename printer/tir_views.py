@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_layout import (
-    DefaultLayout,
+    DEFAULT_LAYOUT,
     const_elements,
+    inherited,
     per_thread_storage,
     row_major,
+    settled,
+    spelled,
     thread_distributed,
 )
 from tvmlite.printer.literals import dtype_text, string_text
@@ -42,16 +45,17 @@ def view_text(exprs: ExprPrinter, buffer: tir.Buffer, owner: tir.Buffer) -> str 
         return None
     source = exprs.buffer_name(owner)
     if same_shape:  # a dtype view has the default layout
-        if not isinstance(buffer.layout, DefaultLayout):
+        if buffer.layout != DEFAULT_LAYOUT:
             return None
         return f"{source}.view({string_text(buffer.dtype)})"
     if len({d.dtype for d in (*buffer.shape, *owner.shape)}) > 1:
         return None  # TVM views only within one index dtype
     args = [exprs.text(d) for d in buffer.shape]
-    if buffer.layout != owner.layout:  # a shape view keeps its owner's layout
-        if buffer.layout is None or isinstance(buffer.layout, DefaultLayout):
+    kept = settled(inherited(owner.layout, owner.shape), buffer.shape)
+    if buffer.layout != kept:  # a shape view keeps its owner's layout
+        if buffer.layout is None or kept is None:
             return None
-        args.append(f"layout={layout_text(buffer.layout, exprs.text)}")
+        args.append(f"layout={layout_text(spelled(buffer.layout, buffer.shape), exprs.text)}")
     return f"{source}.view({', '.join(args)})"
 
 
@@ -69,14 +73,14 @@ def _local_text(exprs: ExprPrinter, buffer: tir.Buffer, owner: tir.Buffer) -> st
         return None
     source = exprs.buffer_name(owner)
     dims = [exprs.text(d) for d in buffer.shape]
-    if isinstance(buffer.layout, DefaultLayout):
+    if buffer.layout == DEFAULT_LAYOUT:
         if _is_extent(buffer.shape, storage.span):
             return f"{source}.local()"
         if const_elements(buffer.shape) == storage.span:
             return f"{source}.local({', '.join(dims)})"
         layout = layout_text(row_major(buffer.shape), exprs.text)
     else:
-        layout = layout_text(buffer.layout, exprs.text)
+        layout = layout_text(spelled(buffer.layout, buffer.shape), exprs.text)
         if _is_extent(buffer.shape, storage.size):
             return f"{source}.local(layout={layout})"
     return f"{source}.local({', '.join(dims)}, layout={layout})"
@@ -99,7 +103,7 @@ def scalar_text(exprs: ExprPrinter, buffer: tir.Buffer, data: str) -> str | None
     buffer declared over storage that is already named (`data`), where its bare name is
     its element; None otherwise."""
     plain = not (buffer.strides or buffer.offset_factor or buffer.allocated_addr)
-    if not (plain and exprs.bare_scalar(buffer) and isinstance(buffer.layout, DefaultLayout)):
+    if not (plain and exprs.bare_scalar(buffer) and buffer.layout == DEFAULT_LAYOUT):
         return None
     offset = exprs.text(buffer.elem_offset) if buffer.elem_offset is not None else "0"
     dtype, scope = f"T.{dtype_text(buffer.dtype)}", string_text(buffer.scope)

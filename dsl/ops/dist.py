@@ -11,8 +11,9 @@ through ordinary operators; tvmlite does not, so such a binding states its
 from __future__ import annotations
 
 from tvmlite.dsl import relax
+from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.calls import call_tir_op
-from tvmlite.dsl.ops.context import InferCtx, like
+from tvmlite.dsl.ops.context import InferCtx, known_shape, like, tensor_sinfo
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 from tvmlite.dsl.ops.unary import infer_identity
@@ -62,3 +63,49 @@ def infer_replica_to_shard(ctx: InferCtx) -> relax.StructInfo:
 )
 def infer_allreduce(ctx: InferCtx) -> relax.StructInfo:
     return like(ctx.tensor(0))
+
+
+def _workers(ctx: InferCtx) -> int:
+    workers = ctx.attr("num_workers")
+    if workers <= 0:
+        ctx.fail(f"num_workers must be positive, got {workers}")
+    return workers
+
+
+@define(
+    "relax.ccl.allgather",
+    (ArgDef("x"),),
+    (AttrDef("num_workers", kind="int"), AttrDef("in_group", True, "bool")),
+    K.kOpaque,
+)
+def infer_allgather(ctx: InferCtx) -> relax.StructInfo:
+    """Every worker's tensor, stacked along the first axis: `num_workers` times as long."""
+    x, workers = ctx.tensor(0), _workers(ctx)
+    shape = known_shape(x)
+    if not shape:
+        return like(x)
+    return tensor_sinfo((sa.mul(shape[0], sa.const(workers)), *shape[1:]), x.dtype)
+
+
+register(OpDef("relax.ccl.broadcast_from_worker0", (ArgDef("x"),), (), K.kOpaque, infer_identity))
+
+
+@define(
+    "relax.ccl.scatter_from_worker0",
+    (ArgDef("x"),),
+    (AttrDef("num_workers", kind="int"), AttrDef("axis", 0, "int")),
+    K.kOpaque,
+)
+def infer_scatter(ctx: InferCtx) -> relax.StructInfo:
+    """One worker's part: `axis` split into `num_workers` (TVM refuses an uneven split)."""
+    x, workers = ctx.tensor(0), _workers(ctx)
+    shape = known_shape(x)
+    if shape is None:
+        return like(x)
+    axis = ctx.axis(ctx.attr("axis"), len(shape))
+    extent = sa.as_int(shape[axis])
+    if extent is not None and extent % workers:
+        ctx.fail(f"axis {axis} of extent {extent} does not split into {workers} workers")
+    parts = list(shape)
+    parts[axis] = sa.floordiv(shape[axis], sa.const(workers))
+    return tensor_sinfo(tuple(parts), x.dtype)

@@ -1,6 +1,6 @@
-"""Gradient operators (`R.grad.*`) that TVM's training passes emit: checkpoint
-marks (identities) and the backward operators (of nll_loss, take, max/avg_pool2d)
-whose result has the shape of the forward input they differentiate."""
+"""Gradient operators (`R.grad.*`) that TVM's training passes emit: checkpoint and
+no-gradient marks (identities) and the backward operators (of nll_loss, take,
+max/avg_pool2d) whose result has the shape of the forward input they differentiate."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tvmlite.dsl.ops.registry import ArgDef, AttrDef, OpDef, define, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 from tvmlite.dsl.ops.unary import infer_identity
 
-for _mark in ("relax.grad.start_checkpoint", "relax.grad.end_checkpoint"):
+for _mark in ("relax.grad.start_checkpoint", "relax.grad.end_checkpoint", "relax.grad.no_grad"):
     register(OpDef(_mark, (ArgDef("input"),), (), K.kOpaque, infer_identity))
 
 

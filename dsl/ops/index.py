@@ -12,7 +12,7 @@ from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.binary import broadcast_shapes
-from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.context import InferCtx, known_shape, like, ndim_of, sinfo_of, tensor_sinfo
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 
@@ -28,6 +28,21 @@ def _prim_items(ctx: InferCtx, index: int) -> list[tir.PrimExpr | None] | None:
             ctx.fail(f"{ctx.arg_name(index)} must hold scalars")
         out.append(field.value)
     return out
+
+
+def bound_dtype_conflict(call: relax.Call) -> str | None:
+    """The error for `R.strided_slice` given axes, bounds or strides that are not
+    int64 (`T.FloorDiv(32, 4)` is int32): TVM's check refuses them, its parser
+    keeps an annotated one. None when the call is no such thing."""
+    if not (isinstance(call.op, relax.Op) and call.op.name == "relax.strided_slice"):
+        return None
+    for name, arg in zip(("axes", "begin", "end", "strides"), call.args[1:], strict=False):
+        sinfo = sinfo_of(arg)
+        fields = sinfo.fields if isinstance(sinfo, relax.TupleStructInfo) else ()
+        for field in fields:
+            if isinstance(field, relax.PrimStructInfo) and field.dtype != "int64":
+                return f"R.strided_slice: {name} must hold int64 values, one is {field.dtype}"
+    return None
 
 
 def _clamp(bound: int, dim: tir.PrimExpr) -> tir.PrimExpr:

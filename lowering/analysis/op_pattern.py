@@ -7,9 +7,13 @@ with reduce iter vars is a reduction (a multiply-add or a non-pure reduction suc
 as pooling is out_ewise_fusible). The function's kind is the worst block's.
 Fusion only needs this one number, so it works for hand-written kernels too.
 
-Differences from TVM, all on IR that TVM's own legalization never produces: a
-function with no block at all, a `while` loop, or an extern/packed call is
-opaque (TVM would call the first elementwise and not look at the others).
+Differences from TVM: a function with no block at all, a `while` loop, or an
+extern/packed call is opaque (TVM would call the first elementwise and not look
+at the others: IR its legalization never produces). And a load whose indices
+read a symbolic size (`A[i // n, i % n]`, a reshape over a symbolic dim) is
+injective, where TVM calls it opaque because `n` is not an index of the store:
+a size is constant within the call, and the opaque kind kept every reshape of a
+dynamic model out of fusion (a copy kernel each).
 """
 
 from __future__ import annotations
@@ -38,7 +42,9 @@ def analyze_op_pattern(func: tir.PrimFunc) -> OpPatternKind:
     """The fusion pattern of `func` (TVM's `AnalyzeOpPatternKind`)."""
     if calls_opaque_code(func):
         return OpPatternKind.kOpaque
-    analyzer = _PatternAnalyzer({buf for _, buf in func.buffer_map})
+    iterators = _Iterators()
+    iterators.visit_stmt(func.body)
+    analyzer = _PatternAnalyzer({buf for _, buf in func.buffer_map}, iterators.found)
     analyzer.visit_stmt(func.body)
     if not analyzer.saw_block:
         return OpPatternKind.kOpaque
@@ -72,12 +78,29 @@ def expr_vars(expr: tir.PrimExpr) -> set[tir.Var]:
     return set(free_vars(expr, buffers=False))
 
 
+class _Iterators(StmtExprVisitor):
+    """The vars the function's loops and blocks iterate over (everything else an
+    index reads is a size, constant for the call)."""
+
+    def __init__(self) -> None:
+        self.found: set[tir.Var] = set()
+
+    def visit_For(self, s: tir.For) -> None:
+        self.found.add(s.loop_var)
+        super().visit_For(s)
+
+    def visit_Block(self, s: tir.Block) -> None:
+        self.found.update(iv.var for iv in s.iter_vars)
+        super().visit_Block(s)
+
+
 class _PatternAnalyzer(StmtExprVisitor):
     """The visitor: state is shared across nested blocks exactly as in TVM. Loads
     are collected outer before inner (TVM's visiting order)."""
 
-    def __init__(self, param_buffers: set[tir.Buffer]) -> None:
+    def __init__(self, param_buffers: set[tir.Buffer], iterators: set[tir.Var]) -> None:
         self.param_buffers = param_buffers
+        self.iterators = iterators
         self.store: tir.BufferStore | None = None
         self.loads: list[tir.BufferLoad] = []
         self.kind = OpPatternKind.kElemWise
@@ -120,7 +143,7 @@ class _PatternAnalyzer(StmtExprVisitor):
                 has_elemwise = True
             elif _is_broadcast(store, load):
                 index_kind = max(index_kind, OpPatternKind.kBroadcast)
-            elif _is_injective(store, load):
+            elif _is_injective(store, load, self.iterators):
                 index_kind = max(index_kind, OpPatternKind.kInjective)
             else:
                 index_kind = OpPatternKind.kOpaque
@@ -177,12 +200,13 @@ def _is_broadcast(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
     return True
 
 
-def _is_injective(store: tir.BufferStore, load: tir.BufferLoad) -> bool:
-    """Store indices are plain vars and the load reads no var beyond them."""
+def _is_injective(store: tir.BufferStore, load: tir.BufferLoad, iterators: set[tir.Var]) -> bool:
+    """Store indices are plain vars and the load iterates over no var beyond them
+    (it may read sizes)."""
     if not all(isinstance(i, tir.Var) for i in store.indices):
         return False
     allowed = set(store.indices)
-    return all(expr_vars(i) <= allowed for i in load.indices)
+    return all(expr_vars(i) & iterators <= allowed for i in load.indices)
 
 
 def _allows_reuse(store: tir.BufferStore, load: tir.BufferLoad) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.target import kind_of
 from tvmlite.lowering.transform import Pass, PassContext
 
 CONFIG_KEY = "tir.default_cpu_schedule"
@@ -84,5 +85,4 @@ def schedule(name: str, func: tir.PrimFunc, dialect: Any = None) -> tir.PrimFunc
 
 def _for_cpu(func: tir.PrimFunc) -> bool:
     """Functions for another target kind are that kind's business."""
-    target = func.attr("target")
-    return not target or str(target).split()[0] == "llvm"
+    return kind_of(func.attr("target")) in (None, "llvm")

@@ -36,8 +36,11 @@ def pad_einsum(tree: Tree, block: tir.Block, padding: object) -> Change | None:
         )
     loops = _nest(tree, block)
     extents = [arith.as_int(iv.dom.extent) for iv in iter_vars]
-    if any(e is None for e in extents):
-        raise ScheduleError(f"pad_einsum: block '{block.name}' has an axis of symbolic extent")
+    if any(e is None and p != 1 for e, p in zip(extents, padding, strict=True)):
+        raise ScheduleError(
+            f"pad_einsum: block '{block.name}' would pad an axis of symbolic extent "
+            "(only axes of constant extent grow; give 1 for a symbolic one)"
+        )
     grown = {
         iv.var: -(-e // p) * p
         for iv, e, p in zip(iter_vars, extents, padding, strict=True)
@@ -98,7 +101,7 @@ def _nest(tree: Tree, block: tir.Block) -> list[tir.For]:
             and lp.body is inner
             and arith.as_int(lp.min) == 0
             and arith.as_int(iv.dom.min) == 0
-            and arith.as_int(lp.extent) == arith.as_int(iv.dom.extent)
+            and arith.as_int(arith.difference(lp.extent, iv.dom.extent)) == 0
         )
     if not ok:
         raise ScheduleError(

@@ -3,7 +3,9 @@ not (the per-stage rule schedules kernels made only of them).
 
 Producers are inlined into their consumers (a fused `add + relu` becomes one
 loop reading `a + b`), unless that would compute a math call twice per element
-(a producer with several readers). Each stage left is then a loop over its
+(a producer with several readers) or copy more than a little arithmetic (a
+producer read several times: inlining a chain of `v = v + v` into its last stage
+doubles the expression at every step). Each stage left is then a loop over its
 output: the innermost W elements (W = one vector register) vectorized, the
 loops outside them fused and run in parallel. A stage that reads across its
 output (a transpose) is tiled instead (layout.py).
@@ -18,6 +20,11 @@ from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage
 from tvmlite.lowering.schedule_rules.layout import crossed_axis, tile_transpose
 from tvmlite.lowering.schedule_rules.loops import lanes, parallel_outer, vectorize_tail
 
+# Expression nodes the copies of an inlined producer may add to its readers: a
+# few cheap operations recomputed beat a round trip through memory, a growing
+# expression does not (and costs every later pass its size).
+INLINE_COPY_BUDGET = 64
+
 
 def inline_producers(sch: Schedule, kernel: Kernel) -> list[Stage]:
     """Inline the spatial stages that write intermediates into their readers,
@@ -27,6 +34,8 @@ def inline_producers(sch: Schedule, kernel: Kernel) -> list[Stage]:
         if stage.is_reduction or stage.output in kernel.params:
             continue
         if len(kernel.consumers(stage)) > 1 and _has_calls(stage.block):
+            continue
+        if _copied_nodes(sch, stage) > INLINE_COPY_BUDGET:
             continue
         try:
             sch.compute_inline(stage.name)
@@ -45,6 +54,39 @@ def schedule_spatial(sch: Schedule, stage: Stage) -> None:
     loops = sch.get_loops(stage.name)
     outer = vectorize_tail(sch, loops, lanes(stage.output.dtype))
     parallel_outer(sch, outer, stage.work)
+
+
+def _copied_nodes(sch: Schedule, stage: Stage) -> int:
+    """How many expression nodes inlining `stage` would add beyond moving its
+    expression once: its size times its reads in the current readers, less one."""
+    readers = [sch.get(rv) for rv in sch.get_consumers(stage.name)]
+    reads = _Nodes(stage.output)
+    for reader in readers:
+        assert isinstance(reader, tir.Block)
+        reads.visit_stmt(reader.body)
+    if reads.loads < 2:
+        return 0
+    size = _Nodes(stage.output)
+    store = stage.block.body
+    size.visit_expr(store.value if isinstance(store, tir.BufferStore) else store)
+    return size.nodes * (reads.loads - 1)
+
+
+class _Nodes(StmtExprVisitor):
+    """Counts expression nodes, and the loads of one buffer."""
+
+    def __init__(self, buffer: tir.Buffer) -> None:
+        self.buffer = buffer
+        self.nodes = 0
+        self.loads = 0
+
+    def visit_expr(self, e: tir.PrimExpr) -> None:
+        self.nodes += 1
+        super().visit_expr(e)
+
+    def visit_BufferLoad(self, e: tir.BufferLoad) -> None:
+        self.loads += e.buffer == self.buffer
+        super().visit_BufferLoad(e)
 
 
 def _has_calls(block: tir.Block) -> bool:

@@ -42,6 +42,10 @@ from tvmlite.lowering.schedule_rules.tiling import chunk, plan, register_lanes
 if TYPE_CHECKING:
     from tvmlite.lowering.schedule_rules.kernel import Kernel
 
+# Tasks the constant tile loops of a kernel with symbolic extents must give
+# the thread pool (a few per core) for them alone to run in parallel.
+PARALLEL_TASKS = 8
+
 
 def _vector_axis_last(sch: Schedule, block: BlockRV, c: Contraction, j: tir.Var) -> None:
     """Lay the accumulator tile out with the vector variable's axis last (NCHW
@@ -175,6 +179,14 @@ def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
             continue
 
 
+def _iterations(sch: Schedule, loops: list[LoopRV]) -> int:
+    """Iterations of a nest of constant loops."""
+    total = 1
+    for lp in loops:
+        total *= arith.as_int(sch.get(lp).extent) or 0
+    return total
+
+
 def _phase_split(sch: Schedule, block: BlockRV, c: Contraction, j: tir.Var) -> None:
     """Make strided reads along the vector axis contiguous: a depthwise conv of
     stride 2 reads its (padded) data at `x * 2 + rx`, which LLVM vectorizes
@@ -255,16 +267,6 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     first = [loops[v] for v in outer if len(readers) == 1 and readers[0].reads(v)]
     second = [loops[v] for v in outer if not (len(readers) == 1 and readers[0].reads(v))]
     tile_loops = [*first, j0, *second, i0]
-    if c.symbolic:
-        # Symbolic loops outermost: the fused parallel loop then recovers every
-        # index by dividing by constants. A division by a symbolic extent inside
-        # the tile cannot be hoisted out of the guarded rows (its divisor might
-        # be 0), nor seen through by the vector code.
-        symbolic = {lp for v, lp in loops.items() if v in c.symbolic}
-        symbolic |= {i0} if i in c.symbolic else set()
-        tile_loops = [lp for lp in tile_loops if lp in symbolic] + [
-            lp for lp in tile_loops if lp not in symbolic
-        ]
     serial: list[LoopRV] = []
     if j in c.symbolic:
         # A symbolic vector axis: its column tiles run one after the other inside
@@ -272,6 +274,23 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
         # whole ones without the guard, their tile in registers.
         tile_loops.remove(j0)
         serial = [j0]
+    if c.symbolic:
+        symbolic = {lp for v, lp in loops.items() if v in c.symbolic}
+        symbolic |= {i0} if i in c.symbolic else set()
+        fixed = [lp for lp in tile_loops if lp not in symbolic]
+        moving = [lp for lp in tile_loops if lp in symbolic]
+        if fixed and _iterations(sch, fixed) >= PARALLEL_TASKS:
+            # Enough tasks in the constant tile loops: they run in parallel, the
+            # symbolic ones serially inside each task. No index needs a
+            # division, a column panel stays in cache across the rows, and
+            # PartitionLoops runs the whole row tiles without the guard.
+            tile_loops, serial = fixed, [*moving, *serial]
+        else:
+            # Symbolic loops outermost: the fused parallel loop then recovers
+            # every index by dividing by constants. A division by a symbolic
+            # extent inside the tile cannot be hoisted out of the guarded rows
+            # (its divisor might be 0), nor seen through by the vector code.
+            tile_loops = [*moving, *fixed]
     sch.reorder(*tile_loops, *serial, *(loops[r] for r in c.reduce), i1, j1)
     if step is not None:
         # NR values of the operand per reduction step, zero past its end: one

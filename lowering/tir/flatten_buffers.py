@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl.tir_layout import ComposeLayout, TileLayout
+from tvmlite.dsl.tir_layout import ComposeLayout, TileLayout, compact_extents
 from tvmlite.dsl.tir_mutator import StmtExprMutator, replace
 from tvmlite.lowering.transform import PrimFuncPass
 
@@ -93,7 +93,10 @@ def product(items: tuple[tir.PrimExpr, ...]) -> tir.PrimExpr:
 
 def check_placeable(b: tir.Buffer) -> None:
     """A tirx layout (a buffer spread over threads or over an accelerator's memories)
-    has no place in a CPU build's flat memory."""
+    has no place in a CPU build's flat memory; a compact row-major one (`T.S[1:1]` of an
+    s_tir scalar) is the flat layout itself."""
+    if compact_extents(b.layout, b.shape) is not None:
+        return
     if isinstance(b.layout, TileLayout | ComposeLayout):
         kind = type(b.layout).__name__
         raise TVMLiteError(
@@ -153,6 +156,11 @@ class _Flattener(StmtExprMutator):
     def visit_BufferLoad(self, e: tir.BufferLoad) -> tir.PrimExpr:
         index = flat_index(e.buffer, self.visit_exprs(e.indices))
         return tir.BufferLoad(self.flat(e.buffer), (index,), e.dtype, e.span)
+
+    def visit_Call(self, e: tir.Call) -> tir.PrimExpr:
+        if e.op == "buffer_data" and isinstance(e.args[0], tir.BufferRegion):
+            return e.args[0].buffer.data  # a view's `V.data`: the storage it shares
+        return super().visit_Call(e)
 
     def visit_BufferStore(self, s: tir.BufferStore) -> tir.Stmt:
         index = flat_index(s.buffer, self.visit_exprs(s.indices))

@@ -30,6 +30,7 @@ from tvmlite.lowering.tir.lower_intrinsics import LowerIntrinsics
 from tvmlite.lowering.tir.partition_loops import PartitionLoops
 from tvmlite.lowering.tir.simplify import Simplify
 from tvmlite.lowering.tir.simplify_indices import SimplifyIndices
+from tvmlite.lowering.tir.symbolic_indices import SimplifySymbolicIndices
 from tvmlite.lowering.transform import Pass
 
 
@@ -45,6 +46,7 @@ class LowerTIR(Pass):
     def run(self, mod: IRModule) -> IRModule:
         checks = [InstrumentBoundCheckers()] if bound_checks_enabled() else []
         steps = [
+            SimplifySymbolicIndices(),  # needs the blocks' iteration ranges
             LowerBlocks(),
             CheckStaticBounds(),  # on the accesses as written
             CompactBuffers(),

@@ -98,6 +98,12 @@ def kernel_signature(func: tir.PrimFunc, name: str, lowered: tir.Stmt) -> Kernel
     written = frozenset(
         p.name for p in params if p.buffer is not None and p.buffer.data in body.stored
     )
-    noalias = bool(func.attr("tir.noalias", False) or func.attr("tirx.noalias", False))
+    noalias = any(_flag(func.attr(key, False)) for key in ("tir.noalias", "tirx.noalias"))
     errors = tuple(body.asserts)
     return KernelSignature(name, params, tuple(sym), written, noalias, errors, body.reports)
+
+
+def _flag(value: object) -> bool:
+    """An attribute flag: a Python bool, or a typed one (`T.bool(True)`, which 0.27
+    keeps an immediate)."""
+    return value.value != 0 if isinstance(value, tir.IntImm) else bool(value)

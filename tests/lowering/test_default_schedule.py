@@ -19,6 +19,7 @@ import tvmlite
 from tvmlite import TVMLiteError
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering import schedule_rules
 from tvmlite.lowering.build import lower
 from tvmlite.lowering.passes import DefaultCPUSchedule
@@ -423,3 +424,36 @@ def test_an_opaque_fusion_pattern_alone_does_not_stop_the_schedule() -> None:
     )
     mod = DefaultCPUSchedule()(tvmlite.parse(text))
     assert mod["whatever"].attr("tir.is_scheduled") is True
+
+
+def doubling_chain(n: int) -> str:
+    """`n` bindings alternating v + v and relu: each add reads its producer twice."""
+    body = [
+        f"v{i} = R.{'add' if i % 2 == 0 else 'nn.relu'}({prev}{', ' + prev if i % 2 == 0 else ''})"
+        for i, prev in enumerate(["x"] + [f"v{i}" for i in range(n - 1)])
+    ]
+    return graph({"x": (4, 8)}, "\n".join(body) + f"\ngv = v{n - 1}")
+
+
+def test_inlining_a_producer_read_twice_does_not_double_the_expression() -> None:
+    """Inlining every stage of a fused `v = v + v; v = relu(v)` chain into the last
+    one would copy each add's operand twice: 2^20 nodes for 40 bindings (the
+    build never ended). Producers whose copies would add much are kept as stages."""
+    mod = scheduled(doubling_chain(40), pipeline="default")
+    (func,) = kernels(mod).values()
+    nodes = 0
+
+    class Count(StmtExprVisitor):
+        def visit_expr(self, e: tir.PrimExpr) -> None:
+            nonlocal nodes
+            nodes += 1
+            super().visit_expr(e)
+
+    Count().visit_stmt(func.body)
+    assert nodes < 4000
+    x = rand(4, 8)
+    want = x
+    for i in range(40):
+        want = want + want if i % 2 == 0 else np.maximum(want, 0)
+    got = run(doubling_chain(40), [x], pipeline="default")
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -99,6 +99,16 @@ CASES: list[Case] = [
         ("T.unroll(T.int64(12))", "T.vectorized(T.int64(32))", "< n)"),
     ),
     (
+        "dense_symbolic_rows_many_panels",
+        "gv = R.matmul(a, b)",
+        {"a": ("n", 64), "b": (64, 512)},
+        lambda a, b: a @ b,
+        "minimal",
+        "gemm",
+        # 16 column panels: they run in parallel, the row tiles serially in each
+        ("T.parallel(T.int64(16))", "range((n + T.int64(11)) // T.int64(12))"),
+    ),
+    (
         "batch_matmul_symbolic_sequence",
         "gv = R.matmul(a, b)",
         {"a": (2, "s", 32), "b": (2, 32, 48)},
@@ -351,10 +361,12 @@ def test_odd_reduction_lengths_keep_vector_partials() -> None:
 
 def test_contraction_tiles_over_symbolic_extents() -> None:
     """A contraction over a symbolic row, batch or reduction extent keeps its
-    register tile: the symbolic loops go outermost in the fused parallel loop,
-    so every index divides by constants only (a division by a symbolic extent in
-    the guarded rows is neither hoisted nor vectorized by LLVM), and the
-    accumulator compacts to a constant MR x NR tile."""
+    register tile: with enough constant tiles (column panels) those run in
+    parallel and the symbolic loops serially inside, else the symbolic loops go
+    outermost in the fused parallel loop; either way every index divides by
+    constants only (a division by a symbolic extent in the guarded rows is
+    neither hoisted nor vectorized by LLVM), and the accumulator compacts to a
+    constant MR x NR tile."""
     for case in CASES:
         name, body, params, _, pipeline, rule, _ = case
         if rule not in ("gemm", "conv"):

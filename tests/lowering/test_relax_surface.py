@@ -346,3 +346,11 @@ def test_float8_tensors_parse_and_the_llvm_backend_names_the_dtype() -> None:
         tvmlite.TVMLiteError, match="the LLVM backend does not support dtype float8"
     ):
         tvmlite.build(mod)
+
+
+def test_collectives_are_refused_where_written() -> None:
+    """`R.ccl.*` talk between workers; a build for one device refuses the one it needs,
+    at its place in the text."""
+    mod = tvmlite.parse((GOLDEN / "collectives.tvms").read_text(), filename="c.tvms")
+    with pytest.raises(tvmlite.TVMLiteError, match=r"c.tvms:13:49: .*R.ccl.allgather"):
+        tvmlite.build(mod)

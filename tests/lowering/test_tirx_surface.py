@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.dsl import tir
+from tvmlite.dsl import tir, tir_layout
 
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n\n"
 
@@ -165,3 +165,66 @@ def test_bad_forms_are_located(body: str, message: str, location: tuple[int, int
     error = _parse_error(body)
     assert message in error.message
     assert (error.span.line, error.span.column) == location
+
+
+def test_s_tir_scalars_and_flat_views_run() -> None:
+    """An s_tir function's `lower: T.float32 = v` is a one-element buffer laid out
+    `T.S[1:1]` (TVM 0.27 names it bare, `lower.source[0]` in regions); a view keeps
+    the flat layout of the buffer it reshapes. Both place their elements row-major."""
+    text = HEADER + textwrap.dedent(
+        """\
+        @T.prim_func(s_tir=True)
+        def main(A: T.Buffer((16,), "float32"), D: T.Buffer((4, 4), "float32")):
+            lower: T.float32 = T.float32(-0.5)
+            A_2d = A.view(4, 4)
+            for i, j in T.grid(4, 4):
+                with T.sblock("clip"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    T.reads(A_2d[vi, vj], lower.source[0])
+                    T.writes(D[vi, vj])
+                    D[vi, vj] = T.max(A_2d[vi, vj], lower)
+        """
+    )
+    mod = tvmlite.parse(text)
+    lower = mod.body.block.body.seq[0].buffer
+    assert lower.layout == tir_layout.row_major(lower.shape)
+    a, d = np.linspace(-1, 1, 16, dtype="float32"), np.zeros((4, 4), "float32")
+    tvmlite.build(mod)["main"](a, d)
+    np.testing.assert_array_equal(d, np.maximum(a, -0.5).reshape(4, 4))
+
+
+def test_view_data_names_the_view_and_runs() -> None:
+    """`V.data` of a view is the storage V shares, kept as the view's (TVM 0.27's
+    `buffer_data(V)`): it prints back `V.data` and a CPU build passes the storage."""
+    body = 'V = A.view(2, 4)\nT.call_extern("handle", "memset", V.data, 0, 8)\n'
+    mod = tvmlite.parse(_module(body, 'A: T.Buffer((8,), "float32")'))
+    call = mod.body.seq[1].value
+    assert call.args[1].op == "buffer_data" and call.args[1].args[0].buffer.name == "V"
+    assert '"memset", V.data, 0, 8)' in mod.script()
+    a = np.ones(8, "float32")
+    tvmlite.build(mod)["main"](a)
+    np.testing.assert_array_equal(a, [0, 0, 1, 1, 1, 1, 1, 1])
+
+
+def test_a_target_given_as_a_dict_or_a_name_selects_the_kind() -> None:
+    """`T.target({...})` (as TVM prints a target) and `T.target("llvm")` name the kind a
+    prim function is for: an llvm one builds, a cuda one is refused by name."""
+
+    def module(target: str) -> str:
+        return HEADER + textwrap.dedent(
+            f"""\
+            @T.prim_func
+            def main(A: T.Buffer((4,), "float32")):
+                T.func_attr({{"target": {target}}})
+                A[0] = T.float32(1.0)
+            """
+        )
+
+    a = np.zeros(4, "float32")
+    for target in ('T.target({"keys": ["cpu"], "kind": "llvm", "tag": ""})', 'T.target("llvm")'):
+        tvmlite.build(tvmlite.parse(module(target)))["main"](a)
+        np.testing.assert_array_equal(a, [1, 0, 0, 0])
+    cuda = tvmlite.parse(module('T.target({"kind": "cuda"}, host="llvm")'))
+    assert 'T.target({"kind": "cuda"}, host="llvm")' in cuda.script()
+    with pytest.raises(tvmlite.TVMLiteError, match="target 'cuda'"):
+        tvmlite.build(cuda)

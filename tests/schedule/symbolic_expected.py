@@ -237,6 +237,29 @@ class Module:
 
 """
 
+# A batch matmul over a symbolic batch whose columns (7) pad to a register (8).
+ODD_BATCH_MATMUL = """# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(a: T.Buffer((n, T.int64(5), T.int64(8)), "float32"), b: T.Buffer((n, T.int64(8), T.int64(7)), "float32"), c: T.Buffer((n, T.int64(5), T.int64(7)), "float32")):
+        T.func_attr({"tir.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1, i2, k in T.grid(n, T.int64(5), T.int64(7), T.int64(8)):
+            with T.sblock("C"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(a[v_i0, v_i1, v_k], b[v_i0, v_k, v_i2])
+                T.writes(c[v_i0, v_i1, v_i2])
+                with T.init():
+                    c[v_i0, v_i1, v_i2] = T.float32(0.0)
+                c[v_i0, v_i1, v_i2] = c[v_i0, v_i1, v_i2] + a[v_i0, v_i1, v_k] * b[v_i0, v_k, v_i2]
+"""
+
 EXPECTED = {
     "split_inner": """# from typing import TypeVar
 # from tvm.script import ir as I
@@ -738,4 +761,38 @@ class Module:
                 T.writes(adaptive_pool_avg[v_ax0, v_ax1, v_ax2, v_ax3])
                 T.sblock_attr({"schedule_rule": "meta_schedule.adaptive_pool_avg"})
                 adaptive_pool_avg[v_ax0, v_ax1, v_ax2, v_ax3] = adaptive_pool_sum[v_ax0, v_ax1, v_ax2, v_ax3] / T.float32(9.0)""",
+    "pad_einsum_symbolic_batch": """# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(a: T.Buffer((n, T.int64(5), T.int64(8)), "float32"), b: T.Buffer((n, T.int64(8), T.int64(7)), "float32"), c: T.Buffer((n, T.int64(5), T.int64(7)), "float32")):
+        T.func_attr({"tir.noalias": True})
+        # with T.sblock("root"):
+        b_pad = T.sblock_alloc_buffer((n, T.int64(8), T.int64(8)))
+        c_pad = T.sblock_alloc_buffer((n, T.int64(5), T.int64(8)))
+        for i0, i1, i2 in T.grid(n, T.int64(8), T.int64(8)):
+            with T.sblock("b_pad"):
+                v0, v1, v2 = T.axis.remap("SSS", [i0, i1, i2])
+                T.reads(b[v0, v1, v2])
+                T.writes(b_pad[v0, v1, v2])
+                b_pad[v0, v1, v2] = T.if_then_else(v2 < T.int64(7), b[v0, v1, v2], T.float32(0.0))
+        for i0, i1, i2, k in T.grid(n, T.int64(5), T.int64(8), T.int64(8)):
+            with T.sblock("C"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(a[v_i0, v_i1, v_k], b_pad[v_i0, v_k, v_i2])
+                T.writes(c_pad[v_i0, v_i1, v_i2])
+                with T.init():
+                    c_pad[v_i0, v_i1, v_i2] = T.float32(0.0)
+                c_pad[v_i0, v_i1, v_i2] = c_pad[v_i0, v_i1, v_i2] + a[v_i0, v_i1, v_k] * b_pad[v_i0, v_k, v_i2]
+        for i0, i1, i2 in T.grid(n, T.int64(5), T.int64(7)):
+            with T.sblock("c_pad"):
+                v0, v1, v2 = T.axis.remap("SSS", [i0, i1, i2])
+                T.reads(c_pad[v0, v1, v2])
+                T.writes(c[v0, v1, v2])
+                c[v0, v1, v2] = c_pad[v0, v1, v2]""",
 }

@@ -16,6 +16,7 @@ from schedule_expected import (
     REDUCE_EPILOGUE,
     ROWSUM,
 )
+from symbolic_expected import ODD_BATCH_MATMUL
 
 import tvmlite
 from tvmlite.tir import Schedule, ScheduleError
@@ -353,6 +354,10 @@ def pad_einsum_not_einsum(s: Schedule) -> None:
     s.pad_einsum(s.get_sblock("P"), [1, 4])
 
 
+def pad_einsum_symbolic(s: Schedule) -> None:
+    s.pad_einsum(s.get_sblock("C"), [4, 1, 8, 1])
+
+
 def pad_einsum_split(s: Schedule) -> None:
     s.split(loops(s, "C")[0], [None, 2])
     s.pad_einsum(s.get_sblock("C"), [4, 4, 1])
@@ -443,6 +448,7 @@ FAILURES: list[tuple[str, Callable[[Schedule], None], str]] = [
     (EINSUM, pad_einsum_arity, "block 'C' must be a list of 3 positive integers"),
     (PAD, pad_einsum_not_einsum, "block 'P' is not an einsum"),
     (EINSUM, pad_einsum_split, "block 'C' must be bound trivially"),
+    (ODD_BATCH_MATMUL, pad_einsum_symbolic, "block 'C' would pad an axis of symbolic extent"),
 ]
 
 

@@ -15,6 +15,7 @@ from symbolic_expected import (
     CONV,
     EXPECTED,
     MATMUL,
+    ODD_BATCH_MATMUL,
     ROW_SOFTMAX,
     SCALE,
     SCALE_2D,
@@ -132,6 +133,11 @@ def matmul_tiles(s: Schedule) -> None:
     s.decompose_reduction(b, k)
 
 
+def pad_columns(s: Schedule) -> None:
+    """Only the constant axis grows: the symbolic batch keeps its extent."""
+    s.pad_einsum(s.get_sblock("C"), [1, 1, 8, 1])
+
+
 def batch_matmul_tiles(s: Schedule) -> None:
     b = s.get_sblock("matmul")
     batch, i, j, k = s.get_loops(b)
@@ -198,6 +204,7 @@ CASES: list[tuple[str, str, Callable[[Schedule], None]]] = [
     ("sum_partials", SUM_ROWS, sum_partials),
     ("matmul_tiles", MATMUL, matmul_tiles),
     ("batch_matmul_tiles", BATCH_MATMUL, batch_matmul_tiles),
+    ("pad_einsum_symbolic_batch", ODD_BATCH_MATMUL, pad_columns),
     ("conv_tiles", CONV, conv_tiles),
     ("pool_channels", AVG_POOL, pool_channels),
 ]

@@ -99,6 +99,13 @@ class Module:
         ).replace(HEAD, HEAD.replace("\n\n", "\nfrom tvm.script import tirx as T\n\n")),
         r"m.tvms:8:9: error: R.equal: operands must have the same dtype, got int64 and int32",
     ),
+    "annotated slice with an int32 bound": (
+        function(
+            'y: R.Tensor((2,), "float32") = R.strided_slice(x, (0,), (0,), (T.FloorDiv(4, 2),))'
+            "\nreturn y"
+        ).replace(HEAD, HEAD.replace("\n\n", "\nfrom tvm.script import tirx as T\n\n")),
+        r"m.tvms:7:36: error: R.strided_slice: end must hold int64 values, one is int32",
+    ),
     "annotated arithmetic on two dtypes": (
         function(
             'y = R.astype(x, "float16")\nz: R.Tensor((4,), "float32") = R.add(x, y)\nreturn z'

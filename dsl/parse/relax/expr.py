@@ -65,7 +65,7 @@ _BINARY_OPS = {
     "@": "relax.matmul",
 }
 _COMPARE_OPS = frozenset(f"relax.{name}" for name in COMPARE_BINARY)
-_UNSUPPORTED_CALLS = (
+UNSUPPORTED_CALLS = (
     "R.emit_with_sinfo",
     "R.emit_with_type",
     "R.emit_with_ty",
@@ -320,7 +320,7 @@ class RelaxExprParser:
         handler = SPECIAL_CALLS.get(name)
         if handler is not None:
             return handler(self.calls, node)
-        if name in _UNSUPPORTED_CALLS:
+        if name in UNSUPPORTED_CALLS:
             raise self.ctx.error(f"{name} is not supported", node.func)
         if name.startswith("R."):
             return self._registered_op(name, node)

@@ -321,5 +321,10 @@ class SinfoParser:
 UNSUPPORTED_SINFO = ("R.PackedFunc",)
 
 
+def sinfo_forms() -> tuple[str, ...]:
+    """The names a struct-info annotation may call (`R.Tensor`, `R.Shape`, ...)."""
+    return tuple(SinfoParser._FORMS)
+
+
 def _is_none(node: syntax.Node) -> bool:
     return isinstance(node, syntax.Constant) and node.value is None

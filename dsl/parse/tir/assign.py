@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
+from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, row_major
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:  # stmt.py builds this helper: a runtime import would be a cycle
@@ -23,6 +24,7 @@ from tvmlite.dsl.parse.tir.ops import make_const, materialize
 from tvmlite.dsl.parse.tir.views import ViewParser
 
 _ALLOC_FORMS = {"alloc_local": "local", "alloc_shared": "shared"}
+_SCOPE_FORMS = {scope: form for form, scope in _ALLOC_FORMS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,7 @@ class AssignParser:
                 return getattr(self.views, method)(target, value)
         if name is not None and name.startswith("T."):
             assert isinstance(value, syntax.Call)
-            handler = _ASSIGN_CALLS.get(name[2:])
+            handler = ASSIGN_CALLS.get(name[2:])
             if handler is not None:
                 return handler(self, target, value)
         old = self.exprs.scope.lookup(target.id)
@@ -142,10 +144,15 @@ class AssignParser:
         return name[2:], None, False
 
     def scalar(self, target: syntax.Name, dtype: str, node: syntax.Node) -> Result:
-        """0.27's `acc: T.float32`: a local buffer of one element, named bare after."""
+        """0.27's `acc: T.float32`: a local buffer of one element, named bare after. Its
+        layout is the row-major one, which in an s_tir function (where buffers have
+        none by default) is written out: TVM names such a scalar bare there too."""
         one = tir.IntImm("int32", 1, node.span)
         data = tir.Var(target.id, "handle", (dtype, "local"), target.span)
-        buffer = tir.Buffer(target.id, data, dtype, (one,), scope="local", span=node.span)
+        layout = row_major((one,)) if self.fn.buffers.s_tir else DEFAULT_LAYOUT
+        buffer = tir.Buffer(
+            target.id, data, dtype, (one,), scope="local", span=node.span, layout=layout
+        )
         self.check_rebind(target)
         self.exprs.define(target.id, buffer)
         return tir.AllocBuffer(buffer, "alloc_local", node.span)
@@ -163,6 +170,8 @@ class AssignParser:
             self.fn.func_comments = self.fn.block.header_comments(
                 self.fn.func_comments, f"decl:{target.id}"
             )
+        else:  # where the text placed it: on the next statement (see Comments.declared)
+            self.fn.declared.append(target.id)
         return None
 
     def check_rebind(self, target: syntax.Name) -> None:
@@ -296,7 +305,7 @@ class AssignParser:
         named = self.fn.buffers.buffer_args(plain, call.args, f"T.{short}")
         data_value = None
         if short == "decl_buffer" and "data" in named:
-            value = self.exprs.value(named["data"])
+            value = self.exprs.storage(named["data"])
             if not isinstance(value, tir.Var):  # `data=T.address_of(A[4])`: a fresh var
                 data_value = materialize(value)
                 if data_value.dtype != "handle":
@@ -305,6 +314,8 @@ class AssignParser:
         buffer = self.fn.buffers.make_buffer(
             target.id, named, call, scope=_ALLOC_FORMS.get(short, "global")
         )
+        if short == "alloc_buffer":  # TVM 0.27 keeps (and prints) the scope's own form
+            short = _SCOPE_FORMS.get(buffer.scope, short)
         annotations = self.fn.buffers.attr_dict(annotated[0].value) if annotated else ()
         if short == "decl_buffer" and not annotations and data_value is None:
             owner = self.views.data_owner(named.get("data"))
@@ -426,7 +437,7 @@ class AssignParser:
         return self.bind(target, None, call.args[0], call, let=False)
 
 
-_ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Result]] = {
+ASSIGN_CALLS: dict[str, Callable[[AssignParser, syntax.Name, syntax.Call], Result]] = {
     "match_buffer": AssignParser._match_buffer,
     "alloc_buffer": AssignParser._alloc,
     "sblock_alloc_buffer": AssignParser._alloc,

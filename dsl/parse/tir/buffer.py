@@ -9,7 +9,7 @@ from typing import Any
 
 from tvmlite.diagnostics import ParseError, did_you_mean
 from tvmlite.dsl import dtype as dt
-from tvmlite.dsl import tir
+from tvmlite.dsl import relax, tir
 from tvmlite.dsl.parse.tir.expr import ExprParser
 from tvmlite.dsl.parse.tir.layout import allocated_addr, buffer_layout
 from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
@@ -117,7 +117,7 @@ class BufferParser:
     ) -> tir.Var:
         if node is None or _is_none(node):
             return tir.Var(name, "handle", (dtype, scope), owner.span)
-        value = self.exprs.value(node)
+        value = self.exprs.storage(node)
         if not isinstance(value, tir.Var) or value.dtype != "handle":
             raise self.ctx.error("data= must be a handle variable", node)
         return value
@@ -212,7 +212,8 @@ class BufferParser:
 
     def attr_value(self, node: syntax.Node) -> Any:
         """Attribute values as TVM stores them: Python scalars and strings, tuples for
-        lists, tuples of pairs for dicts, `T.bool(...)` as a bool, else a PrimExpr."""
+        lists, tuples of pairs for dicts, else a PrimExpr (classic's `T.bool(...)`: a
+        bool)."""
         self.ctx.nest(node)
         value = self._attr_value(node)
         self.ctx.depth -= 1
@@ -234,15 +235,40 @@ class BufferParser:
             if isinstance(found, tir.Buffer):
                 return found
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
-            if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], syntax.Dict):
-                raise self.ctx.error('T.target expects one dict such as {"kind": "llvm"}', node)
-            return tir.TargetAttr(tir.AttrDict(self.attr_dict(node.args[0])))
+            return self.target(node)
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "I.Op":
+            # an operator as a value (a tile reduction's `I.Op("tirx.tile.sum")`)
+            if len(node.args) != 1 or node.keywords:
+                raise self.ctx.error('I.Op expects one operator name such as "tirx.tile.add"', node)
+            return relax.Op(self.exprs.str_arg(node.args[0], "the operator name"), node.span)
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.bool":
+            # classic writes every bool so; 0.27 writes a Python bool bare, and keeps
+            # `T.bool(True)` a typed immediate (an s_tir function's `tir.noalias`)
             value = self.exprs.expr(node)
-            if isinstance(value, tir.IntImm):
+            if isinstance(value, tir.IntImm) and self.ctx.dialect != "tvm-0.27":
                 return bool(value.value)
             return value
         return self.exprs.expr(node)
+
+    def target(self, call: syntax.Call) -> tir.TargetAttr:
+        """`T.target({"kind": "llvm", ...})`, `T.target("llvm")`, `T.target("cuda",
+        host="llvm")` (a host by name or by configuration)."""
+        usage = 'T.target expects a dict such as {"kind": "llvm"} or a name such as "llvm"'
+        extra = [kw for kw in call.keywords if kw.name != "host"]
+        if len(call.args) != 1 or extra:
+            raise self.ctx.error(usage, extra[0] if extra else call)
+        host = next((kw.value for kw in call.keywords), None)
+        return tir.TargetAttr(
+            self.target_spec(call.args[0], usage),
+            None if host is None else self.target_spec(host, usage),
+        )
+
+    def target_spec(self, node: syntax.Node, usage: str) -> tir.AttrDict | str:
+        if isinstance(node, syntax.Dict):
+            return tir.AttrDict(self.attr_dict(node))
+        if isinstance(node, syntax.Constant) and isinstance(node.value, str):
+            return node.value
+        raise self.ctx.error(usage, node)
 
     def attr_dict(self, node: syntax.Node) -> tuple[tuple[str, Any], ...]:
         if not isinstance(node, syntax.Dict):
@@ -268,6 +294,18 @@ class BufferParser:
         else:
             raise self.ctx.error(f"T.attr expects 1 or 3 arguments, got {len(call.args)}", call)
         return [tir.AttrStmt(node, key, value, None, call.span) for key, value in values]
+
+    def hint(self, call: syntax.Call) -> tir.AttrStmt:
+        """`T.hint("message", key=value, ...)`: TVM 0.27's directive, an attribute
+        statement keyed `tirx_hint` whose node holds the message and the keywords."""
+        if len(call.args) > 1:
+            raise self.ctx.error(f"T.hint takes one message, got {len(call.args)}", call)
+        pairs: list[tuple[str, Any]] = []
+        if call.args:
+            pairs.append(("message", self.exprs.str_arg(call.args[0], "the message of T.hint")))
+        pairs += [(kw.name, self.attr_value(kw.value)) for kw in call.keywords]
+        node = tir.AttrDict(tuple(pairs))
+        return tir.AttrStmt(node, tir.HINT, tir.IntImm("int32", 1), None, call.span)
 
     def value_of(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):

@@ -21,7 +21,7 @@ from tvmlite.dsl.parse.tir.ops import Lit, difference, make_const, materialize
 
 # `T.serial(n, unroll=False)`: the annotation it stands for
 UNROLL_OFF = ("disable_unroll", True)
-_LOOP_KINDS = {
+LOOP_KINDS = {
     "T.serial": tir.SERIAL,
     "T.parallel": tir.PARALLEL,
     "T.vectorized": tir.VECTORIZED,
@@ -47,12 +47,12 @@ class ControlParser:
         name = syntax.dotted(call.func) or ""
         if name == "T.grid":
             return self.grid(node, call)
-        if name != "range" and name not in _LOOP_KINDS:
-            hint = did_you_mean(name, ["range", "T.grid", *_LOOP_KINDS])
+        if name != "range" and name not in LOOP_KINDS:
+            hint = did_you_mean(name, ["range", "T.grid", *LOOP_KINDS])
             raise self.ctx.error(f"unsupported loop iterator {name or 'expression'}{hint}", call)
         if not isinstance(node.target, syntax.Name):
             raise self.ctx.error("a loop variable must be a single name", node.target)
-        kind = _LOOP_KINDS.get(name, tir.SERIAL)
+        kind = LOOP_KINDS.get(name, tir.SERIAL)
         kwargs = {kw.name: kw.value for kw in call.keywords}
         allowed = {"step"} if name == "range" else {"annotations", "step"}
         if kind == tir.SERIAL and name != "range":
@@ -198,10 +198,10 @@ class ControlParser:
         rest_items = items[1:]
         call = item.context
         name = syntax.dotted(call.func) if isinstance(call, syntax.Call) else None
-        handler = _WITH_CALLS.get(name[2:]) if name and name.startswith("T.") else None
+        handler = WITH_CALLS.get(name[2:]) if name and name.startswith("T.") else None
         if handler is None or not isinstance(call, syntax.Call):
             shown = name or "this expression"
-            hint = did_you_mean(shown, [f"T.{k}" for k in _WITH_CALLS])
+            hint = did_you_mean(shown, [f"T.{k}" for k in WITH_CALLS])
             raise self.ctx.error(f"{shown} cannot be used in a with statement in TIR{hint}", call)
         if rest_items:
             wrapper = syntax.With(rest_items, body, node.span)
@@ -225,6 +225,11 @@ class ControlParser:
             assert isinstance(attr, tir.AttrStmt)
             inner = dataclasses.replace(attr, body=inner)
         return inner
+
+    def _with_hint(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
+        self.no_target(target, "T.hint")
+        hint = self.fn.buffers.hint(call)
+        return dataclasses.replace(hint, body=self.fn.nested_body(body, node.span))
 
     def _with_let(self, call: syntax.Call, target: Any, body: Any, node: syntax.With) -> Result:
         """Classic `with T.LetStmt(value) as x:`."""
@@ -277,11 +282,12 @@ class ControlParser:
             raise self.ctx.error(f"{what} does not bind a name", target)
 
 
-_WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.With], Result]] = {
+WITH_CALLS: dict[str, Callable[[ControlParser, syntax.Call, Any, Any, syntax.With], Result]] = {
     "block": ControlParser._with_block,
     "sblock": ControlParser._with_block,
     "init": ControlParser._with_init,
     "attr": ControlParser._with_attr,
+    "hint": ControlParser._with_hint,
     "LetStmt": ControlParser._with_let,
     "decl_buffer": ControlParser._with_decl,
     "launch_thread": ControlParser._with_launch,

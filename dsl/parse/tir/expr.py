@@ -67,6 +67,8 @@ class ExprParser:
         self.region: Callable[[syntax.Node], tir.BufferRegion] | None = None
         # tile operators' list arguments and keyword options (attribute values)
         self.attr_value: Callable[[syntax.Node], Any] | None = None
+        # buffers declared over another buffer's storage (views): `V.data` names V's
+        self.views: set[tir.Buffer] = set()
 
     # ------------------------------------------------------------ helpers
 
@@ -435,11 +437,28 @@ class ExprParser:
         if isinstance(source_of(node.value), syntax.Name) and node.attr in ("data", "elem_offset"):
             buffer = self.buffer(node.value)
             if node.attr == "data":
-                return buffer.data
+                return self.data_of(buffer, node)
             if buffer.elem_offset is not None:
                 return buffer.elem_offset
             return tir.IntImm("int32", 0, node.span)
         raise self.error(f"attribute '{node.attr}' is not supported in TIR", node)
+
+    def data_of(self, buffer: tir.Buffer, node: syntax.Node) -> tir.PrimExpr:
+        """`B.data`: the storage var, which a view shares with the buffer it views. TVM
+        0.27 keeps which buffer a view's `V.data` named (`buffer_data(V)`), and prints it
+        back so; a lowering pass takes the var (lowering/tir/flatten_buffers.py)."""
+        if buffer not in self.views:
+            return buffer.data
+        whole = tuple(tir.Range(tir.IntImm(d.dtype, 0), d) for d in buffer.shape)
+        region = tir.BufferRegion(buffer, whole, node.span)
+        return tir.Call("handle", "buffer_data", (region,), node.span)
+
+    def storage(self, node: syntax.Node) -> Value:
+        """A value where a declaration takes storage (`data=V.data`): the var itself."""
+        value = self.value(node)
+        if isinstance(value, tir.Call) and value.op == "buffer_data":
+            return value.args[0].buffer.data  # type: ignore[union-attr]
+        return value
 
     def _call(self, node: syntax.Call) -> Value:
         from tvmlite.dsl.parse.tir.intrin import call_builtin

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS
+from tvmlite.dsl.parse.tir.device import DEVICE_BUILTINS, SCALAR_TWINS, TILE_OPERATORS
 from tvmlite.dsl.parse.tir.expr import DTYPE_LIKE, META_BUILTINS, ExprParser
 from tvmlite.dsl.parse.tir.math import MATH_BUILTINS, Args, Builtin, Kwargs, Sig
 from tvmlite.dsl.parse.tir.ops import Lit, Value, cast, make_const, materialize
@@ -27,6 +27,7 @@ STATEMENT_BUILTINS = frozenset(
         "sblock_attr",
         "evaluate",
         "attr",
+        "hint",
         "match_buffer",
         "alloc_buffer",
         "sblock_alloc_buffer",
@@ -108,6 +109,7 @@ def check_signature(p: ExprParser, name: str, sig: Sig, node: syntax.Call) -> Kw
 def call_builtin(p: ExprParser, name: str, node: syntax.Call) -> Value:
     if name in META_BUILTINS:
         raise p.error(f"T.{name} is not supported: it needs Python evaluation", node)
+    name = dt.SHORT_NAMES.get(name, name)
     if dt.is_valid(name) and name not in ("handle", "void"):
         kwargs = check_signature(p, name, Sig(0, 1, ("is_size_var",)), node)
         return dtype_call(p, name, node, list(node.args), kwargs)
@@ -252,12 +254,15 @@ def _shuffle(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs
 
 
 _PACKED = ("call_packed", "call_cpacked", "call_packed_lowered", "call_cpacked_lowered")
+# TVM's op names of those (`tirx.tvm_call_packed`), which its API takes too
+_PACKED_ALIASES = {f"tvm_{name}": name for name in _PACKED}
 
 
 def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     """`T.call_extern("int32", "f", ...)` and friends: result dtype first, then the name.
     `T.call_packed("f", ...)` and the lowered `T.call_packed_lowered("f", stack, 0, 1)`
     have no dtype (int32); TVM also takes the packed function as a value (a handle)."""
+    name = _PACKED_ALIASES.get(name, name)
     if name in _PACKED:
         dtype, rest = "int32", args
         first = rest[0]
@@ -267,6 +272,9 @@ def _extern(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
         dtype, rest = p.dtype_arg(args[0]), args[1:]
     callee = tir.StringImm(p.str_arg(rest[0], f"the function name of T.{name}"), span=rest[0].span)
     params = tuple(p.expr(arg) for arg in rest[1:])
+    op = callee.value.removeprefix("tirx.")
+    if name == "call_intrin" and callee.value.startswith("tirx.") and op in BUILTINS:
+        return tir.Call(dtype, op, params, node.span)  # TVM's call of that very op
     return tir.Call(dtype, name, (callee, *params), node.span)
 
 
@@ -295,6 +303,26 @@ def _type_annotation(p: ExprParser, name: str, node: syntax.Call, args: Args, kw
     return tir.Call(p.dtype_arg(args[0]), name, (), node.span)
 
 
+def _type_first(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """Intrinsics whose result type TVM prints as their first argument
+    (`T.vectorcombine("float32x8", a, b)`, `T.masked_load("int32", ...)`)."""
+    dtype, pointee = p.type_arg(kw["dtype"] if "dtype" in kw else args[0])
+    rest = args if "dtype" in kw else args[1:]
+    return tir.Call(dtype, name, tuple(p.expr(a) for a in rest), node.span, pointee=pointee)
+
+
+def _dp4a(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.dp4a(a, b, acc=0, dtype="int32")` as TVM's API takes it; TVM prints the type
+    first (`T.dp4a("int32", a, b, 0)`), which reads back the same."""
+    first = args[0] if args else None
+    if isinstance(first, syntax.Constant) and isinstance(first.value, str) or "dtype" in kw:
+        return _type_first(p, name, node, args, kw)
+    values = [p.expr(a) for a in args]
+    if len(values) == 2:
+        values.append(tir.IntImm("int32", 0, node.span))
+    return tir.Call("int32", name, tuple(values), node.span)
+
+
 def _ret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     value = p.expr(args[0])
     return tir.Call(value.dtype, name, (value,), node.span)
@@ -317,15 +345,20 @@ BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "call_intrin": (_extern, Sig(2, None)),
     "call_llvm_intrin": (_extern, Sig(2, None)),
     "call_llvm_pure_intrin": (_extern, Sig(2, None)),
-    **{packed: (_extern, Sig(1, None)) for packed in _PACKED},
+    **{packed: (_extern, Sig(1, None)) for packed in (*_PACKED, *_PACKED_ALIASES)},
     "address_of": (_address_of, Sig(1, 1)),
     "buffer_offset": (_buffer_offset, Sig(1, 1)),
     "ret": (_ret, Sig(1, 1)),
+    "vectorcombine": (_type_first, Sig(1, None, ("dtype",))),
+    "get_active_lane_mask": (_type_first, Sig(1, None, ("dtype",))),
+    "masked_load": (_type_first, Sig(1, None, ("dtype",))),
+    "dp4a": (_dp4a, Sig(2, 4, ("dtype",))),
     "type_annotation": (_type_annotation, Sig(1, 1)),
 }
 BUILTINS.update(MATH_BUILTINS)
 BUILTINS.update(DEVICE_BUILTINS)
 BUILTINS.update({name: (_binary, Sig(2, 2)) for name in _EXPLICIT_BINARY})
+SCALAR_TWINS.update({name: fn for name, (fn, _) in BUILTINS.items() if name in TILE_OPERATORS})
 
 
 def is_tir_name(name: str) -> bool:
@@ -339,4 +372,5 @@ def is_tir_name(name: str) -> bool:
         or name == "comm_reducer"
         or DTYPE_LIKE.match(name) is not None
         or dt.is_valid(name)
+        or name in dt.SHORT_NAMES
     )

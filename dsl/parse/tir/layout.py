@@ -17,7 +17,10 @@ from tvmlite.dsl.tir_layout import (
     Layout,
     LayoutIter,
     TileLayout,
+    compact_extents,
+    const_elements,
     row_major,
+    settled,
 )
 from tvmlite.grammar import syntax
 
@@ -33,15 +36,19 @@ def buffer_layout(
 ) -> Layout | DefaultLayout | None:
     """The layout as TVM's parser sets it, or DEFAULT_LAYOUT where that is what the
     declaration gets without one (so that both spellings are the same IR, as TVM
-    prints them the same)."""
+    prints them the same). A compact row-major layout over other extents is a
+    default one `over` them (dsl/tir_layout.py): the elements sit where they would."""
     if node is None:
         return None if scope in _TRAINIUM_SCOPES and not s_tir else DEFAULT_LAYOUT
     if isinstance(node, syntax.Constant) and node.value is None:
         return DEFAULT_LAYOUT if s_tir else None
     layout = layout_value(p, node)
-    if isinstance(layout, TileLayout) and is_row_major(layout, shape):
-        return DEFAULT_LAYOUT
-    return layout
+    extents = compact_extents(layout, shape)
+    if extents is None:
+        return layout
+    if s_tir and const_elements(shape) == 1:
+        return layout  # `T.S[1:1]` names an s_tir scalar bare, which None does not
+    return settled(DefaultLayout(extents), shape)
 
 
 def layout_value(p: ExprParser, node: syntax.Node) -> Layout:
@@ -136,24 +143,6 @@ def _on_axis(p: ExprParser, node: syntax.Node) -> tuple[str, tir.PrimExpr]:
 
 def _row_major(extents: list[tir.PrimExpr]) -> list[tir.PrimExpr]:
     return [it.stride for it in row_major(tuple(extents)).shard]
-
-
-def is_row_major(layout: TileLayout, shape: tuple[tir.PrimExpr, ...]) -> bool:
-    """Whether `layout` is what a buffer of `shape` gets by default (constants only:
-    a symbolic layout is kept as written)."""
-    if layout.replica or layout.offset or len(layout.shard) != len(shape):
-        return False
-    expected = _row_major([it.extent for it in layout.shard])
-    for it, dim, stride in zip(layout.shard, shape, expected, strict=True):
-        if it.axis != MEMORY_AXIS or not (_same_const(it.extent, dim)):
-            return False
-        if not _same_const(it.stride, stride):
-            return False
-    return True
-
-
-def _same_const(a: tir.PrimExpr, b: tir.PrimExpr) -> bool:
-    return isinstance(a, tir.IntImm) and isinstance(b, tir.IntImm) and a.value == b.value
 
 
 def allocated_addr(p: ExprParser, node: syntax.Node) -> tuple[tir.PrimExpr, ...]:

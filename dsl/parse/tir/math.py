@@ -126,10 +126,27 @@ def _ldexp(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) 
     return tir.Call(x.dtype, name, (x, p.expr(args[1])), node.span)
 
 
+# TVM 0.27's node classes of the bitwise operators, callable as `T.BitwiseAnd(a, b)`
+_BITWISE_NODES = {
+    "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
+    "BitwiseNot": "bitwise_not", "LShift": "shift_left", "RShift": "shift_right",
+}  # fmt: skip
+
+
 def _bitwise(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
     a = p.value(args[0])
     b = p.value(args[1]) if len(args) > 1 else None
-    return p.bitwise(name, a, b, node)
+    return p.bitwise(_BITWISE_NODES.get(name, name), a, b, node)
+
+
+def _ceildiv(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.ceildiv(a, b)` is what TVM's API builds: `(a + b - 1) // b`."""
+    a, b = p.matched(p.value(args[0]), p.value(args[1]), node)
+    if not dt.is_integer_like(dt.element_of(a.dtype)):
+        raise p.error(f"T.ceildiv expects integer operands, got {a.dtype}", node)
+    one = make_const(1, a.dtype, node.span)
+    top = tir.BinaryOp("sub", tir.BinaryOp("add", a, b, a.dtype, node.span), one, a.dtype)
+    return tir.BinaryOp("floordiv", top, b, a.dtype, node.span)
 
 
 def _limit(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
@@ -151,7 +168,24 @@ def _reinterpret(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kw
     another width (`T.reinterpret("int32", A[tx, T.Ramp(0, 1, 4)])` of float16); a CPU
     build refuses a reinterpret that changes the size."""
     (dtype, pointee), value = p.type_arg(args[0]), p.expr(args[1])
+    if dtype == value.dtype and dtype != "handle":
+        return value  # as TVM folds a number's (not a string's, typed "handle" here)
     return tir.Call(dtype, "reinterpret", (value,), node.span, pointee=pointee)
+
+
+def _infinite(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.isinf(x)` and `T.isfinite(x)` are what TVM's API builds of them (TVM prints
+    neither): `T.fabs(x) == inf and not T.isnan(x)`, and `not isinf and not isnan`."""
+    x = _float_operand(p, name, args[0])
+    span, flag = node.span, dt.with_lanes("bool", dt.lanes(x.dtype))
+    nan = tir.Call(flag, "isnan", (x,), span)
+    inf = make_const(math.inf, x.dtype, span)
+    magnitude = tir.Call(x.dtype, "fabs", (x,), span)
+    equal = tir.BinaryOp("eq", magnitude, inf, flag, span)
+    isinf = tir.BinaryOp("and", equal, tir.Not(nan, span=span), flag, span)
+    if name == "isinf":
+        return isinf
+    return tir.BinaryOp("and", tir.Not(isinf, span=span), tir.Not(nan, span=span), flag, span)
 
 
 MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
@@ -160,8 +194,8 @@ MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "ceil": (_rounding, Sig(1, 1)),
     "trunc": (_rounding, Sig(1, 1)),
     "isnan": (_classify, Sig(1, 1)),
-    "isinf": (_classify, Sig(1, 1)),
-    "isfinite": (_classify, Sig(1, 1)),
+    "isinf": (_infinite, Sig(1, 1)),
+    "isfinite": (_infinite, Sig(1, 1)),
     "popcount": (_bits, Sig(1, 1)),
     "clz": (_bits, Sig(1, 1)),
     "pow": (_math2, Sig(2, 2)),
@@ -173,6 +207,9 @@ MATH_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     "bitwise_or": (_bitwise, Sig(2, 2)),
     "bitwise_xor": (_bitwise, Sig(2, 2)),
     "bitwise_not": (_bitwise, Sig(1, 1)),
+    **{name: (_bitwise, Sig(2, 2)) for name in _BITWISE_NODES},
+    "BitwiseNot": (_bitwise, Sig(1, 1)),
+    "ceildiv": (_ceildiv, Sig(2, 2)),
     "max_value": (_limit, Sig(1, 1)),
     "min_value": (_limit, Sig(1, 1)),
     "infinity": (_limit, Sig(1, 1)),

@@ -16,7 +16,16 @@ from typing import Any
 from tvmlite.diagnostics import Span
 from tvmlite.dsl import dtype as dt
 from tvmlite.dsl import tir
-from tvmlite.dsl.comments import ROOT_MARKERS, Comments, Remark, add, attached, carried, loose
+from tvmlite.dsl.comments import (
+    ROOT_MARKERS,
+    Comments,
+    Remark,
+    add,
+    attached,
+    carried,
+    declaring,
+    loose,
+)
 from tvmlite.dsl.parse.scope import ParseContext, Scope
 from tvmlite.dsl.parse.tir.assign import AssignParser, Result, Scoped
 from tvmlite.dsl.parse.tir.block import FUNCTION, BlockParser
@@ -100,6 +109,7 @@ class StmtParser:
         self.handles: dict[tir.Var, tir.Buffer | None] = {}
         self.predeclared: dict[str, tir.Var] = {}
         self.env_threads: dict[tir.Var, str] = {}
+        self.declared: list[str] = []  # free vars just declared in a body (`i = T.int32()`)
         self.node: syntax.Node | None = None  # the statement being parsed
         self.following: tuple[syntax.Node, ...] = ()  # the statements after it, same level
         # names whose `.source` the body reads (`T.reads(acc.source[0])`): 0.27 scalars
@@ -129,11 +139,17 @@ class StmtParser:
     def stmts(self, nodes: tuple[syntax.Node, ...], start: int) -> list[tir.Stmt]:
         out: list[tir.Stmt] = []
         pending: tuple[str, ...] = ()  # comments of statements that became no node
+        names: tuple[str, ...] = ()  # free vars they declared, for the next one
         for i in range(start, len(nodes)):
             if not self.rooted and nodes[i].comments is not None and self.level is FUNCTION:  # type: ignore[attr-defined]
                 pending = self.root_marker(nodes[i], pending)
             self.following = nodes[i + 1 :]
             result = self.stmt(nodes[i])
+            names += tuple(self.declared)
+            self.declared.clear()
+            if result is not None and names:
+                result = commented(result, declaring(None, names))
+                names = ()
             comments = nodes[i].comments  # type: ignore[attr-defined]
             if comments is not None or pending:
                 if result is None:
@@ -238,9 +254,9 @@ class StmtParser:
     def _expr_stmt(self, node: syntax.ExprStmt) -> Result:
         value = node.value
         name = syntax.dotted(value.func) if isinstance(value, syntax.Call) else None
-        if name is not None and name.startswith("T.") and name[2:] in _STMT_CALLS:
+        if name is not None and name.startswith("T.") and name[2:] in STMT_CALLS:
             assert isinstance(value, syntax.Call)
-            return _STMT_CALLS[name[2:]](self, value)
+            return STMT_CALLS[name[2:]](self, value)
         if isinstance(value, syntax.Constant) and isinstance(value.value, str):
             return None  # a docstring
         return tir.Evaluate(self.exprs.expr(value), node.span)
@@ -283,12 +299,15 @@ class StmtParser:
             return tir.Break(call.span)
         return tir.Continue(call.span)
 
+    def _hint(self, call: syntax.Call) -> Result:
+        return self.buffers.hint(call)
+
     def _attr_stmt(self, call: syntax.Call) -> Result:
         """Flat `T.attr({"key": v})` (0.27) or `T.attr(node, key, value)`: body None."""
         return self.buffers.attrs(call)
 
 
-_STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
+STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
     "func_attr": StmtParser._func_attr,
     "evaluate": StmtParser._evaluate,
     "reads": StmtParser._reads,
@@ -297,6 +316,7 @@ _STMT_CALLS: dict[str, Callable[[StmtParser, syntax.Call], Result]] = {
     "block_attr": StmtParser._block_attr,
     "sblock_attr": StmtParser._block_attr,
     "attr": StmtParser._attr_stmt,
+    "hint": StmtParser._hint,
     "break_loop": StmtParser._loop_control,
     "continue_loop": StmtParser._loop_control,
 }

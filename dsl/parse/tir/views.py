@@ -15,7 +15,13 @@ from tvmlite.dsl import tir
 from tvmlite.dsl.parse.scope import bind_call
 from tvmlite.dsl.parse.tir.expr import source_of
 from tvmlite.dsl.parse.tir.layout import buffer_layout
-from tvmlite.dsl.tir_layout import DEFAULT_LAYOUT, const_elements, per_thread_storage
+from tvmlite.dsl.tir_layout import (
+    DEFAULT_LAYOUT,
+    const_elements,
+    inherited,
+    per_thread_storage,
+    settled,
+)
 from tvmlite.grammar import syntax
 
 if TYPE_CHECKING:
@@ -23,15 +29,14 @@ if TYPE_CHECKING:
 
 
 class ViewParser:
-    """The view declarations of one function; `derived` holds the buffers declared over
-    another buffer's storage."""
+    """The view declarations of one function; the expression parser's `views` holds
+    the buffers declared over another buffer's storage."""
 
     def __init__(self, assign: AssignParser) -> None:
         self.assign = assign
         self.fn = assign.fn
         self.ctx = assign.ctx
         self.exprs = assign.exprs
-        self.derived: set[tir.Buffer] = set()
 
     def declare(
         self, target: syntax.Name, buffer: tir.Buffer, owner: tir.Buffer | None, node: syntax.Node
@@ -41,8 +46,8 @@ class ViewParser:
         self.exprs.define(target.id, buffer)
         if owner is None:
             return tir.AllocBuffer(buffer, "decl_buffer", node.span)
-        self.derived.add(buffer)
-        source = owner if owner in self.derived else None
+        self.exprs.views.add(buffer)
+        source = owner if owner in self.exprs.views else None
         return tir.AllocBuffer(buffer, "decl_buffer", node.span, source=source)
 
     def data_owner(self, node: syntax.Node | None) -> tir.Buffer | None:
@@ -85,7 +90,7 @@ class ViewParser:
             dtype = self.exprs.dtype_arg(first)
         else:  # a new shape keeps A's layout unless `layout=` gives one, as in TVM
             shape = tuple(self.fn.buffers.dim(d, None) for d in call.args)
-            layout = source.layout
+            layout = settled(inherited(source.layout, source.shape), shape)
             if layout_node is not None:
                 layout = self.layout(layout_node, shape, source)
         buffer = tir.Buffer(
