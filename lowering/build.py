@@ -14,6 +14,7 @@ import functools
 import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tvmlite.diagnostics import TVMLiteError, VerifyError
@@ -24,9 +25,11 @@ from tvmlite.dsl.verify.relax import verify_module
 from tvmlite.dsl.walk import walk
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
+from tvmlite.lowering.cache.kernels import kernel_cache
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
+from tvmlite.lowering.codegen.kernel_build import prestart
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
-from tvmlite.lowering.codegen.target import machine_options
+from tvmlite.lowering.codegen.target import current_options, machine_options
 from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
@@ -124,10 +127,13 @@ def _compile(
         key = cache_key(module, tgt, pipeline, tir_pipeline)
     executable = lookup(key, tgt, module) if key is not None else None
     if executable is None:
+        if key is None:  # cached builds may compile few kernels: no workers ahead of need
+            prestart(module)  # kernel workers start while the module is lowered
         lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
         with machine_options(tgt.machine_options()):
-            code = generate_llvm(lowered)  # LLVM IR: kernels, host entries, tables
-            jit = compile_llvm(code)  # LLVM optimization, machine code
+            # Kernel units (each compiled once, cached when the build is), host code
+            code = generate_llvm(lowered, store=kernel_cache() if key is not None else None)
+            jit = compile_llvm(code)  # the host's LLVM optimization, machine code
         executable = link(jit, code)  # tables filled, callables made
         if key is not None:
             store(key, executable, module)
@@ -198,10 +204,13 @@ collector_paused = _CollectorPause()
 
 def compile_prim_funcs(funcs: Mapping[str, tir.PrimFunc], *, optimize: bool = True) -> Any:
     """Lower, compile and load `funcs` (name -> PrimFunc) as one Executable whose
-    every function is callable (destination-passing: `ex["f"](a, b, out)`)."""
+    every function is callable (destination-passing: `ex["f"](a, b, out)`);
+    without `optimize`, LLVM compiles at level 0."""
     lowered = LowerTIR()(IRModule(dict(funcs)))
-    code = generate_llvm(lowered, public=frozenset(funcs))
-    return link(compile_llvm(code, optimize=optimize), code)
+    machine = current_options()
+    with machine_options(machine if optimize else replace(machine, opt_level=0)):
+        code = generate_llvm(lowered, public=frozenset(funcs))
+        return link(compile_llvm(code), code)
 
 
 def _at(mod: IRModule, target: Target, point: str) -> IRModule:

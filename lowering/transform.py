@@ -113,6 +113,7 @@ CONFIG_OPTIONS: dict[str, type] = {
     "tir.instrument_bound_checkers": bool,
     "tir.default_cpu_schedule": bool,
     "tvmlite.memory_plan": bool,
+    "tvmlite.build_workers": int,
     "tvmlite.profile": bool,  # host code counts kernel and packed calls (`module.profile`)
 }
 

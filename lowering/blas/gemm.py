@@ -49,12 +49,11 @@ def register_gemm(dtype: str) -> JitModule:
     the registry points to)."""
     from tvmlite.lowering.codegen.llvm_host_support import support_library  # noqa: PLC0415
 
-    support_library()  # publishes the thread pool's launch, which the gemms call
     gemm = find_gemm(dtype)
     module = ir.Module(name=f"tvmlite_blas_{dtype}")
     for bias, trans_b in VARIANTS:
         _define(module, gemm, dtype, bias, trans_b)
-    jit = JitModule(module, machine=HOST)
+    jit = JitModule(module, machine=HOST, libraries=(support_library(),))  # the pool's launch
     for bias, trans_b in VARIANTS:
         name = packed_name(dtype, bias, trans_b)
         register_func(name, jit.address(_symbol(name)), override=True)

@@ -115,6 +115,15 @@ def cache_key(
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
+@functools.cache
+def compiler_digest() -> str:
+    """What, besides its input, decides the code a build makes: tvmlite's version
+    and sources, the host CPU, llvmlite and LLVM."""
+    from tvmlite import __version__
+
+    return f"{__version__} {source_digest()} {_host_cpu()}"
+
+
 def _host_cpu() -> str:
     import llvmlite
     import llvmlite.binding as llvm
@@ -197,7 +206,7 @@ class _Constants(ExprVisitor):
             self.arrays[digest] = readable_array(e.data)
 
 
-def _sealed_fields(meta: dict[str, Any]) -> bytes:
+def sealed_fields(meta: dict[str, Any]) -> bytes:
     """What an entry's HMAC covers: every metadata field but the seal itself."""
     return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
 
@@ -227,7 +236,7 @@ def lookup(key: str, target: Any, mod: IRModule) -> Executable | None:
         and meta.get("sha256") == library_digest
         and isinstance(meta.get("llvm_ir"), str)
         and isinstance(meta.get("constants"), list)
-        and root.verify(_sealed_fields(meta), meta.get("mac"))
+        and root.verify(sealed_fields(meta), meta.get("mac"))
     )
     if not valid:
         return None
@@ -281,7 +290,7 @@ def store(key: str, executable: Executable, mod: IRModule) -> None:
             "llvm_ir": executable.llvm_ir(),
             "constants": kept,
         }
-        meta["mac"] = root.seal(_sealed_fields(meta))
+        meta["mac"] = root.seal(sealed_fields(meta))
         write_atomic(root.path / f"{key}.json", json.dumps(meta))
         evict(root.path, keep=key)
     except (OSError, TVMLiteError):

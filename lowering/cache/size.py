@@ -7,7 +7,7 @@ report and do.
 "Recently used" is the modification time of an entry's metadata file: a store
 writes it and a hit sets it to now. Access times would say the same without a
 write, but most file systems are mounted `relatime` or `noatime` and do not keep
-them. Only files named like entries (`<40 hex>.so`, `<40 hex>.json`) and
+them. Only files named like entries (`<40 hex>.so` or `.o`, `<40 hex>.json`) and
 temporary files a crashed process left behind (`.<name>.*`, an hour old) are
 ever removed, and only from a directory `directory.untrusted` accepts; the
 secret stays, so later entries keep verifying.
@@ -29,7 +29,7 @@ from tvmlite.lowering.cache.directory import configured_dir, untrusted
 SIZE_ENV = "TVMLITE_CACHE_SIZE"
 DEFAULT_CAP = 1 << 30
 STALE_TEMP_SECONDS = 3600
-_ENTRY = re.compile(r"([0-9a-f]{40})\.(so|json)")
+_ENTRY = re.compile(r"([0-9a-f]{40})\.(so|o|json)")
 _TEMP = re.compile(r"\.[0-9a-f]{40}\..+")  # mkstemp names of cache.store and write_atomic
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -40,6 +40,11 @@ class Entry:
     files: list[Path] = field(default_factory=list)
     size: int = 0
     used: float = 0.0  # mtime of the metadata file
+
+    @property
+    def kernel(self) -> bool:
+        """A compiled kernel's entry (`kernels.py`), not a build's."""
+        return any(f.suffix == ".o" for f in self.files)
 
 
 def size_cap() -> int:
@@ -153,7 +158,8 @@ class CacheInfo:
 
     path: Path | None  # None: caching is off
     refusal: str | None = None  # why the directory is not used
-    entries: int = 0
+    entries: int = 0  # builds
+    kernels: int = 0  # compiled kernels (counted in `size` too)
     size: int = 0
     cap: int = DEFAULT_CAP
 
@@ -168,7 +174,8 @@ def cache_info() -> CacheInfo:
     info.refusal = untrusted(path)
     if info.refusal is None:
         listed = entries(path)
-        info.entries, info.size = len(listed), sum(e.size for e in listed)
+        info.kernels = sum(e.kernel for e in listed)
+        info.entries, info.size = len(listed) - info.kernels, sum(e.size for e in listed)
     return info
 
 

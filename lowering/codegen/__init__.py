@@ -1,4 +1,4 @@
-"""LLVM code generation for lowered prim functions (llvmlite.ir, MCJIT)."""
+"""LLVM code generation for lowered prim functions (llvmlite.ir, ORC JITLink)."""
 
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.llvm_kernel import build_kernel

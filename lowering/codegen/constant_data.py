@@ -7,10 +7,11 @@ and the constant's DLTensor points at it; the module also exports the table of
 those DLTensors (`tvmlite_constants`, in K order). The arrays stay with the build
 (`ConstantData`). Who defines the symbols depends on who loads the code:
 
-- the JIT adds an object of absolute symbols, each the address of its array
-  (`elf_object.absolute_object`): the compiled code reads the arrays where they
-  are, nothing is copied, and the build's code keeps them alive. Each JIT engine
-  resolves its own, so builds in several threads never meet.
+- the JIT defines each symbol as the address of its array, in the build's own
+  library of the JIT (`addresses`, `jit.py`): the compiled code reads the
+  arrays where they are, nothing is copied, and the build's code keeps them
+  alive. Each build's library resolves its own, so builds in several threads
+  never meet.
 - an exported library links an object whose read-only section holds the arrays'
   bytes, 64-byte aligned (`elf_object.write_data_object`), streamed from the
   arrays into the file the linker reads: the library is self-contained, and
@@ -56,13 +57,9 @@ class ConstantData:
         """Each constant's digest (dsl/relax.py: computed once per constant)."""
         return [c.digest for c in self.constants]
 
-    def jit_object(self, triple: str) -> bytes:
-        """An object defining each symbol at its array's address."""
-        symbols = [
-            elf_object.Symbol(name, a.ctypes.data, a.nbytes)
-            for name, a in zip(self.symbols, self.arrays, strict=True)
-        ]
-        return elf_object.absolute_object(triple, symbols)
+    def addresses(self) -> dict[str, int]:
+        """Each symbol's array's address."""
+        return {name: a.ctypes.data for name, a in zip(self.symbols, self.arrays, strict=True)}
 
     def write_object(self, path: Path, triple: str, embed: Sequence[bool]) -> None:
         """The object a library links: the bytes of the arrays `embed` marks as

@@ -2,12 +2,10 @@
 constants go into objects as their bytes, never through LLVM IR text
 (`constant_data.py` says which objects and why).
 
-Two kinds. A *data object* has one allocated read-only section holding byte
-ranges, and a global symbol naming each range; it is written as a stream (the
-ranges go from the caller's buffers straight into the file: the linker reads
-them from there). An *absolute object* has no section, only symbols whose
-values are addresses (`SHN_ABS`): linked into a JIT's code, references to the
-symbols read memory that is already there.
+A *data object* has one allocated read-only section holding byte ranges, and a
+global symbol naming each range; it is written as a stream (the ranges go from
+the caller's buffers straight into the file: the linker reads them from
+there). It may define symbols whose values are addresses too (`SHN_ABS`).
 
 Objects are for the host: its byte order, 64-bit ELF, and the machine of the
 target triple (the ones listed in MACHINES).
@@ -97,16 +95,6 @@ def write_data_object(
     # executable stack (and recent C libraries refuse to load such a library).
     sections = [(section, flags, start, size, ALIGN), (".note.GNU-stack", 0, f.tell(), 0, 1)]
     _finish(f, triple, sections, symbols, hidden=True)
-
-
-def absolute_object(triple: str, symbols: Sequence[Symbol]) -> bytes:
-    """An object defining each of `symbols` at its address (`value`)."""
-    import io
-
-    f = io.BytesIO()
-    f.write(bytes(HEADER_SIZE))
-    _finish(f, triple, [], [(sym, SHN_ABS) for sym in symbols], hidden=False)
-    return f.getvalue()
 
 
 def _finish(

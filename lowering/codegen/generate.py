@@ -1,15 +1,17 @@
-"""Code generation of a lowered IRModule (what `tvmlite.lower` returns): one
-LLVM module holding every prim function as a kernel, every graph function as
-a host entry (with its CPython fast-call wrapper when its signature takes one),
-and the tables and manifest a loader reads (runtime/abi.py).
+"""Code generation of a lowered IRModule (what `tvmlite.lower` returns): every
+prim function as a compiled kernel unit of its own (`kernel_unit.py`, compiled
+once per distinct kernel, in parallel, or loaded from the compile cache:
+`kernel_build.py`), and one LLVM module of host code declaring them: every graph
+function as a host entry (with its CPython fast-call wrapper when its signature
+takes one), and the tables and manifest a loader reads (runtime/abi.py).
 
-    code = generate_llvm(lowered)       # llvmlite.ir module, manifest, kernel ABI
-    jit = compile_llvm(code)            # LLVM optimization, machine code
+    code = generate_llvm(lowered)       # kernel units; host module, manifest, kernel ABI
+    jit = compile_llvm(code)            # the host's LLVM optimization, machine code
     ex = link(jit, code)                # the Executable `build` returns
 
 Each step runs as a `stage` of the current PassContext, so `--time-passes`
-shows code generation, LLVM's optimization, machine code and linking as lines
-of their own.
+shows the kernels, code generation, LLVM's optimization, machine code and
+linking as lines of their own.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from typing import Any
 
 from llvmlite import ir
 
-from tvmlite.diagnostics import TVMLiteError
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.constant_data import ConstantData, manifest_entries
 from tvmlite.lowering.codegen.jit import JitModule
+from tvmlite.lowering.codegen.kernel_build import KernelStore, compile_kernels
+from tvmlite.lowering.codegen.kernel_unit import KernelUnit, signature
 from tvmlite.lowering.codegen.llvm_fastcall import add_fast_calls
 from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.memory_plan import written_params
-from tvmlite.lowering.tir.signature import kernel_signature
+from tvmlite.lowering.codegen.target import current_options
 from tvmlite.lowering.transform import PassContext, stage
 from tvmlite.runtime.abi import KernelSignature
 from tvmlite.runtime.executable import Executable
@@ -39,29 +42,40 @@ from tvmlite.runtime.manifest import manifest_info
 
 @dataclass(frozen=True)
 class GeneratedCode:
-    """An LLVM module and what its loader must know: the manifest of the graph
-    functions, each kernel's calling convention, which kernels are public, and
-    the arrays of the constants the module declares (`constant_data.py`)."""
+    """The host's LLVM module, the compiled kernels it calls, and what a loader
+    must know: the manifest of the graph functions, each kernel's calling
+    convention and symbol, which kernels are public, the arrays of the constants
+    the module declares (`constant_data.py`), and how many kernel units the
+    build had, found in the cache and compiled (`kernel_build.py`)."""
 
     module: ir.Module
+    units: tuple[KernelUnit, ...]  # distinct, in module order: what is linked
     glue: ir.Module | None  # entries defined in `module` too, compiled apart (jit.py)
     constants: ConstantData
     manifest: dict[str, Any]
     kernels: dict[str, KernelSignature]
     public_kernels: frozenset[str]
     timings: dict[str, float]
+    kernel_symbols: dict[str, str]
+    kernel_counts: dict[str, int]
 
 
-def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> GeneratedCode:
-    """The LLVM module of a lowered `mod`. Prim functions are public when they
-    have a `global_symbol` (or are named in `public`)."""
+def generate_llvm(
+    mod: IRModule, public: Collection[str] | None = None, store: KernelStore | None = None
+) -> GeneratedCode:
+    """The kernel units and host module of a lowered `mod`, kernels found in
+    `store` loaded from it. Prim functions are public when they have a
+    `global_symbol` (or are named in `public`)."""
     timings: dict[str, float] = {}
+    prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
+    graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
+    with stage("kernels", timings):
+        kernels = {name: (f, signature(name, f)) for name, f in prims.items()}
+        units, counts = compile_kernels(kernels, current_options(), store)
     with stage("codegen", timings):
-        prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
-        graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
-        kernels = {name: (f, _signature(name, f)) for name, f in prims.items()}
+        sigs = {name: sig for name, (_, sig) in kernels.items()}
         profile = PassContext.current().get(PROFILE_KEY) is True
-        host = build_host_module(kernels, graphs, profile)
+        host = build_host_module(sigs, units, graphs, profile)
         written = {name: written_params(f) for name, f in graphs.items()}
         fast = add_fast_calls(host.module, graphs, written)
     shown = {
@@ -75,35 +89,36 @@ def generate_llvm(mod: IRModule, public: Collection[str] | None = None) -> Gener
         manifest["profile"] = host.profile
     return GeneratedCode(
         host.module,
+        tuple({id(u): u for u in units.values()}.values()),
         host.glue,
         host.constants,
         manifest,
         {name: sig for name, (_, sig) in kernels.items()},
         frozenset(shown),
         timings,
+        {name: unit.symbol for name, unit in units.items()},
+        counts,
     )
 
 
-def _signature(name: str, func: tir.PrimFunc) -> KernelSignature:
-    try:
-        return kernel_signature(func, name, func.body)
-    except TVMLiteError as err:
-        raise TVMLiteError(f"cannot compile prim function '{name}': {err}") from None
-
-
-def compile_llvm(code: GeneratedCode, *, optimize: bool = True) -> JitModule:
+def compile_llvm(code: GeneratedCode) -> JitModule:
     """Optimized machine code of `code`, loaded in this process (for the current
     `machine_options`). Host code calls the support helpers, compiled once per
     process before the first module that needs them."""
     with stage("support library (once per process)"):
-        support_library()
-    return JitModule(code.module, optimize=optimize, glue=code.glue, constants=code.constants)
+        support = support_library()
+    return JitModule(
+        code.module, code.units, glue=code.glue, constants=code.constants, libraries=(support,)
+    )
 
 
 def link(jit: JitModule, code: GeneratedCode) -> Executable:
     """The Executable of compiled code: tables filled, callables made."""
     timings = {**code.timings, **jit.timings}
     with stage("link", timings):
-        executable = Executable(jit, code.manifest, code.kernels, code.public_kernels)
+        executable = Executable(
+            jit, code.manifest, code.kernels, code.public_kernels, code.kernel_symbols
+        )
     executable.timings = timings
+    executable.kernel_counts = code.kernel_counts
     return executable

@@ -143,10 +143,12 @@ def link_library(
     prefix: str,
     constants: ConstantData,
     keep_apart: Sequence[bool] = (),
+    kernel_objects: Sequence[bytes] = (),
 ) -> None:
-    """Emit the objects of a build for `machine` and link them into `out`, a
-    library with `manifest` whose exported symbols start with `prefix`, holding
-    the bytes of `constants` but those `keep_apart` marks (the compile cache's
+    """Emit the objects of a build for `machine` (`optimized_ir`, and
+    `kernel_objects`, compiled already) and link them into `out`, a library
+    with `manifest` whose exported symbols start with `prefix`, holding the
+    bytes of `constants` but those `keep_apart` marks (the compile cache's
     libraries), which are bound to arrays when it is loaded (`constant_data.py`)."""
     exports = exported_symbols(manifest["functions"], prefix)
     embed = [not (k < len(keep_apart) and keep_apart[k]) for k in range(len(constants.arrays))]
@@ -156,7 +158,7 @@ def link_library(
     records = [{**r, "embedded": e} for r, e in zip(records, embed, strict=True)]
     manifest = {**manifest, "constants": records}
     with stage("object code"):
-        objects = library_objects(optimized_ir, machine, exports)
+        objects = [*library_objects(optimized_ir, machine, exports), *kernel_objects]
     with stage("link (C compiler)"):
         link_shared(objects, glue_source(manifest, prefix), out, constants, embed)
 

@@ -1,5 +1,6 @@
-"""One LLVM module for a whole IRModule: every prim function as a kernel, every
-graph function as a host entry (`tvmlite_entry_<name>`), the helpers, the
+"""The host's LLVM module of an IRModule: every prim function's kernel declared
+(each is a compiled unit of its own: `kernel_unit.py`), every graph function
+as a host entry (`tvmlite_entry_<name>`), the helpers, the
 constants' DLTensors (their bytes are not in the module: `constant_data.py`)
 and the packed-function callback table. The manifest is data for
 loaders of a library: linking one writes it (`link.py`).
@@ -18,14 +19,15 @@ import numpy as np
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
-from tvmlite.dsl import relax, tir
+from tvmlite.dsl import relax
 from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_types as ty
 from tvmlite.lowering.codegen.constant_data import ConstantData, ConstantPool
+from tvmlite.lowering.codegen.kernel_unit import KernelUnit
 from tvmlite.lowering.codegen.llvm_host import emit_function
 from tvmlite.lowering.codegen.llvm_host_calls import PACKED_TABLE, Kernel
 from tvmlite.lowering.codegen.llvm_host_support import declare_support
-from tvmlite.lowering.codegen.llvm_kernel import build_kernel
+from tvmlite.lowering.codegen.llvm_kernel import declare_kernel
 from tvmlite.lowering.codegen.llvm_profile import Profiler
 from tvmlite.runtime.abi import (
     PACKED_COUNT,
@@ -123,26 +125,28 @@ class HostModule:
 
 
 def build_host_module(
-    prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]],
+    kernels: Mapping[str, KernelSignature],
+    units: Mapping[str, KernelUnit],
     graphs: Mapping[str, relax.Function],
     profile: bool = False,
 ) -> HostModule:
-    """The LLVM module of lowered prim functions (with their signatures) and graph
-    functions; `profile` makes host code count and time every kernel and packed
-    call."""
+    """The host module of graph functions calling the kernels of `units` (by
+    prim function name, with their signatures `kernels`); `profile` makes host
+    code count and time every kernel and packed call."""
     module = ir.Module(name="tvmlite")
     declare_support(module)
     small = len(graphs) <= SMALL_MODULE
     glue = None if small else ir.Module(name="tvmlite_glue")
     ctx = HostContext(module, dict(graphs), small_module=small, glue=glue)
     ctx.profiler = Profiler(module) if profile else None
-    for name, (lowered, sig) in prims.items():
-        fn, can_fail = build_kernel(module, lowered, sig)
-        # Inlining a kernel into host code would optimize its loops twice.
-        fn.attributes.add("noinline")
+    for name, sig in kernels.items():
+        unit = units[name]
+        found = module.globals.get(unit.symbol)  # identical kernels share one unit
+        fn = found if isinstance(found, ir.Function) else declare_kernel(module, sig, unit.symbol)
         if ctx.profiler is not None:  # host code calls the kernel through its timer
             fn = ctx.profiler.kernel(name, fn)
-        ctx.kernels[name] = Kernel(sig, fn, _error_table(module, name, sig), can_fail)
+        table = _error_table(module, name, sig)
+        ctx.kernels[name] = Kernel(sig, fn, table, unit.can_fail)
     # Sized once every graph function has said which packed functions it calls.
     abi.global_var(module, ir.ArrayType(abi.PTR, 0), PACKED_TABLE)
     taken = {fn.name for fn in module.functions}

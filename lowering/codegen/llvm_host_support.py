@@ -2,8 +2,8 @@
 checks and the thread pool, compiled once per process and shared by every
 module built after.
 
-Host modules only declare these functions; the JIT resolves them through the
-process symbol table (`llvmlite.binding.add_symbol`). Compiling them into each
+Host modules only declare these functions; the JIT links them with this
+library of its own (`JitModule(..., libraries=...)`). Compiling them into each
 module cost more than the host code itself. An exported shared library links
 `support_module()` in instead, so it stays self-contained.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.lowering.codegen import llvm_block_cache as block_cache
@@ -64,15 +63,13 @@ def support_module(*, cached: bool = False) -> ir.Module:
 @once
 def support_library() -> JitModule:
     """Compiled once, kept for the life of the process (results and compiled
-    modules call into it), its symbols published to the JIT linker."""
+    modules call into it): the library of the JIT other libraries are linked with."""
     # Imported here: the cache package imports this module.
     from tvmlite.lowering.cache.size import size_from_env
 
     jit = JitModule(support_module(cached=True), machine=HOST)  # shared: never a build's -mcpu
     limit = ctypes.c_int64.from_address(jit.address(block_cache.LIMIT))
     limit.value = size_from_env(block_cache.ENV, block_cache.DEFAULT_LIMIT)
-    for name in EXPORTED:
-        llvm.add_symbol(name, jit.address(name))
     return jit
 
 

@@ -392,14 +392,16 @@ class KernelEmitter(ExprEmitter):
         self._jump(0, "continue")
 
 
-def declare_kernel(module: ir.Module, sig: KernelSignature) -> ir.Function:
+def declare_kernel(module: ir.Module, sig: KernelSignature, symbol: str = "") -> ir.Function:
+    """The kernel's function in `module` (as `symbol`, default its own symbol)."""
     params: list[ir.Type] = []
     for p in sig.params:
         params.append(ty.PTR if p.is_pointer else ty.abi_type(p.var.dtype))
     params.extend(ty.I64 for _ in sig.sym_vars)
     if sig.reports:
         params.extend([ty.PTR, ty.I64])  # the message buffer and its size
-    fn = ir.Function(module, ir.FunctionType(ty.I32, params), kernel_symbol(sig.name))
+    fnty = ir.FunctionType(ty.I32, params)
+    fn = ir.Function(module, fnty, symbol or kernel_symbol(sig.name))
     code_attributes(fn)
     if sig.noalias:
         for p, arg in zip(sig.params, fn.args, strict=False):

@@ -14,7 +14,7 @@ machines with the same instruction-set extensions.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import llvmlite.binding as llvm
 
@@ -34,9 +34,10 @@ def _support_ir(machine: MachineOptions = HOST) -> str:
 def library_objects(
     optimized_ir: str, machine: MachineOptions, exports: Mapping[str, str]
 ) -> list[bytes]:
-    """Relocatable objects of a whole library (the build's code, then the support
-    helpers) for the machine the build's code was optimized for; `exports` maps
-    each symbol the library exports to its name there."""
+    """Relocatable objects of the build's code (its host module, or all of it
+    linked) and the support helpers, for the machine the build's code was
+    optimized for; `exports` maps each symbol the library exports to its name
+    there. Kernel units are objects already, their symbols hidden."""
     tm = target.host_target_machine(machine)
     objects = []
     for text in (optimized_ir, _support_ir(machine)):
@@ -44,6 +45,14 @@ def library_objects(
         _publish(module, exports)
         objects.append(tm.emit_object(module))
     return objects
+
+
+def linked_ir(host_ir: str, kernel_irs: Sequence[str]) -> str:
+    """One module of a build's optimized host module and kernel units, linked."""
+    module = target.parse_and_verify(host_ir)
+    for text in kernel_irs:
+        module.link_in(target.parse_and_verify(text))
+    return str(module)
 
 
 def _publish(module: llvm.ModuleRef, exports: Mapping[str, str]) -> None:

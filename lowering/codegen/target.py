@@ -21,6 +21,7 @@ from typing import ParamSpec, TypeVar
 
 import llvmlite.binding as llvm
 
+from tvmlite.lowering.codegen.kernel_worker import run_pipeline
 from tvmlite.lowering.codegen.llvm_diagnostics import quiet_missed_vectorization
 
 SPEED_LEVEL = 3
@@ -102,15 +103,8 @@ def host_target_machine(options: MachineOptions | None = None) -> llvm.TargetMac
 
 @once
 def _shared_machine(options: MachineOptions) -> llvm.TargetMachine:
-    return new_target_machine(options)
-
-
-def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMachine:
-    """Host CPU name and features unless `options` (default: the current ones) say
-    otherwise, O3, position-independent code (objects may end up in a shared
-    library). An MCJIT engine takes ownership of (and frees) the machine it is
-    given, so each engine gets its own from here."""
-    options = current_options() if options is None else options
+    """Host CPU name and features unless `options` say otherwise, O3,
+    position-independent code (objects may end up in a shared library)."""
     cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
@@ -124,13 +118,11 @@ def new_target_machine(options: MachineOptions | None = None) -> llvm.TargetMach
 
 @once
 def glue_target_machine(options: MachineOptions) -> llvm.TargetMachine:
-    """A machine as `new_target_machine(options)` makes, but for code generation
+    """A machine as `host_target_machine(options)` is, but for code generation
     without optimization (fast instruction selection and register allocation):
     for glue, thousands of functions of one call each, an object for the JIT
-    only (`jit.py`). Its code is not position-independent: it reaches what it
-    names by absolute address, for a second object in an engine must not have
-    a GOT (the JIT linker resolves GOT-relative references of the first one
-    against it). Only emits objects, so one is shared."""
+    only (`jit.py`), which reaches what it names by absolute address (it is
+    never part of a shared library). Only emits objects, so one is shared."""
     cpu, features = checked_machine(options)
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
@@ -189,37 +181,19 @@ def data_layout() -> str:
 
 
 def optimize(module: llvm.ModuleRef, machine: MachineOptions | None = None) -> None:
-    """Run the new pass manager's pipeline (O3 unless the options say otherwise)
-    tuned for the machine of `machine` (default: the current options)."""
+    """Run tvmlite's optimization pipeline (`kernel_worker.run_pipeline`; O3
+    unless the options say otherwise) tuned for the machine of `machine`
+    (default: the current options)."""
     machine = current_options() if machine is None else machine
-    tm = host_target_machine(machine)
-    options = llvm.create_pipeline_tuning_options(speed_level=_speed(machine))
-    options.loop_vectorization = True
-    options.slp_vectorization = True
-    # Automatic unrolling fully unrolls every small constant-trip loop and triples
-    # compile time; `T.unroll` loops carry a pragma the unroller still honours.
-    options.loop_unrolling = False
-    builder = llvm.create_pass_builder(tm, options)
-    manager = builder.getModulePassManager()
-    try:
-        with quiet_missed_vectorization():
-            manager.run(module, builder)
-    finally:
-        _free_pass_manager(manager)
+    with quiet_missed_vectorization():
+        run_pipeline(module, host_target_machine(machine), _speed(machine))
 
 
-def _free_pass_manager(manager: llvm.ModulePassManager) -> None:
-    """Free the pipeline's passes now. llvmlite's ModulePassManager inherits
-    ObjectRef's no-op `_dispose` ahead of NewPassManager's real one (its bases are
-    in that order), so garbage collection never frees it: ~30 KB lost per build."""
-    from llvmlite.binding import ffi
-    from llvmlite.binding.newpassmanagers import NewPassManager
-
-    if type(manager)._dispose is ffi.ObjectRef._dispose:
-        NewPassManager._dispose(manager)
-        manager.detach()
-    else:
-        manager.close()
+def resolved(machine: MachineOptions) -> tuple[str, str, str, str, int]:
+    """What compiling a kernel unit for `machine` needs, as plain values (sent
+    to worker processes): triple, data layout, CPU, features, level."""
+    cpu, features = checked_machine(machine)
+    return host_triple(), data_layout(), cpu, features, _speed(machine)
 
 
 def parse_and_verify(text: str) -> llvm.ModuleRef:

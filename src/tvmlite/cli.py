@@ -207,12 +207,13 @@ def _cache(args: argparse.Namespace) -> int:
         print("cache: off (TVMLITE_NO_CACHE is set)")
         return OK
     if args.action == "clear":
-        print(f"removed {info.entries} entries ({format_size(info.size)}) from {info.path}")
+        removed = f"{info.entries} entries and {info.kernels} kernels"
+        print(f"removed {removed} ({format_size(info.size)}) from {info.path}")
         return OK
     print(f"cache: {info.path}")
     if info.refusal is not None:
         print(f"not used: {info.refusal}")
-    print(f"entries: {info.entries} ({format_size(info.size)})")
+    print(f"entries: {info.entries} ({format_size(info.size)}), kernels: {info.kernels}")
     print(f"size cap: {format_size(info.cap)} (${SIZE_ENV})")
     return OK
 

@@ -163,9 +163,11 @@ def test_data_objects_link_into_libraries(tmp_path):
     np.testing.assert_array_equal(np.ctypeslib.as_array(third), arrays[2])
 
 
-def test_objects_are_for_known_machines():
+def test_objects_are_for_known_machines(tmp_path):
     with pytest.raises(tvmlite.TVMLiteError, match="cannot write an ELF object for sparc-sun"):
-        ConstantData(arrays=(np.zeros(2),)).jit_object("sparc-sun-solaris")
+        ConstantData(arrays=(np.zeros(2),)).write_object(
+            tmp_path / "d.o", "sparc-sun-solaris", [True]
+        )
 
 
 @dataclass(frozen=True)

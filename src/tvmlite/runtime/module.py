@@ -93,6 +93,7 @@ class CompiledModule:
         manifest: dict[str, Any],
         kernels: Mapping[str, KernelSignature] | None = None,
         public_kernels: frozenset[str] = frozenset(),
+        kernel_symbols: Mapping[str, str] | None = None,
         prefix: str = PREFIX,
     ) -> None:
         self.image = image
@@ -127,7 +128,9 @@ class CompiledModule:
             if not info.get("public", True):
                 self._private.add(name)
         for name, sig in (kernels or {}).items():
-            self._entries[name] = PrimFuncKernel(self, sig, image.address(kernel_symbol(name)))
+            # Identical kernels share one unit: the symbol of the one compiled.
+            symbol = (kernel_symbols or {}).get(name, kernel_symbol(name))
+            self._entries[name] = PrimFuncKernel(self, sig, image.address(symbol))
             if name not in public_kernels:
                 self._private.add(name)
 

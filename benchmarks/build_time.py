@@ -1,0 +1,137 @@
+"""Build time of real models, cold and incremental, per contender (a Python that
+has some tvmlite installed: this checkout, another branch's venv), as ratios from
+one run.
+
+  python benchmarks/build_time.py --models /work/models_data/resnet18.tvms,... \\
+      [--contender before=/work/venv/bin/python] [--workers 1,2] [--rounds 3]
+
+Every build runs in a fresh process (interpreter, imports and worker start-up
+are what a user pays too) with a fresh compile cache directory. Per model,
+contender and worker count, three builds: `cold` (cache off), `fresh` (an
+empty cache directory: the cold build plus storing its entries) and
+`incremental` (the fresh build's cache, the model edited: its last `R.add`
+made an `R.subtract`, so one kernel changes; tvmlite versions without
+kernel units rebuild everything). Rounds interleave the contenders. Each
+build's result (the sum of main's first output on the arguments `arg0...` of
+NAME.npz beside NAME.tvms) is checked against the first contender's before it
+counts. Printed: the median build wall time (the `tvmlite.build` call), the
+median processor time of the whole process and of its workers, the kernel
+units compiled, and each time's ratio to the first row of the model; the
+machine's load (`uptime`) before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r"""
+import json, os, sys, time
+import numpy as np
+import tvmlite
+from tvmlite.transform import PassContext
+path, mode, workers, edit = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+text = open(path).read()
+if edit:
+    at = text.rindex("R.add(")
+    text = text[:at] + "R.subtract(" + text[at + len("R.add("):]
+mod = tvmlite.parse(text)
+try:
+    ctx = PassContext(config={"tvmlite.build_workers": workers} if workers else {})
+except tvmlite.TVMLiteError:  # a tvmlite without parallel builds
+    ctx = PassContext()
+start = time.perf_counter()
+with ctx:
+    ex = tvmlite.build(mod, cache=mode != "cold")
+wall = time.perf_counter() - start
+npz = np.load(os.path.splitext(path)[0] + ".npz")
+args = [npz[f"arg{k}"] for k in range(sum(n.startswith("arg") for n in npz.files))]
+out = ex["main"](*args)
+first = out[0] if isinstance(out, (tuple, list)) else out
+check = float(np.asarray(first, dtype="float64").sum())
+print(json.dumps({"wall": wall, "check": check, "kernels": getattr(ex, "kernel_counts", None)}))
+"""
+
+
+def run_child(python: str, model: str, mode: str, workers: int, cache: str, edit: bool) -> dict:
+    env = {**os.environ, "TVMLITE_CACHE_DIR": cache}
+    env.pop("TVMLITE_NO_CACHE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [python, "-c", CHILD, model, mode, str(workers), "1" if edit else "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    total = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{python} {model} {mode}: {done.stderr.strip()[-800:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {**found, "process": total, "cpu": cpu}
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", required=True, help="comma-separated .tvms files")
+    parser.add_argument("--contender", action="append", default=[], help="LABEL=PYTHON")
+    parser.add_argument("--workers", default="1,2", help="worker counts of this checkout")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    contenders = [tuple(c.split("=", 1)) for c in args.contender]
+    rows = [(label, python, 0) for label, python in contenders]
+    rows += [(f"now w={w}", sys.executable, int(w)) for w in args.workers.split(",")]
+    print("load before:", uptime())
+    for model in args.models.split(","):
+        times: dict[tuple[str, str], list[dict]] = {}
+        reference: dict[str, float] = {}
+        for _ in range(args.rounds):
+            for label, python, workers in rows:
+                with tempfile.TemporaryDirectory(prefix="tvmlite-bt-") as cache:
+                    for mode, edit in (("cold", False), ("fresh", False), ("incremental", True)):
+                        found = run_child(python, model, mode, workers, cache, edit)
+                        want = reference.setdefault(mode, found["check"])
+                        if abs(found["check"] - want) > 1e-3 * max(1.0, abs(want)):
+                            raise SystemExit(f"{label} {mode}: result {found['check']} != {want}")
+                        times.setdefault((label, mode), []).append(found)
+        print(f"\n{Path(model).name}: median of {args.rounds} (s; ratio to the first row)")
+        print(
+            f"{'contender':<14}{'mode':<13}{'build':>8}{'ratio':>7}{'process':>9}{'cpu':>7}"
+            f"{'ratio':>7}  kernels"
+        )
+        first: dict[str, tuple[float, float]] = {}
+        for label, _, _ in rows:
+            for mode in ("cold", "fresh", "incremental"):
+                runs = times[(label, mode)]
+                wall = statistics.median(r["wall"] for r in runs)
+                cpu = statistics.median(r["cpu"] for r in runs)
+                process = statistics.median(r["process"] for r in runs)
+                base = first.setdefault(mode, (wall, cpu))
+                kernels = runs[-1]["kernels"]
+                note = (
+                    "" if kernels is None else f"{kernels['compiled']}/{kernels['units']} compiled"
+                )
+                print(
+                    f"{label:<14}{mode:<13}{wall:8.2f}{wall / base[0]:7.2f}{process:9.2f}"
+                    f"{cpu:7.2f}{cpu / base[1]:7.2f}  {note}"
+                )
+    print("\nload after:", uptime())
+
+
+if __name__ == "__main__":
+    main()
