@@ -18,3 +18,13 @@ class Module:
 {lines}        return gv
 {extra}"""
     )
+
+
+def float32_main(params: dict[str, tuple[int, ...]], body: str, header: str) -> str:
+    """`dataflow_main` over float32 tensors of the given shapes, result unannotated."""
+    args = ", ".join(f'{n}: R.Tensor({s}, "float32")' for n, s in params.items())
+    lines = "".join(f"            {line}\n" for line in body.strip().splitlines())
+    return (
+        f"{header}@I.ir_module\nclass Module:\n    @R.function\n    def main({args}):\n"
+        f"        with R.dataflow():\n{lines}            R.output(gv)\n        return gv\n"
+    )

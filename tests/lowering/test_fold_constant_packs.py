@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from relax_text import float32_main
 
 import tvmlite
 from tvmlite.dsl import tir
@@ -20,12 +21,7 @@ HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\
 
 
 def module(params: dict[str, tuple[int, ...]], body: str) -> IRModule:
-    args = ", ".join(f'{n}: R.Tensor({s}, "float32")' for n, s in params.items())
-    lines = "".join(f"            {line}\n" for line in body.strip().splitlines())
-    return tvmlite.parse(
-        f"{HEADER}@I.ir_module\nclass Module:\n    @R.function\n    def main({args}):\n"
-        f"        with R.dataflow():\n{lines}            R.output(gv)\n        return gv\n"
-    )
+    return tvmlite.parse(float32_main(params, body, HEADER))
 
 
 def scheduled(mod: IRModule, **disabled: bool) -> IRModule:
