@@ -40,9 +40,14 @@ class IRModule(Printable):
     span: Span | None = field(default=None, repr=False)
     # the comments of the text it was parsed from (dsl/comments.py); never compared
     comments: Comments | None = field(default=None, repr=False, compare=False)
+    # Code the kernel compilers of other target kinds made for packed calls of the
+    # module (symbol -> callable, ctypes function or address: lowering/target.py's
+    # TIRToRuntime), bound into what is built from it: TVM's `external_mods`.
+    # Compiled code has no text: never printed, never compared.
+    external_code: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in _TABLES:
+        for name in (*_TABLES, "external_code"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     def __getitem__(self, name: str) -> Function:

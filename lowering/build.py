@@ -26,10 +26,10 @@ from tvmlite.dsl.walk import walk
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
 from tvmlite.lowering.cache.kernels import kernel_cache
-from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link
+from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link, link_cross
 from tvmlite.lowering.codegen.kernel_build import prestart
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
-from tvmlite.lowering.codegen.target import current_options, machine_options
+from tvmlite.lowering.codegen.target import current_options, machine_options, runs_here
 from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
@@ -37,7 +37,7 @@ from tvmlite.lowering.target import RelaxToTIR, Target, TIRToRuntime
 from tvmlite.lowering.tir.instrument_bound_checkers import CHECKED_KEY
 from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.lowering.transform import Pass, PassContext, Sequential
-from tvmlite.runtime.executable import Executable
+from tvmlite.runtime.executable import CrossExecutable, Executable
 
 
 def lower(
@@ -90,7 +90,8 @@ def build(
     `relax_pipeline` TVM's ("default" only legalizes, "zero" fuses, None runs
     none); `tir_pipeline` is "default" (or None: LowerTIR) or passes run instead.
     An identical earlier build is loaded from the compile cache (lowering/cache/)
-    unless `cache=False`.
+    unless `cache=False`. For another machine's triple (`-mtriple`) the code is
+    cross-compiled: a `CrossExecutable`, exported or shown, never run here.
     `checked=True` (or the PassContext config `tir.instrument_bound_checkers`)
     makes every out-of-bounds buffer access raise TVMLiteError; the config is
     part of the cache key. `params` (a mapping from parameter name to array, or an
@@ -121,20 +122,25 @@ def build(
 
 def _compile(
     module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool
-) -> Executable:
+) -> Executable | CrossExecutable:
+    machine = tgt.machine_options()
+    cross = not runs_here(machine)  # another triple: cross-compiled, never loaded here
     key = None
-    if cache and configured_dir() is not None:
+    if cache and configured_dir() is not None and not cross:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
     executable = lookup(key, tgt, module) if key is not None else None
     if executable is None:
         if key is None:  # cached builds may compile few kernels: no workers ahead of need
             prestart(module)  # kernel workers start while the module is lowered
         lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
-        with machine_options(tgt.machine_options()):
+        with machine_options(machine):
             # Kernel units (each compiled once, cached when the build is), host code
             code = generate_llvm(lowered, store=kernel_cache() if key is not None else None)
-            jit = compile_llvm(code)  # the host's LLVM optimization, machine code
-        executable = link(jit, code)  # tables filled, callables made
+            if cross:
+                executable = link_cross(code, machine)
+            else:
+                jit = compile_llvm(code)  # the host's LLVM optimization, machine code
+                executable = link(jit, code)  # tables filled, callables made
         if key is not None:
             store(key, executable, module)
     executable.source = source_name(module)
@@ -148,7 +154,7 @@ def _compile(
 
 def _profiled(
     module: IRModule, tgt: Target, pipeline: Any, tir_pipeline: Any, cache: bool, ctx: PassContext
-) -> Executable:
+) -> Executable | CrossExecutable:
     """The build `ctx` made of `module`, with profiling (`Executable.profile`); the
     instruments of that context are not run again."""
     profiled = PassContext(

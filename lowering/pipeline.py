@@ -150,7 +150,7 @@ def schedule(target: Target) -> Pass:
     (FoldConstantPacks)."""
     from tvmlite.lowering.passes import DefaultCPUSchedule, FoldConstantPacks
 
-    passes = [*target.passes_at("schedule"), DefaultCPUSchedule(), FoldConstantPacks()]
+    passes = [*target.passes_at("schedule"), DefaultCPUSchedule(target), FoldConstantPacks()]
     return _SchedulePoint(passes, name="schedule")
 
 

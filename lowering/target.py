@@ -3,6 +3,7 @@ target kinds with their hooks (`register_target_kind`).
 
     Target("llvm")                                   # the host CPU
     Target("llvm -mcpu=skylake-avx512 -mattr=+fma")  # another CPU or feature set
+    Target("llvm -mtriple=aarch64-linux-gnu")        # another machine (cross-compiled)
     Target("llvm -libs=blas")                        # and offload matmuls to BLAS
 
 A kind is a name plus hooks, so adding one (a library, an accelerator, a toy in
@@ -11,9 +12,11 @@ named points of the build flow (`POINTS`), its own default pipeline, a
 `relax_to_tir` module pass that lowers the graph functions tagged
 `Compiler="<kind>"` its own way (before the pipeline legalizes what it left),
 and a `tir_to_runtime` hook that generates code for the prim functions tagged
-`"target": "<kind>"` instead of LLVM. `lower()` runs the hooks as the passes
-RelaxToTIR and TIRToRuntime. All of it is read from the IRModule's attributes:
-no side tables.
+`"target": "<kind>"` instead of LLVM (the kind's kernel compiler). `lower()`
+runs the hooks as the passes RelaxToTIR and TIRToRuntime. All of it is read
+from the IRModule's attributes, and the code a kind's compiler returns travels
+with the module (`IRModule.external_code`) into what is built from it: no side
+tables, nothing registered process-wide.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from tvmlite.lowering.transform import Pass
 # their dims; on the lowered module codegen consumes.
 POINTS = ("before_legalize", "after_legalize", "schedule", "lower_tir", "before_codegen")
 # Options every kind understands; a kind lists any others it accepts.
-COMMON_OPTIONS = ("mcpu", "mattr", "opt-level", "libs", "keys")
+COMMON_OPTIONS = ("mtriple", "mcpu", "mattr", "opt-level", "libs", "keys")
 
 PassFactory = Callable[["Target"], Pass]
 RelaxToTir = Callable[["Target"], Pass]
@@ -129,11 +132,14 @@ def list_target_kinds() -> list[str]:
 class Target:
     """A kind plus options, parsed from `"kind -key=value -flag"`.
 
-    `mcpu`, `mattr` (features, `+avx2` / `-fma`) and `opt_level` go to the LLVM
-    target machine; `libs` names further kinds whose hooks run too (`-libs=blas`);
-    any other option the kind accepts lands in `attrs`."""
+    `mtriple` (None: the host's), `mcpu`, `mattr` (features, `+avx2` / `-fma`)
+    and `opt_level` go to the LLVM target machine; `traits` is what the schedule
+    rules read of that machine (vector width, registers, caches); `libs` names
+    further kinds whose hooks run too (`-libs=blas`); any other option the kind
+    accepts lands in `attrs`."""
 
     kind: str
+    mtriple: str | None = None
     mcpu: str | None = None
     mattr: tuple[str, ...] = ()
     opt_level: int | None = None
@@ -167,9 +173,11 @@ class Target:
             raise TVMLiteError(f"target opt_level must be 0 to 3, got {self.opt_level!r}")
         if isinstance(self.mattr, str):  # Target("llvm", mattr="+avx2,-fma")
             object.__setattr__(self, "mattr", tuple(f for f in self.mattr.split(",") if f))
-        if self.mcpu is not None or self.mattr:
-            from tvmlite.lowering.codegen.target import checked_machine
+        from tvmlite.lowering.codegen.target import check_triple, checked_machine
 
+        if self.mtriple is not None:
+            check_triple(self.mtriple)
+        if self.mcpu is not None or self.mattr or self.mtriple is not None:
             checked_machine(self.machine_options())
 
     @staticmethod
@@ -213,10 +221,19 @@ class Target:
         from tvmlite.lowering.codegen.target import MachineOptions
 
         features = ",".join(self.mattr) or None
-        return MachineOptions(self.mcpu, features, self.opt_level)
+        return MachineOptions(self.mcpu, features, self.opt_level, self.mtriple)
+
+    @property
+    def traits(self) -> Any:
+        """The machine as the schedule rules see it (lowering/codegen/cpu_traits.py)."""
+        from tvmlite.lowering.codegen.cpu_traits import cpu_traits
+
+        return cpu_traits(self.machine_options())
 
     def __str__(self) -> str:
         parts = [self.kind]
+        if self.mtriple:
+            parts.append(f"-mtriple={self.mtriple}")
         if self.mcpu:
             parts.append(f"-mcpu={self.mcpu}")
         if self.mattr:
@@ -229,7 +246,7 @@ class Target:
         return " ".join(parts)
 
 
-_FIELDS = frozenset(("kind", "mcpu", "mattr", "opt_level", "libs", "attrs"))
+_FIELDS = frozenset(("kind", "mtriple", "mcpu", "mattr", "opt_level", "libs", "attrs"))
 
 
 def _parse(spec: str) -> dict[str, Any]:
@@ -247,9 +264,11 @@ def _parse(spec: str) -> dict[str, Any]:
             known = ", ".join(sorted({*COMMON_OPTIONS, *kind.options}))
             hint = did_you_mean(f"-{key}", [f"-{k}" for k in (*COMMON_OPTIONS, *kind.options)])
             raise TVMLiteError(f"target {spec!r}: unknown option -{key}{hint} (known: {known})")
-        if key in ("mcpu", "mattr", "libs", "opt-level") and not value:
+        if key in ("mtriple", "mcpu", "mattr", "libs", "opt-level") and not value:
             raise TVMLiteError(f"target {spec!r}: -{key} needs a value (-{key}=...)")
-        if key == "mcpu":
+        if key == "mtriple":
+            values["mtriple"] = value
+        elif key == "mcpu":
             values["mcpu"] = value
         elif key == "mattr":
             values["mattr"] = tuple(f for f in value.split(",") if f)
@@ -283,7 +302,8 @@ class RelaxToTIR(Pass):
 @dataclass(frozen=True)
 class TIRToRuntime(Pass):
     """Give each kind with a `tir_to_runtime` hook its prim functions; their
-    `call_tir`s become native packed calls of the code it returns."""
+    `call_tir`s become native packed calls of the code it returns, which the
+    module carries (`IRModule.external_code`)."""
 
     target: Target
     name: str = "TIRToRuntime"
@@ -332,10 +352,11 @@ def _run_relax_to_tir(mod: IRModule, target: Target) -> IRModule:
 
 def _run_tir_to_runtime(mod: IRModule, target: Target) -> IRModule:
     """Give each kind with a `tir_to_runtime` hook its prim functions (tagged
-    `"target": kind`, or untagged when the build target is that kind), register
-    the code it returns as packed functions and call those instead (R.call_tir
-    becomes R.call_dps_packed, run natively through the host's packed table).
-    Functions the hook returns no code for are left to LLVM."""
+    `"target": kind`, or untagged when the build target is that kind), keep the
+    code it returns with the module (`external_code`, by symbol) and call that
+    instead (R.call_tir becomes R.call_dps_packed, run natively through the
+    host's packed table, which the built module binds to the code). Functions
+    the hook returns no code for are left to LLVM."""
     from tvmlite.dsl import tir
 
     assigned: dict[str, dict[str, Any]] = {}
@@ -365,15 +386,15 @@ def _call_packed_instead(
     from tvmlite.dsl.call_tir import CallTIR
     from tvmlite.dsl.structural import structural_hash
     from tvmlite.lowering.passes.partition_for_compiler import map_bindings
-    from tvmlite.runtime.registry import register_func
 
     symbols: dict[str, str] = {}
+    external = dict(mod.external_code)
     for name, func in funcs.items():
         if name not in code:
             continue  # declined: LLVM compiles it
         # Same kind, name and IR: same code, so rebuilding may reuse the name.
         symbols[name] = f"tvmlite.{kind}.{name}.{structural_hash(func) & 0xFFFFFFFF:08x}"
-        register_func(symbols[name], code[name], override=True)
+        external[symbols[name]] = code[name]
 
     def rewrite(binding: relax.Binding) -> relax.Binding:
         view = CallTIR.of(binding.value)
@@ -396,7 +417,7 @@ def _call_packed_instead(
         for n, f in mod.functions.items()
         if n not in symbols
     }
-    return mod.with_functions(functions)
+    return mod.with_functions(functions).replace(external_code=external)
 
 
 register_target_kind("llvm")

@@ -65,7 +65,7 @@ def provide(name: str) -> None:
     registry asks when a library or a build calls a `tvmlite.blas.*` function
     nobody registered); TVMLiteError when this process has no BLAS for it."""
     for dtype in ITEM:
-        if name in (packed_name(dtype, False), packed_name(dtype, True)):
+        if name in (packed_name(dtype, bias, trans_b) for bias, trans_b in VARIANTS):
             register_gemm(dtype)
 
 

@@ -20,7 +20,8 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.ops import sinfo_of
 from tvmlite.dsl.structural import structural_equal
-from tvmlite.lowering.blas.gemm import packed_name, register_gemm
+from tvmlite.lowering.blas.gemm import packed_name
+from tvmlite.lowering.blas.library import find_gemm
 from tvmlite.lowering.passes.fuse_transpose_matmul import transposed_operand
 from tvmlite.lowering.passes.partition_for_compiler import lower_compiler_calls
 from tvmlite.lowering.transform import Pass
@@ -124,7 +125,9 @@ def lower_call(
         (bias,) = [x for x in add.args if x is not bindings[0].var]
         inputs.append(arg_of[id(bias)])
     dtype = sinfo_of(matmul.args[0]).dtype  # type: ignore[union-attr]
-    register_gemm(dtype)  # compiled and registered once per process
+    # This process's BLAS must have it (an error now, not at the first call); the
+    # gemm is compiled when a built module binds it (the registry provides it).
+    find_gemm(dtype)
     symbol = relax.ExternFunc(packed_name(dtype, len(inputs) == 3, permute is not None))
     return relax.Call(
         relax.Op("relax.call_dps_packed"), (symbol, relax.Tuple(tuple(inputs))), (), (out_sinfo,)

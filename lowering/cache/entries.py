@@ -88,6 +88,8 @@ def cache_key(
     ctx = PassContext.current()
     if ctx.instruments:
         return None
+    if any(kind.tir_to_runtime is not None for kind in target.kinds):
+        return None  # code a kind's own compiler made lives in this process only
     steps = _describe_pipeline(relax_pipeline_of(pipeline, NOT_GIVEN, target))
     tir_pipeline = tir_pipeline_of(tir_pipeline)
     tir_steps = "default" if tir_pipeline == "default" else _describe_pipeline(tir_pipeline)

@@ -20,7 +20,7 @@ from tvmlite.lowering.cache.directory import CacheRoot, open_root
 from tvmlite.lowering.cache.entries import FORMAT, compiler_digest, sealed_fields
 from tvmlite.lowering.cache.size import mark_used
 from tvmlite.lowering.codegen.kernel_unit import KernelSource, KernelUnit
-from tvmlite.lowering.codegen.target import MachineOptions, checked_machine, host_triple
+from tvmlite.lowering.codegen.target import MachineOptions, checked_machine, triple_of
 from tvmlite.runtime.export import write_atomic
 
 KIND = "kernel"
@@ -84,7 +84,8 @@ def unit_key(source: KernelSource, machine: MachineOptions) -> str:
     features it resolves to) and the compiler (`compiler_digest`: tvmlite's
     sources, which hold the optimization pipeline, llvmlite and LLVM)."""
     digest = hashlib.sha256()
-    parts = (KIND, compiler_digest(), host_triple(), repr(checked_machine(machine)), repr(machine))
+    resolved = repr(checked_machine(machine))
+    parts = (KIND, compiler_digest(), triple_of(machine), resolved, repr(machine))
     for part in (*parts, source.text):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:40]

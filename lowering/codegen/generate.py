@@ -8,6 +8,7 @@ takes one), and the tables and manifest a loader reads (runtime/abi.py).
     code = generate_llvm(lowered)       # kernel units; host module, manifest, kernel ABI
     jit = compile_llvm(code)            # the host's LLVM optimization, machine code
     ex = link(jit, code)                # the Executable `build` returns
+    ex = link_cross(code, machine)      # or, for another triple, its CrossExecutable
 
 Each step runs as a `stage` of the current PassContext, so `--time-passes`
 shows the kernels, code generation, LLVM's optimization, machine code and
@@ -25,6 +26,7 @@ from llvmlite import ir
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.codegen.constant_data import ConstantData, manifest_entries
+from tvmlite.lowering.codegen.cross_image import CrossImage
 from tvmlite.lowering.codegen.jit import JitModule
 from tvmlite.lowering.codegen.kernel_build import KernelStore, compile_kernels
 from tvmlite.lowering.codegen.kernel_unit import KernelUnit, signature
@@ -33,10 +35,10 @@ from tvmlite.lowering.codegen.llvm_host_module import build_host_module
 from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.memory_plan import written_params
-from tvmlite.lowering.codegen.target import current_options
+from tvmlite.lowering.codegen.target import MachineOptions, current_options
 from tvmlite.lowering.transform import PassContext, stage
 from tvmlite.runtime.abi import KernelSignature
-from tvmlite.runtime.executable import Executable
+from tvmlite.runtime.executable import CrossExecutable, Executable
 from tvmlite.runtime.manifest import manifest_info
 
 
@@ -58,6 +60,7 @@ class GeneratedCode:
     timings: dict[str, float]
     kernel_symbols: dict[str, str]
     kernel_counts: dict[str, int]
+    external_code: dict[str, Any]  # packed functions other kinds compiled (IRModule's)
 
 
 def generate_llvm(
@@ -98,6 +101,7 @@ def generate_llvm(
         timings,
         {name: unit.symbol for name, unit in units.items()},
         counts,
+        dict(mod.external_code),
     )
 
 
@@ -117,8 +121,23 @@ def link(jit: JitModule, code: GeneratedCode) -> Executable:
     timings = {**code.timings, **jit.timings}
     with stage("link", timings):
         executable = Executable(
-            jit, code.manifest, code.kernels, code.public_kernels, code.kernel_symbols
+            jit,
+            code.manifest,
+            code.kernels,
+            code.public_kernels,
+            code.kernel_symbols,
+            packed=code.external_code,
         )
     executable.timings = timings
+    executable.kernel_counts = code.kernel_counts
+    return executable
+
+
+def link_cross(code: GeneratedCode, machine: MachineOptions) -> CrossExecutable:
+    """The CrossExecutable of code for `machine`, another triple: the host
+    module optimized for it, the kernel units as compiled, nothing loaded."""
+    image = CrossImage(code.module, code.units, machine, code.constants)
+    executable = CrossExecutable(image, code.manifest, code.public_kernels)
+    executable.timings = {**code.timings, **image.timings}
     executable.kernel_counts = code.kernel_counts
     return executable

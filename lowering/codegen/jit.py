@@ -53,6 +53,15 @@ def _linker() -> llvm.LLJIT:
     return llvm.create_lljit_compiler(use_jit_link=True)
 
 
+def foreign_code_error(machine: target.MachineOptions) -> TVMLiteError:
+    """Why code for `machine`, another triple, does not run here, naming both."""
+    return TVMLiteError(
+        f"cannot run code compiled for {target.triple_of(machine)} in this process "
+        f"({target.host_triple()}): a build for another machine is cross-compiled; "
+        "export it (export_library, tvms build -o OUT.so|.o|.s|.ll) and run it there"
+    )
+
+
 class JitModule:
     """Optimized, compiled and loaded code of one host module and the kernel
     units it calls, which may call the C library and the exported functions of
@@ -72,6 +81,8 @@ class JitModule:
     ) -> None:
         # The machine code is for: the caller's, else the current target's.
         self.machine = target.current_options() if machine is None else machine
+        if not target.runs_here(self.machine):
+            raise foreign_code_error(self.machine)
         # The arrays the code reads in place (constant_data.py): kept as long as it.
         self.constants = ConstantData() if constants is None else constants
         self.units = tuple(units)
@@ -79,8 +90,8 @@ class JitModule:
         self.name = f"tvmlite_{next(_library_names)}"
         self.timings: dict[str, float] = {}
         with stage("LLVM parse", self.timings):
-            self.module = target.parse_and_verify(str(module))
-            glue_code = None if glue is None else target.parse_and_verify(str(glue))
+            self.module = target.parse_and_verify(str(module), self.machine)
+            glue_code = None if glue is None else target.parse_and_verify(str(glue), self.machine)
         if optimize:
             with stage("LLVM optimization", self.timings):
                 target.optimize(self.module, self.machine)
@@ -141,7 +152,7 @@ class JitModule:
         (for `--emit llvm`, the compile cache, and debugging)."""
         from tvmlite.lowering.codegen.objects import linked_ir  # (imports this module)
 
-        return linked_ir(str(self.module), [unit.optimized for unit in self.units])
+        return linked_ir(str(self.module), [u.optimized for u in self.units], self.machine)
 
     def assembly(self) -> str:
         from tvmlite.lowering.codegen.objects import emit_assembly

@@ -58,15 +58,15 @@ def _free_pass_manager(manager: llvm.ModulePassManager) -> None:
 
 
 @functools.cache
-def unit_machine(cpu: str, features: str, speed: int) -> llvm.TargetMachine:
-    """The target machine of units: position-independent code of the small code
-    model, what shared libraries are made of. Their calls to the C library and
-    the support helpers go through the PLT (the JIT linker makes a stub and a
-    GOT entry for each, next to the unit: `jit.py`) and their own data is
-    PC-relative. Only emits objects, so one per machine is shared."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
+def unit_machine(triple: str, cpu: str, features: str, speed: int) -> llvm.TargetMachine:
+    """The target machine of units for `triple`: position-independent code of the
+    small code model, what shared libraries are made of. Their calls to the C
+    library and the support helpers go through the PLT (the JIT linker makes a
+    stub and a GOT entry for each, next to the unit: `jit.py`) and their own
+    data is PC-relative. Only emits objects, so one per machine is shared."""
+    llvm.initialize_all_targets()  # the host's and any other triple's (cross builds)
+    llvm.initialize_all_asmprinters()
+    target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
         cpu=cpu, features=features, opt=speed, reloc="pic", codemodel="small"
     )
@@ -76,7 +76,7 @@ def compile_text(text: str, machine: Machine) -> tuple[bytes, str]:
     """The object and the optimized IR of a unit's module text. Its kernel is
     hidden: a library exports entries only."""
     triple, layout, cpu, features, speed = machine
-    tm = unit_machine(cpu, features, speed)
+    tm = unit_machine(triple, cpu, features, speed)
     llvm.initialize_native_asmparser()
     module = llvm.parse_assembly(text)
     module.triple, module.data_layout = triple, layout

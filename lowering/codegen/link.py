@@ -5,6 +5,10 @@ few lines of C glue (the manifest, binding packed functions by name), linked
 by the system C compiler into one self-contained shared library. It
 needs libc and libm at run time, nothing else: no Python, no LLVM, no tvmlite.
 
+A build for another triple (`-mtriple=aarch64-linux-gnu`) is linked by that
+machine's cross compiler: `<triple>-gcc` on the PATH (Debian's
+`gcc-aarch64-linux-gnu` installs `aarch64-linux-gnu-gcc`).
+
 The symbols a library exports (entries, tables, manifest, the C API) carry its
 prefix and every other symbol is hidden (`objects.py`), so two libraries linked
 into one program, or loaded into one process, never bind each other's code.
@@ -28,7 +32,7 @@ import numpy as np
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.lowering.codegen.constant_data import ConstantData
 from tvmlite.lowering.codegen.objects import emit_assembly, library_objects
-from tvmlite.lowering.codegen.target import HOST, MachineOptions, host_triple
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, runs_here, triple_of
 from tvmlite.lowering.transform import stage
 from tvmlite.runtime.abi import exported_symbols
 from tvmlite.runtime.export import atomic_path
@@ -62,15 +66,30 @@ const char* ${p}missing_packed(void) {
 """)
 
 
-def find_compiler() -> list[str]:
-    """The C compiler command: `$CC`, else `cc`, `gcc` or `clang` on the PATH."""
+def find_compiler(machine: MachineOptions = HOST) -> list[str]:
+    """The C compiler command for `machine`: `$CC`, else `cc`, `gcc` or `clang`
+    on the PATH; for another triple, `<triple>-gcc` (with and without the vendor:
+    `aarch64-linux-gnu-gcc` for `aarch64-unknown-linux-gnu`; `$CC` is the host's)."""
     env = os.environ.get("CC", "").strip()
-    if env:
+    if env and runs_here(machine):
         return shlex.split(env)
-    for name in ("cc", "gcc", "clang"):
+    if runs_here(machine):
+        names = ["cc", "gcc", "clang"]
+    else:
+        triple = triple_of(machine)
+        parts = triple.split("-")
+        bare = "-".join(p for k, p in enumerate(parts) if not (k == 1 and p in ("unknown", "pc")))
+        names = list(dict.fromkeys(f"{t}-{cc}" for t in (triple, bare) for cc in ("gcc", "cc")))
+    for name in names:
         found = shutil.which(name)
         if found:
             return [found]
+    if not runs_here(machine):
+        raise TVMLiteError(
+            f"no C compiler for {triple_of(machine)} found to link the shared library "
+            f"(looked for {', '.join(names)} on the PATH): install one (Debian: "
+            f"gcc-{names[-1].rsplit('-', 1)[0]})"
+        )
     raise TVMLiteError(
         "no C compiler found to link the shared library: install cc (gcc or clang) or set $CC"
     )
@@ -98,11 +117,12 @@ def link_shared(
     out: Path,
     constants: ConstantData | None = None,
     embed: Sequence[bool] = (),
+    machine: MachineOptions = HOST,
 ) -> None:
     """Link `objects`, the C source `glue` and the object of `constants` (the
-    bytes of those `embed` marks) into the shared library `out` (atomically:
-    linked beside it, then renamed)."""
-    compiler = find_compiler()
+    bytes of those `embed` marks) into the shared library `out` for `machine`
+    (atomically: linked beside it, then renamed)."""
+    compiler = find_compiler(machine)
     with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
         paths = []
         for k, data in enumerate(objects):
@@ -110,7 +130,7 @@ def link_shared(
             paths[-1].write_bytes(data)
         if constants is not None and constants.arrays:
             paths.append(Path(tmp) / "constants.o")
-            constants.write_object(paths[-1], host_triple(), embed)
+            constants.write_object(paths[-1], triple_of(machine), embed)
         source = Path(tmp) / "glue.c"
         source.write_text(glue)
         # -pthread: the thread pool's pthread calls (in libc itself since glibc 2.34).
@@ -120,15 +140,17 @@ def link_shared(
             _run(cmd, f"linking {out.name}")
 
 
-def link_object(code: bytes, constants: Sequence[np.ndarray], out: Path) -> None:
-    """The relocatable object `out`: the build's code (`code`, an object) with
-    the bytes of its constants (`ld -r` of the two)."""
-    compiler = find_compiler()
+def link_object(
+    code: bytes, constants: Sequence[np.ndarray], out: Path, machine: MachineOptions = HOST
+) -> None:
+    """The relocatable object `out`: the build's code (`code`, an object for
+    `machine`) with the bytes of its constants (`ld -r` of the two)."""
+    compiler = find_compiler(machine)
     with tempfile.TemporaryDirectory(prefix="tvmlite-link-") as tmp:
         paths = [Path(tmp) / "code.o", Path(tmp) / "constants.o"]
         paths[0].write_bytes(code)
         ConstantData(arrays=tuple(constants)).write_object(
-            paths[1], host_triple(), [True] * len(constants)
+            paths[1], triple_of(machine), [True] * len(constants)
         )
         with atomic_path(out, mode=0o644) as built:
             cmd = [*compiler, "-r", "-nostdlib", "-o", str(built), *map(str, paths)]
@@ -160,7 +182,7 @@ def link_library(
     with stage("object code"):
         objects = [*library_objects(optimized_ir, machine, exports), *kernel_objects]
     with stage("link (C compiler)"):
-        link_shared(objects, glue_source(manifest, prefix), out, constants, embed)
+        link_shared(objects, glue_source(manifest, prefix), out, constants, embed, machine)
 
 
 class OptimizedIR:

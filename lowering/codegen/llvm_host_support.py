@@ -23,7 +23,7 @@ from tvmlite.lowering.codegen import llvm_host_runner as runner
 from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST, host_triple, once
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, arch_of, once
 from tvmlite.runtime.abi import BLOCK_HOOKS, with_prefix
 from tvmlite.runtime.module import CompiledModule
 
@@ -43,8 +43,9 @@ EXPORTED: dict[str, ir.FunctionType] = {
 }
 
 
-def support_module(*, cached: bool = False) -> ir.Module:
-    """The support functions as a fresh LLVM module (external linkage); `cached`
+def support_module(*, cached: bool = False, machine: MachineOptions = HOST) -> ir.Module:
+    """The support functions as a fresh LLVM module (external linkage) for the
+    architecture of `machine` (the thread pool's system calls differ); `cached`
     allocates through the block cache (the JIT's copy, which outlives every block)."""
     module = ir.Module(name="tvmlite_support")
     if cached:
@@ -54,7 +55,7 @@ def support_module(*, cached: bool = False) -> ir.Module:
     frame.add_frame_helpers(module)
     runner.add_steps_helper(module)
     program.add_program_helper(module)
-    pool.ThreadPool(module, host_triple().split("-")[0]).add()
+    pool.ThreadPool(module, arch_of(machine)).add()
     for name in EXPORTED:
         module.globals[name].linkage = ""
     return module

@@ -27,7 +27,7 @@ from tvmlite.lowering.codegen import llvm_host_abi as abi
 from tvmlite.lowering.codegen import llvm_parallel as parallel
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen import llvm_types as ty
-from tvmlite.lowering.codegen import target
+from tvmlite.lowering.codegen.cpu_traits import wide_vector_bits
 from tvmlite.lowering.codegen.llvm_expr import ExprEmitter
 from tvmlite.lowering.tir.signature import assert_message
 from tvmlite.runtime.abi import STATUS_OUT_OF_MEMORY, KernelSignature, kernel_symbol
@@ -414,7 +414,7 @@ def code_attributes(fn: ir.Function) -> None:
     """What every kernel and task function is compiled with: no unwinding, and
     with AVX-512, 512-bit vectors (LLVM prefers 256 bits on some such CPUs)."""
     fn.attributes.add("nounwind")
-    bits = target.wide_vector_bits()
+    bits = wide_vector_bits()
     if bits is not None:  # llvmlite's add() accepts only enum attributes
         set.add(fn.attributes, f'"prefer-vector-width"="{bits}"')
 

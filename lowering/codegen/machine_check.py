@@ -13,7 +13,8 @@ calls, 64-bit integers) for the exact CPU and feature string the build would
 use. Whatever aborts or warns there is an error here, with the value named and
 close matches listed; nothing reaches this process's stderr. Each combination
 is checked once per process; the host's own machine (no `-mcpu`, no `-mattr`)
-is never checked.
+is never checked. For another triple (`-mtriple`) the tables and the probe are
+that architecture's, and its machine is checked even without `-mcpu`.
 """
 
 from __future__ import annotations
@@ -74,10 +75,13 @@ import json, os, sys, tempfile
 import llvmlite.binding as llvm
 
 cpu, features, want_tables, probe = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+triple = sys.argv[5] or llvm.get_process_triple()
 llvm.initialize_native_target()
 llvm.initialize_native_asmprinter()
 llvm.initialize_native_asmparser()
-target = llvm.Target.from_default_triple()
+llvm.initialize_all_targets()
+llvm.initialize_all_asmprinters()
+target = llvm.Target.from_triple(triple)
 tables = None
 if want_tables:
     with tempfile.TemporaryFile() as sink:
@@ -97,7 +101,7 @@ if cpu:
         cpu=cpu, features=features, opt=2, reloc="pic", codemodel="jitdefault"
     )
     module = llvm.parse_assembly(probe)
-    module.triple = llvm.get_process_triple()
+    module.triple = triple
     module.verify()
     machine.emit_object(module)
 """
@@ -110,11 +114,14 @@ _MODE_FEATURES = ("64bit-mode", "32bit-mode", "16bit-mode")
 _LLVM_PREFIX = re.compile(r"^(LLVM ERROR: |error: <unknown>:0:0: in function \S+ .*?\): )")
 
 
-def check_machine(cpu: str | None, features: tuple[str, ...], full: tuple[str, str]) -> None:
+def check_machine(
+    cpu: str | None, features: tuple[str, ...], full: tuple[str, str], triple: str | None = None
+) -> None:
     """Raise TVMLiteError unless LLVM can generate code for the CPU name `cpu` (None:
     the host's) with the feature flags `features` (as the user wrote them);
-    `full` is the (cpu, feature string) the target machine will be made with."""
-    if cpu is None and not features:
+    `full` is the (cpu, feature string) the target machine will be made with,
+    `triple` the target's triple when it is not the host's."""
+    if cpu is None and not features and triple is None:
         return
     if cpu is not None:
         if not isinstance(cpu, str) or not _CPU.fullmatch(cpu):
@@ -126,31 +133,38 @@ def check_machine(cpu: str | None, features: tuple[str, ...], full: tuple[str, s
                 f"-mattr: {flag!r} is not a feature flag: write +{name} to enable "
                 f"a feature or -{name} to disable it"
             )
-    cpus, known = known_cpus(), known_features()
+    cpus, known = known_cpus(triple), known_features(triple)
     if cpu is not None and cpu not in cpus:
-        host = f"; this host is a {llvm.get_host_cpu_name()}"
-        raise TVMLiteError(f"-mcpu: unknown CPU {cpu!r}{_suggest(cpu, cpus, 'CPUs')}{host}")
+        host = f"; this host is a {llvm.get_host_cpu_name()}" if triple is None else ""
+        where = "" if triple is None else f" for {triple}"
+        raise TVMLiteError(f"-mcpu: unknown CPU {cpu!r}{where}{_suggest(cpu, cpus, 'CPUs')}{host}")
     for flag in features:
         name = flag[1:]
         if name not in known or name in _MODE_FEATURES:
             hint = _suggest(name, known, "features")
-            raise TVMLiteError(f"-mattr: unknown feature {name!r}{hint}")
-    failure = _probe(*full)
+            where = "" if triple is None else f" for {triple}"
+            raise TVMLiteError(f"-mattr: unknown feature {name!r}{where}{hint}")
+    failure = _probe(*full, triple or "")
     if failure is not None:
         shown = " ".join(
-            [f"-mcpu={cpu or full[0]}"] + ([f"-mattr={','.join(features)}"] if features else [])
+            ([f"-mtriple={triple}"] if triple else [])
+            + [f"-mcpu={cpu or full[0]}"]
+            + ([f"-mattr={','.join(features)}"] if features else [])
         )
-        raise TVMLiteError(f"LLVM cannot generate code for {shown} on this host: {failure}")
+        where = "on this host" if triple is None else "here"
+        raise TVMLiteError(f"LLVM cannot generate code for {shown} {where}: {failure}")
 
 
-def known_cpus() -> tuple[str, ...]:
-    """The CPU names LLVM knows for the host architecture (its `-mcpu=help`)."""
-    return _tables()[0]
+def known_cpus(triple: str | None = None) -> tuple[str, ...]:
+    """The CPU names LLVM knows for `triple`'s architecture (default: the host's;
+    its `-mcpu=help`)."""
+    return _tables(triple or "")[0]
 
 
-def known_features() -> tuple[str, ...]:
-    """The feature names LLVM knows for the host architecture (its `-mattr=help`)."""
-    return _tables()[1]
+def known_features(triple: str | None = None) -> tuple[str, ...]:
+    """The feature names LLVM knows for `triple`'s architecture (default: the
+    host's; its `-mattr=help`)."""
+    return _tables(triple or "")[1]
 
 
 def _suggest(value: str, choices: tuple[str, ...], what: str) -> str:
@@ -158,8 +172,8 @@ def _suggest(value: str, choices: tuple[str, ...], what: str) -> str:
 
 
 @once
-def _tables() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    done = _run_child("", "", want_tables=True)
+def _tables(triple: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    done = _run_child("", "", triple, want_tables=True)
     try:
         text = json.loads(done.stdout) if done.returncode == 0 else None
     except ValueError:
@@ -175,9 +189,10 @@ def _tables() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 @once
-def _probe(cpu: str, features: str) -> str | None:
-    """What LLVM said when compiling the probe for `cpu` and `features`, or None."""
-    done = _run_child(cpu, features, want_tables=False)
+def _probe(cpu: str, features: str, triple: str) -> str | None:
+    """What LLVM said when compiling the probe for `cpu` and `features` (of
+    `triple`; "": the host's), or None."""
+    done = _run_child(cpu, features, triple, want_tables=False)
     said = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
     if done.returncode == 0 and not said:
         return None
@@ -185,11 +200,13 @@ def _probe(cpu: str, features: str) -> str | None:
     return said or f"the compiler exited with status {done.returncode}"
 
 
-def _run_child(cpu: str, features: str, want_tables: bool) -> subprocess.CompletedProcess[str]:
+def _run_child(
+    cpu: str, features: str, triple: str, want_tables: bool
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-I", "-c", _CHILD, cpu, features, "1" if want_tables else "0"]
     try:
         return subprocess.run(
-            [*command, PROBE_IR], capture_output=True, text=True, timeout=300, check=False
+            [*command, PROBE_IR, triple], capture_output=True, text=True, timeout=300, check=False
         )
     except (OSError, subprocess.SubprocessError) as err:
         raise TVMLiteError(f"cannot check the target in a child process: {err}") from None

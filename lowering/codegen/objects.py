@@ -7,8 +7,9 @@ per process and emitted next to each build's object. The symbols the library
 exports are renamed to carry its prefix (`tvmlite_entry_main` becomes
 `mlp_entry_main`) and every other definition is hidden: two libraries in one
 program each call their own kernels, helpers and thread pool. The target
-machine is the host's (CPU name and features, `reloc=pic`): a library runs on
-machines with the same instruction-set extensions.
+machine is the build's (its triple, CPU name and features, `reloc=pic`): a
+library runs on machines of that architecture with the same instruction-set
+extensions.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tvmlite.lowering.codegen.target import HOST, MachineOptions
 @functools.cache
 def _support_ir(machine: MachineOptions = HOST) -> str:
     """The support functions, optimized once per process and machine."""
-    module = target.parse_and_verify(str(support_module()))
+    module = target.parse_and_verify(str(support_module(machine=machine)), machine)
     target.optimize(module, machine)
     return str(module)
 
@@ -41,17 +42,18 @@ def library_objects(
     tm = target.host_target_machine(machine)
     objects = []
     for text in (optimized_ir, _support_ir(machine)):
-        module = target.parse_and_verify(text)
+        module = target.parse_and_verify(text, machine)
         _publish(module, exports)
         objects.append(tm.emit_object(module))
     return objects
 
 
-def linked_ir(host_ir: str, kernel_irs: Sequence[str]) -> str:
-    """One module of a build's optimized host module and kernel units, linked."""
-    module = target.parse_and_verify(host_ir)
+def linked_ir(host_ir: str, kernel_irs: Sequence[str], machine: MachineOptions = HOST) -> str:
+    """One module of a build's optimized host module and kernel units (for
+    `machine`), linked."""
+    module = target.parse_and_verify(host_ir, machine)
     for text in kernel_irs:
-        module.link_in(target.parse_and_verify(text))
+        module.link_in(target.parse_and_verify(text, machine))
     return str(module)
 
 
@@ -67,9 +69,10 @@ def _publish(module: llvm.ModuleRef, exports: Mapping[str, str]) -> None:
 
 def emit_object(optimized_ir: str, machine: MachineOptions = HOST) -> bytes:
     """The build's own code as one object, its symbols as compiled."""
-    return target.host_target_machine(machine).emit_object(target.parse_and_verify(optimized_ir))
+    module = target.parse_and_verify(optimized_ir, machine)
+    return target.host_target_machine(machine).emit_object(module)
 
 
 def emit_assembly(optimized_ir: str, machine: MachineOptions = HOST) -> str:
     tm = target.host_target_machine(machine)
-    return tm.emit_assembly(target.parse_and_verify(optimized_ir))
+    return tm.emit_assembly(target.parse_and_verify(optimized_ir, machine))

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from tvmlite.dsl import tir
 from tvmlite.dsl.tir_functor import StmtExprVisitor
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 from tvmlite.lowering.schedule import Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage
 from tvmlite.lowering.schedule_rules.layout import crossed_axis, tile_transpose
-from tvmlite.lowering.schedule_rules.loops import lanes, parallel_outer, vectorize_tail
+from tvmlite.lowering.schedule_rules.loops import parallel_outer, vectorize_tail
 
 # Expression nodes the copies of an inlined producer may add to its readers: a
 # few cheap operations recomputed beat a round trip through memory, a growing
@@ -45,14 +46,15 @@ def inline_producers(sch: Schedule, kernel: Kernel) -> list[Stage]:
     return left
 
 
-def schedule_spatial(sch: Schedule, stage: Stage) -> None:
-    """Parallel outside, vectorized inside; tiled when the stage transposes."""
+def schedule_spatial(sch: Schedule, stage: Stage, traits: CPUTraits) -> None:
+    """Parallel outside, vectorized inside (one vector of the machine of `traits`);
+    tiled when the stage transposes."""
     axis = crossed_axis(stage)
     if axis is not None:
-        tile_transpose(sch, stage, axis)
+        tile_transpose(sch, stage, axis, traits)
         return
     loops = sch.get_loops(stage.name)
-    outer = vectorize_tail(sch, loops, lanes(stage.output.dtype))
+    outer = vectorize_tail(sch, loops, traits.lanes(stage.output.dtype))
     parallel_outer(sch, outer, stage.work)
 
 

@@ -26,6 +26,7 @@ from tvmlite.dsl.analysis import free_vars, loads, uses
 from tvmlite.dsl.iter_map import Extent, as_extent
 from tvmlite.dsl.tir_functor import StmtExprVisitor
 from tvmlite.lowering.analysis.op_pattern import calls_opaque_code
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits, cpu_traits
 from tvmlite.lowering.schedule import Schedule
 
 # What a symbolic extent counts for in work estimates. Running a small kernel in
@@ -112,11 +113,13 @@ class Stage:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A prim function as a sequence of stages."""
+    """A prim function as a sequence of stages, and the machine it is scheduled
+    for (`traits`: vector width, registers, caches)."""
 
     name: str
     func: tir.PrimFunc
     stages: tuple[Stage, ...]
+    traits: CPUTraits
 
     @property
     def reductions(self) -> tuple[Stage, ...]:
@@ -138,8 +141,9 @@ class Kernel:
         ]
 
     @staticmethod
-    def of(name: str, func: tir.PrimFunc) -> Kernel | None:
-        """The kernel `func` is, or None when its shape is not one the rules know."""
+    def of(name: str, func: tir.PrimFunc, traits: CPUTraits | None = None) -> Kernel | None:
+        """The kernel `func` is, scheduled for the machine of `traits` (default: the
+        current machine options'), or None when its shape is not one the rules know."""
         root = func.body
         if not isinstance(root, tir.BlockRealize) or root.block.init is not None:
             return None
@@ -156,7 +160,9 @@ class Kernel:
         # Extern or packed calls may have effects loops must not reorder. (An
         # opaque fusion pattern alone is no reason: TVM's analysis calls a
         # reshape over a symbolic batch opaque for its `% n` index.)
-        return None if calls_opaque_code(func) else Kernel(name, func, tuple(stages))
+        if calls_opaque_code(func):
+            return None
+        return Kernel(name, func, tuple(stages), cpu_traits() if traits is None else traits)
 
 
 def _size(buffer: tir.Buffer) -> int:

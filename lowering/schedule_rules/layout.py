@@ -10,9 +10,10 @@ cache line read from the input serves every step of the tile.
 
 from __future__ import annotations
 
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 from tvmlite.lowering.schedule import Schedule
 from tvmlite.lowering.schedule_rules.kernel import Stage
-from tvmlite.lowering.schedule_rules.loops import exceeds, lanes, parallel_outer
+from tvmlite.lowering.schedule_rules.loops import exceeds, parallel_outer
 
 TILE = 16  # input rows per tile: 16 cache lines in flight
 
@@ -28,12 +29,12 @@ def crossed_axis(stage: Stage) -> int | None:
     return None if stage.extents[axis] == 1 or stage.extents[last] == 1 else axis
 
 
-def tile_transpose(sch: Schedule, stage: Stage, axis: int) -> None:
+def tile_transpose(sch: Schedule, stage: Stage, axis: int, traits: CPUTraits) -> None:
     """Tile the write axis (innermost) by W lanes and `axis` by TILE, both tile
     loops innermost, the write axis vectorized; the rest runs in parallel."""
     loops = sch.get_loops(stage.name)
     write, read = loops[-1], loops[axis]
-    width = lanes(stage.output.dtype)
+    width = traits.lanes(stage.output.dtype)
     outer = [lp for i, lp in enumerate(loops) if i not in (axis, len(loops) - 1)]
     if exceeds(stage.extents[axis], TILE):
         tile_out, read = sch.split(read, factors=[None, TILE])

@@ -1,6 +1,6 @@
-"""Loop recipes the rules share: how wide a vector is, when a loop is worth
-running in parallel, and the parallel-outer / vectorized-inner shape of a
-stage's spatial loops.
+"""Loop recipes the rules share: when a loop is worth running in parallel, and
+the parallel-outer / vectorized-inner shape of a stage's spatial loops (how wide
+a vector is, the rules ask the target: `Kernel.traits`, codegen/cpu_traits.py).
 
 Extents may be symbolic (`dsl.iter_map.Extent`: an int, or the expression of
 a symbolic extent). The vector loop is kept static where the nest has
@@ -11,19 +11,12 @@ vectors without the test: lowering/tir/partition_loops.py).
 
 from __future__ import annotations
 
-from tvmlite.dsl import dtype as dt
 from tvmlite.dsl.iter_map import Extent, as_extent
 from tvmlite.lowering.schedule import LoopRV, Schedule
 
-VECTOR_BITS = 512  # AVX-512: 16 float32 lanes
 # A parallel loop costs a thread-pool launch (a few microseconds): below this
 # many block iterations a kernel runs faster on one thread.
 PARALLEL_MIN_WORK = 1 << 15
-
-
-def lanes(dtype: str) -> int:
-    """Elements of `dtype` in one vector register."""
-    return max(1, VECTOR_BITS // max(8, dt.bits(dtype)))
 
 
 def worth_parallel(work: int) -> bool:

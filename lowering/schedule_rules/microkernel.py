@@ -7,7 +7,7 @@ row variable the schedule is, per tile of MR rows and NR columns,
         C_local[MR, NR] = 0                     # decompose_reduction: the init
         for r... (the reduction, in its loop order):
             for i_1 in unroll(MR):
-                for j_1 in vectorized(NR):       # NR = two 512-bit registers
+                for j_1 in vectorized(NR):       # NR = two vector registers
                     C_local[i_1, j_1] += X[...] * Y_packed[..., j_0, r..., j_1]
         C[...] = epilogue(C_local[...])          # cache_write, write-back fused
 
@@ -15,8 +15,10 @@ row variable the schedule is, per tile of MR rows and NR columns,
 `transform_layout`) so that the NR values of one reduction step are contiguous
 and successive steps adjacent (when they are not already: `_worth_packing`);
 the accumulator tile is a `local` buffer that TIR lowering compacts to MR x NR
-(CompactBuffers) and LLVM keeps in registers: MR * NR / 16 zmm accumulators, one
-broadcast of X and NR / 16 vector loads of Y per MR * NR / 16 FMAs. Elementwise
+(CompactBuffers) and LLVM keeps in registers: MR * NR / L vector accumulators
+(L lanes a register: 16 float32 with AVX-512, 8 with AVX2, 4 with NEON; the
+target's `CPUTraits`), one broadcast of X and NR / L vector loads of Y per
+MR * NR / L FMAs. Elementwise
 consumers that FuseOps put after the contraction (bias add, relu, ...) are
 inlined into the write-back, so C is written once, with the epilogue applied.
 """
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl.analysis import uses
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits, cpu_traits
 from tvmlite.lowering.schedule import BlockRV, IndexMap, LoopRV, Schedule, ScheduleError
 from tvmlite.lowering.schedule.tree import Tree
 from tvmlite.lowering.schedule_rules.contraction import (
@@ -147,18 +150,20 @@ class ContractionRule:
         found = self._find(kernel)
         assert found is not None, "apply follows matches"
         name, c, roles = found
-        schedule_tiled(sch, sch.get_sblock(name), c, roles)
+        schedule_tiled(sch, sch.get_sblock(name), c, roles, kernel.traits)
 
     def accepts(self, sch: Schedule, block: BlockRV) -> bool:
         c = match_contraction(sch, block)
         return c is not None and self.tile_roles(c) is not None
 
-    def schedule(self, sch: Schedule, block: BlockRV) -> None:
+    def schedule(self, sch: Schedule, block: BlockRV, traits: CPUTraits | None = None) -> None:
+        """Schedule `block` for the machine of `traits` (default: the current
+        machine options')."""
         c = match_contraction(sch, block)
         roles = None if c is None else self.tile_roles(c)
         if c is None or roles is None:
             raise ScheduleError(f"{self.name}: the block is not one of this rule's contractions")
-        schedule_tiled(sch, block, c, roles)
+        schedule_tiled(sch, block, c, roles, cpu_traits() if traits is None else traits)
 
 
 def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
@@ -228,8 +233,10 @@ def _coefficient(terms: dict, var: tir.Var) -> int:
     return next((k for atom, k in terms.items() if atom.expr is var), 0)
 
 
-def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) -> None:
-    tiling = plan(c, roles)
+def schedule_tiled(
+    sch: Schedule, block: BlockRV, c: Contraction, roles: Roles, traits: CPUTraits
+) -> None:
+    tiling = plan(c, roles, traits)
     rows, columns = tiling.rows, tiling.columns
     j, i = roles.vector, roles.row
     writeback = step = None
@@ -305,7 +312,7 @@ def schedule_tiled(sch: Schedule, block: BlockRV, c: Contraction, roles: Roles) 
     _inline_epilogue(sch, writeback)
     _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops) + len(serial))
     sch.unroll(i1)
-    _vectorize_columns(sch, j1, columns.size, register_lanes(c))
+    _vectorize_columns(sch, j1, columns.size, register_lanes(c, traits))
     sch.parallel(sch.fuse(*tile_loops) if len(tile_loops) > 1 else tile_loops[0])
     # Last: loop kinds can only change above a block that still has its init.
     sch.decompose_reduction(block, loops[c.reduce[0]])

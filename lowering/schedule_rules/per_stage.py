@@ -30,11 +30,11 @@ class PerStage:
     def apply(self, sch: Schedule, kernel: Kernel) -> None:
         for stage in inline_producers(sch, kernel):
             if not stage.is_reduction:
-                schedule_spatial(sch, current_stage(sch, stage.name))
+                schedule_spatial(sch, current_stage(sch, stage.name), kernel.traits)
             elif contiguous_output_axis(stage) is not None:
-                schedule_window(sch, stage)
+                schedule_window(sch, stage, kernel.traits)
             elif stage.reduces_along_rows() and _spatial_first(stage):
-                schedule_row_reduction(sch, stage)
+                schedule_row_reduction(sch, stage, kernel.traits)
             elif _spatial_first(stage):  # a contraction no rule took: rows in parallel
                 rows = stage.kinds.count("S")
                 parallel_outer(sch, sch.get_loops(stage.name)[:rows], stage.work)

@@ -13,10 +13,11 @@ inside that parallel loop.
 
 from __future__ import annotations
 
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 from tvmlite.lowering.schedule import LoopRV, Schedule
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
-from tvmlite.lowering.schedule_rules.loops import exceeds, lanes, parallel_outer, vectorize_tail
+from tvmlite.lowering.schedule_rules.loops import exceeds, parallel_outer, vectorize_tail
 
 
 def contiguous_output_axis(stage: Stage) -> int | None:
@@ -37,25 +38,25 @@ class Pooling:
         left = [s.name for s in inline_producers(sch, kernel)]
         at = left.index(anchor.name)
         for name in left[:at]:  # producers that could not be inlined
-            schedule_spatial(sch, current_stage(sch, name))
-        fused = schedule_window(sch, anchor)
+            schedule_spatial(sch, current_stage(sch, name), kernel.traits)
+        fused = schedule_window(sch, anchor, kernel.traits)
         for name in left[at + 1 :]:
             if fused is None:
-                schedule_spatial(sch, current_stage(sch, name))
+                schedule_spatial(sch, current_stage(sch, name), kernel.traits)
                 continue
             sch.reverse_compute_at(name, fused)
-            width = lanes(kernel.stage(name).output.dtype)
+            width = kernel.traits.lanes(kernel.stage(name).output.dtype)
             vectorize_tail(sch, sch.get_loops(name)[1:], width)
 
 
-def schedule_window(sch: Schedule, stage: Stage) -> LoopRV | None:
+def schedule_window(sch: Schedule, stage: Stage, traits: CPUTraits) -> LoopRV | None:
     """The contiguous output axis of reduction `stage` innermost (vectorized)
     under its reduction loops, the other output axes fused and parallel; the
     fused loop (None when there is none)."""
     axis = contiguous_output_axis(stage)  # inlining changes the reads, not the loops
     assert axis is not None
     loops = sch.get_loops(stage.name)
-    width = lanes(stage.output.dtype)
+    width = traits.lanes(stage.output.dtype)
     inner = loops[axis]
     outer = [lp for i, lp in enumerate(loops) if stage.kinds[i] == "S" and i != axis]
     if exceeds(stage.extents[axis], width):

@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 
 from tvmlite.dsl.analysis import loads, stores
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 from tvmlite.lowering.schedule import LoopRV, Schedule, ScheduleError
 from tvmlite.lowering.schedule_rules.injective import inline_producers, schedule_spatial
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage, current_stage
-from tvmlite.lowering.schedule_rules.loops import lanes, vectorize_tail, worth_parallel
+from tvmlite.lowering.schedule_rules.loops import vectorize_tail, worth_parallel
 
 
 def row_axes(kernel: Kernel) -> int | None:
@@ -84,15 +85,16 @@ class RowReduction:
         nests: list[str] = []  # the block of every nest on the rows, in order
         for stage in inline_producers(sch, kernel):
             if not _in_rows(stage, shape):
-                schedule_spatial(sch, current_stage(sch, stage.name))
+                schedule_spatial(sch, current_stage(sch, stage.name), kernel.traits)
                 continue
             if stage.is_reduction:
-                rf = _partial_results(sch, stage, rows)
+                rf = _partial_results(sch, stage, rows, kernel.traits)
                 if rf is not None:
                     partials.append(rf)
                     nests.append(rf)
             else:
-                vectorize_tail(sch, sch.get_loops(stage.name)[rows:], lanes(stage.output.dtype))
+                width = kernel.traits.lanes(stage.output.dtype)
+                vectorize_tail(sch, sch.get_loops(stage.name)[rows:], width)
             nests.append(stage.name)
         if rows:
             work = sum(s.work for s in kernel.stages)
@@ -102,11 +104,11 @@ class RowReduction:
             sch.decompose_reduction(rf, sch.get_loops(rf)[-2])
 
 
-def schedule_row_reduction(sch: Schedule, stage: Stage) -> None:
+def schedule_row_reduction(sch: Schedule, stage: Stage, traits: CPUTraits) -> None:
     """One reduction along its innermost axes on its own: partial results, rows
     in parallel."""
     rows = len(stage.kinds) - len(stage.kinds.lstrip("S"))
-    rf = _partial_results(sch, stage, rows)
+    rf = _partial_results(sch, stage, rows, traits)
     nests = [stage.name] if rf is None else [rf, stage.name]
     if rows:
         _run_rows(sch, [_row_loop(sch, b, rows) for b in nests], stage.work)
@@ -114,11 +116,11 @@ def schedule_row_reduction(sch: Schedule, stage: Stage) -> None:
         sch.decompose_reduction(rf, sch.get_loops(rf)[-2])
 
 
-def _partial_results(sch: Schedule, stage: Stage, rows: int) -> str | None:
+def _partial_results(sch: Schedule, stage: Stage, rows: int, traits: CPUTraits) -> str | None:
     """Split the stage's reduction into W vectorized partial results (the last
     step guarded when W does not divide it); the name of the block computing
     them, or None when the reduction is too short."""
-    width = lanes(stage.output.dtype)
+    width = traits.lanes(stage.output.dtype)
     sizes = [e for e in stage.extents[rows:] if isinstance(e, int)]
     if len(sizes) == len(stage.extents[rows:]) and math.prod(sizes) < 2 * width:
         return None

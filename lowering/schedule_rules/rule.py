@@ -11,7 +11,8 @@ from tvmlite.lowering.schedule_rules.kernel import Kernel
 class Rule(Protocol):
     """Schedules the kernels it matches. `matches` reads the kernel's structure
     (stages, axis kinds, access patterns, op pattern); `apply` schedules it with
-    `tvmlite.tir.Schedule` primitives (the schedule works on `kernel.name`). A
+    `tvmlite.tir.Schedule` primitives (the schedule works on `kernel.name`), for
+    the machine `kernel.traits` describes (vector width, registers, caches). A
     primitive that cannot apply raises `ScheduleError`, and the pass then keeps
     the function unscheduled, so `apply` need not check what the primitives do."""
 

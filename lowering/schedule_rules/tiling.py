@@ -17,6 +17,12 @@ models torch.export prints): it is worth it when the micro-kernel would
 otherwise gather (the vector axis is not the operand's last: a dense layer's
 weight, conv weights), or wait on memory (reduction steps a page or more apart)
 while enough row tiles reuse each panel to repay the copy.
+
+The machine decides the sizes (`CPUTraits`, codegen/cpu_traits.py): lanes per
+vector register (16 float32 with AVX-512, 8 with AVX2, 4 with NEON), how many
+registers the accumulators may take (three quarters of them: the rest hold the
+operands of a step), and how far apart rows compete for the same level-1 cache
+sets (its size over its associativity: 4 KiB for 32 KiB 8-way).
 """
 
 from __future__ import annotations
@@ -26,13 +32,11 @@ from dataclasses import dataclass
 
 from tvmlite.dsl import arith, tir
 from tvmlite.dsl import dtype as dt
+from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 from tvmlite.lowering.schedule_rules.contraction import Contraction, Operand, Roles
 
-VECTOR_BYTES = 64  # one AVX-512 register
-MAX_ROWS = 12  # MR: 12 x 32 fp32 is 24 accumulators of 32 registers
-ACCUMULATORS = 24  # vector registers the tile may take: LLVM spills beyond
+MAX_ROWS = 12  # MR: 12 x 32 fp32 is 24 accumulators of AVX-512's 32 registers
 TILE_OVERHEAD = 1.0  # rows' worth of work per row tile: X's pointers, the write-back
-PAGE_STRIDE = 4096  # bytes: rows this far apart share L1 sets (and pages)
 # Tiles that must read a panel a page apart for its copy to pay: packing B of
 # 2048^3 gains 20% (171 row tiles), of 197 x 3072 x 768 nothing (17 tiles).
 REUSE_FOR_PACKING = 32
@@ -57,29 +61,36 @@ class Tiling:
     columns: Side
 
 
-def register_lanes(c: Contraction) -> int:
+def register_lanes(c: Contraction, traits: CPUTraits) -> int:
     """Elements of the output dtype in one vector register."""
-    return max(VECTOR_BYTES * 8 // max(dt.bits(c.output.dtype), 8), 1)
+    return traits.lanes(c.output.dtype)
 
 
-def plan(c: Contraction, roles: Roles) -> Tiling:
-    lanes = register_lanes(c)
+def accumulators(traits: CPUTraits) -> int:
+    """Vector registers the tile may take (LLVM spills beyond): three quarters,
+    the others hold a step's broadcast of X and its vectors of Y."""
+    return traits.vector_registers * 3 // 4
+
+
+def plan(c: Contraction, roles: Roles, traits: CPUTraits) -> Tiling:
+    lanes = register_lanes(c, traits)
+    stride = traits.l1.alias_stride
     n, m = c.extents[roles.vector], c.extents[roles.row]
     paddable = all(op.is_plain() for op in c.operands)
     y, x = _sole_reader(c, roles.vector), _sole_reader(c, roles.row)
     nr, pad_columns = _columns(n, lanes, paddable and y is not None)
-    mr = _rows(m, _registers_per_row(nr, lanes))
+    mr = _rows(m, _registers_per_row(nr, lanes), accumulators(traits))
     row_tiles, column_tiles = -(-m // mr), -(-n // nr)
     if roles.vector in c.symbolic:
         nr, pad_columns, y = min(2 * lanes, nr), False, None  # whole tiles and a guarded one
-    if y is not None and not _worth_packing(c, y, roles.vector, row_tiles):
+    if y is not None and not _worth_packing(c, y, roles.vector, row_tiles, stride):
         y = None
-    # X, read along the rows, is packed when its rows are a page apart (each
-    # tile would read MR pages per reduction step, all in the same cache sets)
+    # X, read along the rows, is packed when its rows are `stride` apart (each
+    # tile would read MR rows per reduction step, all in the same cache sets)
     # and enough column panels reuse the copy; its rows are then padded too, so
     # that no row of the micro-kernel is predicated.
     if x is not None and not (
-        paddable and column_tiles >= REUSE_FOR_PACKING and _page_apart(c, x, roles.row)
+        paddable and column_tiles >= REUSE_FOR_PACKING and _apart(c, x, roles.row, stride)
     ):
         x = None
     return Tiling(
@@ -147,33 +158,36 @@ def _divisor(n: int, lanes: int) -> int:
     return chunked[0] if chunked else next(d for d in divisors if d <= lanes)
 
 
-def _rows(m: int, per_row: int) -> int:
+def _rows(m: int, per_row: int, registers: int) -> int:
     """MR: the row count with the least work over `m` rows, a row tile costing
-    its rows plus TILE_OVERHEAD, within ACCUMULATORS registers; among equals the
-    one that divides `m` (no predicated tile), then the largest."""
-    fits = [mr for mr in range(min(MAX_ROWS, m), 0, -1) if mr * per_row <= ACCUMULATORS]
+    its rows plus TILE_OVERHEAD, within `registers` accumulators; among equals
+    the one that divides `m` (no predicated tile), then the largest."""
+    fits = [mr for mr in range(min(MAX_ROWS, m), 0, -1) if mr * per_row <= registers]
     if not fits:
         return 1
     return min(fits, key=lambda mr: (-(-m // mr) * (mr + TILE_OVERHEAD), m % mr != 0, -mr))
 
 
-def _worth_packing(c: Contraction, operand: Operand, vector: tir.Var, row_tiles: int) -> bool:
+def _worth_packing(
+    c: Contraction, operand: Operand, vector: tir.Var, row_tiles: int, stride: int
+) -> bool:
     """Without a packed copy the micro-kernel would gather the operand (the
     vector axis is not its last: conv weights, a dense layer's weight), or wait
-    on memory (successive reduction steps a page or more apart, a 1024-wide
-    matrix) in every one of `row_tiles` passes: then the copy pays, for the
-    second when REUSE_FOR_PACKING row tiles read each panel."""
+    on memory (successive reduction steps `stride` bytes or more apart, in the
+    same level-1 cache sets: a 1024-wide float32 matrix on a 32 KiB 8-way cache)
+    in every one of `row_tiles` passes: then the copy pays, for the second when
+    REUSE_FOR_PACKING row tiles read each panel."""
     axes = operand.plain_axes()
     if not operand.is_plain() or vector not in axes:
         return False
     if axes[vector] != len(operand.load.indices) - 1:
         return True
-    return row_tiles >= REUSE_FOR_PACKING and _page_apart(c, operand, vector)
+    return row_tiles >= REUSE_FOR_PACKING and _apart(c, operand, vector, stride)
 
 
-def _page_apart(c: Contraction, operand: Operand, var: tir.Var) -> bool:
+def _apart(c: Contraction, operand: Operand, var: tir.Var, stride: int) -> bool:
     """Whether successive values along `var` or along a reduction axis of
-    `operand`, whichever is not its last axis, are a page or more apart."""
+    `operand`, whichever is not its last axis, are `stride` bytes or more apart."""
     axes = operand.plain_axes()
     shape = [arith.as_int(d) for d in operand.buffer.shape]
     if any(d is None for d in shape):
@@ -181,4 +195,4 @@ def _page_apart(c: Contraction, operand: Operand, var: tir.Var) -> bool:
     item = max(dt.bits(operand.buffer.dtype) // 8, 1)
     walked = [axes[v] for v in (var, *c.reduce) if v in axes]
     strides = [math.prod(shape[a + 1 :]) * item for a in walked]  # type: ignore[misc]
-    return any(s >= PAGE_STRIDE for s in strides)
+    return any(s >= stride for s in strides)

@@ -46,7 +46,9 @@ def build(
     **tvm_pipelines: Any,
 ) -> Executable:
     """Compile an IRModule (or a lone function) to an `Executable` for `target`
-    ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`). `pipeline` is a name
+    ("llvm", "llvm -mcpu=... -libs=blas" or a `Target`; for another machine,
+    "llvm -mtriple=aarch64-linux-gnu", a `CrossExecutable` to export, not run
+    here: docs/host-code.md). `pipeline` is a name
     ("fast", the default: the fastest correct build, fusion included; "minimal":
     only LegalizeOps; "default": TVM's fusion), a pass or a list of them;
     LegalizeOps also runs on what is left unless `PassContext(config={

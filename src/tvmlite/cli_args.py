@@ -148,6 +148,7 @@ def _build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "tvmlite.lower returns) or --emit; another suffix needs --emit.",
         "  tvms build model.tvms -o model.so\n  tvms build model.tvms -o - --emit ll -O2\n"
         '  tvms build model.tvms -o model.so --target "llvm -mcpu=skylake"\n'
+        '  tvms build model.tvms -o model.o --target "llvm -mtriple=aarch64-linux-gnu"\n'
         "  tvms build model.tvms -o libnet.so --prefix net_   # net_entry_main, ...\n"
         "  tvms build resnet.tvms --params weights.npz -o resnet.so   # weights compiled in\n",
     )

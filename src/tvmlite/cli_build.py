@@ -178,11 +178,12 @@ def _emit(args: argparse.Namespace, mod: IRModule, emit: str) -> str | bytes | N
     from tvmlite.lowering.codegen.link import link_object
     from tvmlite.lowering.codegen.objects import emit_object
 
-    code = emit_object(ex.llvm_ir(), target_of(args).machine_options())
+    machine = target_of(args).machine_options()
+    code = emit_object(ex.llvm_ir(), machine)
     constants = ex.image.constant_arrays
     if not constants:
         return code
-    link_object(code, constants, Path(args.output))  # the weights' bytes go in too
+    link_object(code, constants, Path(args.output), machine)  # the weights' bytes go in too
     return None
 
 

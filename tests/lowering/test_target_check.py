@@ -30,7 +30,8 @@ BAD_TARGETS = {
     "llvm -mattr=+help": ["unknown feature 'help'"],
     "llvm -mattr=avx2": ["'avx2' is not a feature flag", "+avx2"],
     "llvm -mcpu=": ["-mcpu needs a value"],
-    "llvm -mtriple=x": ["unknown option -mtriple"],
+    "llvm -mtriple=x": ["-mtriple: LLVM has no target for 'x'"],
+    "llvm -mtriple=aarch64-linux-gnu -mcpu=foo": ["unknown CPU 'foo' for aarch64-linux-gnu"],
 }
 if X86:  # valid names LLVM cannot generate 64-bit code for: it aborts without the check
     BAD_TARGETS |= {

@@ -22,6 +22,7 @@ from tvmlite.lowering.passes.partition_for_compiler import (
 )
 from tvmlite.lowering.target import POINTS
 from tvmlite.lowering.transform import ModulePass, Pass
+from tvmlite.runtime.registry import list_global_func_names
 
 HEADER = "from tvm.script import ir as I\nfrom tvm.script import tir as T\nfrom tvm.script import relax as R\n\n"
 ADD_RELU = (
@@ -192,8 +193,13 @@ def test_toy_kind_drives_all_three_hooks(toy: ToyLog, pipeline: str, target: str
     offered = ["relu", "toy_add"] if target.startswith("toy") else ["toy_add"]
     assert sorted(toy.compiled) == offered
     assert "tvmlite_toy_add" not in ex.llvm_ir() and "relu" in ex.llvm_ir()
+    # The kind's code travels with the lowered module into the build: nothing is
+    # registered in the process.
+    assert not [n for n in list_global_func_names() if n.startswith("tvmlite.toy.")]
     if target.startswith("toy"):
         assert Target(target).attr("flavour") == "sweet"
+    lowered = tvmlite.lower(mod, target, pipeline)  # (the hooks run again)
+    assert [s.split(".")[:3] for s in lowered.external_code] == [["tvmlite", "toy", "toy_add"]]
 
 
 def test_kinds_register_once_and_points_are_checked(toy: ToyLog) -> None:

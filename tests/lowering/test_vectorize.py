@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.lowering.codegen import target
+from tvmlite.lowering.codegen.cpu_traits import wide_vector_bits
 
 ADD_RELU = """
 @T.prim_func
@@ -31,7 +31,7 @@ def build(source: str):
     return tvmlite.build(tvmlite.parse(source), cache=False)
 
 
-@pytest.mark.skipif(target.wide_vector_bits() != 512, reason="the host has no AVX-512 (no zmm)")
+@pytest.mark.skipif(wide_vector_bits() != 512, reason="the host has no AVX-512 (no zmm)")
 def test_vectorized_fp32_loop_uses_512_bit_registers() -> None:
     asm = build(ADD_RELU).assembly()
     assert re.search(r"vmaxps\s+.*zmm", asm), "no 512-bit vmaxps in the kernel"

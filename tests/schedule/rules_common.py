@@ -8,10 +8,16 @@ import numpy as np
 import tvmlite
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
+from tvmlite.lowering.codegen.cpu_traits import Cache, CPUTraits
 from tvmlite.lowering.pipeline import get_pipeline
 from tvmlite.lowering.schedule.tree import Tree
 from tvmlite.lowering.schedule_rules.microkernel import ContractionRule
 from tvmlite.tir import Schedule
+
+# The machine the rule tests schedule for, whatever the host: AVX-512 (16 float32
+# lanes, 32 registers), 32 KiB 8-way L1. Its code runs anywhere (LLVM splits the
+# vectors for a narrower host); tests/lowering/test_target_machines.py varies it.
+AVX512 = CPUTraits("x86_64", 64, 32, Cache(32 << 10, 8, 64), Cache(1 << 20, 16, 64))
 
 
 def prim_funcs(text: str) -> dict[str, tir.PrimFunc]:
@@ -30,7 +36,7 @@ def apply_rule(func: tir.PrimFunc, rule: ContractionRule) -> Schedule | None:
             continue
         rv = sch.get_sblock(block.name)
         if rule.accepts(sch, rv):
-            rule.schedule(sch, rv)
+            rule.schedule(sch, rv, AVX512)
             text = sch.mod.script()
             assert tvmlite.structural_equal(tvmlite.parse(text), sch.mod), text
             return sch

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from rules_common import apply_rule, prim_funcs, random_inputs, run
+from rules_common import AVX512, apply_rule, prim_funcs, random_inputs, run
 
 import tvmlite
 from tvmlite.lowering.build import lower
@@ -276,7 +276,7 @@ def tiling_of(m: int, n: int, spec: str = "ik,kj->ij") -> Tiling:
     assert c is not None
     roles = GEMM.roles(c)
     assert roles is not None
-    return plan(c, roles)
+    return plan(c, roles, AVX512)
 
 
 @pytest.mark.parametrize("n", [1, 5, 10, 24, 45, 53, 64, 90, 100, 197, 200, 511, 1000, 2047])

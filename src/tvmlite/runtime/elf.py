@@ -10,6 +10,7 @@ BSDs); anything else is refused as not a tvmlite library.
 
 from __future__ import annotations
 
+import functools
 import mmap
 import struct
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from pathlib import Path
 from tvmlite.diagnostics import TVMLiteError
 
 MAGIC = b"\x7fELF"
+# ELF machine numbers tvmlite builds for, named as target triples name them.
+MACHINE_NAMES = {62: "x86_64", 183: "aarch64"}
 ET_DYN = 3
 SHT_NOBITS, SHT_DYNSYM = 8, 11
 STT_OBJECT, STT_FUNC = 1, 2
@@ -73,11 +76,17 @@ class SharedObject:
         if cls not in LAYOUTS or order is None:
             raise self.error("an ELF file of unknown class or byte order")
         header, section, symbol = (order + f for f in LAYOUTS[cls])
-        (e_type, _, _, _, _, shoff, _, _, _, _, shentsize, shnum, _) = struct.unpack_from(
+        (e_type, machine, _, _, _, shoff, _, _, _, _, shentsize, shnum, _) = struct.unpack_from(
             header, data, 16
         )
         if e_type != ET_DYN:
             raise self.error("an ELF file that is not a shared object")
+        here = host_machine()
+        if here is not None and machine != here:
+            raise TVMLiteError(
+                f"{self.path}: a library for {_machine_name(machine)}, and this process runs on "
+                f"{_machine_name(here)}: run it on its machine (or under its emulator)"
+            )
         if shentsize != struct.calcsize(section):
             raise self.error("an ELF file with unexpected section headers")
         if shnum == 0 and shoff:  # extended numbering: the count is in section 0
@@ -127,3 +136,20 @@ class SharedObject:
         if stop < 0:
             raise self.error(f"{name} is not a terminated string")
         return bytes(self.data[start:stop])
+
+
+@functools.cache
+def host_machine() -> int | None:
+    """The ELF machine of this process (its executable's), None when unknown."""
+    try:
+        with open("/proc/self/exe", "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != MAGIC or head[5] not in (1, 2):
+        return None
+    return struct.unpack_from("<H" if head[5] == 1 else ">H", head, 18)[0]
+
+
+def _machine_name(machine: int) -> str:
+    return MACHINE_NAMES.get(machine, f"ELF machine {machine}")

@@ -14,7 +14,11 @@ protocol every compiled module shares (`module.py`).
 
 from __future__ import annotations
 
-from tvmlite.runtime.module import CompiledModule
+from collections.abc import Collection
+from typing import Any
+
+from tvmlite.runtime.abi import PREFIX
+from tvmlite.runtime.module import CodeImage, CompiledModule
 
 
 class Executable(CompiledModule):
@@ -33,3 +37,50 @@ class Executable(CompiledModule):
     def __repr__(self) -> str:
         origin = f" from {self.source}" if self.source else ""
         return f"<Executable {', '.join(self.functions)}{origin}>"
+
+
+class CrossExecutable(CompiledModule):
+    """The functions of one IRModule compiled for another machine (a target with
+    `-mtriple`, lowering/codegen/cross_image.py): `export_library` links them
+    for that machine, `llvm_ir()` / `assembly()` show its code; calling one, or
+    timing or profiling it, raises TVMLiteError naming the triple."""
+
+    source: str | None = None
+
+    def __init__(
+        self, image: CodeImage, manifest: dict[str, Any], public_kernels: Collection[str] = ()
+    ) -> None:
+        # Nothing is bound: the code is never loaded in this process.
+        self.image = image
+        self.manifest = manifest
+        self.prefix = PREFIX
+        self.timings: dict[str, float] = {}
+        self.profiled_build = None
+        self._profiled = None
+        self.packed_names = manifest["packed"]
+        self._table = None
+        self._missing: set[str] = set()
+        self._entries = {}
+        self._private: set[str] = set()
+        public = [n for n, info in manifest["functions"].items() if info.get("public", True)]
+        self._names = [*public, *sorted(public_kernels)] or list(manifest["functions"])
+
+    @property
+    def functions(self) -> list[str]:
+        return list(self._names)
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._names:
+            self.image.address(name)  # raises: the code is for another machine
+        return super().__getitem__(name)
+
+    def _profiled_module(self) -> CompiledModule:
+        self.image.address("profile")  # raises, as calling does
+        return self
+
+    def _where(self) -> str:
+        return self.source or "this cross-compiled executable"
+
+    def __repr__(self) -> str:
+        triple = getattr(self.image, "triple", "another machine")
+        return f"<CrossExecutable {', '.join(self.functions)} for {triple}>"

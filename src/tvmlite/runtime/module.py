@@ -95,8 +95,13 @@ class CompiledModule:
         public_kernels: frozenset[str] = frozenset(),
         kernel_symbols: Mapping[str, str] | None = None,
         prefix: str = PREFIX,
+        *,
+        packed: Mapping[str, Any] | None = None,
     ) -> None:
         self.image = image
+        # Packed functions of this module's own (code other target kinds compiled
+        # for it), bound before the registry is asked.
+        self._own_packed = {n: registry.make_packed(n, f) for n, f in (packed or {}).items()}
         self.manifest = manifest
         self.prefix = prefix  # of the symbols of the code (docs/abi.md)
         self.timings: dict[str, float] = {}
@@ -267,14 +272,15 @@ class CompiledModule:
     # ------------------------------------------------------------ packed functions
 
     def resolve_packed(self) -> None:
-        """Point the callback table at the registered functions (registration may
-        happen after the build: entries still missing are looked up on each call)."""
+        """Point the callback table at the module's own packed functions and the
+        registered ones (registration may happen after the build: entries still
+        missing are looked up on each call)."""
         if self._table is None:
             return
         for index, name in enumerate(self.packed_names):
             if name not in self._missing:
                 continue
-            found = registry.get_global_func(name, allow_missing=True)
+            found = self._own_packed.get(name) or registry.get_global_func(name, allow_missing=True)
             if found is not None:
                 self._table[index] = found.address
                 self._installed.append(found)

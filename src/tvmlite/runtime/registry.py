@@ -69,7 +69,7 @@ def register_func(
     def register(func: Any) -> Any:
         if name in _REGISTRY and not override:
             raise TVMLiteError(f"packed function '{name}' is already registered (override=True)")
-        _REGISTRY[name] = _make_packed(name, func)
+        _REGISTRY[name] = make_packed(name, func)
         return func
 
     return register if f is None else register(f)
@@ -102,7 +102,9 @@ def list_global_func_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def _make_packed(name: str, func: Any) -> PackedFunc:
+def make_packed(name: str, func: Any) -> PackedFunc:
+    """`func` (a Python callable, a ctypes function with the packed signature, or
+    an address) as the packed function `name`, registered nowhere."""
     if isinstance(func, int):
         return PackedFunc(name, func, func, None)
     if isinstance(func, CFuncPtr):  # a native function: call it directly
