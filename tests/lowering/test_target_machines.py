@@ -118,7 +118,10 @@ def test_triple_cpu_and_features_parse_into_the_target() -> None:
             "unknown feature 'avx2' for aarch64-linux-gnu",
         ),
         ("llvm -mtriple=aarch64-linux-gnu -mattr=neon", "is not a feature flag: write \\+neon"),
-        ("llvm -mtriples=aarch64-linux-gnu", "unknown option -mtriples \\(did you mean -mtriple\\?\\)"),
+        (
+            "llvm -mtriples=aarch64-linux-gnu",
+            "unknown option -mtriples \\(did you mean -mtriple\\?\\)",
+        ),
     ],
 )
 def test_bad_machine_values_are_clear_errors(spec: str, message: str) -> None:
