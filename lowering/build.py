@@ -128,7 +128,9 @@ def _compile(
     key = None
     if cache and configured_dir() is not None and not cross:
         key = cache_key(module, tgt, pipeline, tir_pipeline)
-    executable = lookup(key, tgt, module) if key is not None else None
+    executable: Executable | CrossExecutable | None = None
+    if key is not None:
+        executable = lookup(key, tgt, module)
     if executable is None:
         if key is None:  # cached builds may compile few kernels: no workers ahead of need
             prestart(module)  # kernel workers start while the module is lowered
@@ -141,7 +143,7 @@ def _compile(
             else:
                 jit = compile_llvm(code)  # the host's LLVM optimization, machine code
                 executable = link(jit, code)  # tables filled, callables made
-        if key is not None:
+        if key is not None and isinstance(executable, Executable):
             store(key, executable, module)
     executable.source = source_name(module)
     ctx = PassContext.current()
