@@ -24,12 +24,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tvmlite.diagnostics import TVMLiteError, did_you_mean
 from tvmlite.dsl import tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.lowering.transform import Pass
+
+if TYPE_CHECKING:  # imported where used: codegen imports LLVM
+    from tvmlite.lowering.codegen.cpu_traits import CPUTraits
 
 # Points of the build flow where a kind's passes run, in order (docs/extending.md):
 # on Relax operators; on legalized (and fused) call_tir and prim functions; at the
@@ -224,7 +227,7 @@ class Target:
         return MachineOptions(self.mcpu, features, self.opt_level, self.mtriple)
 
     @property
-    def traits(self) -> Any:
+    def traits(self) -> CPUTraits:
         """The machine as the schedule rules see it (lowering/codegen/cpu_traits.py)."""
         from tvmlite.lowering.codegen.cpu_traits import cpu_traits
 
