@@ -77,7 +77,7 @@ def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
 
 
 CASES = [
-    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: predicated; columns padded
+    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: padded; columns padded
     ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count
     ("ik,kj->ij", {"i": 97, "j": 197, "k": 64}),  # ViT's attention: padded panels of 16
     ("ik,kj->ij", {"i": 1, "j": 197, "k": 5}),  # one row: the operand read in place
@@ -131,6 +131,18 @@ def test_rows_a_page_apart_are_packed_and_padded() -> None:
     assert "A_pad = T.alloc_buffer((4, 1030, 10))" in text  # panels of 10 rows, 40 rows
     assert '"meta_schedule.layout_rewrite_preproc": T.bool(True)' in text  # hoistable
     assert arith_true(sch)  # no row of the micro-kernel is predicated
+
+
+@pytest.mark.parametrize("m", [128, 37])
+def test_rows_the_tile_does_not_divide_are_padded(m: int) -> None:
+    # 128 rows in tiles of 12: a predicate on each unrolled row inside the
+    # reduction loop would slow every tile, so the rows are padded instead
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": m, "j": 64, "k": 8}))
+    found = re.search(r"A_pad = T\.alloc_buffer\(\((\d+), 8, (\d+)\)\)", sch.mod.script())
+    assert found, "A is not padded into row panels"
+    tiles, mr = int(found[1]), int(found[2])
+    assert m % mr and tiles == -(-m // mr)
+    assert arith_true(sch)
 
 
 def arith_true(sch: Schedule) -> bool:
