@@ -24,7 +24,6 @@ Requests ({"cmd": ..., ...}), after the hello:
 from __future__ import annotations
 
 import re
-
 import sys
 import time
 from collections.abc import Callable

@@ -85,8 +85,7 @@ def plan(c: Contraction, roles: Roles) -> Tiling:
     # 96-row speed).
     ragged = roles.row not in c.symbolic and m % mr != 0
     if x is not None and not (
-        paddable
-        and (ragged or column_tiles >= REUSE_FOR_PACKING and _page_apart(c, x, roles.row))
+        paddable and (ragged or column_tiles >= REUSE_FOR_PACKING and _page_apart(c, x, roles.row))
     ):
         x = None
     return Tiling(
