@@ -23,6 +23,7 @@ Requests ({"cmd": ..., ...}), after the hello:
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -127,7 +128,10 @@ class TVM:
     def compile(self, model: Model, options: dict[str, Any]) -> Call:
         tvm = self.tvm
         target = tvm.target.Target({"kind": "llvm", "mcpu": self.mcpu})
-        built = tvm.compile(tvm.script.from_source(model.text), target=target)
+        # TVM 0.27 prints a non-finite constant as a string, R.const("-inf", "float32"),
+        # which its own parser refuses: give it Python's spelling.
+        text = re.sub(r'R\.const\("(-?)(inf|nan)"', r'R.const(\1float("\2")', model.text)
+        built = tvm.compile(tvm.script.from_source(text), target=target)
         main = self.relax.VirtualMachine(built, tvm.cpu())["main"]
         args = [tvm.runtime.tensor(a) for a in model.arrays]
         return lambda: _outputs(main(*args))

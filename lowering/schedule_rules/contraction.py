@@ -24,11 +24,9 @@ from tvmlite.lowering.schedule_rules.kernel import estimate
 
 @dataclass(frozen=True)
 class Operand:
-    """One factor of the product: the buffer, its index expressions, and the
-    position of this operand among the block's reads (for `cache_read`)."""
+    """One factor of the product: the buffer and its index expressions."""
 
     load: tir.BufferLoad
-    read_index: int
 
     @property
     def buffer(self) -> tir.Buffer:
@@ -170,7 +168,7 @@ def _operands(blk: tir.Block, store: tir.BufferStore) -> tuple[Operand, Operand]
             return None
         if load.buffer is store.buffer or load.buffer not in read_buffers:
             return None
-        operands.append(Operand(load, read_buffers.index(load.buffer)))
+        operands.append(Operand(load))
     if operands[0].buffer is operands[1].buffer:
         return None  # A @ A: one cache_read would serve both factors
     return operands[0], operands[1]

@@ -166,6 +166,12 @@ class ContractionRule:
         schedule_tiled(sch, block, c, roles, cpu_traits() if traits is None else traits)
 
 
+def _read_index(sch: Schedule, block: BlockRV, buffer: tir.Buffer) -> int:
+    """Where `block` reads `buffer` now: padding the other side (pad_einsum)
+    rewrites the block's reads."""
+    return next(n for n, region in enumerate(sch.get(block).reads) if region.buffer is buffer)
+
+
 def _parallel_producers(sch: Schedule, block: BlockRV) -> None:
     """Stages computing what the contraction reads (conv's padding, a layout
     copy): parallel over all loops but the innermost, which is vectorized (a
@@ -254,11 +260,12 @@ def schedule_tiled(
         if side.pad:
             stage = sch.get_sblock(f"{reader.buffer.name}_pad")
         elif side.packed is not None:
-            stage = sch.cache_read(block, side.packed.read_index, "global")
+            stage = sch.cache_read(block, _read_index(sch, block, side.packed.buffer), "global")
         else:
             continue
         if side.packed is not None:
-            pack(sch, stage, c, side.packed, side.var, side.size, side is columns)
+            line = traits.l1.line
+            pack(sch, stage, c, side.packed, side.var, side.size, side is columns, line)
         else:
             step = stage
     _phase_split(sch, block, c, j)

@@ -77,7 +77,7 @@ def scheduled(text: str) -> tuple[tvmlite.dsl.tir.PrimFunc, Schedule]:
 
 
 CASES = [
-    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: predicated; columns padded
+    ("ik,kj->ij", {"i": 37, "j": 45, "k": 19}),  # rows not divided: padded; columns padded
     ("ik,kj->ij", {"i": 12, "j": 53, "k": 6}),  # a prime column count
     ("ik,kj->ij", {"i": 97, "j": 197, "k": 64}),  # ViT's attention: padded panels of 16
     ("ik,kj->ij", {"i": 1, "j": 197, "k": 5}),  # one row: the operand read in place
@@ -86,6 +86,7 @@ CASES = [
     ("ik,kj->ij", {"i": 24, "j": 64, "k": 8}),  # tiles divide: packed panels of 32
     ("ik,jk->ij", {"i": 16, "j": 48, "k": 5}),  # dense: x @ w.T, the weight packed across its rows
     ("ik,jk->ij", {"i": 33, "j": 47, "k": 5}),  # dense, padded: the weight transposed and padded
+    ("ik,jk->ij", {"i": 37, "j": 64, "k": 48}),  # dense: both copies read a cache line per row
     ("ki,kj->ij", {"i": 9, "j": 32, "k": 7}),  # transposed left operand
     ("ki,jk->ij", {"i": 13, "j": 16, "k": 3}),  # both transposed
     ("bik,bkj->bij", {"b": 3, "i": 10, "j": 64, "k": 6}),  # batch matmul
@@ -133,6 +134,18 @@ def test_rows_a_page_apart_are_packed_and_padded() -> None:
     assert arith_true(sch)  # no row of the micro-kernel is predicated
 
 
+@pytest.mark.parametrize("m", [128, 37])
+def test_rows_the_tile_does_not_divide_are_padded(m: int) -> None:
+    # 128 rows in tiles of 12: a predicate on each unrolled row inside the
+    # reduction loop would slow every tile, so the rows are padded instead
+    _, sch = scheduled(contraction("ik,kj->ij", {"i": m, "j": 64, "k": 8}))
+    found = re.search(r"A_pad = T\.alloc_buffer\(\((\d+), 8, (\d+)\)\)", sch.mod.script())
+    assert found, "A is not padded into row panels"
+    tiles, mr = int(found[1]), int(found[2])
+    assert m % mr and tiles == -(-m // mr)
+    assert arith_true(sch)
+
+
 def arith_true(sch: Schedule) -> bool:
     """The micro-kernel's block (the update) has no predicate."""
     tree = Tree(sch.mod["main"])
@@ -148,6 +161,18 @@ def test_packed_micro_kernel_structure() -> None:
     assert "T.unroll(12)" in text and "T.vectorized(32)" in text and "T.parallel(" in text
     assert '"mm_init"' in text and '"mm_update"' in text
     assert 'scope="local"' in text
+
+
+def test_copies_of_operands_contiguous_along_the_reduction_read_whole_lines() -> None:
+    # w[j, k] and x[i, k]: each row a panel gathers is read 16 floats (a cache
+    # line) at a time, the lanes of the panel outside
+    _, sch = scheduled(contraction("ik,jk->ij", {"i": 37, "j": 64, "k": 48}))
+    lines = sch.mod.script().splitlines()
+    for copy in ("A_pad", "B_global"):
+        at = next(n for n, line in enumerate(lines) if f'T.block("{copy}")' in line)
+        lanes, line = lines[at - 2].strip(), lines[at - 1].strip()
+        assert re.fullmatch(r"for \w+_0, \w+_1 in T\.grid\(3, (10|32)\):", lanes), lanes
+        assert re.fullmatch(r"for \w+_1 in T\.unroll\(16\):", line), line
 
 
 @pytest.mark.parametrize(("n", "packed"), [(64, False), (1024, True)])
