@@ -628,7 +628,8 @@ class PrimFunc(Printable):
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
     keys use the classic `tir.` prefix (`tir.noalias`); `global_symbol` is present
     for public functions. `s_tir` is the 0.27 flag for schedulable (block) TIR.
-    `ret_type` is a dtype or None for void."""
+    `ret_type` is a dtype or None for void. `dialect` is the spelling of the text a lone
+    function was parsed from (a module keeps its own): never compared."""
 
     params: tuple[Var, ...]
     buffer_map: tuple[tuple[Var, Buffer], ...]
@@ -638,6 +639,7 @@ class PrimFunc(Printable):
     s_tir: bool = False
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    dialect: str | None = field(default=None, compare=False, repr=False)
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import contains_block
 from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
@@ -73,6 +74,7 @@ class TIRPrinter:
         self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
         self.keys_as_written = False  # set for a module printed in its own spelling
+        self.written: str | None = None  # the spelling the IR was parsed from, if any
 
     def prim_func(
         self, name: str, func: tir.PrimFunc, module_level: bool
@@ -130,7 +132,7 @@ class TIRPrinter:
             top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
-        self.stmts.exprs.s_tir = func.s_tir or contains_block(func.body)
+        self.stmts.exprs.s_tir = self.flags_s_tir(func)
         matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
@@ -308,9 +310,14 @@ class TIRPrinter:
         args = []
         if "global_symbol" not in dict(func.attrs):
             args.append("private=True")
-        if self.modern and (func.s_tir or contains_block(func.body)):
+        if self.modern and self.flags_s_tir(func):
             args.append("s_tir=True")
         return "@T.prim_func" + (f"({', '.join(args)})" if args else "")
+
+    def flags_s_tir(self, func: tir.PrimFunc) -> bool:
+        """Whether the function prints `s_tir=True`: its flag, as a 0.27 text wrote it
+        (a tirx function may hold blocks); classic has no flag, its blocks imply it."""
+        return func.s_tir or (self.written != TVM027 and contains_block(func.body))
 
     def func_attrs(self, name: str, func: tir.PrimFunc) -> None:
         attrs = tuple(

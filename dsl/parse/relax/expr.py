@@ -109,6 +109,12 @@ class RelaxExprParser:
         cls = relax.DataflowVar if dataflow else relax.Var
         return cls(name, sinfo, span=span)
 
+    def take_fresh_name(self) -> None:
+        """A binding the text names takes a fresh name too: TVM's block builder emits
+        every binding under the next `lv`/`gv` name (its parser renames it after), so a
+        nested call's temporary is numbered by the position of its binding."""
+        self.fresh_name("lv" if self.in_dataflow else "gv")
+
     def emit_fresh(self, expr: relax.Expr, span: Span | None) -> relax.Var:
         """Bind `expr` to a fresh var, as TVM does for a nested call."""
         name = self.fresh_name("lv" if self.in_dataflow else "gv")

@@ -283,6 +283,7 @@ class RelaxFunctionParser:
     ) -> relax.Var:
         dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
         var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.VarBinding(var, expr, span=stmt.span))
         self.types.vars.define(target.id, var)
         if self.expr.in_dataflow:
@@ -317,6 +318,7 @@ class RelaxFunctionParser:
                 )
         dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
         var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.MatchCast(var, value, sinfo, span=stmt.span))
         self.types.vars.define(target.id, var)
         if self.expr.in_dataflow:
@@ -379,6 +381,7 @@ class RelaxFunctionParser:
         finally:
             self.types.vars.pop()
             self.types.sym.pop()
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.VarBinding(var, func, span=stmt.span))
         roles = () if outer is None else outer.roles
         stmt.comments = Comments(
