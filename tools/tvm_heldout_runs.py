@@ -40,25 +40,29 @@ TIMEOUT = 60
 
 
 def _dims(shape: Any, env: dict[str, int]) -> list[int] | None:
-    """Static extents of a TVM shape, symbolic vars bound in `env` (first use: 3)."""
+    """Static extents of a TVM shape, its symbolic vars bound in `env` (first use: 3)."""
     import tvm
+    from tvm.sym.analyzer import Analyzer
 
     out = []
     for dim in shape:
-        if isinstance(dim, tvm.tirx.IntImm):
-            out.append(int(dim.value))
+        value = getattr(dim, "value", None)
+        if isinstance(value, int):
+            out.append(value)
             continue
-        for var in tvm.tirx.analysis.undefined_vars(dim) if hasattr(dim, "dtype") else ():
-            env.setdefault(var.name, DEFAULT_DIM)
-        if isinstance(dim, tvm.tirx.Var):
-            out.append(env[dim.name])
-            continue
-        bound = {v: tvm.tirx.IntImm(v.dtype, env[v.name]) for v in tvm.tirx.analysis.undefined_vars(dim)}
-        value = tvm.arith.Analyzer().simplify(tvm.tirx.stmt_functor.substitute(dim, bound))
-        if not isinstance(value, tvm.tirx.IntImm):
+        analyzer = Analyzer()
+        for var in tvm.tirx.analysis.undefined_vars(dim):
+            size = env.setdefault(var.name, DEFAULT_DIM)
+            analyzer.bind(var, tvm.tirx.IntImm(str(var.ty.dtype), size))
+        value = getattr(analyzer.simplify(dim), "value", None)
+        if not isinstance(value, int):
             return None
-        out.append(int(value.value))
+        out.append(value)
     return out
+
+
+_RANDOM_DTYPES = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                  "uint8", "uint16", "uint32", "uint64")  # fmt: skip
 
 
 def _random(shape: list[int], dtype: str, rng: np.random.Generator) -> np.ndarray:
@@ -66,9 +70,15 @@ def _random(shape: list[int], dtype: str, rng: np.random.Generator) -> np.ndarra
         return rng.integers(0, 2, shape).astype(bool)
     if dtype.startswith(("int", "uint")):
         return rng.integers(0, 3, shape).astype(dtype)
-    if dtype in ("float16", "float32", "float64"):
-        return rng.uniform(-1.0, 1.0, shape).astype(dtype)
-    raise ValueError(f"no random {dtype}")
+    return rng.uniform(-1.0, 1.0, shape).astype(dtype)
+
+
+def _scalar(dtype: str, name: str, env: dict[str, int], rng: np.random.Generator) -> Any:
+    if dtype.startswith(("int", "uint")):
+        return env.setdefault(name, DEFAULT_DIM)
+    if dtype.startswith("float"):
+        return float(rng.uniform(-1, 1))
+    return None
 
 
 def _relax_inputs(func: Any, rng: np.random.Generator) -> list[Any] | None:
@@ -77,47 +87,39 @@ def _relax_inputs(func: Any, rng: np.random.Generator) -> list[Any] | None:
     env: dict[str, int] = {}
     args: list[Any] = []
     for param in func.params:
-        sinfo = param.struct_info
-        if isinstance(sinfo, relax.TensorStructInfo) and sinfo.shape is not None:
-            dims = _dims(sinfo.shape.values, env)
-            if dims is None or sinfo.dtype == "":
+        ty = param.ty
+        if isinstance(ty, relax.TensorType) and ty.shape is not None:
+            dims = _dims(ty.shape.values, env)
+            if dims is None or str(ty.dtype) not in _RANDOM_DTYPES:
                 return None
-            args.append(_random(dims, sinfo.dtype, rng))
-        elif isinstance(sinfo, relax.ShapeStructInfo) and sinfo.values is not None:
-            dims = _dims(sinfo.values, env)
+            args.append(_random(dims, str(ty.dtype), rng))
+        elif isinstance(ty, relax.ShapeType) and ty.values is not None:
+            dims = _dims(ty.values, env)
             if dims is None:
                 return None
             args.append(tuple(dims))
-        elif isinstance(sinfo, relax.PrimStructInfo) and sinfo.value is not None:
-            dims = _dims([sinfo.value], env)
-            if dims is None:
-                return None
-            args.append(dims[0])
+        elif type(ty).__name__ == "PrimType" and str(ty.dtype) in _RANDOM_DTYPES:
+            args.append(_scalar(str(ty.dtype), param.name, env, rng))
         else:
             return None
-    return args
+    return None if any(a is None for a in args) else args
 
 
 def _prim_inputs(func: Any, rng: np.random.Generator) -> list[Any] | None:
     env: dict[str, int] = {}
     args: list[Any] = []
-    buffers = dict(func.buffer_map.items())
     for param in func.params:
-        if param in buffers:
-            buf = buffers[param]
-            dims = _dims(buf.shape, env)
-            if dims is None or buf.dtype not in ("bool", "float16", "float32", "float64") and not (
-                buf.dtype.startswith(("int", "uint")) and "x" not in buf.dtype
-            ):
+        ty = param.ty
+        if type(ty).__name__ == "BufferType":
+            dims = _dims(param.shape, env)
+            if dims is None or str(param.dtype) not in _RANDOM_DTYPES:
                 return None
-            args.append(_random(dims, buf.dtype, rng))
-        elif param.dtype.startswith("int"):
-            args.append(env.setdefault(param.name, DEFAULT_DIM))
-        elif param.dtype.startswith("float"):
-            args.append(float(rng.uniform(-1, 1)))
+            args.append(_random(dims, str(param.dtype), rng))
+        elif type(ty).__name__ == "PrimType" and str(ty.dtype) in _RANDOM_DTYPES:
+            args.append(_scalar(str(ty.dtype), param.name, env, rng))
         else:
             return None
-    return args
+    return None if any(a is None for a in args) else args
 
 
 def _to_numpy(value: Any) -> list[np.ndarray]:
@@ -198,35 +200,45 @@ def _record_worker(text: str, name: str, out: Path, queue: Any) -> None:
 
 
 def record(corpus: Path, only: str) -> int:
+    """Cases in the order of their texts' hashes (a run cut short is a fair sample of
+    all test files); the manifest is rewritten after each, and a run resumes a past one."""
     import tvm  # noqa: F401  (imported once, before the workers fork)
 
     out = corpus / "runs"
     out.mkdir(exist_ok=True)
+    done_path = out / "manifest.json"
+    past = json.loads(done_path.read_text()) if done_path.exists() else {"cases": [], "skipped": {}}
+    seen = {c["file"] for c in past["cases"]} | set(past["skipped"])
     cases = [c for c in json.loads((corpus / "manifest.json").read_text())["cases"] if only in c["file"]]
+    cases.sort(key=lambda c: c["file"].rsplit("__", 1)[-1])
     ctx = multiprocessing.get_context("fork")
-    recorded, skipped = [], collections.Counter()
     for case in cases:
         name = case["file"][: -len(".tvms")]
+        if name in seen:
+            continue
         queue = ctx.Queue()
-        proc = ctx.Process(target=_record_worker, args=((corpus / case["file"]).read_text(), name, out, queue))
+        text = (corpus / case["file"]).read_text()
+        proc = ctx.Process(target=_record_worker, args=(text, name, out, queue))
         proc.start()
         proc.join(TIMEOUT)
         if proc.is_alive():
             proc.kill()
             proc.join()
-            skipped["timeout"] += 1
-            continue
-        got = queue.get() if not queue.empty() else {"skip": f"exit {proc.exitcode}"}
-        if got is None:
-            skipped["no callable function"] += 1
-        elif "skip" in got:
-            skipped[re.sub(r"\d+", "_", got["skip"])[:90]] += 1
+            got = {"skip": "timeout"}
         else:
-            recorded.append(got)
-    (out / "manifest.json").write_text(json.dumps({"cases": recorded}, indent=1))
+            got = queue.get() if not queue.empty() else {"skip": f"exit {proc.exitcode}"}
+        if got is None:
+            past["skipped"][name] = "no callable function"
+        elif "skip" in got:
+            past["skipped"][name] = re.sub(r"\d+", "_", got["skip"])[:90]
+        else:
+            past["cases"].append(got)
+        done_path.write_text(json.dumps(past, indent=1))
+    skipped = collections.Counter(past["skipped"].values())
     for why, count in skipped.most_common(15):
         print(f"{count:5d}  not a case: {why}")
-    print(f"record: {len(recorded)} of {len(cases)} modules built and run by TVM")
+    total = len(past["cases"]) + len(past["skipped"])
+    print(f"record: {len(past['cases'])} of {total} modules built and run by TVM")
     return 0
 
 

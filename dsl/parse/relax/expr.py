@@ -9,6 +9,7 @@ only ever has leaves and tuples of leaves as call arguments.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -416,8 +417,13 @@ class RelaxExprParser:
         if ops.lookup(op_name) is None:
             raise self.ctx.error(unknown_operator(name, SPECIAL_CALLS), node.func)
         args = [self.op_arg(a) for a in node.args]
-        kwargs = {kw.name: self.op_arg(kw.value) for kw in node.keywords}
-        return self.op_call(op_name, args, kwargs, node)
+        # `ty_args=` (`sinfo_args=`): struct info TVM keeps on any call that has some
+        types, rest = self.calls.sinfo_args(node, name)
+        kwargs = {key: self.op_arg(value) for key, value in rest.items()}
+        call = self.op_call(op_name, args, kwargs, node)
+        if not types:
+            return call
+        return self.typed(dataclasses.replace(call, sinfo_args=types), self.sinfo_of(call))
 
     def op_call(self, op_name: str, args: list, kwargs: dict, node: syntax.Node) -> relax.Call:
         call = ops.make_call(op_name, args, kwargs, span=node.span)

@@ -90,7 +90,10 @@ class BufferParser:
             )
         elem_offset = None
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
-            elem_offset = self.dim(named["elem_offset"], index_dtype)
+            # a bare integer is an int32 offset whatever the shape's dtype, as in TVM
+            # (so `elem_offset=0` of an int64-shaped buffer is printed, not implied)
+            literal = isinstance(named["elem_offset"], syntax.Constant)
+            elem_offset = self.dim(named["elem_offset"], None if literal else index_dtype)
         align = self.exprs.int_arg(named["align"], "align") if "align" in named else 0
         factor = (
             self.exprs.int_arg(named["offset_factor"], "offset_factor")
