@@ -18,7 +18,7 @@ from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
-from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
+from tvmlite.printer.tir_expr import declaration_text, int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_stmt import StmtPrinter, default_offset, indent, is_true
 
@@ -124,14 +124,14 @@ class TIRPrinter:
             type_vars = [self.names.get(v) or v.name for v in symbolic if v.dtype == "int64"]
             for group in self.declaration_groups(func, buffers, symbolic):
                 names = ", ".join(self.names.get(v) or v.name for v in group)
-                types = ", ".join(f"{type_text(v)}()" for v in group)
+                types = ", ".join(declaration_text(v) for v in group)
                 self.stmts.emit_declaration(f"{names} = {types}", group[0])
             self.func_attrs(name, func)
         else:
             self.func_attrs(name, func)
             top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
+                self.stmts.emit_declaration(f"{self.names.get(var)} = {declaration_text(var)}", var)
         self.stmts.exprs.s_tir = self.flags_s_tir(func)
         matches = len(self.stmts.frames[-1])
         if not self.modern:

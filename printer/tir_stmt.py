@@ -27,6 +27,7 @@ from tvmlite.printer.tir_expr import (
     iter_vars_of,
     range_end,
     same_expr,
+    declaration_text,
     type_text,
 )
 from tvmlite.printer.tir_free import use_homes
@@ -183,7 +184,7 @@ class StmtPrinter:
     def declare_var(self, var: tir.Var) -> str:
         home = self.home(var)
         name = self.names.define(var, var.name, None if home is None else home.depth)
-        self.emit_declaration(f"{name} = {type_text(var)}()", var, home)
+        self.emit_declaration(f"{name} = {declaration_text(var)}", var, home)
         return name
 
     def emit_declaration(self, line: str, var: tir.Var, above: Printing | None = None) -> None:
