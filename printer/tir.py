@@ -75,6 +75,7 @@ class TIRPrinter:
         self.param_ids: set[int] = set()
         self.keys_as_written = False  # set for a module printed in its own spelling
         self.written: str | None = None  # the spelling the IR was parsed from, if any
+        self.tirx_with_blocks = False  # the function being printed: tirx, no s_tir flag
 
     def prim_func(
         self, name: str, func: tir.PrimFunc, module_level: bool
@@ -133,6 +134,7 @@ class TIRPrinter:
             for var in self.declaration_order(symbolic, buffers.values()):
                 self.stmts.emit_declaration(f"{self.names.get(var)} = {declaration_text(var)}", var)
         self.stmts.exprs.s_tir = self.flags_s_tir(func)
+        self.tirx_with_blocks = self.modern and not self.stmts.exprs.s_tir
         matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
@@ -363,6 +365,9 @@ class TIRPrinter:
         if above is not None:
             self.stmts.frames[-1].extend(above.lines())
         root = implicit_root(body)
+        if root is not None and not root.alloc_buffers and self.tirx_with_blocks:
+            root = None  # TVM 0.27 completes a tirx function's blocks with no root block
+            body = implicit_root(body).body  # type: ignore[union-attr]
         if root is None:
             self.stmts.stmt(body)
             return

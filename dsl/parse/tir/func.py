@@ -14,7 +14,6 @@ from tvmlite.diagnostics import did_you_mean
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import with_root
 from tvmlite.dsl.comments import merged
-from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.parse.scope import ParseContext, Scope
 from tvmlite.dsl.parse.tir.assign import declarations
 from tvmlite.dsl.parse.tir.buffer import implied_offset
@@ -82,9 +81,7 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     params = _parse_params(parser, fdef)
     ret_type = parser.assign.annotation(fdef.returns)[0] if fdef.returns is not None else None
     body = parser.body(fdef.body, fdef.span)
-    if options["s_tir"] or ctx.dialect != TVM027 or parser.root_allocs:
-        # TVM 0.27 completes a tirx function's blocks with no implicit root block
-        body = with_root(body, tuple(parser.root_allocs), fdef.span, parser.root_comments)
+    body = with_root(body, tuple(parser.root_allocs), fdef.span, parser.root_comments)
     buffer_map = tuple((var, buf) for var, buf in parser.handles.items() if buf is not None)
     attrs: list[tuple[str, Any]] = []
     if not options["private"] and "global_symbol" not in dict(parser.func_attrs):
