@@ -421,6 +421,8 @@ class Bind(Stmt):
 
 # The key of TVM 0.27's `T.hint(...)` directive (an AttrStmt whose node is an AttrDict).
 HINT = "tirx_hint"
+# `@T.prim_func(persistent=True)`: TVM's attribute (kept under the classic prefix)
+PERSISTENT = "tir.persistent_kernel"
 
 # tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
 SCOPE_IDS = {

@@ -314,6 +314,8 @@ class TIRPrinter:
             args.append("private=True")
         if self.modern and self.flags_s_tir(func):
             args.append("s_tir=True")
+        if func.attr(tir.PERSISTENT) is True:
+            args.append("persistent=True")
         return "@T.prim_func" + (f"({', '.join(args)})" if args else "")
 
     def flags_s_tir(self, func: tir.PrimFunc) -> bool:
@@ -323,7 +325,9 @@ class TIRPrinter:
 
     def func_attrs(self, name: str, func: tir.PrimFunc) -> None:
         attrs = tuple(
-            (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
+            (self.attr_key(k), v)
+            for k, v in func.attrs
+            if not (k == "global_symbol" and v == name) and not (k == tir.PERSISTENT and v is True)
         )
         if attrs:
             self.stmts.emit(

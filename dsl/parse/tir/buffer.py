@@ -327,6 +327,8 @@ class BufferParser:
     def attr_node(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.comm_reducer":
             return self.comm_reducer(node)
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
+            return self.attr_value(node)  # `T.attr(T.target({...}), "target", 0)`
         if isinstance(node, syntax.Name):
             return self.exprs.lookup(node.id, node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):

@@ -529,7 +529,7 @@ TILE_SCOPES = ("tile", "cluster", "cta", "warpgroup", "wg", "warp", "thread")
 _SCOPE_SPELLING = {"thread": "tile", "warpgroup": "wg"}
 DEVICE_BUILTINS.update(
     {
-        f"{scope}.{name}": (_tile, Sig(0, None, (*TILE_OPTIONS, *_api_keywords(name))))
+        f"{scope}.{name}": (_tile, Sig(0, None, (*TILE_OPTIONS, *_api_keywords(name)), True))
         for scope in TILE_SCOPES
         for name in TILE_OPERATORS
     }
