@@ -69,7 +69,7 @@ def _random(shape: list[int], dtype: str, rng: np.random.Generator) -> np.ndarra
     if dtype == "bool":
         return rng.integers(0, 2, shape).astype(bool)
     if dtype.startswith(("int", "uint")):
-        return rng.integers(0, 3, shape).astype(dtype)
+        return rng.integers(0, 2, shape).astype(dtype)  # in range as an index of any axis
     return rng.uniform(-1.0, 1.0, shape).astype(dtype)
 
 
