@@ -453,6 +453,8 @@ class ExprPrinter:
             return self.text(v)
         if isinstance(v, tir.Buffer):
             return self.buffer_name(v)
+        if isinstance(v, tir.BufferRegion):  # `T.hint(access=A[0:64])`
+            return self.region(v)
         if isinstance(v, dict):
             return self.dict_text(tuple(v.items()))
         if isinstance(v, tir.AttrDict):

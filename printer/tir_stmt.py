@@ -681,7 +681,14 @@ class StmtPrinter:
         if dtype_always or buffer.dtype != "float32":
             args.append(f'"{dtype_text(buffer.dtype)}"')
         var, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
-        fresh = self.names.get(var) is None and self.exprs.inline.setdefault(id(var), own) == own
+        # a declaration's own data var is named after it (TVM's, and the parser's): a var
+        # of another name is a pointer the text declared (`data=data_ptr`)
+        declared_elsewhere = callee == "T.decl_buffer" and var.name != buffer.name
+        fresh = (
+            not declared_elsewhere
+            and self.names.get(var) is None
+            and self.exprs.inline.setdefault(id(var), own) == own
+        )
         if fresh:
             self.exprs.data_owner.setdefault(id(var), buffer)
         if data is not None or not (own_data or fresh):

@@ -306,7 +306,14 @@ class BufferParser:
         pairs: list[tuple[str, Any]] = []
         if call.args:
             pairs.append(("message", self.exprs.str_arg(call.args[0], "the message of T.hint")))
-        pairs += [(kw.name, self.attr_value(kw.value)) for kw in call.keywords]
+        for kw in call.keywords:
+            value = kw.value
+            sliced = isinstance(value, syntax.Subscript) and any(
+                isinstance(i, syntax.Slice) for i in value.indices
+            )
+            region = self.exprs.region
+            # `access=A[0:64]` is a region, as TVM keeps and prints it
+            pairs.append((kw.name, region(value) if sliced and region else self.attr_value(value)))
         node = tir.AttrDict(tuple(pairs))
         return tir.AttrStmt(node, tir.HINT, tir.IntImm("int32", 1), None, call.span)
 
