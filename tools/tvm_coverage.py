@@ -73,7 +73,7 @@ REASONS: tuple[tuple[str, str, str], ...] = (
         r"|Reduce|Range|Tuple|Iter|Layout|ExecScope|ScopeIdDef|CallEffectKind",
         NODE_CLASS,
     ),
-    ("T.ptx", r"SINK|pred|addr", SYNTHETIC),
+    ("T.ptx", r"SINK|pred", SYNTHETIC),
     ("T.ptx", r"and|or|not", KEYWORD),
 )
 
