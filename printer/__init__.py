@@ -34,8 +34,9 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
 
     `dialect` defaults to the module's own (`IRModule.dialect`), else classic; a lone
     function prints in the spelling of the text it was parsed from, else in 0.27 spelling
-    when it can only be 0.27 (an `s_tir` PrimFunc or a `tirx.` attribute). `options` are TVM's printer options (printer/options.py):
-    `name`, `indent_spaces`, `print_line_numbers`, `syntax_sugar`, `show_all_ty`;
+    when it can only be 0.27 (an `s_tir` PrimFunc or a `tirx.` attribute). `options` are
+    TVM's printer options (printer/options.py): `name`, `indent_spaces`,
+    `print_line_numbers`, `syntax_sugar`, `show_all_ty`;
     TVM's others only at their default; anything else is a TypeError."""
     return _script(obj, dialect, print_options("script", options))
 

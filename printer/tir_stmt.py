@@ -23,11 +23,11 @@ from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
     BITWISE,
     ExprPrinter,
+    declaration_text,
     int_const,
     iter_vars_of,
     range_end,
     same_expr,
-    declaration_text,
     type_text,
 )
 from tvmlite.printer.tir_free import use_homes

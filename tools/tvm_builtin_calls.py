@@ -105,7 +105,8 @@ PREFERRED = {
 }  # fmt: skip
 # Names TVM takes only as an operand of another call: the whole statement sampled.
 STATEMENTS = {
-    "T.ptx.addr": 'T.ptx.st(T.ptx.addr(U.data, 16), u, "", "", "", "global", "", "", "", "b32", "")',
+    "T.ptx.addr": 'T.ptx.st(T.ptx.addr(U.data, 16), u, "", "", "", "global", "", "", "", '
+    '"b32", "")',
 }  # fmt: skip
 # Tile operators take buffer regions, under any scope (`T.tile.add`, `T.cta.add`).
 TILE_PREFERRED = {

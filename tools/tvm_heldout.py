@@ -115,8 +115,18 @@ def _capture(out_file: str, tests_root: str, test_files: list[str]) -> int:
             for attr, value in list(vars(module).items()):
                 if value is original:
                     setattr(module, attr, parse)
-    return int(pytest.main([*test_files, "-q", "-p", "no:cacheprovider", "--no-header",
-                              "--continue-on-collection-errors"]))
+    return int(
+        pytest.main(
+            [
+                *test_files,
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--no-header",
+                "--continue-on-collection-errors",
+            ]
+        )
+    )
 
 
 def run_batch(

@@ -201,7 +201,13 @@ def _stash(arrays: dict, fname: str, kind: str, args: list, outs: list) -> dict[
     for i, arg in enumerate(args):
         key = f"{fname}.in{i}"
         arrays[key] = np.asarray(arg, "int64" if isinstance(arg, tuple) else None)
-        spec.append("shape" if isinstance(arg, tuple) else "scalar" if np.ndim(arg) == 0 and not isinstance(arg, np.ndarray) else "tensor")
+        spec.append(
+            "shape"
+            if isinstance(arg, tuple)
+            else "scalar"
+            if np.ndim(arg) == 0 and not isinstance(arg, np.ndarray)
+            else "tensor"
+        )
     for i, value in enumerate(outs):
         arrays[f"{fname}.out{i}"] = value
     return {"function": fname, "kind": kind, "args": spec, "outs": len(outs)}
@@ -224,7 +230,9 @@ def record(corpus: Path, only: str) -> int:
     done_path = out / "manifest.json"
     past = json.loads(done_path.read_text()) if done_path.exists() else {"cases": [], "skipped": {}}
     seen = {c["file"] for c in past["cases"]} | set(past["skipped"])
-    cases = [c for c in json.loads((corpus / "manifest.json").read_text())["cases"] if only in c["file"]]
+    cases = [
+        c for c in json.loads((corpus / "manifest.json").read_text())["cases"] if only in c["file"]
+    ]
     cases.sort(key=lambda c: c["file"].rsplit("__", 1)[-1])
     ctx = multiprocessing.get_context("fork")
     for case in cases:
@@ -293,9 +301,19 @@ def _check_one(tvmlite: Any, corpus: Path, case: dict[str, Any]) -> str | None:
         args: list[Any] = []
         for i, kind in enumerate(call["args"]):
             value = data[f"{fname}.in{i}"]
-            args.append(tuple(int(v) for v in value) if kind == "shape" else value.item() if kind == "scalar" else value.copy())
+            args.append(
+                tuple(int(v) for v in value)
+                if kind == "shape"
+                else value.item()
+                if kind == "scalar"
+                else value.copy()
+            )
         result = ex[fname](*args)
-        got = [a for a in args if isinstance(a, np.ndarray)] if call["kind"] == "prim" else _flat(result)
+        got = (
+            [a for a in args if isinstance(a, np.ndarray)]
+            if call["kind"] == "prim"
+            else _flat(result)
+        )
         if len(got) != call["outs"]:
             return f"{fname}: {len(got)} outputs, TVM has {call['outs']}"
         for i, value in enumerate(got):
@@ -307,18 +325,29 @@ def _check_one(tvmlite: Any, corpus: Path, case: dict[str, Any]) -> str | None:
 def check(corpus: Path, only: str, show: int) -> int:
     import tvmlite
 
-    cases = [c for c in json.loads((corpus / "runs" / "manifest.json").read_text())["cases"] if only in c["file"]]
+    cases = [
+        c
+        for c in json.loads((corpus / "runs" / "manifest.json").read_text())["cases"]
+        if only in c["file"]
+    ]
     signal.signal(signal.SIGALRM, _alarm)
     good, groups, example = 0, collections.Counter(), {}
     for case in cases:
         signal.alarm(120)
         try:
             why = _check_one(tvmlite, corpus, case)
-            key = None if why is None else "wrong: " + re.sub(r"\b\d+\b", "_", why.split(": ", 1)[1])
+            key = (
+                None if why is None else "wrong: " + re.sub(r"\b\d+\b", "_", why.split(": ", 1)[1])
+            )
         except _Hang:
             key = "hang"
         except tvmlite.TVMLiteError as exc:
-            key = "refused: " + re.sub(r"'[^']*'|\b\d+\b", "_", str(exc).split("error:", 1)[-1].strip().splitlines()[0])[:110]
+            key = (
+                "refused: "
+                + re.sub(
+                    r"'[^']*'|\b\d+\b", "_", str(exc).split("error:", 1)[-1].strip().splitlines()[0]
+                )[:110]
+            )
         except Exception as exc:  # noqa: BLE001
             key = f"INTERNAL {type(exc).__name__}: {str(exc)[:80]}"
         finally:
@@ -331,7 +360,9 @@ def check(corpus: Path, only: str, show: int) -> int:
     for key, count in groups.most_common(show):
         print(f"{count:5d}  {key}   e.g. {example[key]}")
     n = len(cases)
-    print(f"runs: {n} modules TVM builds and runs, tvmlite builds and matches {good}/{n} ({100 * good / max(n, 1):.1f} %)")
+    share = 100 * good / max(n, 1)
+    print(f"runs: {n} modules TVM builds and runs, tvmlite builds and matches {good}/{n} "
+          f"({share:.1f} %)")  # fmt: skip
     return 0
 
 
