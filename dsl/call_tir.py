@@ -36,16 +36,26 @@ class CallTIR:
     @staticmethod
     def of(expr: Any, ops: frozenset[str] | tuple[str, ...] = (CALL_TIR,)) -> CallTIR | None:
         """The view of `expr` when it is a call of one of `ops` with a module function
-        as callee, a tuple of arguments and one result struct info; else None."""
+        as callee, a tuple of arguments (a tuple literal, or a var holding a tuple: its
+        fields are then `var[i]`) and one result struct info; else None."""
         if not (isinstance(expr, relax.Call) and isinstance(expr.op, relax.Op)):
             return None
         if expr.op.name not in ops or len(expr.sinfo_args) != 1 or not 2 <= len(expr.args) <= 3:
             return None
         callee, args = expr.args[0], expr.args[1]
-        if not (isinstance(callee, relax.GlobalVar) and isinstance(args, relax.Tuple)):
+        if not isinstance(callee, relax.GlobalVar):
+            return None
+        if isinstance(args, relax.Tuple):
+            fields = args.fields
+        elif isinstance(args, relax.Var) and isinstance(args.struct_info, relax.TupleStructInfo):
+            fields = tuple(
+                relax.TupleGetItem(args, i, span=args.span)
+                for i in range(len(args.struct_info.fields))
+            )
+        else:
             return None
         tir_vars = expr.args[2] if len(expr.args) == 3 else None
-        return CallTIR(expr, callee, args.fields, expr.sinfo_args[0], tir_vars)
+        return CallTIR(expr, callee, fields, expr.sinfo_args[0], tir_vars)
 
     @property
     def outputs(self) -> tuple[relax.StructInfo, ...]:

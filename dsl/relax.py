@@ -326,7 +326,9 @@ class SeqExpr(Expr):
 @dataclass(frozen=True, slots=True, eq=False, repr=False)  # Printable's one-line repr
 class Function(Expr, Printable):
     """A graph function. `attrs` holds `R.func_attr` entries plus `global_symbol`
-    for public functions; `is_pure` False prints `pure=False`."""
+    for public functions; `is_pure` False prints `pure=False`. `dialect` is the
+    spelling of the text a lone function was parsed from (a module keeps its own):
+    never compared."""
 
     params: tuple[Var, ...]
     body: SeqExpr
@@ -335,6 +337,7 @@ class Function(Expr, Printable):
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    dialect: str | None = field(default=None, compare=False, repr=False)
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

@@ -421,6 +421,8 @@ class Bind(Stmt):
 
 # The key of TVM 0.27's `T.hint(...)` directive (an AttrStmt whose node is an AttrDict).
 HINT = "tirx_hint"
+# `@T.prim_func(persistent=True)`: TVM's attribute (kept under the classic prefix)
+PERSISTENT = "tir.persistent_kernel"
 
 # tirx scope-id builtins: (parent scope, scope whose ids are defined), as TVM's ScopeIdDef
 SCOPE_IDS = {
@@ -628,7 +630,8 @@ class PrimFunc(Printable):
     buffer it is viewed as (`T.Buffer` annotations and `T.match_buffer`). `attrs`
     keys use the classic `tir.` prefix (`tir.noalias`); `global_symbol` is present
     for public functions. `s_tir` is the 0.27 flag for schedulable (block) TIR.
-    `ret_type` is a dtype or None for void."""
+    `ret_type` is a dtype or None for void. `dialect` is the spelling of the text a lone
+    function was parsed from (a module keeps its own): never compared."""
 
     params: tuple[Var, ...]
     buffer_map: tuple[tuple[Var, Buffer], ...]
@@ -638,6 +641,7 @@ class PrimFunc(Printable):
     s_tir: bool = False
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    dialect: str | None = field(default=None, compare=False, repr=False)
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

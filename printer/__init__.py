@@ -33,9 +33,10 @@ def script(obj: Any, dialect: str | None = None, **options: Any) -> str:
     """Canonical text of `obj` (IRModule, tir.PrimFunc or relax.Function).
 
     `dialect` defaults to the module's own (`IRModule.dialect`), else classic; a lone
-    function prints in 0.27 spelling when it can only be 0.27 (an `s_tir` PrimFunc or
-    a `tirx.` attribute). `options` are TVM's printer options (printer/options.py):
-    `name`, `indent_spaces`, `print_line_numbers`, `syntax_sugar`, `show_all_ty`;
+    function prints in the spelling of the text it was parsed from, else in 0.27 spelling
+    when it can only be 0.27 (an `s_tir` PrimFunc or a `tirx.` attribute). `options` are
+    TVM's printer options (printer/options.py): `name`, `indent_spaces`,
+    `print_line_numbers`, `syntax_sugar`, `show_all_ty`;
     TVM's others only at their default; anything else is a TypeError."""
     return _script(obj, dialect, print_options("script", options))
 
@@ -162,6 +163,8 @@ def _display_html(html: str) -> bool:
 def _function_dialect(func: PrimFunc | RelaxFunction) -> str:
     # NB: no `tir`/`relax` names in this package namespace: the submodules
     # printer/tir.py and printer/relax.py take them.
+    if func.dialect is not None:
+        return func.dialect
     if isinstance(func, PrimFunc) and (
         func.s_tir or any(key.startswith("tirx.") for key, _ in func.attrs)
     ):

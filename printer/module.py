@@ -43,6 +43,7 @@ def _context(
 def print_module(mod: IRModule, dialect: str, options: PrintOptions = DEFAULT) -> Printed:
     ctx = _context(dialect, frozenset(mod.functions), options)
     ctx.tir.keys_as_written = mod.dialect == dialect
+    ctx.tir.written = mod.dialect
     relax_printer = RelaxPrinter(ctx)
     notes = mod.comments
     body = []  # the class body, indented; blank lines stay empty
@@ -83,6 +84,7 @@ def print_function(func: Function, dialect: str, options: PrintOptions = DEFAULT
     if isinstance(func, relax.ExternFunc):
         raise TVMLiteError("an ExternFunc has no text of its own; print its module")
     ctx = _context(dialect, None, options)
+    ctx.tir.written = func.dialect
     name = options.name or func.attr("global_symbol") or "main"
     if not is_identifier(name):
         name = "main"

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from tvmlite.dsl import tir
 from tvmlite.dsl.analysis import contains_block
 from tvmlite.dsl.comments import Comments
+from tvmlite.dsl.module import TVM027
 from tvmlite.dsl.walk import walk
 from tvmlite.printer.comments import after_lines, noted, role
 from tvmlite.printer.literals import dtype_text, string_text
 from tvmlite.printer.names import NameTable, sanitize
-from tvmlite.printer.tir_expr import int_const, iter_vars_of, type_text
+from tvmlite.printer.tir_expr import declaration_text, int_const, iter_vars_of, type_text
 from tvmlite.printer.tir_layout import layout_kwargs
 from tvmlite.printer.tir_stmt import StmtPrinter, default_offset, indent, is_true
 
@@ -73,6 +74,8 @@ class TIRPrinter:
         self.modern = self.exprs.modern
         self.param_ids: set[int] = set()
         self.keys_as_written = False  # set for a module printed in its own spelling
+        self.written: str | None = None  # the spelling the IR was parsed from, if any
+        self.tirx_with_blocks = False  # the function being printed: tirx, no s_tir flag
 
     def prim_func(
         self, name: str, func: tir.PrimFunc, module_level: bool
@@ -122,15 +125,16 @@ class TIRPrinter:
             type_vars = [self.names.get(v) or v.name for v in symbolic if v.dtype == "int64"]
             for group in self.declaration_groups(func, buffers, symbolic):
                 names = ", ".join(self.names.get(v) or v.name for v in group)
-                types = ", ".join(f"{type_text(v)}()" for v in group)
+                types = ", ".join(declaration_text(v) for v in group)
                 self.stmts.emit_declaration(f"{names} = {types}", group[0])
             self.func_attrs(name, func)
         else:
             self.func_attrs(name, func)
             top = len(self.stmts.frames[-1])
             for var in self.declaration_order(symbolic, buffers.values()):
-                self.stmts.emit_declaration(f"{self.names.get(var)} = {type_text(var)}()", var)
-        self.stmts.exprs.s_tir = func.s_tir or contains_block(func.body)
+                self.stmts.emit_declaration(f"{self.names.get(var)} = {declaration_text(var)}", var)
+        self.stmts.exprs.s_tir = self.flags_s_tir(func)
+        self.tirx_with_blocks = self.modern and not self.stmts.exprs.s_tir
         matches = len(self.stmts.frames[-1])
         if not self.modern:
             self.match_buffers(func, buffers, inline)
@@ -308,13 +312,22 @@ class TIRPrinter:
         args = []
         if "global_symbol" not in dict(func.attrs):
             args.append("private=True")
-        if self.modern and (func.s_tir or contains_block(func.body)):
+        if self.modern and self.flags_s_tir(func):
             args.append("s_tir=True")
+        if func.attr(tir.PERSISTENT) is True:
+            args.append("persistent=True")
         return "@T.prim_func" + (f"({', '.join(args)})" if args else "")
+
+    def flags_s_tir(self, func: tir.PrimFunc) -> bool:
+        """Whether the function prints `s_tir=True`: its flag, as a 0.27 text wrote it
+        (a tirx function may hold blocks); classic has no flag, its blocks imply it."""
+        return func.s_tir or (self.written != TVM027 and contains_block(func.body))
 
     def func_attrs(self, name: str, func: tir.PrimFunc) -> None:
         attrs = tuple(
-            (self.attr_key(k), v) for k, v in func.attrs if not (k == "global_symbol" and v == name)
+            (self.attr_key(k), v)
+            for k, v in func.attrs
+            if not (k == "global_symbol" and v == name) and not (k == tir.PERSISTENT and v is True)
         )
         if attrs:
             self.stmts.emit(
@@ -356,6 +369,9 @@ class TIRPrinter:
         if above is not None:
             self.stmts.frames[-1].extend(above.lines())
         root = implicit_root(body)
+        if root is not None and not root.alloc_buffers and self.tirx_with_blocks:
+            root = None  # TVM 0.27 completes a tirx function's blocks with no root block
+            body = implicit_root(body).body  # type: ignore[union-attr]
         if root is None:
             self.stmts.stmt(body)
             return

@@ -209,6 +209,13 @@ def type_text(var: tir.Var) -> str:
     return f"T.{dtype_text(var.dtype)}"
 
 
+def declaration_text(var: tir.Var) -> str:
+    """The value of a free var's declaration: `T.int32()`, `T.handle()`, and a typed
+    handle as TVM writes it, without a call (`T.handle("float32", "global")`)."""
+    text = type_text(var)
+    return text if text.endswith(")") else text + "()"
+
+
 class ExprPrinter:
     """Prints PrimExprs. `declare` is called for a var that has no name yet
     (TVM defines such free vars with `n = T.int32()` before the statement), and
@@ -446,6 +453,8 @@ class ExprPrinter:
             return self.text(v)
         if isinstance(v, tir.Buffer):
             return self.buffer_name(v)
+        if isinstance(v, tir.BufferRegion):  # `T.hint(access=A[0:64])`
+            return self.region(v)
         if isinstance(v, dict):
             return self.dict_text(tuple(v.items()))
         if isinstance(v, tir.AttrDict):

@@ -23,6 +23,7 @@ from tvmlite.printer.names import NameTable, sanitize
 from tvmlite.printer.tir_expr import (
     BITWISE,
     ExprPrinter,
+    declaration_text,
     int_const,
     iter_vars_of,
     range_end,
@@ -183,7 +184,7 @@ class StmtPrinter:
     def declare_var(self, var: tir.Var) -> str:
         home = self.home(var)
         name = self.names.define(var, var.name, None if home is None else home.depth)
-        self.emit_declaration(f"{name} = {type_text(var)}()", var, home)
+        self.emit_declaration(f"{name} = {declaration_text(var)}", var, home)
         return name
 
     def emit_declaration(self, line: str, var: tir.Var, above: Printing | None = None) -> None:
@@ -680,7 +681,14 @@ class StmtPrinter:
         if dtype_always or buffer.dtype != "float32":
             args.append(f'"{dtype_text(buffer.dtype)}"')
         var, own = buffer.data, f"{self.exprs.buffer_name(buffer)}.data"
-        fresh = self.names.get(var) is None and self.exprs.inline.setdefault(id(var), own) == own
+        # a declaration's own data var is named after it (TVM's, and the parser's): a var
+        # of another name is a pointer the text declared (`data=data_ptr`)
+        declared_elsewhere = callee == "T.decl_buffer" and var.name != buffer.name
+        fresh = (
+            not declared_elsewhere
+            and self.names.get(var) is None
+            and self.exprs.inline.setdefault(id(var), own) == own
+        )
         if fresh:
             self.exprs.data_owner.setdefault(id(var), buffer)
         if data is not None or not (own_data or fresh):

@@ -103,6 +103,11 @@ PREFERRED = {
     "T.ptx.clusterlaunchcontrol": 'u, u, "try_cancel", "async", "shared::cta", '
     '"mbarrier::complete_tx::bytes", "", "b128", ""',
 }  # fmt: skip
+# Names TVM takes only as an operand of another call: the whole statement sampled.
+STATEMENTS = {
+    "T.ptx.addr": 'T.ptx.st(T.ptx.addr(U.data, 16), u, "", "", "", "global", "", "", "", '
+    '"b32", "")',
+}  # fmt: skip
 # Tile operators take buffer regions, under any scope (`T.tile.add`, `T.cta.add`).
 TILE_PREFERRED = {
     "add": "A[0:4], A[4:8], A[8:12]", "sub": "A[0:4], A[4:8], A[8:12]",
@@ -180,8 +185,9 @@ def sample(qualified: str) -> dict[str, str] | str:
     if preferred is None and space.removeprefix("T.") in _SCOPES:
         preferred = TILE_PREFERRED.get(name)
     first = () if preferred is None else (preferred,)
-    for args in (*first, *CANDIDATES):
-        call = f"{qualified}({'' if args == '()' else args})"
+    statement = STATEMENTS.get(qualified)
+    for args in (*first, *CANDIDATES) if statement is None else (statement,):
+        call = statement or f"{qualified}({'' if args == '()' else args})"
         text = f"{HEADER}@T.prim_func\ndef f({PARAMS}):\n    {call}\n"
         try:
             mod = tvm.script.from_source(text, check_well_formed=False)

@@ -348,7 +348,8 @@ class _ModuleParser:
             mod = self.module(item)
             return mod.replace(comments=footer_off(merged(mod.comments, self.file)))
         func = self.lone_function(item)
-        return dataclasses.replace(func, comments=footer_off(merged(func.comments, self.file)))
+        comments = footer_off(merged(func.comments, self.file))
+        return dataclasses.replace(func, comments=comments, dialect=self.ctx.dialect)
 
     def _import(self, stmt: syntax.Import) -> bool:
         if stmt.names and all((stmt.module, name) in _NAMESPACE_IMPORTS for name in stmt.names):

@@ -80,6 +80,17 @@ class Calls:
             "relax.grad.end_checkpoint": self.op_identity,
             "relax.builtin.stop_lift_params": self.op_identity,
             "relax.hint_on_device": self.op_hint_on_device,
+            # the explicit memory of a module TVM lowered (StaticPlanBlockMemory, the
+            # VM's builtins): each tensor gets a block of its own, which the memory plan
+            # and the release after last use manage as every other
+            "relax.builtin.alloc_tensor": self.op_alloc_tensor,
+            "relax.memory.alloc_tensor": self.op_alloc_tensor,
+            "relax.vm.alloc_tensor": self.op_alloc_tensor,
+            "relax.memory.alloc_storage": self.op_null_value,
+            "relax.vm.alloc_storage": self.op_null_value,
+            "relax.memory.kill_storage": self.op_null_value,
+            "relax.memory.kill_tensor": self.op_null_value,
+            "relax.vm.kill_object": self.op_null_value,
         }
 
     def visit_call(self, e: relax.Call, var: relax.Var | None) -> Val:
@@ -215,6 +226,14 @@ class Calls:
         """The null object: nothing to hold (an R.Any value cannot leave the code)."""
         return UNIT
 
+    def op_alloc_tensor(self, e: relax.Call, var: relax.Var | None) -> Val:
+        """A tensor of the bound var's type, uninitialized as in TVM (a storage object
+        it would be placed in is none here: tensors are placed by the memory plan)."""
+        name = e.op.name.replace("relax.", "R.")  # type: ignore[union-attr]
+        if var is None:
+            raise TVMLiteError(f"{self.f.prefix}{name} must be bound to a var")
+        return self.frame.allocate_sinfo(var.struct_info, f"{name} bound to '{var.name}'")
+
     def op_hint_on_device(self, e: relax.Call, var: relax.Var | None) -> Val:
         """A placement hint: the CPU is where the value already is."""
         device_type = dict(e.attrs)["device_type"]
@@ -258,6 +277,13 @@ class Calls:
     def call_function(self, call: relax.Call, var: relax.Var, what: str) -> Val:
         name = call.op.name
         callee = self.f.ctx.functions.get(name)
+        kernel = self.f.ctx.kernels.get(name)
+        if callee is None and kernel is not None:
+            # a prim function called as TVM's lowered Relax calls one: every argument
+            # given (the outputs too, allocated before), nothing returned
+            args = [leaf for a in call.args for leaf in val_leaves(self.value(a))]
+            self.kernels.run_kernel(kernel, args)
+            return UNIT
         if callee is None:
             raise TVMLiteError(
                 f"{self.f.prefix}call of '{name}', which is not a graph function here"

@@ -75,12 +75,18 @@ def _fusible(func: relax.Function) -> bool:
 
 
 def _pinned(mod: IRModule) -> set[str]:
-    """Groups referenced other than as the callee of a binding."""
+    """Groups referenced other than as the callee of a binding, and public ones: a
+    caller of the module may call those (TVM keeps them, as graph functions)."""
     refs = _References()
     for func in mod.functions.values():
         if isinstance(func, relax.Function):
             refs.visit_expr(func)
-    return {name for name, n in refs.refs.items() if refs.calls[name] != n}
+    public = {
+        name
+        for name, f in mod.functions.items()
+        if isinstance(f, relax.Function) and f.attr("global_symbol") is not None
+    }
+    return {name for name, n in refs.refs.items() if refs.calls[name] != n} | public
 
 
 class _References(ExprVisitor):

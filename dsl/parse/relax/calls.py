@@ -78,11 +78,14 @@ class RelaxCallParser:
 
     def args_tuple(self, node: syntax.Node) -> relax.Expr:
         """The argument tuple of call_tir-style calls: a tuple literal, `R.tuple()`,
-        or a single value (which TVM wraps in a tuple)."""
+        a var holding a tuple (kept, as TVM keeps it), or a single value (which TVM
+        wraps in a tuple)."""
         if isinstance(node, (syntax.Tuple, syntax.List)):
             return relax.Tuple(tuple(self.expr.arg(e) for e in node.elts), span=node.span)
         value = self.expr.arg(node)
         if isinstance(value, relax.Tuple):
+            return value
+        if isinstance(value, relax.Var) and isinstance(value.struct_info, relax.TupleStructInfo):
             return value
         return relax.Tuple((value,), span=node.span)
 

@@ -9,6 +9,7 @@ only ever has leaves and tuples of leaves as call arguments.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -108,6 +109,12 @@ class RelaxExprParser:
     ) -> relax.Var:
         cls = relax.DataflowVar if dataflow else relax.Var
         return cls(name, sinfo, span=span)
+
+    def take_fresh_name(self) -> None:
+        """A binding the text names takes a fresh name too: TVM's block builder emits
+        every binding under the next `lv`/`gv` name (its parser renames it after), so a
+        nested call's temporary is numbered by the position of its binding."""
+        self.fresh_name("lv" if self.in_dataflow else "gv")
 
     def emit_fresh(self, expr: relax.Expr, span: Span | None) -> relax.Var:
         """Bind `expr` to a fresh var, as TVM does for a nested call."""
@@ -410,8 +417,13 @@ class RelaxExprParser:
         if ops.lookup(op_name) is None:
             raise self.ctx.error(unknown_operator(name, SPECIAL_CALLS), node.func)
         args = [self.op_arg(a) for a in node.args]
-        kwargs = {kw.name: self.op_arg(kw.value) for kw in node.keywords}
-        return self.op_call(op_name, args, kwargs, node)
+        # `ty_args=` (`sinfo_args=`): struct info TVM keeps on any call that has some
+        types, rest = self.calls.sinfo_args(node, name)
+        kwargs = {key: self.op_arg(value) for key, value in rest.items()}
+        call = self.op_call(op_name, args, kwargs, node)
+        if not types:
+            return call
+        return self.typed(dataclasses.replace(call, sinfo_args=types), self.sinfo_of(call))
 
     def op_call(self, op_name: str, args: list, kwargs: dict, node: syntax.Node) -> relax.Call:
         call = ops.make_call(op_name, args, kwargs, span=node.span)

@@ -283,6 +283,7 @@ class RelaxFunctionParser:
     ) -> relax.Var:
         dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
         var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.VarBinding(var, expr, span=stmt.span))
         self.types.vars.define(target.id, var)
         if self.expr.in_dataflow:
@@ -317,6 +318,7 @@ class RelaxFunctionParser:
                 )
         dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != target.id
         var = self.expr.new_var(target.id, sinfo, target.span, dataflow)
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.MatchCast(var, value, sinfo, span=stmt.span))
         self.types.vars.define(target.id, var)
         if self.expr.in_dataflow:
@@ -373,12 +375,14 @@ class RelaxFunctionParser:
         self.types.sym.push()
         try:
             sig = inner.parse_signature()
-            var = self.expr.new_var(stmt.name, sig, stmt.span, self.expr.in_dataflow)
+            dataflow = self.expr.in_dataflow and self.df_outputs.get(id(stmt)) != stmt.name
+            var = self.expr.new_var(stmt.name, sig, stmt.span, dataflow)
             self.types.vars.define(stmt.name, var)
             func = inner.parse_body()
         finally:
             self.types.vars.pop()
             self.types.sym.pop()
+        self.expr.take_fresh_name()
         self.expr.bindings.append(relax.VarBinding(var, func, span=stmt.span))
         roles = () if outer is None else outer.roles
         stmt.comments = Comments(
@@ -449,8 +453,9 @@ class RelaxFunctionParser:
         last: dict[str, syntax.Node] = {}
         for s in body:
             target = _target(s)
-            if isinstance(target, syntax.Name) and target.id in outputs:
-                last[target.id] = s
+            name = s.name if isinstance(s, syntax.FunctionDef) else getattr(target, "id", None)
+            if isinstance(name, str) and name in outputs:  # a binding or a local function
+                last[name] = s
         for name, s in last.items():
             self.df_outputs[id(s)] = name
         return outputs

@@ -73,7 +73,8 @@ class AssignParser:
         declared = declarations(target, value)
         if declared:
             for name, dtype, call in declared:
-                self.declare(name, dtype, call)
+                pointee = self.exprs.pointee(call) if dtype == "handle" else None
+                self.declare(name, dtype, call, pointee)
             return None
         if not isinstance(target, syntax.Name):
             raise self.ctx.error(
@@ -162,7 +163,7 @@ class AssignParser:
     ) -> Result:
         """`n = T.int32()`: a var with no value (symbolic shape, or a `T.Let` key)."""
         var = self.fn.predeclared.pop(target.id, None) if self.fn.level == FUNCTION else None
-        if var is None or var.dtype != dtype:
+        if var is None or var.dtype != dtype or var.pointee != pointee:
             var = tir.Var(target.id, dtype, pointee, target.span)
         self.check_rebind(target)
         self.exprs.define(target.id, var)
@@ -469,8 +470,8 @@ def declarations(
         if not isinstance(name, syntax.Name) or callee is None or not callee.startswith("T."):
             return []
         assert isinstance(call, syntax.Call)
-        if call.args or not dt.is_valid(callee[2:]):
-            return []
+        if call.args and callee != "T.handle" or not dt.is_valid(callee[2:]):
+            return []  # `T.handle("float32", "global")` declares a typed handle
         out.append((name, callee[2:], call))
     return out
 

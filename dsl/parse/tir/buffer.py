@@ -90,7 +90,10 @@ class BufferParser:
             )
         elem_offset = None
         if "elem_offset" in named and not _is_none(named["elem_offset"]):
-            elem_offset = self.dim(named["elem_offset"], index_dtype)
+            # a bare integer is an int32 offset whatever the shape's dtype, as in TVM
+            # (so `elem_offset=0` of an int64-shaped buffer is printed, not implied)
+            literal = isinstance(named["elem_offset"], syntax.Constant)
+            elem_offset = self.dim(named["elem_offset"], None if literal else index_dtype)
         align = self.exprs.int_arg(named["align"], "align") if "align" in named else 0
         factor = (
             self.exprs.int_arg(named["offset_factor"], "offset_factor")
@@ -303,7 +306,14 @@ class BufferParser:
         pairs: list[tuple[str, Any]] = []
         if call.args:
             pairs.append(("message", self.exprs.str_arg(call.args[0], "the message of T.hint")))
-        pairs += [(kw.name, self.attr_value(kw.value)) for kw in call.keywords]
+        for kw in call.keywords:
+            value = kw.value
+            sliced = isinstance(value, syntax.Subscript) and any(
+                isinstance(i, syntax.Slice) for i in value.indices
+            )
+            region = self.exprs.region
+            # `access=A[0:64]` is a region, as TVM keeps and prints it
+            pairs.append((kw.name, region(value) if sliced and region else self.attr_value(value)))
         node = tir.AttrDict(tuple(pairs))
         return tir.AttrStmt(node, tir.HINT, tir.IntImm("int32", 1), None, call.span)
 
@@ -324,6 +334,8 @@ class BufferParser:
     def attr_node(self, node: syntax.Node) -> Any:
         if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.comm_reducer":
             return self.comm_reducer(node)
+        if isinstance(node, syntax.Call) and syntax.dotted(node.func) == "T.target":
+            return self.attr_value(node)  # `T.attr(T.target({...}), "target", 0)`
         if isinstance(node, syntax.Name):
             return self.exprs.lookup(node.id, node)
         if isinstance(node, syntax.Constant) and isinstance(node.value, str):

@@ -176,6 +176,8 @@ _RESULT = {
     # TVM's PTX instruction families: each a statement (a destination is an operand), its
     # operands then its modifiers as strings (`T.ptx.add(d, a, b, "rn", "", "f32", ...)`)
     **{f"ptx.{name}": "handle" for name in PTX_FAMILIES},
+    # an address operand of one (`[base+byte_offset]`), a pure call TVM prints as written
+    "ptx.addr": "handle",
     "cuda.iket.range_start": "uint32",
     "cuda.iket.sentinel_token": "uint32",
     "cuda.elect_sync": "uint32",
@@ -529,7 +531,7 @@ TILE_SCOPES = ("tile", "cluster", "cta", "warpgroup", "wg", "warp", "thread")
 _SCOPE_SPELLING = {"thread": "tile", "warpgroup": "wg"}
 DEVICE_BUILTINS.update(
     {
-        f"{scope}.{name}": (_tile, Sig(0, None, (*TILE_OPTIONS, *_api_keywords(name))))
+        f"{scope}.{name}": (_tile, Sig(0, None, (*TILE_OPTIONS, *_api_keywords(name)), True))
         for scope in TILE_SCOPES
         for name in TILE_OPERATORS
     }

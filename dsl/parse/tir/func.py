@@ -86,6 +86,8 @@ def parse_prim_func(fdef: syntax.FunctionDef, ctx: ParseContext) -> tir.PrimFunc
     attrs: list[tuple[str, Any]] = []
     if not options["private"] and "global_symbol" not in dict(parser.func_attrs):
         attrs.append(("global_symbol", fdef.name))
+    if options["persistent"]:  # TVM's attribute, which its printer shows in the decorator
+        attrs.append((tir.PERSISTENT, True))
     attrs.extend(parser.func_attrs)
     func = tir.PrimFunc(
         tuple(params), buffer_map, body, ret_type, tuple(attrs), options["s_tir"], fdef.span,

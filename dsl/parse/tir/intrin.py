@@ -99,7 +99,7 @@ def check_signature(p: ExprParser, name: str, sig: Sig, node: syntax.Call) -> Kw
         raise p.error(f"T.{name} expects {want} argument{plural}, got {n}", node)
     kwargs: Kwargs = {}
     for kw in node.keywords:
-        if kw.name not in sig.keywords:
+        if kw.name not in sig.keywords and not sig.any_keywords:
             hint = did_you_mean(kw.name, sig.keywords, quote=True)
             raise p.error(f"T.{name} got an unexpected keyword argument '{kw.name}'{hint}", kw)
         kwargs[kw.name] = kw.value
@@ -189,8 +189,9 @@ def _binary(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs)
         y = p.boolean(b, args[1], f"operand of T.{name}")
         return tir.BinaryOp(kind, x, y, x.dtype, node.span)
     result = p.binop(kind, a, b, node)
-    if name in ("truncdiv", "truncmod") and not dt.is_integer_like(result.dtype):
+    if name == "truncdiv" and not dt.is_integer_like(result.dtype):
         raise p.error(f"T.{name} expects integer operands, got {result.dtype}", node)
+    # T.truncmod of floats is fmod, as TVM builds it (`Mod` of two floats)
     return result
 
 

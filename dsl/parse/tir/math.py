@@ -49,11 +49,13 @@ FLOAT_BINARY = ["atan2", "hypot", "copysign", "nextafter"]
 
 @dataclass(frozen=True, slots=True)
 class Sig:
-    """Positional arity (`max_args` None = unbounded) and accepted keywords."""
+    """Positional arity (`max_args` None = unbounded) and accepted keywords; with
+    `any_keywords`, others too (TVM's tile operators keep any keyword as a config)."""
 
     min_args: int
     max_args: int | None
     keywords: tuple[str, ...] = ()
+    any_keywords: bool = False
 
 
 Args = list[syntax.Node]

@@ -10,7 +10,8 @@ Python callable. A Python callable gets a ctypes trampoline that turns its
 arguments into NumPy views, its results into owned blocks, and any exception
 into an error message and status: an exception must never cross the C frames.
 The registry is the process's name table, as TVM's is. Packed functions
-tvmlite itself provides (`tvmlite.blas.*`, which `-libs=blas` builds call) are
+tvmlite itself provides (`tvmlite.blas.*`, which `-libs=blas` builds call; the value builtins
+of TVM's VM, `vm.builtin.reshape`, `copy`, `to_device`) are
 registered on their first lookup, so a library that calls them loads with no
 extra step.
 """
@@ -55,7 +56,10 @@ class PackedFunc:
 _REGISTRY: dict[str, PackedFunc] = {}
 # Name prefixes of the packed functions tvmlite provides, and the module whose
 # `provide(name)` registers one (compiling it: the compiler is imported then only).
-_PROVIDERS = {"tvmlite.blas.": "tvmlite.lowering.blas.gemm"}
+_PROVIDERS = {
+    "tvmlite.blas.": "tvmlite.lowering.blas.gemm",
+    "vm.builtin.": "tvmlite.runtime.vm_builtins",
+}
 
 
 def register_func(
