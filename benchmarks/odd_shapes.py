@@ -165,6 +165,10 @@ NAMED = (
     Shape("vit_qkv", "matmul", (197, 2304, 768)),
     Shape("vit_mlp", "matmul", (197, 3072, 768)),
     Shape("dense_100x1000x300", "dense", (100, 1000, 300)),
+    # one token through a layer (generation, a classifier head): M = 1
+    Shape("token_dense_3072x768", "dense", (1, 3072, 768)),
+    Shape("token_dense_4096x4096", "dense", (1, 4096, 4096)),
+    Shape("token_matmul_3072x768", "matmul", (1, 3072, 768)),
     Shape("matmul_127x511x300", "matmul", (127, 511, 300)),
     Shape("matmul_1000", "matmul", (1000, 1000, 1000)),
     Shape("matmul_2047", "matmul", (2047, 2047, 2047)),

@@ -286,13 +286,20 @@ def rfactor(tree: Tree, rf_loop: tir.For, factor_axis: int) -> tuple[Change, str
         ]
         rf_body, rf_init = tir.seq(stores), None
     rf_body = _substitute(rf_body, var_map)
-    reads = tuple(_substitute(r, var_map) for r in block.reads)
     by_buffer = {s.buffer: b for s, b in zip(reducer.stores, rf_buffers, strict=True)}
-    writes = []
-    for w in block.writes:
-        region = list(w.region)
-        region.insert(factor_axis, tir.Range(extra.var, arith.const(1, extra.var.dtype)))
-        writes.append(_substitute(tir.BufferRegion(by_buffer[w.buffer], tuple(region)), var_map))
+
+    def rf_region(region: tir.BufferRegion) -> tir.BufferRegion:
+        """`region` of a reduced buffer as the region of its rfactor buffer."""
+        ranges = list(region.region)
+        ranges.insert(factor_axis, tir.Range(extra.var, arith.const(1, extra.var.dtype)))
+        return _substitute(tir.BufferRegion(by_buffer[region.buffer], tuple(ranges)), var_map)
+
+    # The update reads its own partial result, not the reduced buffer (an
+    # intermediate an epilogue inlined away may be gone from the function).
+    reads = tuple(
+        rf_region(r) if r.buffer in by_buffer else _substitute(r, var_map) for r in block.reads
+    )
+    writes = [rf_region(w) for w in block.writes]
     rf_block = tir.Block(
         rf_name,
         tuple(iter_vars),

@@ -12,12 +12,14 @@ from __future__ import annotations
 from tvmlite.lowering.schedule_rules.conv import Conv
 from tvmlite.lowering.schedule_rules.gemm import Gemm
 from tvmlite.lowering.schedule_rules.kernel import Kernel, Stage
+from tvmlite.lowering.schedule_rules.matvec import MatrixVector
 from tvmlite.lowering.schedule_rules.per_stage import PerStage
 from tvmlite.lowering.schedule_rules.pooling import Pooling
 from tvmlite.lowering.schedule_rules.row_reduction import RowReduction
 from tvmlite.lowering.schedule_rules.rule import Rule
 
 RULES: tuple[Rule, ...] = (
+    MatrixVector(),  # few rows, both operands along the reduction (matvec.py)
     Gemm(),  # matmul, batch matmul, dense (gemm.py)
     Conv(),  # conv2d (conv.py)
     RowReduction(),

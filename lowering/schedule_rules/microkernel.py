@@ -96,7 +96,7 @@ def _vectorize_columns(sch: Schedule, j1: LoopRV, nr: int, lanes: int) -> None:
     sch.vectorize(inner)
 
 
-def _inline_epilogue(sch: Schedule, writeback: BlockRV) -> None:
+def inline_epilogue(sch: Schedule, writeback: BlockRV) -> None:
     """Fold the elementwise consumers of the write-back into it, one at a time,
     until one cannot be (not elementwise, several consumers, an output read
     elsewhere): those keep their own loops."""
@@ -316,7 +316,7 @@ def schedule_tiled(
         writeback = sch.cache_write(block, 0, "local")
     _vector_axis_last(sch, block, c, j)
     sch.reverse_compute_at(writeback, [*tile_loops, *serial][-1])
-    _inline_epilogue(sch, writeback)
+    inline_epilogue(sch, writeback)
     _vectorize_write_back(sch, writeback, c.spatial.index(j), len(tile_loops) + len(serial))
     sch.unroll(i1)
     _vectorize_columns(sch, j1, columns.size, register_lanes(c, traits))

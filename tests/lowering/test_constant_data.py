@@ -55,7 +55,9 @@ def _expected(w: np.ndarray = W) -> np.ndarray:
 def test_weights_are_not_in_the_llvm_ir():
     ex = tvmlite.build(_module(), params={"w": W, "b": B})
     text = ex.llvm_ir()
-    assert len(text) < W.nbytes / 4
+    # As IR text the weight would take several times its bytes (a float
+    # constant prints as `float 0x3FD61E4F80000000`, 24 characters for 4 bytes).
+    assert len(text) < W.nbytes / 2
     assert "@tvmlite_const_data.0 = external" in text and "[262144 x i8]" in text
     np.testing.assert_allclose(ex["main"](X), _expected(), rtol=1e-4, atol=1e-4)
 

@@ -182,8 +182,8 @@ CASES: list[Case] = [
         {"a": (64, 128), "v": (128,)},
         lambda a, v: a @ v,
         "minimal",
-        "row_reduction",
-        ("matmul_rf_update", "T.vectorized(T.int64(16))"),
+        "matvec",
+        ("matmul_rf_local", "matmul_rf_update", "T.vectorized(T.int64(16))"),
     ),
     (
         "sum_axis0",
