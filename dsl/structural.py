@@ -182,6 +182,20 @@ def structural_hash(node: Any) -> int:
     """A hash that agrees with `structural_equal`: variables hash by the order in
     which they are first met, never by name or identity."""
     digest = hashlib.blake2b(digest_size=8)
+    _hash_into(digest, node, names=False)
+    return int.from_bytes(digest.digest(), "little", signed=True)
+
+
+def structural_key(node: Any) -> str:
+    """A 256-bit hex digest of `node` for keys that outlive a process (the
+    compile cache): as `structural_hash`, but variables' names count too, so two
+    nodes with one key print alike (and give alike messages)."""
+    digest = hashlib.blake2b(digest_size=32)
+    _hash_into(digest, node, names=True)
+    return digest.hexdigest()
+
+
+def _hash_into(digest: Any, node: Any, names: bool) -> None:
     order: dict[int, int] = {}
     keep: list[Any] = []
     stack = [node]
@@ -194,6 +208,8 @@ def structural_hash(node: Any) -> int:
                 continue
             order[id(x)] = len(order)
             keep.append(x)
+            if names:
+                digest.update(b"name" + repr(x.name).encode())
         if isinstance(x, relax.Constant):
             digest.update(x.digest + repr(x.struct_info).encode())
             continue
@@ -203,7 +219,6 @@ def structural_hash(node: Any) -> int:
             continue
         digest.update(b"n%d" % len(parts))
         stack.extend(reversed(parts))
-    return int.from_bytes(digest.digest(), "little", signed=True)
 
 
 def _leaf_bytes(x: Any) -> bytes:

@@ -81,6 +81,13 @@ class FoldConstantPacks(Pass):
 # ---------------------------------------------------------------- finding copies
 
 
+def has_foldable_copies(func: tir.PrimFunc) -> bool:
+    """Whether the pass could take a weight copy out of `func` (when a call gives
+    it a constant weight): the lowered-function cache keeps such functions'
+    scheduled form for it (lowering/incremental.py)."""
+    return bool(_packs(func))
+
+
 def _packs(func: tir.PrimFunc) -> tuple[_Pack, ...]:
     """The copies of a parameter into a buffer of the root block that the kernel
     could take ready-made: a root statement holding only the marked copy, of
