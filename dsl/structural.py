@@ -9,6 +9,7 @@ IR never hits Python's recursion limit.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass
@@ -27,12 +28,18 @@ _NAME_FIELDS = {"name"}
 
 def _fields(node: Any) -> list[tuple[str, Any]]:
     """The compared fields of a dataclass node, names of bound nodes excluded."""
-    skip_names = isinstance(node, _BOUND)
-    return [
-        (f.name, getattr(node, f.name))
-        for f in node.__dataclass_fields__.values()
+    return [(name, getattr(node, name)) for name in _compared(type(node))]
+
+
+@functools.cache
+def _compared(cls: type) -> tuple[str, ...]:
+    """The names of the compared fields of dataclass `cls` (once per class)."""
+    skip_names = issubclass(cls, _BOUND)
+    return tuple(
+        f.name
+        for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
         if f.compare and not (skip_names and f.name in _NAME_FIELDS)
-    ]
+    )
 
 
 def _labelled(node: Any) -> list[tuple[Any, Any]] | None:
@@ -196,29 +203,45 @@ def structural_key(node: Any) -> str:
 
 
 def _hash_into(digest: Any, node: Any, names: bool) -> None:
+    # `_children` inlined for the common cases, bytes gathered and hashed at once:
+    # hashing walks every node.
+    out: list[bytes] = []
+    add = out.append
     order: dict[int, int] = {}
     keep: list[Any] = []
     stack = [node]
     while stack:
         x = stack.pop()
-        digest.update(type(x).__name__.encode())
+        cls = type(x)
+        add(_tag(cls))
         if isinstance(x, _BOUND):
             if id(x) in order:
-                digest.update(b"ref%d" % order[id(x)])
+                add(b"ref%d" % order[id(x)])
                 continue
             order[id(x)] = len(order)
             keep.append(x)
             if names:
-                digest.update(b"name" + repr(x.name).encode())
-        if isinstance(x, relax.Constant):
-            digest.update(x.digest + repr(x.struct_info).encode())
+                add(b"name" + repr(x.name).encode())
+        if cls is relax.Constant:
+            add(x.digest + repr(x.struct_info).encode())
             continue
-        parts = _children(x)
-        if parts is None:
-            digest.update(_leaf_bytes(x))
-            continue
-        digest.update(b"n%d" % len(parts))
+        if cls is tuple or cls is list:
+            parts: Any = x
+        elif hasattr(cls, "__dataclass_fields__") and cls is not IRModule:
+            parts = [getattr(x, name) for name in _compared(cls)]
+        else:
+            parts = _children(x)
+            if parts is None:
+                add(_leaf_bytes(x))
+                continue
+        add(b"n%d" % len(parts))
         stack.extend(reversed(parts))
+    digest.update(b"".join(out))
+
+
+@functools.cache
+def _tag(cls: type) -> bytes:
+    return cls.__name__.encode()
 
 
 def _leaf_bytes(x: Any) -> bytes:

@@ -156,7 +156,9 @@ def _compile(
         lowered = _lower(module, tgt, pipeline, tir_pipeline, cached)
         with machine_options(machine):
             # Kernel units (each compiled once, cached when the build is), host code
-            code = generate_llvm(lowered, store=kernel_cache() if key is not None else None)
+            kernels = kernel_cache() if key is not None else None
+            keys = None if cached is None else cached.content_keys(lowered)
+            code = generate_llvm(lowered, store=kernels, keys=keys)
             if cross:
                 executable = link_cross(code, machine)
             else:

@@ -43,8 +43,11 @@ class CachedLowering:
 
     def __init__(self, cache: FunctionCache) -> None:
         self.cache = cache
-        # id of a form `restore` put -> (that form, its lowered form if the entry has it)
-        self._known: dict[int, tuple[tir.PrimFunc, tir.PrimFunc | None]] = {}
+        # id of a form `restore` put -> (that form, its lowered form if the entry
+        # has it, the entry's key)
+        self._known: dict[int, tuple[tir.PrimFunc, tir.PrimFunc | None, str]] = {}
+        # id of each lowered function `lower` returned -> (it, its entry's key)
+        self._lowered: dict[int, tuple[tir.PrimFunc, str]] = {}
         self._keys: dict[str, str] = {}  # name -> key, of functions not found lowered
         self._scheduled: dict[str, tir.PrimFunc] = {}  # their scheduled forms, by name
         self._pending: list[tuple[str, CachedFunction]] = []
@@ -65,7 +68,7 @@ class CachedLowering:
             if found is None:
                 continue
             form = found.lowered if found.scheduled is None else found.scheduled
-            self._known[id(form)] = (form, found.lowered)
+            self._known[id(form)] = (form, found.lowered, key)
             functions[name] = form
             self.counts["cached"] += 1
         return mod.with_functions(functions)
@@ -90,6 +93,7 @@ class CachedLowering:
             hit = self._known.get(id(func))
             if hit is not None and hit[0] is func and hit[1] is not None:
                 known[name] = hit[1]
+                self._lowered[id(hit[1])] = (hit[1], hit[2])
                 continue
             if name in self._keys and self._scheduled.get(name) is func:
                 keys[name] = self._keys[name]
@@ -98,7 +102,10 @@ class CachedLowering:
                 found = self.cache.load(keys[name])
                 if found is not None and found.lowered is not None:
                     known[name] = found.lowered
+                    self._lowered[id(found.lowered)] = (found.lowered, keys[name])
                     continue
+            else:
+                keys[name] = hit[2]
             rest[name] = func
         lowered = dict(lower_tir(mod.replace(functions=rest)).functions) if rest else {}
         self.counts["lowered"] = len(lowered)
@@ -106,6 +113,7 @@ class CachedLowering:
             if name in lowered:
                 keep = rest[name] if has_foldable_copies(rest[name]) else None
                 self._pending.append((key, CachedFunction(keep, lowered[name])))
+                self._lowered[id(lowered[name])] = (lowered[name], key)
         for name, scheduled in self._scheduled.items():
             if name not in mod.functions:  # every call folded: kept scheduled only
                 self._pending.append((self._keys[name], CachedFunction(scheduled, None)))
@@ -113,6 +121,17 @@ class CachedLowering:
         functions.update(known)
         functions.update(lowered)
         return mod.with_functions(functions)
+
+    def content_keys(self, mod: IRModule) -> dict[str, str]:
+        """The key of each prim function of `mod` that `lower` returned as it is:
+        equal keys, equal functions (names included), so the kernel units of
+        lowered functions can be found by key (`kernel_build.compile_kernels`)."""
+        keys = {}
+        for name, func in mod.functions.items():
+            found = self._lowered.get(id(func))
+            if found is not None and found[0] is func:
+                keys[name] = found[1]
+        return keys
 
     def commit(self) -> None:
         """Store the functions this build lowered (call once it has succeeded)."""

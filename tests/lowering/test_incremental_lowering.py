@@ -80,9 +80,11 @@ def test_an_entry_that_does_not_verify_is_lowered_again(cache_dir):
     assert len(entries) == 5
     entries[0].write_bytes(entries[0].read_bytes()[:-4] + b"bad!")
     entries[1].write_bytes(b"")
-    again = tvmlite.build(tvmlite.parse(_chain(OPS, scale="3.0")), pipeline="minimal")
-    assert again.function_counts == {"functions": 5, "cached": 2, "lowered": 3}
-    np.testing.assert_allclose(again["main"](X), _expected(3.0), rtol=1e-5)
+    for library in cache_dir.glob("*.so"):  # the build's own entry: built again
+        library.unlink()
+    again = tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal")
+    assert again.function_counts == {"functions": 5, "cached": 3, "lowered": 2}
+    np.testing.assert_allclose(again["main"](X), _expected(2.0), rtol=1e-5)
 
 
 def test_another_compiler_does_not_read_the_entries(cache_dir, monkeypatch):
