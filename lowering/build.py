@@ -29,6 +29,7 @@ from tvmlite.lowering.cache.functions import function_cache
 from tvmlite.lowering.cache.kernels import kernel_cache
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link, link_cross
 from tvmlite.lowering.codegen.kernel_build import prestart
+from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.target import current_options, machine_options, runs_here
 from tvmlite.lowering.incremental import CachedLowering
@@ -148,6 +149,7 @@ def _compile(
         key = cache_key(module, tgt, pipeline, tir_pipeline)
     executable: Executable | CrossExecutable | None = None
     if key is not None:
+        support_library(kernel_cache())  # the support helpers' object from the cache
         executable = lookup(key, tgt, module)
     if executable is None:
         if key is None:  # cached builds may compile few kernels: no workers ahead of need

@@ -22,9 +22,10 @@ from tvmlite.lowering.cache.entries import compiler_digest
 from tvmlite.lowering.cache.sealed import load_data, save_data
 from tvmlite.lowering.cache.size import mark_used
 from tvmlite.lowering.codegen.kernel_unit import KernelUnit
-from tvmlite.lowering.codegen.target import MachineOptions, checked_machine, triple_of
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, checked_machine, triple_of
 
 KIND = "kernel"
+SUPPORT = "support"  # the support helpers' object (llvm_host_support.py), one per host
 SUFFIX = ".o"
 FIELDS = {"llvm_ir": str, "symbol": str, "can_fail": bool}
 
@@ -53,6 +54,20 @@ class KernelCache:
         fields = {"llvm_ir": unit.optimized, "symbol": unit.symbol, "can_fail": unit.can_fail}
         try:
             save_data(self.root, key, SUFFIX, KIND, unit.obj, fields)
+        except (OSError, TVMLiteError):
+            return
+
+    def load_support(self) -> bytes | None:
+        """The support helpers' object for this host and compiler, if stored."""
+        key = unit_key(SUPPORT, HOST)
+        found = load_data(self.root, key, SUFFIX, SUPPORT, {})
+        if found is not None:
+            mark_used(self.root.path, key)
+        return None if found is None else found[0]
+
+    def save_support(self, obj: bytes) -> None:
+        try:
+            save_data(self.root, unit_key(SUPPORT, HOST), SUFFIX, SUPPORT, obj, {})
         except (OSError, TVMLiteError):
             return
 

@@ -77,13 +77,16 @@ class JitModule(BuildImage):
         glue: ir.Module | None = None,
         constants: ConstantData | None = None,
         libraries: Sequence[JitModule] = (),
+        code: bytes | None = None,
     ) -> None:
         # The machine code is for: the caller's, else the current target's.
         machine = target.current_options() if machine is None else machine
         if not target.runs_here(machine):
             raise foreign_code_error(machine)
         constants = ConstantData() if constants is None else constants
-        super().__init__(module, units, machine, constants, optimize=optimize)
+        # `code`: the module's object, made before (`object_code`): not made again.
+        self._code_given = code
+        super().__init__(module, units, machine, constants, optimize=optimize and code is None)
         self.libraries = tuple(libraries)
         self.name = f"tvmlite_{next(_library_names)}"
         glue_code = None
@@ -104,10 +107,13 @@ class JitModule(BuildImage):
         for name in names:
             self.module.get_function(name).linkage = llvm.Linkage.available_externally
         try:
-            host = target.host_target_machine(self.machine).emit_object(self.module)
+            host = self._code_given or target.host_target_machine(self.machine).emit_object(
+                self.module
+            )
         finally:
             for name in names:
                 self.module.get_function(name).linkage = llvm.Linkage.external
+        self.host_object = host  # what `code` takes again (the support helpers' store)
         objects = [host, *(unit.obj for unit in self.units)]
         if glue is not None:
             objects.append(target.glue_target_machine(self.machine).emit_object(glue))
