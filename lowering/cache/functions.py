@@ -3,7 +3,8 @@ LowerTIR made of a prim function, so that a build whose module changed in a few
 functions schedules and lowers only those (`lowering/incremental.py` uses it).
 
 An entry is `<key>.tir` (a pickle of the function's lowered form, and of its
-scheduled form when that holds a weight copy FoldConstantPacks may take out)
+scheduled form when that holds a weight copy FoldConstantPacks may take out;
+the scheduled form alone when the build folded every call of the function)
 and `<key>.json` (its sealed metadata, `sealed.py`: kind "lowered", the
 pickle's SHA-256), trusted as a build's entry is (a pickle runs code when it is
 loaded, as a cached library does: both are read only from the user's own
@@ -13,8 +14,9 @@ The key is a digest of the function as it reaches the schedule point, names
 included (`structural_key`: the cached forms print and fail alike), and of
 everything else that decides its lowering: the compiler (`compiler_digest`),
 the target, its hooks and machine, the machine's traits the schedule rules read,
-and the PassContext's options (`options_digest`). Spans are not stored: they
-locate errors in the text, and a function that is cached lowered without one.
+and the PassContext's options (`options_digest`). Spans are not stored (a span
+holds its source's whole text): entries are stored once their build has
+succeeded (`CachedLowering.commit`), so no error is left for them to locate.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ that do not verify are made again, and weight copies stay foldable."""
 from __future__ import annotations
 
 import numpy as np
-from relax_text import float32_main
+from relax_text import float32_main, unary_chain
 
 import tvmlite
 from tvmlite.lowering.build import _lower
@@ -22,30 +22,15 @@ OPS = ("exp", "tanh", "sigmoid", "sqrt")
 X = np.linspace(0.1, 0.9, 16, dtype="float32")
 
 
-def _chain(ops: tuple[str, ...], scale: str = "2.0") -> str:
-    """One kernel per operator (the minimal pipeline does not fuse), then a scale."""
-    lines = [f"        v{k} = R.{op}({'x' if k == 0 else f'v{k - 1}'})" for k, op in enumerate(ops)]
-    body = "\n".join(lines)
-    return f"""
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
-{body}
-        out = R.multiply(v{len(ops) - 1}, R.const({scale}, "float32"))
-        return out
-"""
-
-
 def _expected(scale: float) -> np.ndarray:
     v = np.tanh(np.exp(X))
     return np.sqrt(1 / (1 + np.exp(-v))) * np.float32(scale)
 
 
 def test_a_rebuild_after_an_edit_lowers_only_the_changed_function(cache_dir):
-    first = tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal")
+    first = tvmlite.build(tvmlite.parse(unary_chain(OPS)), pipeline="minimal")
     assert first.function_counts == {"functions": 5, "cached": 0, "lowered": 5}
-    edited = tvmlite.build(tvmlite.parse(_chain(OPS, scale="3.0")), pipeline="minimal")
+    edited = tvmlite.build(tvmlite.parse(unary_chain(OPS, scale="3.0")), pipeline="minimal")
     assert edited.function_counts == {"functions": 5, "cached": 4, "lowered": 1}
     assert edited.kernel_counts == {"units": 5, "cached": 4, "compiled": 1}
     np.testing.assert_allclose(first["main"](X), _expected(2.0), rtol=1e-5)
@@ -61,7 +46,7 @@ def _lowered(text: str, cached: CachedLowering | None) -> tvmlite.IRModule:
 def test_cached_forms_are_the_forms_lowering_makes(cache_dir):
     """A module lowered with every prim function from the cache prints as the
     same module lowered afresh (names included)."""
-    text = _chain(OPS)
+    text = unary_chain(OPS)
     cache = function_cache(Target("llvm"))
     assert cache is not None
     storing = CachedLowering(cache)
@@ -75,22 +60,22 @@ def test_cached_forms_are_the_forms_lowering_makes(cache_dir):
 
 
 def test_an_entry_that_does_not_verify_is_lowered_again(cache_dir):
-    tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal")
+    tvmlite.build(tvmlite.parse(unary_chain(OPS)), pipeline="minimal")
     entries = sorted(cache_dir.glob("*.tir"))
     assert len(entries) == 5
     entries[0].write_bytes(entries[0].read_bytes()[:-4] + b"bad!")
     entries[1].write_bytes(b"")
     for library in cache_dir.glob("*.so"):  # the build's own entry: built again
         library.unlink()
-    again = tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal")
+    again = tvmlite.build(tvmlite.parse(unary_chain(OPS)), pipeline="minimal")
     assert again.function_counts == {"functions": 5, "cached": 3, "lowered": 2}
     np.testing.assert_allclose(again["main"](X), _expected(2.0), rtol=1e-5)
 
 
 def test_another_compiler_does_not_read_the_entries(cache_dir, monkeypatch):
-    tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal")
+    tvmlite.build(tvmlite.parse(unary_chain(OPS)), pipeline="minimal")
     monkeypatch.setattr(function_entries, "compiler_digest", lambda: "another tvmlite")
-    again = tvmlite.build(tvmlite.parse(_chain(OPS, scale="3.0")), pipeline="minimal")
+    again = tvmlite.build(tvmlite.parse(unary_chain(OPS, scale="3.0")), pipeline="minimal")
     assert again.function_counts is not None and again.function_counts["cached"] == 0
 
 
