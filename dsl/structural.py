@@ -9,7 +9,6 @@ IR never hits Python's recursion limit.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 from dataclasses import dataclass
@@ -31,15 +30,20 @@ def _fields(node: Any) -> list[tuple[str, Any]]:
     return [(name, getattr(node, name)) for name in _compared(type(node))]
 
 
-@functools.cache
 def _compared(cls: type) -> tuple[str, ...]:
-    """The names of the compared fields of dataclass `cls` (once per class)."""
-    skip_names = issubclass(cls, _BOUND)
-    return tuple(
-        f.name
-        for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
-        if f.compare and not (skip_names and f.name in _NAME_FIELDS)
-    )
+    """The names of the compared fields of dataclass `cls` (found once per class)."""
+    names = _COMPARED.get(cls)
+    if names is None:
+        skip_names = issubclass(cls, _BOUND)
+        names = _COMPARED[cls] = tuple(
+            f.name
+            for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+            if f.compare and not (skip_names and f.name in _NAME_FIELDS)
+        )
+    return names
+
+
+_COMPARED: dict[type, tuple[str, ...]] = {}  # per IR class: a fixed set, filled as met
 
 
 def _labelled(node: Any) -> list[tuple[Any, Any]] | None:
@@ -239,9 +243,14 @@ def _hash_into(digest: Any, node: Any, names: bool) -> None:
     digest.update(b"".join(out))
 
 
-@functools.cache
 def _tag(cls: type) -> bytes:
-    return cls.__name__.encode()
+    tag = _TAGS.get(cls)
+    if tag is None:
+        tag = _TAGS[cls] = cls.__name__.encode()
+    return tag
+
+
+_TAGS: dict[type, bytes] = {}  # per IR class, as _COMPARED
 
 
 def _leaf_bytes(x: Any) -> bytes:
