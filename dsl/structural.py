@@ -27,12 +27,23 @@ _NAME_FIELDS = {"name"}
 
 def _fields(node: Any) -> list[tuple[str, Any]]:
     """The compared fields of a dataclass node, names of bound nodes excluded."""
-    skip_names = isinstance(node, _BOUND)
-    return [
-        (f.name, getattr(node, f.name))
-        for f in node.__dataclass_fields__.values()
-        if f.compare and not (skip_names and f.name in _NAME_FIELDS)
-    ]
+    return [(name, getattr(node, name)) for name in _compared(type(node))]
+
+
+def _compared(cls: type) -> tuple[str, ...]:
+    """The names of the compared fields of dataclass `cls` (found once per class)."""
+    names = _COMPARED.get(cls)
+    if names is None:
+        skip_names = issubclass(cls, _BOUND)
+        names = _COMPARED[cls] = tuple(
+            f.name
+            for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+            if f.compare and not (skip_names and f.name in _NAME_FIELDS)
+        )
+    return names
+
+
+_COMPARED: dict[type, tuple[str, ...]] = {}  # per IR class: a fixed set, filled as met
 
 
 def _labelled(node: Any) -> list[tuple[Any, Any]] | None:
@@ -182,28 +193,64 @@ def structural_hash(node: Any) -> int:
     """A hash that agrees with `structural_equal`: variables hash by the order in
     which they are first met, never by name or identity."""
     digest = hashlib.blake2b(digest_size=8)
+    _hash_into(digest, node, names=False)
+    return int.from_bytes(digest.digest(), "little", signed=True)
+
+
+def structural_key(node: Any) -> str:
+    """A 256-bit hex digest of `node` for keys that outlive a process (the
+    compile cache): as `structural_hash`, but variables' names count too, so two
+    nodes with one key print alike (and give alike messages)."""
+    digest = hashlib.blake2b(digest_size=32)
+    _hash_into(digest, node, names=True)
+    return digest.hexdigest()
+
+
+def _hash_into(digest: Any, node: Any, names: bool) -> None:
+    # `_children` inlined for the common cases, bytes gathered and hashed at once:
+    # hashing walks every node.
+    out: list[bytes] = []
+    add = out.append
     order: dict[int, int] = {}
     keep: list[Any] = []
     stack = [node]
     while stack:
         x = stack.pop()
-        digest.update(type(x).__name__.encode())
+        cls = type(x)
+        add(_tag(cls))
         if isinstance(x, _BOUND):
             if id(x) in order:
-                digest.update(b"ref%d" % order[id(x)])
+                add(b"ref%d" % order[id(x)])
                 continue
             order[id(x)] = len(order)
             keep.append(x)
-        if isinstance(x, relax.Constant):
-            digest.update(x.digest + repr(x.struct_info).encode())
+            if names:
+                add(b"name" + repr(x.name).encode())
+        if cls is relax.Constant:
+            add(x.digest + repr(x.struct_info).encode())
             continue
-        parts = _children(x)
-        if parts is None:
-            digest.update(_leaf_bytes(x))
-            continue
-        digest.update(b"n%d" % len(parts))
+        if cls is tuple or cls is list:
+            parts: Any = x
+        elif hasattr(cls, "__dataclass_fields__") and cls is not IRModule:
+            parts = [getattr(x, name) for name in _compared(cls)]
+        else:
+            parts = _children(x)
+            if parts is None:
+                add(_leaf_bytes(x))
+                continue
+        add(b"n%d" % len(parts))
         stack.extend(reversed(parts))
-    return int.from_bytes(digest.digest(), "little", signed=True)
+    digest.update(b"".join(out))
+
+
+def _tag(cls: type) -> bytes:
+    tag = _TAGS.get(cls)
+    if tag is None:
+        tag = _TAGS[cls] = cls.__name__.encode()
+    return tag
+
+
+_TAGS: dict[type, bytes] = {}  # per IR class, as _COMPARED
 
 
 def _leaf_bytes(x: Any) -> bytes:

@@ -25,11 +25,14 @@ from tvmlite.dsl.verify.relax import verify_module
 from tvmlite.dsl.walk import walk
 from tvmlite.lowering import pipeline as pipelines
 from tvmlite.lowering.cache import cache_key, configured_dir, lookup, store
+from tvmlite.lowering.cache.functions import function_cache
 from tvmlite.lowering.cache.kernels import kernel_cache
 from tvmlite.lowering.codegen.generate import compile_llvm, generate_llvm, link, link_cross
 from tvmlite.lowering.codegen.kernel_build import prestart
+from tvmlite.lowering.codegen.llvm_host_support import support_library
 from tvmlite.lowering.codegen.llvm_profile import PROFILE_KEY
 from tvmlite.lowering.codegen.target import current_options, machine_options, runs_here
+from tvmlite.lowering.incremental import CachedLowering
 from tvmlite.lowering.passes.bind_params import BindParams
 from tvmlite.lowering.passes.legalize_ops import LegalizeOps
 from tvmlite.lowering.pipeline import NOT_GIVEN, relax_pipeline_of, tir_pipeline_of
@@ -52,6 +55,19 @@ def lower(
     pipeline, legalization, the schedule point and TIR lowering. `mod` is an IRModule or a lone
     function; `target` a `Target` or its text; the pipelines as for `build`."""
     tgt, module = Target.of(target), as_module(mod)
+    pipeline = relax_pipeline_of(pipeline, relax_pipeline, tgt)
+    return _lower(module, tgt, pipeline, tir_pipeline_of(tir_pipeline))
+
+
+def _lower(
+    module: IRModule,
+    tgt: Target,
+    pipeline: Any,
+    tir_pipeline: Any,
+    cached: CachedLowering | None = None,
+) -> IRModule:
+    """`lower`, the prim functions `cached` holds lowered taken from it
+    (lowering/incremental.py)."""
     verify_module(module)  # parsing lets annotations disagree with their values, as TVM
     for func in module.functions.values():
         if isinstance(func, relax.Function):
@@ -60,14 +76,17 @@ def lower(
             _no_negative_dims(func)
     module = _at(module, tgt, "before_legalize")
     module = RelaxToTIR(tgt)(module)  # Compiler="kind" functions, by their kind (RFC: first)
-    module = as_pass(relax_pipeline_of(pipeline, relax_pipeline, tgt), tgt)(module)
+    module = as_pass(pipeline, tgt)(module)
     module = LegalizeOps()(module)  # what the pipeline (or a relax_to_tir hook) left
     module = _at(module, tgt, "after_legalize")
     module = TIRToRuntime(tgt)(module)  # prim functions other kinds compile
-    module = pipelines.schedule(tgt)(module)  # the schedule point: loops for LLVM's prim funcs
-    tir_pipeline = tir_pipeline_of(tir_pipeline)
+    if cached is not None:
+        module = cached.restore(module)
+    seen = None if cached is None else cached.seen
+    module = pipelines.schedule(tgt, seen)(module)  # the schedule point: loops for LLVM's prims
     if tir_pipeline == "default":  # blocks, bound checks, the kinds' passes, buffers, intrinsics
-        module = LowerTIR(tuple(tgt.passes_at("lower_tir")))(module)
+        lower_tir = LowerTIR(tuple(tgt.passes_at("lower_tir")))
+        module = lower_tir(module) if cached is None else cached.lower(module, lower_tir)
     else:
         module = as_pass(tir_pipeline, what="tir_pipeline")(module)
     return _at(module, tgt, "before_codegen")
@@ -130,19 +149,26 @@ def _compile(
         key = cache_key(module, tgt, pipeline, tir_pipeline)
     executable: Executable | CrossExecutable | None = None
     if key is not None:
+        support_library(kernel_cache())  # the support helpers' object from the cache
         executable = lookup(key, tgt, module)
     if executable is None:
         if key is None:  # cached builds may compile few kernels: no workers ahead of need
             prestart(module)  # kernel workers start while the module is lowered
-        lowered = lower(module, tgt, pipeline, tir_pipeline=tir_pipeline)
+        cached = None if key is None else _cached_lowering(tgt, tir_pipeline)
+        lowered = _lower(module, tgt, pipeline, tir_pipeline, cached)
         with machine_options(machine):
             # Kernel units (each compiled once, cached when the build is), host code
-            code = generate_llvm(lowered, store=kernel_cache() if key is not None else None)
+            kernels = kernel_cache() if key is not None else None
+            keys = None if cached is None else cached.content_keys(lowered)
+            code = generate_llvm(lowered, store=kernels, keys=keys)
             if cross:
                 executable = link_cross(code, machine)
             else:
                 jit = compile_llvm(code)  # the host's LLVM optimization, machine code
                 executable = link(jit, code)  # tables filled, callables made
+        if cached is not None:
+            cached.commit()
+            executable.function_counts = cached.counts
         if key is not None and isinstance(executable, Executable):
             store(key, executable, module)
     executable.source = source_name(module)
@@ -152,6 +178,17 @@ def _compile(
             _profiled, module, tgt, pipeline, tir_pipeline, cache, ctx
         )
     return executable
+
+
+def _cached_lowering(tgt: Target, tir_pipeline: Any) -> CachedLowering | None:
+    """The lowered-function cache for a cached build, when its lowering is a
+    function of each prim function alone: the default TIR pipeline, and no kind
+    of the target with passes that see the whole module at the schedule point
+    or in LowerTIR."""
+    if tir_pipeline != "default" or tgt.passes_at("schedule") or tgt.passes_at("lower_tir"):
+        return None
+    cache = function_cache(tgt)
+    return None if cache is None else CachedLowering(cache)
 
 
 def _profiled(

@@ -135,7 +135,7 @@ def tir_pipeline_of(tir_pipeline: Any) -> Any:
     return tir_pipeline
 
 
-def schedule(target: Target) -> Pass:
+def schedule(target: Target, seen: Callable[[IRModule], None] | None = None) -> Pass:
     """The schedule point of the flow: what `lower` runs after fusion and the
     target hooks and before TIR lowering, whichever pipeline ran (docs/extending.md).
 
@@ -147,11 +147,13 @@ def schedule(target: Target) -> Pass:
     of `target` registers at "schedule", then DefaultCPUSchedule: kinds schedule
     first and the default schedule completes what they left; then the weight
     copies the schedules made are done at build time for constant weights
-    (FoldConstantPacks)."""
+    (FoldConstantPacks). `seen` is shown the module as scheduled, before the
+    copies are folded (the lowered-function cache keeps what it needs of it:
+    lowering/incremental.py)."""
     from tvmlite.lowering.passes import DefaultCPUSchedule, FoldConstantPacks
 
-    passes = [*target.passes_at("schedule"), DefaultCPUSchedule(target), FoldConstantPacks()]
-    return _SchedulePoint(passes, name="schedule")
+    schedules = [*target.passes_at("schedule"), DefaultCPUSchedule(target)]
+    return _SchedulePoint([*schedules, FoldConstantPacks()], name="schedule", seen=seen)
 
 
 class _SchedulePoint(Sequential):
@@ -159,11 +161,21 @@ class _SchedulePoint(Sequential):
     instead: a schedule that does not fit a function leaves it as it is (it is
     then compiled with the loops it has, serial and correct)."""
 
+    seen: Callable[[IRModule], None] | None = None
+
+    def __init__(
+        self, passes: list[Pass], name: str, seen: Callable[[IRModule], None] | None = None
+    ) -> None:
+        super().__init__(passes, name)
+        object.__setattr__(self, "seen", seen)
+
     def run(self, mod: IRModule) -> IRModule:
         # Accesses certain to be out of bounds are refused as written, before a
         # schedule's guards and fused indices hide them from the check.
         mod = CheckStaticBounds()(mod)
         for p in self.passes:
+            if p is self.passes[-1] and self.seen is not None:
+                self.seen(mod)  # scheduled, the weight copies not folded yet
             try:
                 mod = p(mod)
             except TVMLiteError as e:

@@ -2,7 +2,7 @@
 with the same options, pipeline and tvmlite sources, loads the library a
 previous build exported instead of compiling again. Where entries live and why
 they can be trusted (owner-only directory, HMAC-sealed metadata):
-`directory.py`.
+`directory.py` and `sealed.py`.
 
 An entry is `<key>.so` (the exported library, manifest inside) and `<key>.json`
 (format, tvmlite version, key, SHA-256 of the library, the optimized LLVM IR,
@@ -49,13 +49,13 @@ from tvmlite.dsl import relax, tir
 from tvmlite.dsl.module import IRModule
 from tvmlite.dsl.relax_functor import ExprVisitor
 from tvmlite.lowering.cache.directory import open_root
+from tvmlite.lowering.cache.sealed import FORMAT, read_metadata, write_metadata
 from tvmlite.lowering.cache.size import evict, mark_used
 from tvmlite.lowering.codegen.constant_data import readable_array
 from tvmlite.lowering.codegen.link import OptimizedIR
 from tvmlite.lowering.codegen.llvm_host_support import use_block_cache
 from tvmlite.runtime.abi import PREFIX
 from tvmlite.runtime.executable import Executable
-from tvmlite.runtime.export import write_atomic
 from tvmlite.runtime.loader import open_library
 
 # The import packages pyproject maps to their own folders (package-dir): together
@@ -69,7 +69,6 @@ SOURCE_PACKAGES = (
     "tvmlite.printer",
     "tvmlite.lowering",
 )
-FORMAT = 3  # 2: sealed metadata (HMAC); 3: constants kept apart
 
 
 def cache_key(
@@ -106,7 +105,7 @@ def cache_key(
         "module": structural_hash(mod),
         "names": names,
         "target": str(target),
-        "hooks": [_describe_hooks(target)],
+        "hooks": [describe_hooks(target)],
         "machine": [host_triple(), str(target.machine_options()), _host_cpu()],
         "pipeline": steps,
         "tir_pipeline": tir_steps,
@@ -172,7 +171,7 @@ def _describe_pass(p: Any) -> Any:
     return [_qualname(type(p)), [[f.name, repr(getattr(p, f.name))] for f in fields(p)]]
 
 
-def _describe_hooks(target: Any) -> list[Any]:
+def describe_hooks(target: Any) -> list[Any]:
     out = []
     for kind in target.kinds:
         passes = {point: [_qualname(m) for m in makes] for point, makes in kind.passes.items()}
@@ -208,11 +207,6 @@ class _Constants(ExprVisitor):
             self.arrays[digest] = readable_array(e.data)
 
 
-def sealed_fields(meta: dict[str, Any]) -> bytes:
-    """What an entry's HMAC covers: every metadata field but the seal itself."""
-    return json.dumps({k: v for k, v in meta.items() if k != "mac"}, sort_keys=True).encode()
-
-
 def lookup(key: str, target: Any, mod: IRModule) -> Executable | None:
     """The cached library of `key` (built for `target` from `mod`), or None if
     absent, invalid or possibly written by someone else. The library's constants
@@ -223,24 +217,9 @@ def lookup(key: str, target: Any, mod: IRModule) -> Executable | None:
     root = open_root(create=False)
     if root is None:
         return None
-    meta_bytes, library_digest = root.read(f"{key}.json"), root.digest(f"{key}.so")
-    if meta_bytes is None or library_digest is None:
-        return None
-    try:
-        meta = json.loads(meta_bytes)
-    except ValueError:
-        return None
-    valid = (
-        isinstance(meta, dict)
-        and meta.get("format") == FORMAT
-        and meta.get("tvmlite") == __version__
-        and meta.get("key") == key
-        and meta.get("sha256") == library_digest
-        and isinstance(meta.get("llvm_ir"), str)
-        and isinstance(meta.get("constants"), list)
-        and root.verify(sealed_fields(meta), meta.get("mac"))
-    )
-    if not valid:
+    fields = {"tvmlite": str, "llvm_ir": str, "constants": list}
+    meta = read_metadata(root, key, None, fields, root.digest(f"{key}.so"))
+    if meta is None or meta["tvmlite"] != __version__:
         return None
     arrays = module_constants(mod)
     constants = [None if d is None else arrays.get(d) for d in meta["constants"]]
@@ -284,16 +263,8 @@ def store(key: str, executable: Executable, mod: IRModule) -> None:
             os.replace(temp, root.path / f"{key}.so")
         finally:
             temp.unlink(missing_ok=True)
-        meta = {
-            "format": FORMAT,
-            "tvmlite": __version__,
-            "key": key,
-            "sha256": digest,
-            "llvm_ir": executable.llvm_ir(),
-            "constants": kept,
-        }
-        meta["mac"] = root.seal(sealed_fields(meta))
-        write_atomic(root.path / f"{key}.json", json.dumps(meta))
+        fields = {"tvmlite": __version__, "llvm_ir": executable.llvm_ir(), "constants": kept}
+        write_metadata(root, key, None, digest, fields)
         evict(root.path, keep=key)
     except (OSError, TVMLiteError):
         return

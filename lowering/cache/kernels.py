@@ -3,27 +3,31 @@
 the kernels that changed, and a kernel shared by builds is compiled and stored
 once.
 
-An entry is `<key>.o` (the unit's object) and `<key>.json` (format, kind
-"kernel", key, SHA-256 of the object, its optimized LLVM IR, and the HMAC
-of all of it), written and trusted as a build's
-entry is (`entries.py`), and evicted with them by the same size cap. The key is
-a digest of the unit's IR text, the machine and the compiler (`unit_key`).
+An entry is `<key>.o` (the unit's object) and `<key>.json` (its sealed
+metadata, `sealed.py`: kind "kernel", the object's SHA-256, its optimized LLVM
+IR, its symbol, whether it can fail), trusted as a build's entry is, and
+evicted with them by the same size cap. The key is a digest of what the unit is
+compiled from, the machine and the compiler (`unit_key`): its LLVM IR text, or,
+when the build lowered incrementally, its lowered function's content key and
+name, so a cached kernel's IR is not even made.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.lowering.cache.directory import CacheRoot, open_root
-from tvmlite.lowering.cache.entries import FORMAT, compiler_digest, sealed_fields
+from tvmlite.lowering.cache.entries import compiler_digest
+from tvmlite.lowering.cache.sealed import load_data, save_data
 from tvmlite.lowering.cache.size import mark_used
-from tvmlite.lowering.codegen.kernel_unit import KernelSource, KernelUnit
-from tvmlite.lowering.codegen.target import MachineOptions, checked_machine, triple_of
-from tvmlite.runtime.export import write_atomic
+from tvmlite.lowering.codegen.kernel_unit import KernelUnit
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, checked_machine, triple_of
 
 KIND = "kernel"
+SUPPORT = "support"  # the support helpers' object (llvm_host_support.py), one per host
+SUFFIX = ".o"
+FIELDS = {"llvm_ir": str, "symbol": str, "can_fail": bool}
 
 
 class KernelCache:
@@ -32,61 +36,52 @@ class KernelCache:
     def __init__(self, root: CacheRoot) -> None:
         self.root = root
 
-    def load(self, source: KernelSource, machine: MachineOptions) -> KernelUnit | None:
-        """The unit of `source` for `machine`, or None if absent or not to be trusted."""
+    def load(self, source: str, machine: MachineOptions, symbol: str) -> KernelUnit | None:
+        """The unit compiled from `source` for `machine`, defining `symbol`, or
+        None if absent or not to be trusted."""
         key = unit_key(source, machine)
-        meta = self.metadata(key)
-        obj = self.root.read(f"{key}.o")
-        if meta is None or obj is None or meta["sha256"] != hashlib.sha256(obj).hexdigest():
+        found = load_data(self.root, key, SUFFIX, KIND, FIELDS)
+        if found is None or found[1]["symbol"] != symbol:
             return None
+        obj, meta = found
         mark_used(self.root.path, key)
-        return KernelUnit(source.symbol, source.can_fail, obj, meta["llvm_ir"])
+        return KernelUnit(symbol, meta["can_fail"], obj, meta["llvm_ir"])
 
-    def metadata(self, key: str) -> dict[str, object] | None:
-        data = self.root.read(f"{key}.json")
-        try:
-            meta = json.loads(data) if data is not None else None
-        except ValueError:
-            return None
-        valid = (
-            isinstance(meta, dict)
-            and meta.get("format") == FORMAT
-            and meta.get("kind") == KIND
-            and meta.get("key") == key
-            and isinstance(meta.get("sha256"), str)
-            and isinstance(meta.get("llvm_ir"), str)
-            and self.root.verify(sealed_fields(meta), meta.get("mac"))
-        )
-        return meta if valid else None
-
-    def save(self, source: KernelSource, machine: MachineOptions, unit: KernelUnit) -> None:
-        """Store `unit`, compiled from `source` for `machine` (the object first: a
-        reader sees whole files only, and metadata only over its object). A cache
-        that cannot be written is skipped."""
+    def save(self, source: str, machine: MachineOptions, unit: KernelUnit) -> None:
+        """Store `unit`, compiled from `source` for `machine`. A cache that cannot
+        be written is skipped."""
         key = unit_key(source, machine)
-        meta: dict[str, object] = {
-            "format": FORMAT,
-            "kind": KIND,
-            "key": key,
-            "sha256": hashlib.sha256(unit.obj).hexdigest(),
-            "llvm_ir": unit.optimized,
-        }
-        meta["mac"] = self.root.seal(sealed_fields(meta))
+        fields = {"llvm_ir": unit.optimized, "symbol": unit.symbol, "can_fail": unit.can_fail}
         try:
-            write_atomic(self.root.path / f"{key}.o", unit.obj)
-            write_atomic(self.root.path / f"{key}.json", json.dumps(meta))
+            save_data(self.root, key, SUFFIX, KIND, unit.obj, fields)
+        except (OSError, TVMLiteError):
+            return
+
+    def load_support(self) -> bytes | None:
+        """The support helpers' object for this host and compiler, if stored."""
+        key = unit_key(SUPPORT, HOST)
+        found = load_data(self.root, key, SUFFIX, SUPPORT, {})
+        if found is not None:
+            mark_used(self.root.path, key)
+        return None if found is None else found[0]
+
+    def save_support(self, obj: bytes) -> None:
+        try:
+            save_data(self.root, unit_key(SUPPORT, HOST), SUFFIX, SUPPORT, obj, {})
         except (OSError, TVMLiteError):
             return
 
 
-def unit_key(source: KernelSource, machine: MachineOptions) -> str:
-    """The entry name of a unit: a digest of its IR, the machine (the CPU and
+def unit_key(source: str, machine: MachineOptions) -> str:
+    """The entry name of a unit: a digest of what it is compiled from (its IR, or
+    its lowered function's content key and name), the machine (the CPU and
     features it resolves to) and the compiler (`compiler_digest`: tvmlite's
-    sources, which hold the optimization pipeline, llvmlite and LLVM)."""
+    sources, which hold the code generator and optimization pipeline, llvmlite
+    and LLVM)."""
     digest = hashlib.sha256()
     resolved = repr(checked_machine(machine))
     parts = (KIND, compiler_digest(), triple_of(machine), resolved, repr(machine))
-    for part in (*parts, source.text):
+    for part in (*parts, source):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:40]
 

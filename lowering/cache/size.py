@@ -7,7 +7,7 @@ report and do.
 "Recently used" is the modification time of an entry's metadata file: a store
 writes it and a hit sets it to now. Access times would say the same without a
 write, but most file systems are mounted `relatime` or `noatime` and do not keep
-them. Only files named like entries (`<40 hex>.so` or `.o`, `<40 hex>.json`) and
+them. Only files named like entries (`<40 hex>.so`, `.o` or `.tir`, `<40 hex>.json`) and
 temporary files a crashed process left behind (`.<name>.*`, an hour old) are
 ever removed, and only from a directory `directory.untrusted` accepts; the
 secret stays, so later entries keep verifying.
@@ -29,7 +29,7 @@ from tvmlite.lowering.cache.directory import configured_dir, untrusted
 SIZE_ENV = "TVMLITE_CACHE_SIZE"
 DEFAULT_CAP = 1 << 30
 STALE_TEMP_SECONDS = 3600
-_ENTRY = re.compile(r"([0-9a-f]{40})\.(so|o|json)")
+_ENTRY = re.compile(r"([0-9a-f]{40})\.(so|o|tir|json)")
 _TEMP = re.compile(r"\.[0-9a-f]{40}\..+")  # mkstemp names of cache.store and write_atomic
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -45,6 +45,11 @@ class Entry:
     def kernel(self) -> bool:
         """A compiled kernel's entry (`kernels.py`), not a build's."""
         return any(f.suffix == ".o" for f in self.files)
+
+    @property
+    def lowered(self) -> bool:
+        """A lowered function's entry (`functions.py`), not a build's."""
+        return any(f.suffix == ".tir" for f in self.files)
 
 
 def size_cap() -> int:
@@ -160,6 +165,7 @@ class CacheInfo:
     refusal: str | None = None  # why the directory is not used
     entries: int = 0  # builds
     kernels: int = 0  # compiled kernels (counted in `size` too)
+    functions: int = 0  # lowered functions (likewise)
     size: int = 0
     cap: int = DEFAULT_CAP
 
@@ -175,7 +181,9 @@ def cache_info() -> CacheInfo:
     if info.refusal is None:
         listed = entries(path)
         info.kernels = sum(e.kernel for e in listed)
-        info.entries, info.size = len(listed) - info.kernels, sum(e.size for e in listed)
+        info.functions = sum(e.lowered for e in listed)
+        info.entries = len(listed) - info.kernels - info.functions
+        info.size = sum(e.size for e in listed)
     return info
 
 

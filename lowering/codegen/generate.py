@@ -17,7 +17,7 @@ linking as lines of their own.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,17 +64,21 @@ class GeneratedCode:
 
 
 def generate_llvm(
-    mod: IRModule, public: Collection[str] | None = None, store: KernelStore | None = None
+    mod: IRModule,
+    public: Collection[str] | None = None,
+    store: KernelStore | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> GeneratedCode:
     """The kernel units and host module of a lowered `mod`, kernels found in
-    `store` loaded from it. Prim functions are public when they have a
-    `global_symbol` (or are named in `public`)."""
+    `store` loaded from it (by the content `keys` of the prim functions, when
+    given: `kernel_build.compile_kernels`). Prim functions are public when they
+    have a `global_symbol` (or are named in `public`)."""
     timings: dict[str, float] = {}
     prims = {k: f for k, f in mod.functions.items() if isinstance(f, tir.PrimFunc)}
     graphs = {k: f for k, f in mod.functions.items() if isinstance(f, relax.Function)}
     with stage("kernels", timings):
         kernels = {name: (f, signature(name, f)) for name, f in prims.items()}
-        units, counts = compile_kernels(kernels, current_options(), store)
+        units, counts = compile_kernels(kernels, current_options(), store, keys)
     with stage("codegen", timings):
         sigs = {name: sig for name, (_, sig) in kernels.items()}
         profile = PassContext.current().get(PROFILE_KEY) is True

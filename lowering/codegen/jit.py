@@ -9,7 +9,8 @@ owns the library's resource tracker, and the tracker owns the machine code:
 whoever holds a function address must hold the `JitModule` too (the runtime's
 callables do, through their module), otherwise garbage collection would unmap
 code still in use. It is the code image (`runtime/module.py`) of the
-Executable `build` returns.
+Executable `build` returns: a `BuildImage` (`build_image.py`: IR, assembly,
+exported libraries) that is loaded and says where its symbols are.
 
 JITLink, not MCJIT's RuntimeDyld: units are small-code-model objects, whose
 code reaches its constants, GOT and PLT stubs by 32-bit PC-relative offsets.
@@ -31,14 +32,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from tvmlite.diagnostics import TVMLiteError
 from tvmlite.lowering.codegen import target
+from tvmlite.lowering.codegen.build_image import BuildImage
 from tvmlite.lowering.codegen.constant_data import ConstantData
 from tvmlite.lowering.codegen.kernel_unit import KernelUnit
 from tvmlite.lowering.transform import stage
@@ -62,11 +62,10 @@ def foreign_code_error(machine: target.MachineOptions) -> TVMLiteError:
     )
 
 
-class JitModule:
+class JitModule(BuildImage):
     """Optimized, compiled and loaded code of one host module and the kernel
     units it calls, which may call the C library and the exported functions of
-    `libraries` (other JitModules, kept as long as this one). `timings` holds
-    the milliseconds spent per stage (each also a `stage` of the PassContext)."""
+    `libraries` (other JitModules, kept as long as this one)."""
 
     def __init__(
         self,
@@ -78,23 +77,22 @@ class JitModule:
         glue: ir.Module | None = None,
         constants: ConstantData | None = None,
         libraries: Sequence[JitModule] = (),
+        code: bytes | None = None,
     ) -> None:
         # The machine code is for: the caller's, else the current target's.
-        self.machine = target.current_options() if machine is None else machine
-        if not target.runs_here(self.machine):
-            raise foreign_code_error(self.machine)
-        # The arrays the code reads in place (constant_data.py): kept as long as it.
-        self.constants = ConstantData() if constants is None else constants
-        self.units = tuple(units)
+        machine = target.current_options() if machine is None else machine
+        if not target.runs_here(machine):
+            raise foreign_code_error(machine)
+        constants = ConstantData() if constants is None else constants
+        # `code`: the module's object, made before (`object_code`): not made again.
+        self._code_given = code
+        super().__init__(module, units, machine, constants, optimize=optimize and code is None)
         self.libraries = tuple(libraries)
         self.name = f"tvmlite_{next(_library_names)}"
-        self.timings: dict[str, float] = {}
-        with stage("LLVM parse", self.timings):
-            self.module = target.parse_and_verify(str(module), self.machine)
-            glue_code = None if glue is None else target.parse_and_verify(str(glue), self.machine)
-        if optimize:
-            with stage("LLVM optimization", self.timings):
-                target.optimize(self.module, self.machine)
+        glue_code = None
+        if glue is not None:
+            with stage("LLVM parse", self.timings):
+                glue_code = target.parse_and_verify(str(glue), machine)
         with stage("machine code", self.timings):
             self._code = self._link(self._objects(glue_code))
 
@@ -109,10 +107,13 @@ class JitModule:
         for name in names:
             self.module.get_function(name).linkage = llvm.Linkage.available_externally
         try:
-            host = target.host_target_machine(self.machine).emit_object(self.module)
+            host = self._code_given or target.host_target_machine(self.machine).emit_object(
+                self.module
+            )
         finally:
             for name in names:
                 self.module.get_function(name).linkage = llvm.Linkage.external
+        self.host_object = host  # what `code` takes again (the support helpers' store)
         objects = [host, *(unit.obj for unit in self.units)]
         if glue is not None:
             objects.append(target.glue_target_machine(self.machine).emit_object(glue))
@@ -146,38 +147,3 @@ class JitModule:
         if not address:
             raise KeyError(symbol)
         return address
-
-    def llvm_ir(self) -> str:
-        """The optimized LLVM IR, host code and kernels linked into one module
-        (for `--emit llvm`, the compile cache, and debugging)."""
-        from tvmlite.lowering.codegen.objects import linked_ir  # (imports this module)
-
-        return linked_ir(str(self.module), [u.optimized for u in self.units], self.machine)
-
-    def assembly(self) -> str:
-        from tvmlite.lowering.codegen.objects import emit_assembly
-
-        return emit_assembly(self.llvm_ir(), self.machine)
-
-    @property
-    def constant_arrays(self) -> tuple[Any, ...]:
-        """The arrays of the code's constants, in the manifest's order."""
-        return self.constants.arrays
-
-    @property
-    def fixed_prefix(self) -> None:
-        return None  # the IR links with any prefix
-
-    def write_library(
-        self, path: Path, manifest: dict[str, Any], prefix: str, keep_apart: Sequence[bool] = ()
-    ) -> None:
-        """The code as a self-contained shared library (`codegen/link.py`); the
-        constants `keep_apart` marks are bound when it is loaded instead."""
-        # Imported here: linking needs the support helpers, which import this module.
-        from tvmlite.lowering.codegen.link import link_library
-
-        host = str(self.module)
-        objects = [unit.obj for unit in self.units]
-        link_library(
-            host, path, self.machine, manifest, prefix, self.constants, keep_apart, objects
-        )

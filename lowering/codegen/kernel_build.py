@@ -53,7 +53,7 @@ from tvmlite.lowering.codegen.kernel_unit import (
 )
 from tvmlite.lowering.codegen.target import MachineOptions, resolved
 from tvmlite.lowering.transform import PassContext
-from tvmlite.runtime.abi import KernelSignature
+from tvmlite.runtime.abi import KernelSignature, kernel_symbol
 
 WORKERS_KEY = "tvmlite.build_workers"  # registered in transform.CONFIG_OPTIONS
 WORKERS_ENV = "TVMLITE_BUILD_WORKERS"
@@ -61,37 +61,62 @@ MIN_PARALLEL = 8  # units to compile; fewer compile in this process
 
 
 class KernelStore(Protocol):
-    """Where compiled units are kept between builds (`lowering/cache/kernels.py`)."""
+    """Where compiled units are kept between builds (`lowering/cache/kernels.py`),
+    by what a unit is compiled from: its LLVM IR text, or its lowered function's
+    content key and name (`compile_kernels`)."""
 
-    def load(self, source: KernelSource, machine: MachineOptions) -> KernelUnit | None: ...
+    def load(self, source: str, machine: MachineOptions, symbol: str) -> KernelUnit | None: ...
 
-    def save(self, source: KernelSource, machine: MachineOptions, unit: KernelUnit) -> None: ...
+    def save(self, source: str, machine: MachineOptions, unit: KernelUnit) -> None: ...
 
 
 def compile_kernels(
     prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]],
     machine: MachineOptions,
     store: KernelStore | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, KernelUnit], dict[str, int]]:
     """The unit of every kernel of `prims` (name -> lowered function and its
     signature), compiled for `machine`; also the counts: distinct units,
-    loaded from `store`, compiled."""
-    same_as = _identical(prims)
-    sources = {name: kernel_source(*prims[name]) for name in prims if same_as[name] == name}
+    loaded from `store`, compiled. `keys`, when it has every kernel, gives each
+    lowered function's content key (lowering/incremental.py: equal keys, equal
+    functions, names included): kernels of one key share a unit, and a unit is
+    looked up in `store` by key and name, its IR made only if it must be compiled."""
+    if keys is not None and not all(name in keys for name in prims):
+        keys = None
+    same_as = _identical(prims) if keys is None else _same_key(keys, prims)
+    names = [name for name in prims if same_as[name] == name]
+    sources: dict[str, KernelSource] = {}
+
+    def source(name: str) -> KernelSource:
+        if name not in sources:
+            sources[name] = kernel_source(*prims[name])
+        return sources[name]
+
+    def made_from(name: str) -> str:
+        return source(name).text if keys is None else f"lowered {keys[name]} {name}"
+
     units: dict[str, KernelUnit] = {}
-    for name, src in sources.items():
-        found = None if store is None else store.load(src, machine)
+    for name in names if store is not None else ():
+        assert store is not None
+        found = store.load(made_from(name), machine, kernel_symbol(prims[name][1].name))
         if found is not None:
             units[name] = found
-    todo = [name for name in sources if name not in units]
-    compiled = compile_sources([sources[n].text for n in todo], machine)
+    todo = [name for name in names if name not in units]
+    compiled = compile_sources([source(n).text for n in todo], machine)
     for name, (obj, optimized) in zip(todo, compiled, strict=True):
-        src = sources[name]
+        src = source(name)
         units[name] = KernelUnit(src.symbol, src.can_fail, obj, optimized)
         if store is not None:
-            store.save(src, machine, units[name])
-    counts = {"units": len(sources), "cached": len(sources) - len(todo), "compiled": len(todo)}
+            store.save(made_from(name), machine, units[name])
+    counts = {"units": len(names), "cached": len(names) - len(todo), "compiled": len(todo)}
     return {name: units[same_as[name]] for name in prims}, counts
+
+
+def _same_key(keys: Mapping[str, str], prims: Mapping[str, Any]) -> dict[str, str]:
+    """Each kernel's first kernel of the same content key, in module order."""
+    first: dict[str, str] = {}
+    return {name: first.setdefault(keys[name], name) for name in prims}
 
 
 def _identical(prims: Mapping[str, tuple[tir.PrimFunc, KernelSignature]]) -> dict[str, str]:

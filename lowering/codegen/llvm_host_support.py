@@ -11,6 +11,8 @@ module cost more than the host code itself. An exported shared library links
 from __future__ import annotations
 
 import ctypes
+import threading
+from typing import Protocol
 
 from llvmlite import ir
 
@@ -23,7 +25,7 @@ from tvmlite.lowering.codegen import llvm_host_runner as runner
 from tvmlite.lowering.codegen import llvm_host_steps as steps
 from tvmlite.lowering.codegen import llvm_thread_pool as pool
 from tvmlite.lowering.codegen.jit import JitModule
-from tvmlite.lowering.codegen.target import HOST, MachineOptions, arch_of, once
+from tvmlite.lowering.codegen.target import HOST, MachineOptions, arch_of
 from tvmlite.runtime.abi import BLOCK_HOOKS, with_prefix
 from tvmlite.runtime.module import CompiledModule
 
@@ -61,17 +63,48 @@ def support_module(*, cached: bool = False, machine: MachineOptions = HOST) -> i
     return module
 
 
-@once
-def support_library() -> JitModule:
-    """Compiled once, kept for the life of the process (results and compiled
-    modules call into it): the library of the JIT other libraries are linked with."""
+class SupportStore(Protocol):
+    """Where the support helpers' object is kept between processes (the compile
+    cache: `lowering/cache/kernels.py`)."""
+
+    def load_support(self) -> bytes | None: ...
+
+    def save_support(self, obj: bytes) -> None: ...
+
+
+class _SupportLibrary:
+    """The support helpers' library of the JIT, made once per process and kept
+    for its life (results and compiled modules call into it): the library other
+    libraries of the JIT are linked with. The first call given a `store` takes
+    the helpers' object from it when it has one (else stores the one made): a
+    process then does not compile them again."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.library: JitModule | None = None
+
+    def __call__(self, store: SupportStore | None = None) -> JitModule:
+        with self.lock:
+            if self.library is None:
+                self.library = _make_support(store)
+            return self.library
+
+
+def _make_support(store: SupportStore | None) -> JitModule:
     # Imported here: the cache package imports this module.
     from tvmlite.lowering.cache.size import size_from_env
 
-    jit = JitModule(support_module(cached=True), machine=HOST)  # shared: never a build's -mcpu
+    code = None if store is None else store.load_support()
+    # shared: never a build's -mcpu
+    jit = JitModule(support_module(cached=True), machine=HOST, code=code)
+    if store is not None and code is None:
+        store.save_support(jit.host_object)
     limit = ctypes.c_int64.from_address(jit.address(block_cache.LIMIT))
     limit.value = size_from_env(block_cache.ENV, block_cache.DEFAULT_LIMIT)
     return jit
+
+
+support_library = _SupportLibrary()
 
 
 def declare_support(module: ir.Module) -> None:

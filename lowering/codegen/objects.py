@@ -39,13 +39,30 @@ def library_objects(
     linked) and the support helpers, for the machine the build's code was
     optimized for; `exports` maps each symbol the library exports to its name
     there. Kernel units are objects already, their symbols hidden."""
-    tm = target.host_target_machine(machine)
-    objects = []
-    for text in (optimized_ir, _support_ir(machine)):
-        module = target.parse_and_verify(text, machine)
-        _publish(module, exports)
-        objects.append(tm.emit_object(module))
-    return objects
+    module = target.parse_and_verify(optimized_ir, machine)
+    _publish(module, exports)
+    renamed = tuple(sorted((n, exports[n]) for n in _support_definitions(machine) if n in exports))
+    return [
+        target.host_target_machine(machine).emit_object(module),
+        _support_object(machine, renamed),
+    ]
+
+
+@functools.cache
+def _support_definitions(machine: MachineOptions) -> frozenset[str]:
+    module = target.parse_and_verify(_support_ir(machine), machine)
+    values = (*module.functions, *module.global_variables)
+    return frozenset(v.name for v in values if not v.is_declaration)
+
+
+@functools.cache
+def _support_object(machine: MachineOptions, renamed: tuple[tuple[str, str], ...]) -> bytes:
+    """The support helpers' object, the helpers a library exports `renamed`
+    (symbol, name in the library), every other definition hidden: the same bytes
+    for every library of one machine and prefix, emitted once per process."""
+    module = target.parse_and_verify(_support_ir(machine), machine)
+    _publish(module, dict(renamed))
+    return target.host_target_machine(machine).emit_object(module)
 
 
 def linked_ir(host_ir: str, kernel_irs: Sequence[str], machine: MachineOptions = HOST) -> str:

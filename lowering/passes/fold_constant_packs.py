@@ -50,10 +50,13 @@ class FoldConstantPacks(Pass):
     name: str = "FoldConstantPacks"
 
     def run(self, mod: IRModule) -> IRModule:
+        # Only kernels some call gives a constant can fold: the others are not
+        # searched for copies (a model's weights are mostly parameters).
+        given = _given_constants(mod)
         packs = {
             name: found
             for name, func in mod.functions.items()
-            if isinstance(func, tir.PrimFunc) and (found := _packs(func))
+            if name in given and isinstance(func, tir.PrimFunc) and (found := _packs(func))
         }
         if not packs:
             return mod
@@ -79,6 +82,25 @@ class FoldConstantPacks(Pass):
 
 
 # ---------------------------------------------------------------- finding copies
+
+
+def _given_constants(mod: IRModule) -> set[str]:
+    """The kernels some call of a graph function passes a constant argument."""
+    names = set()
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function) and not is_external(func):
+            for node in walk(func):
+                view = CallTIR.of(node) if isinstance(node, relax.Call) else None
+                if view is not None and any(isinstance(a, relax.Constant) for a in view.args):
+                    names.add(view.callee.name)
+    return names
+
+
+def has_foldable_copies(func: tir.PrimFunc) -> bool:
+    """Whether the pass could take a weight copy out of `func` (when a call gives
+    it a constant weight): the lowered-function cache keeps such functions'
+    scheduled form for it (lowering/incremental.py)."""
+    return bool(_packs(func))
 
 
 def _packs(func: tir.PrimFunc) -> tuple[_Pack, ...]:

@@ -207,13 +207,18 @@ def _cache(args: argparse.Namespace) -> int:
         print("cache: off (TVMLITE_NO_CACHE is set)")
         return OK
     if args.action == "clear":
-        removed = f"{info.entries} entries and {info.kernels} kernels"
+        removed = (
+            f"{info.entries} entries, {info.kernels} kernels and {info.functions} lowered functions"
+        )
         print(f"removed {removed} ({format_size(info.size)}) from {info.path}")
         return OK
     print(f"cache: {info.path}")
     if info.refusal is not None:
         print(f"not used: {info.refusal}")
-    print(f"entries: {info.entries} ({format_size(info.size)}), kernels: {info.kernels}")
+    print(
+        f"entries: {info.entries} ({format_size(info.size)}), kernels: {info.kernels}, "
+        f"lowered functions: {info.functions}"
+    )
     print(f"size cap: {format_size(info.cap)} (${SIZE_ENV})")
     return OK
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from relax_text import unary_chain
 
 import tvmlite
 from tvmlite.lowering.codegen import kernel_build
@@ -15,25 +16,6 @@ from tvmlite.lowering.tir.pipeline import LowerTIR
 from tvmlite.transform import PassContext
 
 OPS = ("exp", "tanh", "sigmoid", "sqrt", "abs", "negative", "floor", "ceil", "sin", "cos")
-
-
-def _chain(ops: tuple[str, ...], scale: str = "2.0") -> str:
-    """A graph function applying each of `ops` in turn, then a multiply by `scale`:
-    one kernel per operator (the minimal pipeline does not fuse)."""
-    lines, prev = [], "x"
-    for k, op in enumerate(ops):
-        lines.append(f"        v{k} = R.{op}({prev})")
-        prev = f"v{k}"
-    body = "\n".join(lines)
-    return f"""
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
-{body}
-        out = R.multiply({prev}, R.const({scale}, "float32"))
-        return out
-"""
 
 
 def _expected(ops: tuple[str, ...], x: np.ndarray, scale: float = 2.0) -> np.ndarray:
@@ -90,10 +72,10 @@ class Module:
 
 def test_a_rebuild_after_editing_one_function_compiles_only_that_kernel(cache_dir):
     ops = OPS[:4]
-    first = tvmlite.build(tvmlite.parse(_chain(ops)), pipeline="minimal")
+    first = tvmlite.build(tvmlite.parse(unary_chain(ops)), pipeline="minimal")
     assert first.kernel_counts == {"units": 5, "cached": 0, "compiled": 5}
     np.testing.assert_allclose(first["main"](X), _expected(ops, X), rtol=1e-5)
-    edited = tvmlite.build(tvmlite.parse(_chain(ops, scale="3.0")), pipeline="minimal")
+    edited = tvmlite.build(tvmlite.parse(unary_chain(ops, scale="3.0")), pipeline="minimal")
     assert edited.kernel_counts == {"units": 5, "cached": 4, "compiled": 1}
     np.testing.assert_allclose(edited["main"](X), _expected(ops, X, 3.0), rtol=1e-5)
     # The kernels of the cached units are the ones linked: exported, the library agrees.
@@ -105,10 +87,10 @@ def test_a_rebuild_after_editing_one_function_compiles_only_that_kernel(cache_di
 
 def test_a_kernel_entry_that_does_not_verify_is_compiled_again(cache_dir):
     ops = OPS[:2]
-    tvmlite.build(tvmlite.parse(_chain(ops)), pipeline="minimal")
+    tvmlite.build(tvmlite.parse(unary_chain(ops)), pipeline="minimal")
     for obj in cache_dir.glob("*.o"):
         obj.write_bytes(obj.read_bytes()[:-8] + b"planted!")
-    again = tvmlite.build(tvmlite.parse(_chain(ops, scale="5.0")), pipeline="minimal")
+    again = tvmlite.build(tvmlite.parse(unary_chain(ops, scale="5.0")), pipeline="minimal")
     assert again.kernel_counts["cached"] == 0
     np.testing.assert_allclose(again["main"](X), _expected(ops, X, 5.0), rtol=1e-5)
 
@@ -119,7 +101,7 @@ def test_the_library_is_the_same_bytes_whatever_the_worker_count(tmp_path):
     libraries = []
     for workers in (1, 2):
         with PassContext(config={kernel_build.WORKERS_KEY: workers}):
-            ex = tvmlite.build(tvmlite.parse(_chain(OPS)), pipeline="minimal", cache=False)
+            ex = tvmlite.build(tvmlite.parse(unary_chain(OPS)), pipeline="minimal", cache=False)
         np.testing.assert_allclose(ex["main"](X), _expected(OPS, X), rtol=1e-5)
         path = tmp_path / f"w{workers}.so"
         ex.export_library(path, prefix="chain_")

@@ -85,7 +85,13 @@ class CodeImage(Protocol):
 
 class CompiledModule:
     """Compiled functions by name. `timings` holds milliseconds per stage of
-    whatever made or loaded the module."""
+    whatever made or loaded the module; a build that compiled says how many
+    kernel units it had, loaded from the compile cache and compiled
+    (`kernel_counts`), and how many prim functions it had, found lowered in the
+    cache and lowered (`function_counts`, cached builds only)."""
+
+    kernel_counts: dict[str, int] | None = None
+    function_counts: dict[str, int] | None = None
 
     def __init__(
         self,
