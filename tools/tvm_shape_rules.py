@@ -38,6 +38,7 @@ class Case:
     inputs: list[Input]
     kwargs: dict[str, Any] = field(default_factory=dict)
     args: list[Any] = field(default_factory=list)  # literal arguments after the tensors
+    packed: bool = False  # the tensors go in as one tuple (`R.concat((x0, x1))`)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -266,6 +267,24 @@ def _transpose_cases() -> Iterator[Case]:
         yield Case("permute_dims", [(shape, F32)], kw)
 
 
+def _manipulate_cases() -> Iterator[Case]:
+    shapes: list[Any] = [(2, 3, 4), ("n", 3, 1), (1, "m", 1), 3, None]
+    for shape in shapes:
+        for axis in (None, 0, [0, 2], -1, 3):
+            kw = {} if axis is None else {"axis": axis}
+            yield Case("squeeze", [(shape, F32)], kw)
+        for axis in (0, -1, [0, 4], 4, [1, 1]):
+            yield Case("expand_dims", [(shape, F32)], {"axis": axis})
+        yield Case("flatten", [(shape, F32)], {})
+        for indices in (2, [1, 2], 3):
+            for axis in (0, 1, -1, 3):
+                yield Case("split", [(shape, F32)], {"axis": axis}, args=[indices])
+    pairs: list[Any] = [((2, 3), (2, 5)), (("n", 3), ("m", 3)), ((2, 3), 2), ((2, 3), (3, 3)),
+                        ((2, 3), (2, 3, 1)), (None, (2, 3))]  # fmt: skip
+    for (a, b), axis in itertools.product(pairs, (0, 1, -1, 2)):
+        yield Case("concat", [(a, F32), (b, F32)], {"axis": axis}, packed=True)
+
+
 SWEEP = {
     "conv": _conv_cases,
     "pool": _pool_cases,
@@ -274,6 +293,7 @@ SWEEP = {
     "broadcast": _broadcast_cases,
     "matmul": _matmul_cases,
     "transpose": _transpose_cases,
+    "manipulate": _manipulate_cases,
 }
 
 
@@ -306,7 +326,8 @@ def _literal(value: Any) -> str:
 
 
 def _call_text(case: Case, names: list[str]) -> str:
-    parts = [*names, *(_literal(a) for a in case.args)]
+    tensors = [f"({', '.join(names)})"] if case.packed else names
+    parts = [*tensors, *(_literal(a) for a in case.args)]
     parts += [f"{k}={_literal(v)}" for k, v in case.kwargs.items()]
     return f"R.{case.op}({', '.join(parts)})"
 
@@ -324,7 +345,8 @@ def _record_case(case: Case) -> dict[str, Any]:
     bb = relax.BlockBuilder()
     try:
         with bb.function("main", params):
-            lv = bb.emit(fn(*params, *case.args, **case.kwargs))
+            tensors = [relax.Tuple(params)] if case.packed else params
+            lv = bb.emit(fn(*tensors, *case.args, **case.kwargs))
             bb.emit_func_output(lv)
         text = bb.get().script()
         out["tvm"] = _annotation(text)

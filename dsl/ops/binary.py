@@ -146,14 +146,14 @@ def _agree(a: str, b: str) -> bool:
     return a == b or ("void" not in (a, b) and "bool" in (a, b))
 
 
-_BINARY_OPS = frozenset(f"relax.{name}" for name in ARITH_BINARY + COMPARE_BINARY)
+_ARITH_OPS = frozenset(f"relax.{name}" for name in ARITH_BINARY)
 
 
 def dtype_conflict(call: relax.Call) -> str | None:
-    """The error for a binary operator on two different known dtypes (`R.equal` of
-    an int64 and an int32 scalar), None when the call is no such thing."""
-    if not (isinstance(call.op, relax.Op) and call.op.name in _BINARY_OPS) or len(call.args) != 2:
-        return None
+    """The error for an arithmetic binary operator on two different known dtypes
+    (`R.add` of an int64 and an int32 scalar), None when the call is no such thing."""
+    if not (isinstance(call.op, relax.Op) and call.op.name in _ARITH_OPS) or len(call.args) != 2:
+        return None  # a comparison is bool, its kernel compares the promoted operands
     a, b = (getattr(sinfo_of(arg), "dtype", "void") for arg in call.args)
     if a == "void" or b == "void" or a == b:
         return None

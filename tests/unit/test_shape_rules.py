@@ -192,6 +192,24 @@ def test_matmul_with_undecided_batch_dims_keeps_the_rank_only():
 
 
 def test_permute_dims_with_axes_needs_a_known_rank():
-    params = "x: R.Tensor(dtype=\"float32\")"
+    params = 'x: R.Tensor(dtype="float32")'
     assert "known rank" in refused(params, "R.permute_dims(x, axes=[1, 0])")
     assert infer(params, "R.permute_dims(x)") == 'R.Tensor(dtype="float32")'
+
+
+def test_comparison_of_two_dtypes_compares_the_promoted_operands():
+    import numpy as np
+
+    from tvmlite import build
+
+    params = f"x: {t('(2, 3)')}, m: {t('(3,)', 'bool')}, h: {t('(2, 3)', 'float16')}"
+    text = source(params, "R.greater(m, x)").replace(
+        "    return lv", "    lv2 = R.less_equal(x, h)\n    return (lv, lv2)"
+    )
+    ex = build(parse(text), target="llvm")
+    x = np.array([[-1.0, 0.5, 2.0], [0.0, 1.0, 0.25]], "float32")
+    m = np.array([True, False, True])
+    h = (x + np.float32(0.1)).astype("float16")
+    gt, le = ex["main"](x, m, h)
+    np.testing.assert_array_equal(gt, m.astype("float32") > x)
+    np.testing.assert_array_equal(le, x <= h.astype("float32"))
