@@ -157,11 +157,14 @@ class Op(Expr):
 
 @dataclass(frozen=True, slots=True)
 class ExternFunc(Expr):
-    """`R.ExternFunc("symbol")`, or the symbol string of a packed call."""
+    """`R.ExternFunc("symbol")`, or the symbol string of a packed call. `struct_info`:
+    the function type a module-level extern declares (`R.ExternFunc("f", R.Callable(...))`);
+    None is TVM's default, an impure callable of any arguments returning an object."""
 
     global_symbol: str
     span: Span | None = SPAN
     comments: Comments | None = COMMENTS
+    struct_info: StructInfo | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)

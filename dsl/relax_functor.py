@@ -135,7 +135,8 @@ class ExprVisitor(RelaxFunctor):
         pass
 
     def visit_ExternFunc(self, e: relax.ExternFunc) -> None:
-        pass
+        if e.struct_info is not None:  # a typed module-level extern
+            self.visit_struct_info(e.struct_info)
 
     def visit_Constant(self, e: relax.Constant) -> None:
         if e.struct_info is not None:  # a distributed constant's placement

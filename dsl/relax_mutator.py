@@ -147,7 +147,10 @@ class ExprMutator(RelaxFunctor):
         return e
 
     def visit_ExternFunc(self, e: relax.ExternFunc) -> relax.Expr:
-        return e
+        if e.struct_info is None:
+            return e
+        sinfo = self.visit_struct_info(e.struct_info)  # a typed module-level extern
+        return e if sinfo is e.struct_info else replace(e, struct_info=sinfo)
 
     def visit_Constant(self, e: relax.Constant) -> relax.Expr:
         if e.struct_info is None:

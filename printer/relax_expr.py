@@ -228,7 +228,9 @@ class RelaxExprPrinter:
         return f"cls.{name}"
 
     def _extern_func(self, e: relax.ExternFunc) -> str:
-        return f"R.ExternFunc({string_text(e.global_symbol)})"
+        if e.struct_info is None:
+            return f"R.ExternFunc({string_text(e.global_symbol)})"
+        return f"R.ExternFunc({string_text(e.global_symbol)}, {self.sinfo(e.struct_info)})"
 
     def _op(self, e: relax.Op) -> str:
         return f"I.Op({string_text(e.name)})"

@@ -344,6 +344,12 @@ class ExprPrinter:
             buffer = e.args[0].buffer  # a view's `V.data` (dsl/parse/tir/expr.py: data_of)
             source = ".source" if self.bare_scalar(buffer) else ""
             return f"{self.buffer_name(buffer)}{source}.data", ATOM
+        if e.op == "cuda.func_call" and e.args:  # the source last, printed as a keyword
+            args = [self.call_arg(a) for a in e.args[:-1]]
+            args.append(f"source_code={self.call_arg(e.args[-1])}")
+            if e.dtype != "void":
+                args.append(f"return_type={self.result_type(e)}")
+            return f"T.cuda.func_call({', '.join(args)})", ATOM
         args = [self.call_arg(a) for a in e.args]
         args += [f"{key}={self.value_text(value)}" for key, value in e.kwargs]
         if e.op.startswith(tir.GLOBAL_CALL):  # a module function, `Module.f(...)`

@@ -85,9 +85,10 @@ def unroll_keyword(annotations: tuple[tuple[str, object], ...]) -> str | None:
 
 def default_offset(buffer: tir.Buffer) -> bool:
     """An offset TVM leaves out: a zero of the index dtype of the buffer's shape (a
-    `T.int64(0)` offset of an int32-shaped buffer is printed)."""
+    `T.int64(0)` offset of an int32-shaped buffer is printed); a 0-d buffer's index
+    dtype is TVM's default, int64."""
     offset = buffer.elem_offset
-    index = buffer.shape[0].dtype if buffer.shape else "int32"
+    index = buffer.shape[0].dtype if buffer.shape else "int64"
     return isinstance(offset, tir.IntImm) and offset.value == 0 and offset.dtype == index
 
 

@@ -102,6 +102,8 @@ PREFERRED = {
     "T.ptx.st_bulk": 'A.data, n, "", "", ""',  # the printed form: modifier slots as strings
     "T.ptx.clusterlaunchcontrol": 'u, u, "try_cancel", "async", "shared::cta", '
     '"mbarrier::complete_tx::bytes", "", "b128", ""',
+    "T.cuda.func_call": '"f", n, source_code="__device__ int f(int n) {\\n  return n;\\n}\\n", '
+    'return_type="int32"',
 }  # fmt: skip
 # Names TVM takes only as an operand of another call: the whole statement sampled.
 STATEMENTS = {

@@ -225,7 +225,19 @@ def render(tvm: dict[str, dict[str, list[str]]]) -> str:
     )
     rule = "|---|---:|---:|---:|---:|---:|"
     total = "| **all** | " + " | ".join(f"**{c}**" for c in totals) + " |"
-    return _INTRO + "\n".join([head, rule, *rows, total]) + "\n" + "".join(sections)
+    table = "\n".join([head, rule, *rows, total])
+    return _INTRO + table + "\n" + "".join(sections) + _kept_tail()
+
+
+# The page's last section (written by hand from tools/tvm_shape_rules.py's figures)
+# is kept as it is when the page is rendered.
+SHAPE_RULES = "\n## Shape rules as TVM states them\n"
+
+
+def _kept_tail() -> str:
+    text = PAGE.read_text() if PAGE.exists() else ""
+    at = text.find(SHAPE_RULES)
+    return text[at:] if at >= 0 else ""
 
 
 def _section(

@@ -286,9 +286,19 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.array_equal(got, want))
 
 
-def _flat(value: Any) -> list[Any]:
+def _flat(value: Any, sinfo: Any) -> list[Any]:
+    """The leaves of a Relax result as `record` flattens TVM's (depth first), read by
+    the function's return struct info: tvmlite returns a shape as a tuple of ints,
+    which is one leaf (TVM's `ShapeTuple`), not one per dim."""
+    from tvmlite.dsl import relax
+
+    if isinstance(sinfo, relax.ShapeStructInfo) and isinstance(value, tuple):
+        return [np.array(value, "int64")]
     if isinstance(value, list | tuple):
-        return [leaf for item in value for leaf in _flat(item)]
+        fields = sinfo.fields if isinstance(sinfo, relax.TupleStructInfo) else ()
+        if len(fields) != len(value):
+            fields = (None,) * len(value)
+        return [leaf for item, f in zip(value, fields, strict=True) for leaf in _flat(item, f)]
     return [value]
 
 
@@ -312,7 +322,7 @@ def _check_one(tvmlite: Any, corpus: Path, case: dict[str, Any]) -> str | None:
         got = (
             [a for a in args if isinstance(a, np.ndarray)]
             if call["kind"] == "prim"
-            else _flat(result)
+            else _flat(result, getattr(mod[fname], "ret_struct_info", None))
         )
         if len(got) != call["outs"]:
             return f"{fname}: {len(got)} outputs, TVM has {call['outs']}"

@@ -136,23 +136,32 @@ def _binary(ctx: InferCtx, compare: bool) -> relax.StructInfo:
         dtype = left.dtype if left.dtype == right.dtype else "void"
         return relax.PrimStructInfo("bool" if compare else dtype)
     a, b = ctx.as_tensor(left, "x1", True), ctx.as_tensor(right, "x2", True)
-    dtype = "bool" if compare else (a.dtype if a.dtype == b.dtype else "void")
+    dtype = "bool" if compare else (a.dtype if _agree(a.dtype, b.dtype) else "void")
     return broadcast_result(ctx, [a, b], dtype)
 
 
-_BINARY_OPS = frozenset(f"relax.{name}" for name in ARITH_BINARY + COMPARE_BINARY)
+def _agree(a: str, b: str) -> bool:
+    """Whether TVM gives a two-operand arithmetic result the first operand's dtype: the
+    same dtypes, or a known one against bool (`x + mask`)."""
+    return a == b or ("void" not in (a, b) and "bool" in (a, b))
+
+
+_ARITH_OPS = frozenset(f"relax.{name}" for name in ARITH_BINARY)
 
 
 def dtype_conflict(call: relax.Call) -> str | None:
-    """The error for a binary operator on two different known dtypes (`R.equal` of
-    an int64 and an int32 scalar), None when the call is no such thing."""
-    if not (isinstance(call.op, relax.Op) and call.op.name in _BINARY_OPS) or len(call.args) != 2:
-        return None
+    """The error for an arithmetic binary operator on two different known dtypes
+    (`R.add` of an int64 and an int32 scalar), None when the call is no such thing."""
+    if not (isinstance(call.op, relax.Op) and call.op.name in _ARITH_OPS) or len(call.args) != 2:
+        return None  # a comparison is bool, its kernel compares the promoted operands
     a, b = (getattr(sinfo_of(arg), "dtype", "void") for arg in call.args)
     if a == "void" or b == "void" or a == b:
         return None
     name = call.op.name.replace("relax.", "R.")
-    return f"{name}: operands must have the same dtype, got {a} and {b}"
+    message = f"{name}: operands must have the same dtype, got {a} and {b}"
+    if _agree(a, b):  # TVM types it, but its kernel computes in the promoted dtype
+        message += f" (TVM types the result {a} but computes it in the wider dtype: cast first)"
+    return message
 
 
 def infer_arith_binary(ctx: InferCtx) -> relax.StructInfo:

@@ -194,6 +194,16 @@ class InferCtx:
             self.fail(f"{what} {list(axes)} repeats an axis")
         return out
 
+    def arith_dtype(self, a: str, b: str) -> str:
+        """TVM's dtype of a two-operand arithmetic result (matmul, convolutions): unknown
+        when an operand's is; two known dtypes must agree, unless one is bool (the first
+        operand's then wins)."""
+        if a == "void" or b == "void":
+            return "void"
+        if a != b and "bool" not in (a, b):
+            self.fail(f"operands must have the same dtype, got {a} and {b}")
+        return a
+
     def same_dtype(self, a: str, b: str, what: str = "operands") -> str:
         """The common dtype of two operands; unknown (`void`) yields to the other."""
         if a != "void" and b != "void" and a != b:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
-from tvmlite.dsl.ops.nn_conv import layout_positions
+from tvmlite.dsl.ops.data_layout import check_layout, check_rank, from_plain, to_plain
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, OpDef, define, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 
@@ -45,20 +45,18 @@ def build_resize3d(ctx: BuildCtx) -> None:
 def _resize(ctx: InferCtx, spatial: str) -> relax.StructInfo:
     data = ctx.tensor(0)
     dtype = ctx.attr("out_dtype") or data.dtype
-    pos = layout_positions(ctx.attr("layout"), "NC" + spatial)  # NCHW16c too
-    rank = len(pos) if pos is not None else len(spatial) + 2
-    if ndim_of(data) not in (-1, rank):
-        ctx.fail(f"data must have rank {rank}, got {ndim_of(data)}")
+    plain = "NC" + spatial
+    layout = check_layout(ctx, ctx.attr("layout"), plain, "data")
+    if ctx.shape_ndim(1) not in (-1, len(spatial)):
+        ctx.fail(f"size must have {len(spatial)} entries, got {ctx.shape_ndim(1)}")
+    check_rank(ctx, layout, ndim_of(data), "data")
     size = ctx.shape_arg(1)
     shape = known_shape(data)
-    if size is not None and len(size) != len(spatial):
-        ctx.fail(f"size must have {len(spatial)} entries, got {len(size)}")
-    if shape is None or size is None or pos is None:
-        return tensor_sinfo(None, dtype, rank)
-    out = list(shape)
-    for letter, value in zip(spatial, size, strict=True):
-        out[pos[letter]] = value
-    return tensor_sinfo(tuple(out), dtype)
+    if shape is None or size is None:
+        return tensor_sinfo(None, dtype, layout.ndim)
+    dims = to_plain(ctx, layout, shape, plain)
+    dims.update(zip(spatial, size, strict=True))
+    return tensor_sinfo(from_plain(layout, dims), dtype)
 
 
 def infer_resize2d(ctx: InferCtx) -> relax.StructInfo:

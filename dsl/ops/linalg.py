@@ -11,33 +11,30 @@ from tvmlite.dsl.ops.registry import ArgDef, AttrDef, define
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 
-def _out_dtype(ctx: InferCtx, a: str, b: str) -> str:
-    dtype = ctx.attr("out_dtype")
-    if a != "void" and b != "void" and a != b:
-        ctx.fail(f"operands must have the same dtype, got {a} and {b}")
-    return dtype or (a if a != "void" else b)
-
-
 @define("relax.matmul", ("x1", "x2"), (AttrDef("out_dtype", None, "dtype?"),), K.kOutEWiseFusable)
 def infer_matmul(ctx: InferCtx) -> relax.StructInfo:
+    """NumPy's rule as TVM applies it: a 1-d operand gains an axis that the result
+    drops, batch dims broadcast; when they cannot be decided only the rank is known
+    (and the reduction lengths are not compared)."""
     a, b = ctx.tensor(0), ctx.tensor(1)
-    dtype = _out_dtype(ctx, a.dtype, b.dtype)
+    out_dtype = ctx.attr("out_dtype")
+    dtype = out_dtype if out_dtype is not None else ctx.arith_dtype(a.dtype, b.dtype)
     na, nb = ndim_of(a), ndim_of(b)
-    if na == 0 or nb == 0:
-        ctx.fail("operands must have rank at least 1")
     if na < 0 or nb < 0:
         return tensor_sinfo(None, dtype, -1)
+    if na == 0 or nb == 0:
+        ctx.fail("operands must have rank at least 1")
     out_ndim = max(na, nb, 2) - (na == 1) - (nb == 1)
     sa_, sb = known_shape(a), known_shape(b)
     if sa_ is None or sb is None:
         return tensor_sinfo(None, dtype, out_ndim)
     lhs = (sa.const(1),) + sa_ if na == 1 else sa_
     rhs = sb + (sa.const(1),) if nb == 1 else sb
-    if sa.differ(lhs[-1], rhs[-2]):
-        ctx.fail(f"inner dimensions differ: {sa.show(lhs[-1])} vs {sa.show(rhs[-2])}")
     batch = broadcast_shapes(ctx, [lhs[:-2], rhs[:-2]]) if len(lhs) > 2 or len(rhs) > 2 else ()
     if batch is None:
         return tensor_sinfo(None, dtype, out_ndim)
+    if sa.differ(lhs[-1], rhs[-2]):
+        ctx.fail(f"inner dimensions differ: {sa.show(lhs[-1])} vs {sa.show(rhs[-2])}")
     out = list(batch)
     if na != 1:
         out.append(lhs[-2])

@@ -70,6 +70,8 @@ def infer_reshape(ctx: InferCtx) -> relax.StructInfo:
 def infer_permute_dims(ctx: InferCtx) -> relax.StructInfo:
     data = ctx.tensor(0)
     axes = ctx.attr("axes")
+    if axes is not None and ndim_of(data) < 0:
+        ctx.fail("axes need an input of known rank (TVM requires it)")
     ndim = ndim_of(data) if axes is None else len(axes)
     if ndim_of(data) >= 0 and ndim != ndim_of(data):
         ctx.fail(f"axes {list(axes)} do not match the input rank {ndim_of(data)}")

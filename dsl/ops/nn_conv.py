@@ -1,46 +1,32 @@
 """Convolutions, transposed convolutions and pools (1-d, 2-d, 3-d).
 
-Shapes are computed by layout letter (`N`, `C`, `D`, `H`, `W` for data; `O`,
-`I` and the spatial letters for kernels), so `NHWC`/`HWIO` work like `NCHW`/
-`OIHW`. Pools take tiled layouts (`NCHW16c`: the sub-axis passes through);
-convolutions keep only their rank. An omitted `out_layout`
-becomes the data layout, as TVM's wrappers set it.
+Each rule is TVM's: the data, kernel and output layouts must convert to the plain
+layout the rule is written in (`NCHW` data, `OIHW` kernels, `IOHW` for transposed
+ones; `NHWC`, `HWIO` and packed `NCHW4c`/`OIHW4o` all do), shapes move to that
+layout, the window arithmetic runs there, and the result moves to `out_layout`
+(see `data_layout`). An omitted `out_layout` becomes the data layout, as TVM's
+wrappers set it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from tvmlite.dsl import relax, tir
 from tvmlite.dsl.ops import shape_arith as sa
 from tvmlite.dsl.ops.context import InferCtx, known_shape, ndim_of, tensor_sinfo
+from tvmlite.dsl.ops.data_layout import (
+    DataLayout,
+    check_layout,
+    check_rank,
+    from_plain,
+    to_plain,
+)
 from tvmlite.dsl.ops.registry import ArgDef, AttrDef, BuildCtx, InferFn, OpDef, register
 from tvmlite.dsl.ops.registry import OpPatternKind as K
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 DATA_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
-
-
-def layout_axes(layout: str) -> list[str] | None:
-    """`"NCHW16c"` -> `["N", "C", "H", "W", "16c"]`: the primal axes (upper case)
-    and the sub-axes split off them (a factor and the primal letter in lower case);
-    None for anything else."""
-    axes = re.findall(r"[A-Z]|[1-9][0-9]*[a-z]", layout)
-    if "".join(axes) != layout or any(a[-1].upper() not in axes for a in axes if a[-1].islower()):
-        return None
-    return axes if len(set(axes)) == len(axes) else None
-
-
-def layout_positions(layout: str, letters: str) -> dict[str, int] | None:
-    """Axis -> position in a layout whose primal axes are exactly `letters`, sub-axes
-    of non-spatial axes (`16c`) included; None otherwise."""
-    axes = layout_axes(layout)
-    if axes is None or sorted(a for a in axes if a.isupper()) != sorted(letters):
-        return None
-    if any(a[-1].upper() in "DHW" for a in axes if a[-1].islower()):
-        return None  # a split spatial axis: windows over it are not computed here
-    return {a: i for i, a in enumerate(axes)}
 
 
 def build_out_layout(ctx: BuildCtx) -> None:
@@ -50,109 +36,136 @@ def build_out_layout(ctx: BuildCtx) -> None:
 
 
 def _window(
-    ctx: InferCtx, size: tir.PrimExpr, kernel: tir.PrimExpr, i: int, n: int, ceil_mode: bool = False
+    ctx: InferCtx, size: tir.PrimExpr, kernel: tir.PrimExpr, i: int, n: int
 ) -> tir.PrimExpr:
-    """Output length of a strided, dilated, padded window over `size`."""
+    """Output length of a strided, dilated, padded window over `size` (TVM lets a
+    window longer than the data give a length below 1; a build refuses it)."""
     stride, dilation = ctx.attr("strides")[i], ctx.attr("dilation")[i]
     padding = ctx.attr("padding")
     extent = sa.add(sa.mul(sa.const(dilation), sa.sub(kernel, sa.const(1))), sa.const(1))
     span = sa.sub(sa.add(size, sa.const(padding[i] + padding[i + n])), extent)
-    if ceil_mode:
-        span = sa.add(span, sa.const(stride - 1))
-    out = sa.add(sa.floordiv(span, sa.const(stride)), sa.const(1))
-    if sa.as_int(out) is not None and sa.as_int(out) <= 0:  # type: ignore[operator]
-        ctx.fail(f"the window does not fit: output size {sa.as_int(out)} on spatial dim {i}")
-    return out
+    return sa.add(sa.floordiv(span, sa.const(stride)), sa.const(1))
 
 
-def _emit(
-    ctx: InferCtx, dims: dict[str, tir.PrimExpr], data_layout: str, dtype: str, ndim: int
-) -> relax.StructInfo:
-    out_axes = layout_axes(ctx.attr("out_layout") or data_layout)
-    if out_axes is None or sorted(out_axes) != sorted(dims):
-        return tensor_sinfo(None, dtype, ndim)
-    return tensor_sinfo(tuple(dims[a] for a in out_axes), dtype)
+def _ceil_window(ctx: InferCtx, size: tir.PrimExpr, i: int, n: int) -> tir.PrimExpr:
+    """A pool's output length in ceil mode: the last window is dropped when it would
+    start in the right padding, as TVM (and PyTorch) count it."""
+    stride, dilation = ctx.attr("strides")[i], ctx.attr("dilation")[i]
+    padding, kernel = ctx.attr("padding"), ctx.attr("pool_size")[i]
+    span = padding[i] + padding[i + n] - dilation * (kernel - 1) - 1 + stride - 1
+    windows = sa.floordiv(sa.add(size, sa.const(span)), sa.const(stride))  # the last's index
+    raw = sa.add(windows, sa.const(1))
+    start = sa.mul(windows, sa.const(stride))  # where the last window starts
+    limit = sa.add(size, sa.const(padding[i]))
+    # start lies in (size + span - stride, size + span]: decided whatever the size when
+    # span < padding[i] (never past) or span - stride + 1 >= padding[i] (always past)
+    fixed_start, fixed_limit = sa.as_int(start), sa.as_int(limit)
+    if fixed_start is not None and fixed_limit is not None:
+        return windows if fixed_start >= fixed_limit else raw
+    if span < padding[i]:
+        return raw
+    if span - stride + 1 >= padding[i]:
+        return windows
+    past = tir.BinaryOp("ge", start, limit, "bool")
+    return tir.Call("int64", "if_then_else", (past, windows, raw))
+
+
+def _dtype(ctx: InferCtx, data: relax.TensorStructInfo, weight: relax.TensorStructInfo) -> str:
+    out_dtype = ctx.attr("out_dtype")
+    return out_dtype if out_dtype is not None else ctx.arith_dtype(data.dtype, weight.dtype)
 
 
 def _conv(ctx: InferCtx, n: int, transpose: bool) -> relax.StructInfo:
     data, weight = ctx.tensor(0), ctx.tensor(1)
-    out_dtype = ctx.attr("out_dtype")
-    mixed = "void" not in (data.dtype, weight.dtype) and data.dtype != weight.dtype
-    if mixed and out_dtype is None:
-        ctx.fail(f"data and weight must have the same dtype, got {data.dtype} and {weight.dtype}")
-    dtype = out_dtype or (data.dtype if data.dtype != "void" else weight.dtype)
-    for name, t in (("data", data), ("weight", weight)):
-        if ndim_of(t) not in (-1, n + 2):
-            ctx.fail(f"{name} must have rank {n + 2}, got {ndim_of(t)}")
     spatial = SPATIAL[n]
-    dpos = layout_positions(ctx.attr("data_layout"), "NC" + spatial)
-    kpos = layout_positions(ctx.attr("kernel_layout"), "OI" + spatial)
+    plain = "NC" + spatial
+    kernel_plain = ("IO" if transpose else "OI") + spatial
+    dl = check_layout(ctx, ctx.attr("data_layout"), plain, "data")
+    kl = check_layout(ctx, ctx.attr("kernel_layout"), kernel_plain, "kernel")
+    ol = check_layout(ctx, ctx.attr("out_layout") or ctx.attr("data_layout"), plain, "output")
+    check_rank(ctx, dl, ndim_of(data), "data")
+    check_rank(ctx, kl, ndim_of(weight), "weight")
+    dtype = _dtype(ctx, data, weight)
     dshape, kshape = known_shape(data), known_shape(weight)
-    primal = dpos is not None and kpos is not None and len(dpos) == len(kpos) == n + 2
-    if not primal or dshape is None or kshape is None:  # tiled layouts: rank only
-        return tensor_sinfo(None, dtype, n + 2)
+    if dshape is None or kshape is None:
+        return tensor_sinfo(None, dtype, ol.ndim)
+    d = to_plain(ctx, dl, dshape, plain)
+    k = to_plain(ctx, kl, kshape, kernel_plain)
     groups = ctx.attr("groups")
-    channels, k_in, k_out = dshape[dpos["C"]], kshape[kpos["I"]], kshape[kpos["O"]]
     if transpose:
-        ctx.check_dims(channels, k_in, "data channels differ from the weight's input channels")
-        out_channels = sa.mul(k_out, sa.const(groups))
+        ctx.check_dims(d["C"], k["I"], "data channels differ from the weight's input channels")
+        if sa.as_int(k["I"]) is not None and sa.as_int(k["I"]) % groups:  # type: ignore[operator]
+            ctx.fail(
+                f"weight input channels {sa.show(k['I'])} are not divisible by {groups} groups"
+            )
+        out_channels = sa.mul(k["O"], sa.const(groups))
     else:
         ctx.check_dims(
-            channels,
-            sa.mul(k_in, sa.const(groups)),
+            d["C"],
+            sa.mul(k["I"], sa.const(groups)),
             "data channels differ from weight input channels times groups",
         )
-        out_channels = k_out
-    dims = {"N": dshape[dpos["N"]], "C": out_channels}
+        if sa.as_int(k["O"]) is not None and sa.as_int(k["O"]) % groups:  # type: ignore[operator]
+            ctx.fail(f"output channels {sa.show(k['O'])} are not divisible by {groups} groups")
+        out_channels = k["O"]
+    dims = {"N": d["N"], "C": out_channels}
     for i, letter in enumerate(spatial):
-        size, kernel = dshape[dpos[letter]], kshape[kpos[letter]]
+        size, kernel = d[letter], k[letter]
         if transpose:
             stride, dilation = ctx.attr("strides")[i], ctx.attr("dilation")[i]
+            output_padding = ctx.attr("output_padding")[i]
+            if output_padding >= stride:
+                ctx.fail(
+                    f"output_padding {list(ctx.attr('output_padding'))} must be less than "
+                    f"strides {list(ctx.attr('strides'))}"
+                )
             pad = ctx.attr("padding")[i] + ctx.attr("padding")[i + n]
-            out = sa.mul(sa.sub(size, sa.const(1)), sa.const(stride))
-            out = sa.add(out, sa.mul(sa.const(dilation), sa.sub(kernel, sa.const(1))))
-            extra = ctx.attr("output_padding")[i] + 1 - pad
-            dims[letter] = sa.add(out, sa.const(extra))
+            # (size - 1) * stride - pad + dilation * (kernel - 1) + output_padding + 1,
+            # with the constants gathered as TVM's analyzer leaves them (`s * 2 - 1`)
+            extent = sa.mul(sa.const(dilation), sa.sub(kernel, sa.const(1)))
+            out = sa.add(sa.mul(size, sa.const(stride)), extent)
+            dims[letter] = sa.add(out, sa.const(output_padding + 1 - pad - stride))
         else:
             dims[letter] = _window(ctx, size, kernel, i, n)
-    return _emit(ctx, dims, ctx.attr("data_layout"), dtype, n + 2)
+    return tensor_sinfo(from_plain(ol, dims), dtype)
+
+
+def _pool_layouts(ctx: InferCtx, n: int) -> tuple[str, DataLayout, DataLayout]:
+    plain = "NC" + SPATIAL[n]
+    layout = check_layout(ctx, ctx.attr("layout"), plain, "data")
+    out = check_layout(ctx, ctx.attr("out_layout") or ctx.attr("layout"), plain, "output")
+    check_rank(ctx, layout, ndim_of(ctx.tensor(0)), "data")
+    return plain, layout, out
 
 
 def _pool(ctx: InferCtx, n: int) -> relax.StructInfo:
     data = ctx.tensor(0)
-    spatial = SPATIAL[n]
-    pos = layout_positions(ctx.attr("layout"), "NC" + spatial)
-    rank = len(pos) if pos is not None else n + 2
-    if ndim_of(data) not in (-1, rank):
-        ctx.fail(f"data must have rank {rank}, got {ndim_of(data)}")
+    plain, layout, out_layout = _pool_layouts(ctx, n)
     shape = known_shape(data)
-    if pos is None or shape is None:
-        return tensor_sinfo(None, data.dtype, rank)
-    dims = {a: shape[i] for a, i in pos.items()}
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, out_layout.ndim)
+    dims = to_plain(ctx, layout, shape, plain)
     sizes = ctx.attr("pool_size")
-    for i, letter in enumerate(spatial):
-        dims[letter] = _window(
-            ctx, shape[pos[letter]], sa.const(sizes[i]), i, n, bool(ctx.attr("ceil_mode"))
-        )
-    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, rank)
+    for i, letter in enumerate(SPATIAL[n]):
+        if ctx.attr("ceil_mode"):
+            dims[letter] = _ceil_window(ctx, dims[letter], i, n)
+        else:
+            dims[letter] = _window(ctx, dims[letter], sa.const(sizes[i]), i, n)
+    return tensor_sinfo(from_plain(out_layout, dims), data.dtype)
 
 
 def _adaptive_pool(ctx: InferCtx, n: int) -> relax.StructInfo:
     data = ctx.tensor(0)
-    spatial = SPATIAL[n]
-    pos = layout_positions(ctx.attr("layout"), "NC" + spatial)
-    rank = len(pos) if pos is not None else n + 2
+    plain, layout, out_layout = _pool_layouts(ctx, n)
     shape = known_shape(data)
-    if pos is None or shape is None:
-        return tensor_sinfo(None, data.dtype, rank)
-    if len(shape) != rank:
-        ctx.fail(f"data must have rank {rank}, got {len(shape)}")
+    if shape is None:
+        return tensor_sinfo(None, data.dtype, out_layout.ndim)
+    dims = to_plain(ctx, layout, shape, plain)
     sizes = ctx.attr("output_size")
-    dims = {a: shape[i] for a, i in pos.items()}
     if sizes is not None:
-        for i, letter in enumerate(spatial):
+        for i, letter in enumerate(SPATIAL[n]):
             dims[letter] = sa.const(sizes[i])
-    return _emit(ctx, dims, ctx.attr("layout"), data.dtype, rank)
+    return tensor_sinfo(from_plain(out_layout, dims), data.dtype)
 
 
 def _conv_attrs(n: int, transpose: bool) -> tuple[AttrDef, ...]:

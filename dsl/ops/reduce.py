@@ -20,17 +20,26 @@ STAT_ATTRS = (AttrDef("axis", None, "ints?"), AttrDef("keepdims", False, "bool")
 def reduce_result(
     ctx: InferCtx, data: relax.TensorStructInfo, axes: tuple[int, ...] | None, dtype: str
 ) -> relax.TensorStructInfo:
-    """Shape after reducing `axes` (None = all) of `data`, honouring `keepdims`."""
+    """Shape after reducing `axes` (None = all) of `data`, honouring `keepdims`. As in
+    TVM, reducing every axis of a tensor of known rank gives a known shape (all ones,
+    or 0-d) even when the input's dims are unknown."""
     keepdims = bool(ctx.attr("keepdims"))
     ndim = ndim_of(data)
-    if ndim < 0:
-        if axes is None and not keepdims:
-            return tensor_sinfo((), dtype)
-        return tensor_sinfo(None, dtype, -1)
-    reduced = set(range(ndim)) if axes is None else set(ctx.axes(axes, ndim))
+    reduced = set(range(max(ndim, 0))) if axes is None else None
+    if axes is not None and ndim >= 0:
+        reduced = set(ctx.axes(axes, ndim))
+    if keepdims:
+        out_ndim = ndim
+    elif axes is None:
+        out_ndim = 0
+    else:
+        out_ndim = -1 if reduced is None else ndim - len(reduced)
     shape = known_shape(data)
     if shape is None:
-        return tensor_sinfo(None, dtype, ndim if keepdims else ndim - len(reduced))
+        if axes is None and keepdims and out_ndim >= 0:
+            return tensor_sinfo((sa.const(1),) * out_ndim, dtype)
+        return tensor_sinfo(() if out_ndim == 0 else None, dtype, out_ndim)
+    assert reduced is not None
     out = []
     for i, dim in enumerate(shape):
         if i not in reduced:
@@ -50,10 +59,17 @@ for _name in STATISTICAL:
 
 
 def infer_median(ctx: InferCtx) -> relax.StructInfo:
+    """Values and their int64 indices when one axis is reduced, the values alone when
+    all or several are; TVM's rule also pairs them whenever the input's dims are
+    unknown and the result's shape is too."""
     data = ctx.tensor(0)
     axes = ctx.attr("axis")
     values = reduce_result(ctx, data, axes, data.dtype)
-    if axes is None:
+    if known_shape(data) is None:
+        alone = values.shape is not None
+    else:
+        alone = axes is None or len(axes) > 1
+    if alone:
         return values
     indices = relax.TensorStructInfo(values.shape, "int64", values.ndim)
     return relax.TupleStructInfo((values, indices))
@@ -82,7 +98,9 @@ for _name in ("argmax", "argmin"):
 
 def infer_scan(ctx: InferCtx) -> relax.StructInfo:
     """A scan keeps its input's dtype, but bools accumulate in int64, as in PyTorch
-    and NumPy (a running count: TVM infers bool, which no scan can accumulate in)."""
+    and NumPy (a running count: TVM infers bool, which no scan can accumulate in).
+    Without an axis the input is flattened: its size is the product of its dims in
+    order, as TVM multiplies them."""
     data = ctx.tensor(0)
     dtype = ctx.attr("dtype") or ("int64" if data.dtype == "bool" else data.dtype)
     axis = ctx.attr("axis")
@@ -94,7 +112,7 @@ def infer_scan(ctx: InferCtx) -> relax.StructInfo:
     shape = known_shape(data)
     if shape is None:
         return tensor_sinfo(None, dtype, 1)
-    return tensor_sinfo((sa.product(shape),), dtype)
+    return tensor_sinfo((sa.ordered_product(shape),), dtype)
 
 
 SCAN_ATTRS = (

@@ -137,6 +137,22 @@ def product(dims: tuple[tir.PrimExpr, ...] | list[tir.PrimExpr]) -> tir.PrimExpr
     return out
 
 
+def ordered_product(dims: tuple[tir.PrimExpr, ...] | list[tir.PrimExpr]) -> tir.PrimExpr:
+    """The product of `dims` multiplied left to right, as TVM's `*=` builds it: constants
+    fold with their neighbours, a 1 drops, nothing is reordered (`n * 3 * m`)."""
+    out: tir.PrimExpr = const(1)
+    for d in dims:
+        d = to_index(d)
+        va, vb = as_int(out), as_int(d)
+        if va is not None and vb is not None:
+            out = const(va * vb)
+        elif va == 1:
+            out = d
+        elif vb != 1:
+            out = _binary("mul", out, d)
+    return out
+
+
 def _offset(x: tir.PrimExpr, c: int) -> tir.PrimExpr:
     """`x + c`, merging into an existing constant offset (`(n + 2) - 3` -> `n - 1`)."""
     if c == 0:
@@ -189,11 +205,23 @@ def floordiv(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
         coef, factors = _product_parts(a)
         if factors and coef % vb == 0:
             return _build_product(coef // vb, factors)
+        offset = _constant_offset(a)
+        if offset is not None and offset[1] % vb == 0:  # `(n - 2) // 2` -> `n // 2 - 1`
+            return _offset(floordiv(offset[0], b), offset[1] // vb)
     if vb is None:  # `n * 6 // n` -> 6, as TVM's analyzer cancels (a reshape's -1)
         quotient = _cancel(a, b)
         if quotient is not None:
             return quotient
     return _binary("floordiv", a, b)
+
+
+def _constant_offset(expr: tir.PrimExpr) -> tuple[tir.PrimExpr, int] | None:
+    """(x, c) of `x + c` or `x - c` with a constant c, else None."""
+    if isinstance(expr, tir.BinaryOp) and expr.kind in ("add", "sub"):
+        c = as_int(expr.b)
+        if c is not None:
+            return expr.a, c if expr.kind == "add" else -c
+    return None
 
 
 def _cancel(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr | None:
@@ -225,6 +253,10 @@ def ceildiv(a: tir.PrimExpr, b: tir.PrimExpr) -> tir.PrimExpr:
     vb = as_int(to_index(b))
     if vb == 1:
         return to_index(a)
+    if vb is not None and vb > 0:  # `(c * 4) // 4` rounded up is exact: c
+        coef, factors = _product_parts(to_index(a))
+        if factors and coef % vb == 0:
+            return _build_product(coef // vb, factors)
     return floordiv(add(a, sub(b, const(1))), b)
 
 

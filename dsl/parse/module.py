@@ -39,7 +39,7 @@ from tvmlite.dsl.metadata import (
 from tvmlite.dsl.module import IRModule, RawCall
 from tvmlite.dsl.parse.relax.expr import metadata_reference
 from tvmlite.dsl.parse.relax.func import RelaxFunctionParser
-from tvmlite.dsl.parse.relax.sinfo import RelaxContext, bool_literal, literal_value
+from tvmlite.dsl.parse.relax.sinfo import RelaxContext, SinfoParser, bool_literal, literal_value
 from tvmlite.dsl.parse.scope import MAX_NESTING, bind_call
 from tvmlite.dsl.parse.tir.func import parse_prim_func
 from tvmlite.dsl.verify.relax import STRUCTURAL, WELL_FORMED, verify_module
@@ -572,15 +572,21 @@ class _ModuleParser:
             raise self.ctx.error(
                 'the only assignment in a module class is name = R.ExternFunc("symbol")', stmt
             )
-        args = bind_call(self.ctx, value, "R.ExternFunc", ("global_symbol",), required=1)
+        args = bind_call(
+            self.ctx, value, "R.ExternFunc", ("global_symbol", "struct_info"), required=1
+        )
         sym = args["global_symbol"]
         if not isinstance(sym, syntax.Constant) or not isinstance(sym.value, str):
             raise self.ctx.error("R.ExternFunc takes a string literal", sym)
+        typed = args.get("struct_info")
+        sinfo = SinfoParser(self.ctx).sinfo(typed) if typed is not None else None
+        if sinfo is not None and not isinstance(sinfo, relax.FuncStructInfo):
+            raise self.ctx.error("the type of an R.ExternFunc is an R.Callable", typed)
         if name in tables.externs or name in self.ctx.global_names:
             return name  # reported as a duplicate by the caller
-        tables.externs[name] = relax.ExternFunc(sym.value, value.span, stmt.comments)
+        tables.externs[name] = relax.ExternFunc(sym.value, value.span, stmt.comments, sinfo)
         self.ctx.global_names[name] = "extern"
-        self.ctx.signatures[name] = _OPAQUE
+        self.ctx.signatures[name] = sinfo or _OPAQUE
         return name
 
     def module_call(self, stmt: syntax.ExprStmt, tables: _ModuleTables) -> None:

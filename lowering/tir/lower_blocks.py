@@ -5,7 +5,8 @@ its predicate (`T.where`), runs `T.init()` once before the loops when every loop
 from one down to the block only drives reduction iter vars and their first
 iteration is the reductions' start (the form legalization and most schedules
 make: a reduction over an empty range, `R.sum` over an axis of extent 0, still
-writes its init value), else when every reduction iter var is at the start of
+writes its init value; a loop whose extent varies with an enclosing loop runs it only
+when its range is not empty, as TVM does), else when every reduction iter var is at the start of
 its domain (TVM's LowerInitBlock), turns `alloc_buffers` into flat
 `AllocBuffer` statements and replaces each `match_buffer` by a strided view of its
 source region. `reads`/`writes` are dropped: codegen does not need them, and the
@@ -50,10 +51,13 @@ class _BlockLowerer(StmtExprMutator):
     def __init__(self) -> None:
         super().__init__()
         self.hoisted: set[int] = set()  # blocks whose init runs before their loops
+        self.inner: set[tir.Var] = set()  # loop and block vars bound around the node
 
     def visit_For(self, s: tir.For) -> tir.Stmt:
         init = self._hoisted_init(s)
+        self.inner.add(s.loop_var)
         loop = super().visit_For(s)
+        self.inner.discard(s.loop_var)
         return loop if init is None else tir.seq([init, loop])
 
     def _hoisted_init(self, s: tir.For) -> tir.Stmt | None:
@@ -62,9 +66,12 @@ class _BlockLowerer(StmtExprMutator):
         point does not depend on them), their first iteration puts every reduction
         var at its start, and the block is all that is inside."""
         start: dict[tir.Var, tir.PrimExpr] = {}  # each loop var at its first iteration
+        varying: list[tir.PrimExpr] = []  # extents that change with an enclosing loop
         node: tir.Stmt = s
         while isinstance(node, tir.For):
             start[node.loop_var] = node.min
+            if uses(node.extent, self.inner | set(start)):
+                varying.append(node.extent)
             node = node.body
         loop_vars = set(start)
         if not isinstance(node, tir.BlockRealize):
@@ -93,6 +100,16 @@ class _BlockLowerer(StmtExprMutator):
         self.hoisted.add(id(block))
         init = self.visit_stmt(block.init)
         predicate = self.visit_expr(node.predicate)
+        # TVM runs the init on the loops' first iteration: where an extent varies with
+        # an enclosing loop (`for rv in range(v_i1)`), an empty range runs none
+        guard = _and(
+            [
+                tir.BinaryOp("gt", e, tir.IntImm(e.dtype, 0), "bool")
+                for e in map(self.visit_expr, varying)
+            ]
+        )
+        if guard is not None:
+            predicate = guard if _is_true(predicate) else _and([guard, predicate])
         if not _is_true(predicate):
             init = tir.IfThenElse(predicate, init)
         for var, value in reversed(spatial):
@@ -106,7 +123,10 @@ class _BlockLowerer(StmtExprMutator):
             lets.append((iv.var, _cast(self.visit_expr(value), iv.var.dtype)))
         for match in block.match_buffers:
             lets.extend(self._match(match))
+        own = {iv.var for iv in block.iter_vars} - self.inner
+        self.inner |= own
         body = self.visit_stmt(block.body)
+        self.inner -= own
         if block.init is not None and id(block) not in self.hoisted:
             init = self.visit_stmt(block.init)
             cond = _and(

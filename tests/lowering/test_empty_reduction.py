@@ -83,3 +83,34 @@ def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
 """
     with pytest.raises(tvmlite.TVMLiteError, match="LegalizeOps takes an IRModule, got Function"):
         LegalizeOps()(tvmlite.parse(src))
+
+
+def test_range_varying_with_an_outer_loop_runs_no_init_when_empty() -> None:
+    # the reduction's range is [0, i): TVM runs the init on its first iteration, so
+    # row 0 (an empty range) keeps what the output held
+    src = """# from tvm.script import tirx as T
+
+@T.prim_func(s_tir=True)
+def main(x: T.Buffer((4, 4), "float32"), out: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.sblock("row"):
+            v_i = T.axis.spatial(4, i)
+            T.reads(x[v_i, 0:v_i])
+            T.writes(out[v_i])
+            for k in range(v_i):
+                with T.sblock("sum"):
+                    v_r = T.axis.spatial(4, v_i)
+                    v_k = T.axis.reduce(v_i, k)
+                    T.reads(x[v_r, v_k])
+                    T.writes(out[v_r])
+                    with T.init():
+                        out[v_r] = T.float32(0.0)
+                    out[v_r] = out[v_r] + x[v_r, v_k]
+"""
+    func = tvmlite.parse(src)
+    ex = compile_prim_funcs({"main": func})
+    x = np.arange(16, dtype="float32").reshape(4, 4)
+    out = np.full(4, 7.0, "float32")
+    ex["main"](x, out)
+    want = [7.0] + [x[i, :i].sum() for i in range(1, 4)]
+    np.testing.assert_array_equal(out, np.array(want, "float32"))

@@ -17,7 +17,6 @@ from tvmlite.diagnostics import Span, TVMLiteError, did_you_mean
 from tvmlite.dsl import ops, relax, tir
 from tvmlite.dsl.metadata import missing_table_message
 from tvmlite.dsl.module import TVM027
-from tvmlite.dsl.ops.binary import COMPARE_BINARY
 from tvmlite.dsl.ops.call import unknown_operator
 from tvmlite.dsl.parse.relax.calls import SPECIAL_CALLS, RelaxCallParser
 from tvmlite.dsl.parse.relax.sinfo import (
@@ -65,7 +64,6 @@ _BINARY_OPS = {
     "**": "relax.power",
     "@": "relax.matmul",
 }
-_COMPARE_OPS = frozenset(f"relax.{name}" for name in COMPARE_BINARY)
 UNSUPPORTED_CALLS = (
     "R.emit_with_sinfo",
     "R.emit_with_type",
@@ -429,9 +427,10 @@ class RelaxExprParser:
         call = ops.make_call(op_name, args, kwargs, span=node.span)
         sinfo = ops.infer_struct_info(call, node.span)
         conflict = ops.dtype_conflict(call)
-        if conflict is not None and node is not self.annotated and op_name not in _COMPARE_OPS:
+        untyped = getattr(sinfo, "dtype", None) == "void"
+        if conflict is not None and untyped and node is not self.annotated:
             # TVM's parser infers no dtype for it; an annotation states it, and the
-            # build refuses the operands (a comparison is bool either way)
+            # build refuses the operands (a comparison is bool, `x + mask` x's dtype)
             raise self.ctx.error(conflict, node)
         return self.typed(call, sinfo)
 

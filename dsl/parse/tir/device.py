@@ -194,6 +194,7 @@ _RESULT = {
     "lookup_param": "handle",
     "tvm_global_barrier_kinit": "handle",
     "tvm_throw_last_error": "handle",
+    "tvm_context_id": "handle",  # the runtime's context of a lowered packed call
     "tvm_tuple": "handle",
     "tvm_warp_activemask": "uint32",
     "cooperative_tensor_fill": "handle",
@@ -318,6 +319,20 @@ def _struct_get(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwa
     type (`T.handle("int64", "global").ty` for a typed pointer), not an operand."""
     dtype, pointee = p.type_arg(args[-1])
     values = tuple(p.expr(arg) for arg in args[:-1])
+    return tir.Call(dtype, name, values, node.span, pointee=pointee)
+
+
+def _func_call(p: ExprParser, name: str, node: syntax.Call, args: Args, kw: Kwargs) -> Value:
+    """`T.cuda.func_call("f", *args, source_code="...", return_type=T.int32)`: a CUDA
+    function compiled from the source the call carries, kept as TVM keeps it (the
+    source last among the arguments; the result type, void unless given, as dtype)."""
+    if "source_code" not in kw:
+        raise p.error("T.cuda.func_call needs source_code=, the CUDA function's source", node)
+    if not args:
+        raise p.error("T.cuda.func_call expects the CUDA function's name", node)
+    dtype, pointee = p.type_arg(kw["return_type"]) if "return_type" in kw else ("void", None)
+    source = tir.StringImm(p.str_arg(kw["source_code"], "source_code"), span=node.span)
+    values = (*(p.expr(arg) for arg in args), source)
     return tir.Call(dtype, name, values, node.span, pointee=pointee)
 
 
@@ -524,6 +539,7 @@ DEVICE_BUILTINS: dict[str, tuple[Builtin, Sig]] = {
     name: (_device, Sig(0, None, ("dtype",) if name in _LEADING_DTYPE else ())) for name in _RESULT
 }
 DEVICE_BUILTINS["tvm_struct_get"] = (_struct_get, Sig(4, 4))
+DEVICE_BUILTINS["cuda.func_call"] = (_func_call, Sig(1, None, ("source_code", "return_type")))
 DEVICE_BUILTINS.update({name: (_reduction, Sig(1, None)) for name in _REDUCTIONS})
 # the same operators under the execution scope that runs them (`T.cta.copy`, `T.wg.fill`)
 TILE_SCOPES = ("tile", "cluster", "cta", "warpgroup", "wg", "warp", "thread")
