@@ -93,12 +93,6 @@ class Module:
         function(f"y = R.call_tir(kernel, (x,), out_sinfo={T4})\nreturn y"),
         r"m.tvms:6:20: error: R.call_tir of unknown function kernel",
     ),
-    "comparison of two dtypes": (  # classic: 0.27 prints `n: T.int64 = 4`, a TIR scalar
-        function(
-            "n = R.prim_value(T.int64(4))\nc = R.equal(n, 0)\nreturn x",
-        ).replace(HEAD, HEAD.replace("\n\n", "\nfrom tvm.script import tir as T\n\n")),
-        r"m.tvms:8:9: error: R.equal: operands must have the same dtype, got int64 and int32",
-    ),
     "annotated slice with an int32 bound": (
         function(
             'y: R.Tensor((2,), "float32") = R.strided_slice(x, (0,), (0,), (T.FloorDiv(4, 2),))'
