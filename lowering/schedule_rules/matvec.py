@@ -111,18 +111,15 @@ class MatrixVector:
     def accepts(self, sch: Schedule, block: BlockRV, traits: CPUTraits | None = None) -> bool:
         """Whether `block` is a contraction this rule schedules (for the machine
         of `traits`, default: the current machine options')."""
-        c = match_contraction(sch, block)
-        lanes = (cpu_traits() if traits is None else traits).lanes(c.output.dtype) if c else 0
-        return c is not None and plan(c, lanes) is not None
+        return _block_plan(sch, block, traits) is not None
 
     def schedule(self, sch: Schedule, block: BlockRV, traits: CPUTraits | None = None) -> None:
         """Schedule `block` for the machine of `traits` (default: the current
         machine options')."""
-        c = match_contraction(sch, block)
-        lanes = (cpu_traits() if traits is None else traits).lanes(c.output.dtype) if c else 0
-        p = None if c is None else plan(c, lanes)
-        if c is None or p is None:
+        found = _block_plan(sch, block, traits)
+        if found is None:
             raise ScheduleError(f"{self.name}: the block is not a matrix-vector product")
+        c, p, lanes = found
         _schedule(sch, block, c, p, lanes)
 
     def _find(self, kernel: Kernel) -> tuple[str, Contraction, Dots | Updates] | None:
@@ -133,6 +130,18 @@ class MatrixVector:
             if c is not None and p is not None:
                 return stage.name, c, p
         return None
+
+
+def _block_plan(
+    sch: Schedule, block: BlockRV, traits: CPUTraits | None
+) -> tuple[Contraction, Dots | Updates, int] | None:
+    """The contraction of `block`, its plan and the vector lanes of `traits`."""
+    c = match_contraction(sch, block)
+    if c is None:
+        return None
+    lanes = (cpu_traits() if traits is None else traits).lanes(c.output.dtype)
+    p = plan(c, lanes)
+    return None if p is None else (c, p, lanes)
 
 
 def plan(c: Contraction, lanes: int) -> Dots | Updates | None:
